@@ -1,0 +1,112 @@
+import { SvcError } from '../../kernel/domain/errors.js'
+import { EFFORTS, HARNESSES, NEEDS_YOU_REASONS, PHASES } from '../../kernel/domain/keys.js'
+import type { ConvView } from '../../kernel/port.js'
+import { age, json, table } from '../format.js'
+import type { Args } from '../io.js'
+import type { Run } from '../table.js'
+
+const str = (args: Args, k: string) => (args[k] === undefined ? undefined : String(args[k]))
+
+/** A value from a fixed set, or a usage error naming the set. */
+export function oneOf<T extends string>(args: Args, k: string, set: readonly T[]): T | undefined {
+  const v = str(args, k)
+  if (v !== undefined && !(set as readonly string[]).includes(v)) throw new SvcError('usage', `--${k} must be one of ${set.join(', ')}, not '${v}'`)
+  return v as T | undefined
+}
+
+const activityText = (v: ConvView) => v.activity.value + (v.activity.reason ? ` (${v.activity.reason})` : '')
+
+function describe(v: ConvView): string {
+  const rows: [string, string | undefined][] = [
+    ['id', v.id],
+    ['name', v.name],
+    ['kind', v.kind + (v.successor ? ` (${v.successor})` : '')],
+    ['parent', v.parent],
+    ['project', v.project],
+    ['harness', v.harness],
+    ['model', v.model],
+    ['cwd', v.cwd],
+    ['activity', `${activityText(v)} (${v.activity.evidence.source}${v.activity.evidence.detail ? `: ${v.activity.evidence.detail}` : ''}, ${age(v.activity.evidence.at)} ago)`],
+    ['archived', v.archived ? 'yes' : undefined],
+    ['cost', v.cost ? `$${v.cost.usd.toFixed(2)}${v.cost.estimated ? ' (estimate)' : ''}` : undefined],
+    ['lane', v.lane ? `${v.lane.run}/${v.lane.key} ${v.lane.role} i${v.lane.iteration}` : undefined],
+  ]
+  return rows.filter(([, val]) => val !== undefined).map(([k, val]) => `${k}: ${val}`).join('\n') + '\n'
+}
+
+export const convNew: Run = async (port, args, io) => {
+  const v = await port.convNew({
+    project: str(args, 'project'),
+    harness: oneOf(args, 'harness', HARNESSES),
+    model: str(args, 'model'),
+    effort: oneOf(args, 'effort', EFFORTS),
+    cwd: args.project && !args.cwd ? undefined : resolveDir(str(args, 'cwd') ?? io.cwd, io.cwd),
+    prompt: str(args, 'prompt'),
+    name: str(args, 'name'),
+    title: str(args, 'title'),
+  })
+  io.out(args.json ? json(v) : `${v.id}\n`)
+  return 0
+}
+
+const resolveDir = (dir: string, cwd: string) => (dir.startsWith('/') ? dir : `${cwd}/${dir}`)
+
+export const convList: Run = async (port, args, io) => {
+  const list = await port.convList({ all: Boolean(args.all) })
+  if (args.json) io.out(json(list))
+  else
+    io.out(
+      table(
+        ['ID', 'NAME', 'KIND', 'PARENT', 'HARNESS', 'ACTIVITY', 'AGE'],
+        list.map((v) => [v.id, v.name, v.kind, v.parent ?? '-', v.harness, v.archived ? 'archived' : activityText(v), age(v.createdAt)]),
+      ),
+    )
+  return 0
+}
+
+export const convShow: Run = async (port, args, io) => {
+  const v = await port.convShow({ conv: args._[0] })
+  io.out(args.json ? json(v) : describe(v))
+  return 0
+}
+
+export const convStop: Run = async (port, args, io) => {
+  const v = await port.convStop({ conv: args._[0] })
+  io.out(args.json ? json(v) : `conv ${v.id} (${v.name}) stopped\n`)
+  return 0
+}
+
+export const convArchive: Run = async (port, args, io) => {
+  const v = await port.convArchive({ conv: args._[0] })
+  io.out(args.json ? json(v) : `conv ${v.id} (${v.name}) archived\n`)
+  return 0
+}
+
+export const convTranscript: Run = async (port, args, io) => {
+  const { entries } = await port.convTranscript({ conv: args._[0] })
+  if (args.json) io.out(json(entries))
+  else for (const e of entries) io.out(`${new Date(e.at).toISOString().slice(11, 19)} ${e.kind.padEnd(9)} ${e.text}\n`)
+  return 0
+}
+
+export const convMark: Run = async (port, args, io) => {
+  const phase = args._[0]
+  if (!(PHASES as readonly string[]).includes(phase)) throw new SvcError('usage', `the state must be one of ${PHASES.join(', ')}, not '${phase}'`)
+  const v = await port.convMark({ conversation: io.env.SERVICE_CONVERSATION, phase: phase as (typeof PHASES)[number], reason: oneOf(args, 'reason', NEEDS_YOU_REASONS) })
+  io.out(args.json ? json(v) : `conv ${v.id} marked ${phase}${args.reason ? ` (${args.reason})` : ''}\n`)
+  return 0
+}
+
+export const tell: Run = async (port, args, io) => {
+  const r = await port.tell({ conv: args._[0], text: args._[1], force: Boolean(args.force), conversation: io.env.SERVICE_CONVERSATION })
+  io.out(args.json ? json(r) : `sent to conv ${r.conv.id} (${r.conv.name})\n`)
+  return 0
+}
+
+const successor = (kind: 'handoff' | 'fork'): Run => async (port, args, io) => {
+  const v = await port.successor({ conversation: io.env.SERVICE_CONVERSATION, kind, harness: oneOf(args, 'harness', HARNESSES), model: str(args, 'model'), prompt: str(args, 'prompt') })
+  io.out(args.json ? json(v) : `${v.id}\n`)
+  return 0
+}
+export const handoff = successor('handoff')
+export const fork = successor('fork')

@@ -1,0 +1,114 @@
+import { spawn } from 'node:child_process'
+import { existsSync, openSync, closeSync, readFileSync, mkdirSync, statSync } from 'node:fs'
+import { request } from 'node:http'
+import { fileURLToPath } from 'node:url'
+import { SvcError } from '../kernel/domain/errors.js'
+import { homePaths, serviceHome } from '../kernel/home.js'
+import { readKernelFile, staleReason, type KernelFile } from '../kernel/kernel-file.js'
+import { remotePort, type Transport } from '../kernel/port-client.js'
+import type { KernelPort } from '../kernel/port.js'
+import { VERSION } from '../kernel/version.js'
+import type { Io } from './io.js'
+
+const START_LIMIT_MS = 15_000
+
+/** The service home of this call: SERVICE_HOME must exist when set; the default is created on first use. */
+export function resolveHome(io: Io): string {
+  const { dir, explicit } = serviceHome(io.env)
+  if (!existsSync(dir)) {
+    if (explicit) throw new SvcError('usage', `service home ${dir} does not exist`, `create it (mkdir -m 700 ${dir}) or unset SERVICE_HOME`)
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
+  } else if (!statSync(dir).isDirectory()) throw new SvcError('usage', `service home ${dir} is not a directory`)
+  return dir
+}
+
+/** HTTP over node:http (quicker to load than fetch, which matters on every CLI call). */
+export const httpTransport = (k: KernelFile): Transport => (path, body) =>
+  new Promise((resolve, reject) => {
+    const data = JSON.stringify(body)
+    const req = request(
+      { host: '127.0.0.1', port: k.port, path, method: 'POST', headers: { authorization: `Bearer ${k.token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c) => chunks.push(c))
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8')
+          try {
+            resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) })
+          } catch {
+            resolve({ status: res.statusCode ?? 0, body: { error: { code: 'internal', message: `kernel answered HTTP ${res.statusCode} with a body that is not JSON` } } })
+          }
+        })
+        res.on('error', reject)
+      },
+    )
+    req.on('error', (e) => reject(new SvcError('unavailable', `kernel on port ${k.port} did not answer: ${e.message}`)))
+    req.end(data)
+  })
+
+async function answers(k: KernelFile): Promise<boolean> {
+  try {
+    const r = await httpTransport(k)('/rpc/kernelStatus', {})
+    return r.status === 200
+  } catch {
+    return false
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Why the kernel we started did not come up: its last fatal line in kernel.log. */
+function startFailure(logPath: string, since: number): string | undefined {
+  try {
+    const text = readFileSync(logPath, 'utf8').slice(since)
+    const lines = text.split('\n').filter((l) => l.includes('fatal: '))
+    const last = lines.at(-1)
+    return last ? last.slice(last.indexOf('fatal: ') + 7) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The running kernel of this home; with `start`, one is started when none answers (exactly one wins a race:
+ * kernel.json is created exclusively). */
+export async function ensureKernel(io: Io, start = true): Promise<KernelFile | undefined> {
+  const home = resolveHome(io)
+  const paths = homePaths(home)
+  const current = readKernelFile(paths.kernelJson)
+  const reason = staleReason(current, VERSION)
+  if (current && !reason && (await answers(current))) return current
+  if (!start) return undefined
+  if (current && reason?.includes('runs version')) {
+    // A kernel of another version: ask it to stop, then start ours.
+    await remotePort(httpTransport(current)).kernelStop({}).catch(() => {})
+    for (let i = 0; i < 100 && existsSync(paths.kernelJson); i++) await sleep(50)
+  }
+  let logSize = 0
+  try {
+    logSize = statSync(paths.kernelLog).size
+  } catch {}
+  const log = openSync(paths.kernelLog, 'a', 0o600)
+  const main = fileURLToPath(new URL('./main.js', import.meta.url))
+  const child = spawn(process.execPath, [main, 'kernel', 'run'], { detached: true, stdio: ['ignore', log, log], env: { ...io.env, SERVICE_HOME: home }, cwd: home })
+  closeSync(log)
+  let exited = false
+  child.on('exit', () => (exited = true))
+  child.unref()
+  const deadline = Date.now() + START_LIMIT_MS
+  if (io.isTTY) io.err('svc: starting the kernel...\n')
+  while (Date.now() < deadline) {
+    const k = readKernelFile(paths.kernelJson)
+    if (k && !staleReason(k, VERSION) && (await answers(k))) return k
+    if (exited && !k) {
+      const why = startFailure(paths.kernelLog, logSize)
+      if (why) throw new SvcError('unavailable', `the kernel failed to start: ${why}`)
+    }
+    await sleep(exited ? 50 : 25)
+  }
+  throw new SvcError('unavailable', `the kernel did not come up within ${START_LIMIT_MS / 1000} s`, `see ${paths.kernelLog}`)
+}
+
+export async function connect(io: Io): Promise<KernelPort> {
+  const k = await ensureKernel(io)
+  return remotePort(httpTransport(k!))
+}

@@ -1,0 +1,24 @@
+/** What a command may touch: its streams, environment and working directory. Tests pass their own. */
+export interface Io {
+  out: (text: string) => void
+  err: (text: string) => void
+  env: NodeJS.ProcessEnv
+  cwd: string
+  isTTY: boolean
+  readStdin: () => Promise<string>
+}
+
+export const processIo = (): Io => ({
+  out: (t) => process.stdout.write(t),
+  err: (t) => process.stderr.write(t),
+  env: process.env,
+  cwd: process.cwd(),
+  isTTY: Boolean(process.stderr.isTTY),
+  readStdin: async () => {
+    const chunks: Buffer[] = []
+    for await (const c of process.stdin) chunks.push(c as Buffer)
+    return Buffer.concat(chunks).toString('utf8')
+  },
+})
+
+export type Args = Record<string, unknown> & { _: string[] }

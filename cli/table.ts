@@ -1,0 +1,67 @@
+import type { KernelPort } from '../kernel/port.js'
+import type { Args, Io } from './io.js'
+
+export type Run = (port: KernelPort, args: Args, io: Io) => Promise<number>
+export interface Option {
+  flag: string
+  description: string
+  type: 'string' | 'boolean'
+}
+export interface CommandSpec {
+  /** Words of the command, e.g. "lane start". */
+  name: string
+  positionals: string[]
+  description: string
+  options: Option[]
+  /** Positionals beyond those named are refused unless true. */
+  variadic?: boolean
+  hidden?: boolean
+  load: () => Promise<{ run: Run }>
+}
+
+const json: Option = { flag: 'json', description: 'Machine-readable output', type: 'boolean' }
+const s = (flag: string, description: string): Option => ({ flag, description, type: 'string' })
+const b = (flag: string, description: string): Option => ({ flag, description, type: 'boolean' })
+
+/** Every verb of `svc`, its options and where its code lives (loaded only when run, so start-up stays fast). */
+export const COMMANDS: CommandSpec[] = [
+  { name: 'kernel start', positionals: [], description: 'Start the kernel for this SERVICE_HOME (a no-op when one answers)', options: [json], load: () => import('./commands/kernel.js').then((m) => ({ run: m.start })) },
+  { name: 'kernel stop', positionals: [], description: 'Stop the kernel', options: [json], load: () => import('./commands/kernel.js').then((m) => ({ run: m.stop })) },
+  { name: 'kernel status', positionals: [], description: 'Show the kernel of this SERVICE_HOME; exit 1 when none runs', options: [json], load: () => import('./commands/kernel.js').then((m) => ({ run: m.status })) },
+  {
+    name: 'conv new',
+    positionals: [],
+    description: 'Create a root conversation and print its id',
+    options: [s('project', 'Project key from projects.yaml'), s('harness', 'claude, codex, shell or none (default claude)'), s('model', 'Model'), s('effort', 'low, medium or high'), s('cwd', 'Working directory (default: the project checkout, else here)'), s('prompt', 'First message (the script, for the shell harness)'), s('name', 'Conversation name'), s('title', 'Title'), json],
+    load: () => import('./commands/conv.js').then((m) => ({ run: m.convNew })),
+  },
+  { name: 'conv list', positionals: [], description: 'List conversations', options: [b('all', 'Include archived conversations'), json], load: () => import('./commands/conv.js').then((m) => ({ run: m.convList })) },
+  { name: 'conv show', positionals: ['<conv>'], description: 'Show one conversation', options: [json], load: () => import('./commands/conv.js').then((m) => ({ run: m.convShow })) },
+  { name: 'conv stop', positionals: ['<conv>'], description: 'Stop a conversation (its whole process group)', options: [json], load: () => import('./commands/conv.js').then((m) => ({ run: m.convStop })) },
+  { name: 'conv archive', positionals: ['<conv>'], description: 'Archive a stopped conversation', options: [json], load: () => import('./commands/conv.js').then((m) => ({ run: m.convArchive })) },
+  { name: 'conv transcript', positionals: ['<conv>'], description: "Print a conversation's transcript", options: [json], load: () => import('./commands/conv.js').then((m) => ({ run: m.convTranscript })) },
+  {
+    name: 'conv mark',
+    positionals: ['<phase>'],
+    description: 'Publish the state of $SERVICE_CONVERSATION: working, idle or needs-you',
+    options: [s('reason', 'With needs-you: question, permission or plan'), json],
+    load: () => import('./commands/conv.js').then((m) => ({ run: m.convMark })),
+  },
+  { name: 'tell', positionals: ['<conv>', '<text>'], description: 'Send a message to a conversation', options: [b('force', 'Send even to a critic or verifier that filed its done report'), json], load: () => import('./commands/conv.js').then((m) => ({ run: m.tell })) },
+  {
+    name: 'handoff',
+    positionals: [],
+    description: 'Continue $SERVICE_CONVERSATION in a successor; prints its id',
+    options: [s('harness', 'Harness of the successor'), s('model', 'Model of the successor'), s('prompt', 'First message of the successor'), json],
+    load: () => import('./commands/conv.js').then((m) => ({ run: m.handoff })),
+  },
+  {
+    name: 'fork',
+    positionals: [],
+    description: 'Fork $SERVICE_CONVERSATION into a successor; prints its id',
+    options: [s('harness', 'Harness of the successor'), s('model', 'Model of the successor'), s('prompt', 'First message of the successor'), json],
+    load: () => import('./commands/conv.js').then((m) => ({ run: m.fork })),
+  },
+  { name: 'runner', positionals: ['<name>'], description: 'Drive one conversation (started by the kernel)', options: [], hidden: true, load: () => import('./commands/runner.js') },
+  { name: 'kernel run', positionals: [], description: 'Run the kernel in the foreground', options: [], hidden: true, load: () => import('./commands/kernel.js').then((m) => ({ run: m.runForeground })) },
+]

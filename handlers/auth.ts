@@ -1,0 +1,34 @@
+import type { MiddlewareHandler } from 'hono'
+import { getCookie } from 'hono/cookie'
+import type { HandlerEnv } from './env.js'
+import { errorBody } from './errors.js'
+
+/** Compare in time that depends on the length of the expected value only. */
+export function constantTimeEqual(given: string, expected: string): boolean {
+  let diff = given.length ^ expected.length
+  for (let i = 0; i < expected.length; i++) diff |= (given.charCodeAt(i % Math.max(given.length, 1)) || 0) ^ expected.charCodeAt(i)
+  return diff === 0
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]'])
+export const TOKEN_COOKIE = 'svc_token'
+
+/** The Host must name the loopback (no DNS rebinding); a mutating request from another origin is refused; every
+ * route needs the token, as a bearer header or the deck's cookie. */
+export const guard: MiddlewareHandler<HandlerEnv> = async (c, next) => {
+  const host = c.req.header('host') ?? ''
+  const hostname = host.replace(/:\d+$/, '')
+  if (!LOOPBACK.has(hostname)) return c.json(errorBody('forbidden', `host ${hostname || '(none)'} is not the loopback`), 403)
+  const origin = c.req.header('origin')
+  if (origin && !['GET', 'HEAD'].includes(c.req.method)) {
+    let originHost = ''
+    try {
+      originHost = new URL(origin).host
+    } catch {}
+    if (originHost !== host) return c.json(errorBody('forbidden', `requests from origin ${origin} are refused`), 403)
+  }
+  const header = c.req.header('authorization') ?? ''
+  const given = header.startsWith('Bearer ') ? header.slice(7) : getCookie(c, TOKEN_COOKIE) ?? ''
+  if (!constantTimeEqual(given, c.env.token)) return c.json(errorBody('unauthorized', 'missing or wrong token'), 401)
+  await next()
+}

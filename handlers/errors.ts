@@ -1,0 +1,12 @@
+import { isErrorCode, type ErrorCode } from '../kernel/domain/errors.js'
+import { HTTP_STATUS } from './status.js'
+
+export const errorBody = (code: ErrorCode, message: string, hint?: string) => ({ error: { code, message, ...(hint ? { hint } : {}) } })
+
+/** Any thrown value as the error body and status of the API. */
+export function toErrorResponse(e: unknown): { body: ReturnType<typeof errorBody>; status: (typeof HTTP_STATUS)[ErrorCode] } {
+  const err = e as { code?: unknown; message?: string; hint?: string }
+  const code: ErrorCode = isErrorCode(err?.code) ? err.code : 'internal'
+  const message = code === 'internal' && !isErrorCode(err?.code) ? `internal error: ${err?.message ?? String(e)}` : err.message ?? 'error'
+  return { body: errorBody(code, message, err.hint), status: HTTP_STATUS[code] }
+}

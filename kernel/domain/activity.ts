@@ -1,0 +1,55 @@
+import type { NeedsYouReason, Phase } from './keys.js'
+
+export const ACTIVITIES = ['failed-to-start', 'needs-you', 'working', 'idle', 'starting', 'stopped'] as const
+export type Activity = (typeof ACTIVITIES)[number]
+
+/** Where a fact came from, and when: every activity carries the evidence that decided it. */
+export interface Evidence {
+  source: string
+  at: number
+  detail?: string
+}
+
+export interface ActivityFacts {
+  createdAt: number
+  archived?: Evidence
+  spawnError?: Evidence
+  /** The harness process checked at read time (pid and start time); undefined when there is none. */
+  alive?: Evidence
+  phase?: { value: Phase; reason?: NeedsYouReason } & Evidence
+  ended?: Evidence
+}
+
+export interface ActivityView {
+  value: Activity
+  reason?: NeedsYouReason
+  evidence: Evidence
+}
+
+/** A lane counts as starting for this long after creation (SPEC.md section 8). */
+export const STARTING_WINDOW_MS = 3 * 60 * 1000
+
+/** SPEC.md section 3: the rows checked top to bottom, first match wins; an archived lane is always stopped. */
+export function deriveActivity(f: ActivityFacts, now: number): ActivityView {
+  if (f.archived) return { value: 'stopped', evidence: f.archived }
+  if (f.spawnError) return { value: 'failed-to-start', evidence: f.spawnError }
+  if (f.alive) {
+    const phase = f.phase
+    if (phase?.value === 'needs-you') return { value: 'needs-you', reason: phase.reason, evidence: phase }
+    if (phase?.value === 'working') return { value: 'working', evidence: phase }
+    return { value: 'idle', evidence: phase ?? f.alive }
+  }
+  if (!f.ended && now - f.createdAt < STARTING_WINDOW_MS)
+    return { value: 'starting', evidence: { source: 'launch', at: f.createdAt } }
+  return { value: 'stopped', evidence: f.ended ?? { source: 'no live harness', at: f.createdAt } }
+}
+
+/** Live for the one-live-lane rule: the harness is alive, or the lane is still starting. */
+export const isLive = (a: Activity) => a === 'needs-you' || a === 'working' || a === 'idle' || a === 'starting'
+
+/** Of several phase statements (runner stream, hook, self-mark), the newest wins. */
+export function newestPhase<T extends { at: number }>(...candidates: (T | undefined)[]): T | undefined {
+  let best: T | undefined
+  for (const c of candidates) if (c && (!best || c.at >= best.at)) best = c
+  return best
+}

@@ -1,0 +1,48 @@
+import type { Effort, Harness, Role } from './keys.js'
+
+/** The facts the store keeps for one conversation. `lane` and `parent` are written once, at creation. */
+export interface LaneFacts {
+  run: string
+  key: string
+  role: Role
+  /** Judged builder row of a critic or verifier, written once at launch. */
+  for?: { id: string; key: string; iteration: number; sha?: string }
+  /** The working directory of the lane (its identity for the iteration count). */
+  dir: string
+  iteration: number
+  /** For git-backed lanes: the repository the worktree belongs to, and the branch (builders). */
+  repo?: string
+  branch?: string
+  /** Commit a detached worktree was checked out at. */
+  at?: string
+  /** For a builder of iteration n >= 2: the critic verdict it answers. */
+  answers?: { id: string; verdict?: string; verdictFile?: string }
+}
+
+export interface ConversationRecord {
+  id: string
+  name: string
+  createdAt: number
+  /** Conversation that launched or preceded it; absent for a root. Written once. */
+  parent?: string
+  /** Set on a successor: how it was made from its parent. */
+  successor?: 'handoff' | 'fork'
+  lane?: LaneFacts
+  project?: string
+  harness: Harness
+  model?: string
+  effort?: Effort
+  title?: string
+  cwd: string
+  /** Ended as recorded by the kernel (a stop, a runner found dead). The runner's own end is in state.json. */
+  ended?: { at: number; source: string; detail: string }
+  archived?: { at: number }
+}
+
+export type ConversationKind = 'root' | 'lane' | 'successor'
+
+export const conversationKind = (c: Pick<ConversationRecord, 'lane' | 'successor'>): ConversationKind =>
+  c.lane ? 'lane' : c.successor ? 'successor' : 'root'
+
+/** Facts that are written once: no update may carry them. */
+export const WRITE_ONCE_FIELDS = ['id', 'name', 'createdAt', 'parent', 'successor', 'lane'] as const

@@ -1,0 +1,32 @@
+/** The one error type of the project. Its code is mapped to an exit code (cli/exit-code.ts) and to an HTTP
+ * status (handlers/status.ts), each in exactly one place. */
+export const ERROR_CODES = [
+  'usage',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'too_large',
+  'not_inside_lane',
+  'unavailable',
+  'internal',
+] as const
+export type ErrorCode = (typeof ERROR_CODES)[number]
+
+export class SvcError extends Error {
+  readonly code: ErrorCode
+  readonly hint?: string
+  constructor(code: ErrorCode, message: string, hint?: string) {
+    super(message)
+    this.code = code
+    this.hint = hint
+  }
+}
+
+export const isErrorCode = (value: unknown): value is ErrorCode =>
+  typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value)
+
+export const usage = (message: string, hint?: string) => new SvcError('usage', message, hint)
+export const notFound = (message: string, hint?: string) => new SvcError('not_found', message, hint)
+export const forbidden = (message: string, hint?: string) => new SvcError('forbidden', message, hint)
+export const conflict = (message: string, hint?: string) => new SvcError('conflict', message, hint)

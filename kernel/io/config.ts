@@ -1,0 +1,66 @@
+import { readFile, stat } from 'node:fs/promises'
+import * as v from 'valibot'
+import { parse } from 'yaml'
+import { SvcError } from '../domain/errors.js'
+import { EFFORTS, HARNESSES, ROLES } from '../domain/keys.js'
+
+const RoleConfig = v.strictObject({
+  model: v.optional(v.string()),
+  effort: v.optional(v.picklist(EFFORTS)),
+  harness: v.optional(v.picklist(HARNESSES)),
+})
+
+const Gauntlet = v.strictObject({
+  lanes_root: v.optional(v.string()),
+  sparse_checkout: v.optional(v.array(v.string())),
+  roles: v.optional(v.record(v.picklist(ROLES), RoleConfig)),
+})
+
+const ProjectEntry = v.strictObject({
+  path: v.string(),
+  default_branch: v.optional(v.string()),
+  gauntlet: v.optional(Gauntlet),
+})
+
+const ProjectsFile = v.record(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'a project key of lower-case letters, digits, ".", "_" or "-"')), ProjectEntry)
+
+export type ProjectEntry = v.InferOutput<typeof ProjectEntry>
+export type Projects = v.InferOutput<typeof ProjectsFile>
+
+/** projects.yaml, parsed with a YAML parser and validated; re-read when the file changes. */
+export class ConfigFile {
+  private cache?: { mtimeMs: number; size: number; projects: Projects }
+  constructor(readonly path: string) {}
+
+  async projects(): Promise<Projects> {
+    let st
+    try {
+      st = await stat(this.path)
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {}
+      throw e
+    }
+    if (this.cache && this.cache.mtimeMs === st.mtimeMs && this.cache.size === st.size) return this.cache.projects
+    const projects = parseProjects(this.path, await readFile(this.path, 'utf8'))
+    this.cache = { mtimeMs: st.mtimeMs, size: st.size, projects }
+    return projects
+  }
+}
+
+/** One clear error naming the file, the key and what was expected. */
+export function parseProjects(path: string, text: string): Projects {
+  let doc: unknown
+  try {
+    doc = parse(text)
+  } catch (e) {
+    throw new SvcError('usage', `${path}: not valid YAML: ${(e as Error).message.split('\n')[0]}`)
+  }
+  if (doc === null || doc === undefined) return {}
+  const result = v.safeParse(ProjectsFile, doc)
+  if (result.success) return result.output
+  const issue = result.issues[0]
+  const key = v.getDotPath(issue) ?? '(top level)'
+  const expected = issue.expected ? `expected ${issue.expected}` : issue.message
+  const got = issue.received ? `, got ${issue.received}` : ''
+  throw new SvcError('usage', `${path}: ${key}: ${issue.type === 'strict_object' ? `unknown key` : expected + got}`)
+}

@@ -1,0 +1,11 @@
+/** Fault injection for the crash-safety suite: with SERVICE_FAULT_KILL_AT=<n> (honoured only when
+ * SERVICE_TEST_BUILD=1), the process kills itself with SIGKILL at the n-th store write step. */
+const armed = process.env.SERVICE_TEST_BUILD === '1' && /^\d+$/.test(process.env.SERVICE_FAULT_KILL_AT ?? '')
+const killAt = armed ? Number(process.env.SERVICE_FAULT_KILL_AT) : 0
+let steps = 0
+
+export function faultPoint(_step: string): void {
+  if (!armed) return
+  steps += 1
+  if (steps === killAt) process.kill(process.pid, 'SIGKILL')
+}

@@ -1,0 +1,199 @@
+import { Low, type Adapter } from 'lowdb'
+import { readdir, readFile, mkdir, unlink, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import { SvcError } from '../domain/errors.js'
+import { WRITE_ONCE_FIELDS, type ConversationRecord } from '../domain/conversation.js'
+import type { Report } from '../domain/report.js'
+import { convFiles, homePaths } from '../home.js'
+import { isTempName, writeFileAtomic } from './atomic-file.js'
+
+/** lowdb adapter: reads refuse a file that does not parse (never reset silently); writes are atomic. */
+class AtomicJsonFile<T> implements Adapter<T> {
+  constructor(readonly path: string) {}
+  async read(): Promise<T | null> {
+    let text: string
+    try {
+      text = await readFile(this.path, 'utf8')
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null
+      throw e
+    }
+    return parseStoreFile<T>(this.path, text)
+  }
+  write(data: T): Promise<void> {
+    return writeFileAtomic(this.path, JSON.stringify(data, null, 1) + '\n')
+  }
+}
+
+function parseStoreFile<T>(path: string, text: string): T {
+  try {
+    return JSON.parse(text) as T
+  } catch (e) {
+    throw new SvcError(
+      'internal',
+      `store file ${path} does not parse (${(e as Error).message}); it was left untouched: repair it or move it away, then start the kernel again`,
+    )
+  }
+}
+
+interface ReportsDoc {
+  reports: Report[]
+}
+
+/** One document per conversation (its record) and one per conversation's reports, each its own lowdb instance,
+ * so a write stays small however large the store grows. The kernel is the only writer. */
+export class Store {
+  private records = new Map<string, Low<ConversationRecord>>()
+  private byName = new Map<string, string>()
+  private reportDocs = new Map<string, Low<ReportsDoc>>()
+  private queues = new Map<string, Promise<unknown>>()
+  private maxId = 0
+  private lastReportAt = 0
+  readonly staleTemps: string[] = []
+  readonly orphanDirs: string[] = []
+
+  private constructor(readonly home: string) {}
+
+  /** Load every record. A file that does not parse stops the load with an error naming it. */
+  static async open(home: string): Promise<Store> {
+    const store = new Store(home)
+    const agents = homePaths(home).agents
+    await mkdir(agents, { recursive: true, mode: 0o700 })
+    const dirs = (await readdir(agents)).filter((d) => d.startsWith('conv-'))
+    await Promise.all(dirs.map((d) => store.loadDir(join(agents, d), d.slice(5))))
+    return store
+  }
+
+  private async loadDir(dir: string, name: string) {
+    const entries = await readdir(dir).catch(() => [] as string[])
+    for (const e of entries) if (isTempName(e)) this.staleTemps.push(join(dir, e))
+    if (!entries.includes('record.json')) {
+      this.orphanDirs.push(dir)
+      return
+    }
+    const low = new Low<ConversationRecord>(new AtomicJsonFile(join(dir, 'record.json')), null as never)
+    await low.read()
+    const rec = low.data
+    if (!rec || rec.name !== name || typeof rec.id !== 'string')
+      throw new SvcError('internal', `store file ${join(dir, 'record.json')} does not hold the record of conv-${name}; it was left untouched: repair it or move it away, then start the kernel again`)
+    this.records.set(rec.id, low)
+    this.byName.set(rec.name, rec.id)
+    this.maxId = Math.max(this.maxId, Number(rec.id))
+    // Reports load on first use; the file's mtime bounds the time of its newest report from above.
+    if (entries.includes('reports.json')) {
+      const s = await stat(join(dir, 'reports.json'))
+      this.lastReportAt = Math.max(this.lastReportAt, Math.ceil(s.mtimeMs))
+    }
+  }
+
+  /** Remove temp files left by an interrupted write (only the kernel that owns the store may). */
+  async removeStaleTemps(): Promise<string[]> {
+    const removed = this.staleTemps.splice(0)
+    await Promise.all(removed.map((p) => unlink(p).catch(() => {})))
+    return removed
+  }
+
+  /** Writes to one document run one after another. */
+  private serial<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.queues.get(key) ?? Promise.resolve()
+    const next = prev.then(fn, fn)
+    this.queues.set(key, next.catch(() => {}))
+    return next
+  }
+
+  all(): ConversationRecord[] {
+    return [...this.records.values()].map((l) => l.data)
+  }
+  get(id: string): ConversationRecord | undefined {
+    return this.records.get(id)?.data
+  }
+  getByName(name: string): ConversationRecord | undefined {
+    const id = this.byName.get(name)
+    return id ? this.get(id) : undefined
+  }
+  get size() {
+    return this.records.size
+  }
+
+  /** Reserve the next id and a free name (the name's directory is created now, exclusively). */
+  async reserve(preferred: string | undefined, fallback: (id: string, attempt: number) => string): Promise<{ id: string; name: string }> {
+    const id = String(++this.maxId)
+    for (let attempt = 0; attempt < 1000; attempt++) {
+      const name = attempt === 0 && preferred ? preferred : fallback(id, attempt)
+      if (this.byName.has(name)) {
+        if (preferred && attempt === 0) throw new SvcError('conflict', `a conversation named ${name} already exists`, 'choose another --name')
+        continue
+      }
+      try {
+        await mkdir(convFiles(this.home, name).dir, { mode: 0o700 })
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+        if (preferred && attempt === 0) throw new SvcError('conflict', `the directory of conv-${name} already exists`, 'choose another --name')
+        continue
+      }
+      this.byName.set(name, id)
+      return { id, name }
+    }
+    throw new SvcError('internal', 'no free conversation name')
+  }
+
+  /** Give back a reserved name whose record was never written. */
+  release(name: string) {
+    const id = this.byName.get(name)
+    if (id && !this.records.has(id)) this.byName.delete(name)
+  }
+
+  async create(rec: ConversationRecord): Promise<ConversationRecord> {
+    const low = new Low<ConversationRecord>(new AtomicJsonFile(convFiles(this.home, rec.name).record), rec)
+    await this.serial(rec.id, () => low.write())
+    this.records.set(rec.id, low)
+    this.byName.set(rec.name, rec.id)
+    return rec
+  }
+
+  /** Change the mutable fields of a record. Facts written once (parent, lane facts: run, key, role, for) refuse. */
+  async update(id: string, patch: Partial<ConversationRecord>): Promise<ConversationRecord> {
+    for (const f of WRITE_ONCE_FIELDS)
+      if (f in patch) throw new SvcError('forbidden', `the ${f} of a conversation is written once and cannot be changed`)
+    const low = this.records.get(id)
+    if (!low) throw new SvcError('not_found', `no conversation ${id}`)
+    return this.serial(id, async () => {
+      await low.update((d) => Object.assign(d, patch))
+      return low.data
+    })
+  }
+
+  private async reportsDoc(name: string): Promise<Low<ReportsDoc>> {
+    let doc = this.reportDocs.get(name)
+    if (!doc) {
+      doc = new Low<ReportsDoc>(new AtomicJsonFile(convFiles(this.home, name).reports), { reports: [] })
+      await doc.read()
+      this.reportDocs.set(name, doc)
+    }
+    return doc
+  }
+
+  /** Reports of `conv-<name>`, oldest first. */
+  async reports(name: string): Promise<Report[]> {
+    return (await this.reportsDoc(name)).data.reports
+  }
+
+  /** Record a report with the next sequence number and a time strictly after every earlier report's, so the
+   * run cursor orders all reports totally. */
+  async appendReport(name: string, report: Omit<Report, 'seq' | 'at'>): Promise<Report> {
+    return this.serial(`reports:${name}`, async () => {
+      const doc = await this.reportsDoc(name)
+      const at = Math.max(Date.now(), this.lastReportAt + 1)
+      this.lastReportAt = at
+      const full: Report = { seq: (doc.data.reports.at(-1)?.seq ?? 0) + 1, at, ...report }
+      doc.data.reports.push(full)
+      try {
+        await doc.write()
+      } catch (e) {
+        doc.data.reports.pop()
+        throw e
+      }
+      return full
+    })
+  }
+}

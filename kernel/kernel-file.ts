@@ -1,0 +1,39 @@
+import { readFileSync, renameSync } from 'node:fs'
+import { processStartTime } from './io/procs.js'
+
+/** kernel.json: the manifest of a running kernel, created exclusively (it is the lock), mode 0600. */
+export interface KernelFile {
+  pid: number
+  start: string
+  port: number
+  token: string
+  version: string
+  startedAt: number
+}
+
+export function readKernelFile(path: string): KernelFile | undefined {
+  try {
+    const k = JSON.parse(readFileSync(path, 'utf8')) as KernelFile
+    return typeof k.pid === 'number' && typeof k.port === 'number' && typeof k.token === 'string' ? k : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Why a kernel.json cannot be used, or undefined when it names a live kernel of this version. */
+export function staleReason(k: KernelFile | undefined, version: string): string | undefined {
+  if (!k) return 'kernel.json is missing or unreadable'
+  if (processStartTime(k.pid) !== k.start) return `kernel pid ${k.pid} is gone`
+  if (k.version !== version) return `kernel pid ${k.pid} runs version ${k.version}, this is ${version}`
+  return undefined
+}
+
+/** Move a stale manifest aside (atomic), keeping it for inspection. */
+export function setAsideKernelFile(path: string, k: KernelFile | undefined): boolean {
+  try {
+    renameSync(path, `${path}.stale-${k?.pid ?? 'unknown'}`)
+    return true
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,28 @@
+import type { ConversationRecord } from './domain/conversation.js'
+import type { KernelPort, PortInput } from './port.js'
+import type { KernelContext } from './services/context.js'
+import * as conv from './services/conversations.js'
+
+/** The kernel's own KernelPort: every verb, in process. */
+export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: () => number; stop: () => void }): KernelPort {
+  const judgedDone = async (rec: ConversationRecord) =>
+    (rec.lane?.role === 'critic' || rec.lane?.role === 'verifier') && (await ctx.store.reports(rec.name)).some((r) => r.status === 'done')
+  return {
+    async kernelStatus() {
+      return { pid: process.pid, port: opts.port(), version: ctx.version, home: ctx.home, startedAt: opts.startedAt, conversations: ctx.store.size }
+    },
+    async kernelStop() {
+      setTimeout(opts.stop, 20)
+      return { stopping: true }
+    },
+    convNew: (input) => conv.convNew(ctx, input),
+    convList: async (input) => conv.convList(ctx, input),
+    convShow: async (input) => ctx.view(ctx.resolve(input.conv)),
+    convStop: (input) => conv.stopConversation(ctx, ctx.resolve(input.conv)),
+    convArchive: (input) => conv.convArchive(ctx, ctx.resolve(input.conv)),
+    convMark: (input) => conv.convMark(ctx, input),
+    convTranscript: async (input: PortInput<'convTranscript'>) => ({ entries: await conv.transcript(ctx, ctx.resolve(input.conv), input.after) }),
+    tell: (input) => conv.tell(ctx, input, judgedDone),
+    successor: (input) => conv.successor(ctx, input),
+  }
+}

@@ -1,0 +1,102 @@
+import * as v from 'valibot'
+import type { ActivityView, Evidence } from './domain/activity.js'
+import type { LaneFacts } from './domain/conversation.js'
+import { HARNESSES, NEEDS_YOU_REASONS, PHASES, EFFORTS } from './domain/keys.js'
+
+/** KernelPort: the whole contract between the kernel and its users (CLI, handlers). One method per verb, inputs
+ * as valibot schemas; the RPC layer (handlers/rpc.ts, kernel/port-client.ts) is generated from this table. */
+
+const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`))
+const ref = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters'))
+const opt = v.optional
+
+export const PortSchemas = {
+  kernelStatus: v.strictObject({}),
+  kernelStop: v.strictObject({}),
+  convNew: v.strictObject({
+    project: opt(text(100)),
+    harness: opt(v.picklist(HARNESSES)),
+    model: opt(text(200)),
+    effort: opt(v.picklist(EFFORTS)),
+    cwd: opt(text(4096)),
+    prompt: opt(text(1_000_000)),
+    name: opt(text(80)),
+    title: opt(text(200)),
+  }),
+  convList: v.strictObject({ all: opt(v.boolean()) }),
+  convShow: v.strictObject({ conv: ref }),
+  convStop: v.strictObject({ conv: ref }),
+  convArchive: v.strictObject({ conv: ref }),
+  convMark: v.strictObject({
+    conversation: opt(ref),
+    phase: v.picklist(PHASES),
+    reason: opt(v.picklist(NEEDS_YOU_REASONS)),
+  }),
+  convTranscript: v.strictObject({ conv: ref, after: opt(v.pipe(v.number(), v.integer(), v.minValue(0))) }),
+  tell: v.strictObject({ conv: ref, text: text(1_000_000), force: opt(v.boolean()), conversation: opt(ref) }),
+  successor: v.strictObject({
+    conversation: opt(ref),
+    kind: v.picklist(['handoff', 'fork']),
+    harness: opt(v.picklist(HARNESSES)),
+    model: opt(text(200)),
+    prompt: opt(text(1_000_000)),
+  }),
+} as const
+
+export type PortMethod = keyof typeof PortSchemas
+export type PortInput<M extends PortMethod> = v.InferOutput<(typeof PortSchemas)[M]>
+
+export interface KernelStatus {
+  pid: number
+  port: number
+  version: string
+  home: string
+  startedAt: number
+  conversations: number
+}
+
+export interface ConvView {
+  id: string
+  name: string
+  kind: 'root' | 'lane' | 'successor'
+  parent?: string
+  successor?: 'handoff' | 'fork'
+  project?: string
+  harness: string
+  model?: string
+  effort?: string
+  title?: string
+  cwd: string
+  createdAt: number
+  archived: boolean
+  activity: ActivityView
+  ended?: Evidence
+  cost?: { usd: number; estimated: boolean }
+  pending?: { kind: string; tool?: string; at: number }
+  lane?: LaneFacts
+}
+
+export interface TranscriptEntry {
+  n: number
+  at: number
+  kind: string
+  text: string
+}
+
+export interface PortOutputs {
+  kernelStatus: KernelStatus
+  kernelStop: { stopping: true }
+  convNew: ConvView
+  convList: ConvView[]
+  convShow: ConvView
+  convStop: ConvView
+  convArchive: ConvView
+  convMark: ConvView
+  convTranscript: { entries: TranscriptEntry[] }
+  tell: { delivered: true; conv: ConvView }
+  successor: ConvView
+}
+
+export type KernelPort = { [M in PortMethod]: (input: PortInput<M>) => Promise<PortOutputs[M]> }
+
+export const PORT_METHODS = Object.keys(PortSchemas) as PortMethod[]

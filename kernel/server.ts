@@ -1,0 +1,131 @@
+import { serve } from '@hono/node-server'
+import { randomBytes } from 'node:crypto'
+import { chmodSync, mkdirSync, unlinkSync, writeFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
+import type { AddressInfo } from 'node:net'
+import { createApp } from '../handlers/app.js'
+import { homePaths } from './home.js'
+import { createFileOnce } from './io/atomic-file.js'
+import { ConfigFile } from './io/config.js'
+import { fileLog } from './io/log.js'
+import { processStartTime } from './io/procs.js'
+import { Store } from './io/store.js'
+import { watchAgents } from './io/watch.js'
+import { kernelPort } from './kernel.js'
+import { readKernelFile, setAsideKernelFile, staleReason, type KernelFile } from './kernel-file.js'
+import { KernelContext } from './services/context.js'
+import { reconcile } from './services/reconcile.js'
+import { Runners } from './services/runners.js'
+import { RuntimeFacts } from './services/runtime-facts.js'
+import { VERSION } from './version.js'
+
+const RECONCILE_EVERY_MS = 15_000
+const SELF_CHECK_EVERY_MS = 2_000
+
+/** The kernel process: one per SERVICE_HOME. Listens on the loopback, then claims kernel.json exclusively. */
+export async function runKernel(home: string): Promise<void> {
+  const paths = homePaths(home)
+  mkdirSync(home, { recursive: true, mode: 0o700 })
+  chmodSync(home, 0o700)
+  const log = fileLog(paths.kernelLog)
+  const fatal = (message: string): never => {
+    log('error', `fatal: ${message}`)
+    process.stderr.write(`fatal: ${message}\n`)
+    process.exit(1)
+  }
+
+  let store: Store
+  try {
+    store = await Store.open(home)
+  } catch (e) {
+    return fatal((e as Error).message)
+  }
+  const svcMain = fileURLToPath(new URL('../cli/main.js', import.meta.url))
+  const svcBinDir = join(home, 'bin')
+  mkdirSync(svcBinDir, { recursive: true, mode: 0o700 })
+  writeFileSync(join(svcBinDir, 'svc'), `#!/bin/sh\nexec '${process.execPath}' '${svcMain}' "$@"\n`, { mode: 0o755 })
+
+  const facts = new RuntimeFacts(home)
+  const ctx = new KernelContext(home, store, facts, new Runners(home, svcMain, facts, log), new ConfigFile(paths.projects), log, svcBinDir, VERSION)
+  const startedAt = Date.now()
+  const token = randomBytes(32).toString('hex')
+  let boundPort = 0
+  let stopping = false
+  const timers: NodeJS.Timeout[] = []
+  let watcher: ReturnType<typeof watchAgents> | undefined
+
+  const stop = async (why: string) => {
+    if (stopping) return
+    stopping = true
+    log('info', `stopping: ${why}`)
+    timers.forEach(clearInterval)
+    if (readKernelFile(paths.kernelJson)?.token === token) {
+      try {
+        unlinkSync(paths.kernelJson)
+      } catch {}
+    }
+    await watcher?.close().catch(() => {})
+    server.close()
+    server.closeAllConnections?.()
+    setTimeout(() => process.exit(0), 200).unref()
+  }
+
+  const port = kernelPort(ctx, { startedAt, port: () => boundPort, stop: () => void stop('kernel stop requested') })
+  const app = createApp()
+  let ready!: () => void
+  const readyP = new Promise<void>((r) => (ready = r))
+  const server = serve({
+    fetch: async (req) => {
+      await readyP
+      return app.fetch(req, { port, token })
+    },
+    hostname: '127.0.0.1',
+    port: 0,
+  }) as import('node:http').Server
+  server.requestTimeout = 0
+  server.headersTimeout = 60_000
+  server.keepAliveTimeout = 5_000
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', () => resolve())
+    server.once('error', reject)
+  })
+  boundPort = (server.address() as AddressInfo).port
+
+  const manifest: KernelFile = { pid: process.pid, start: processStartTime(process.pid) ?? '', port: boundPort, token, version: VERSION, startedAt }
+  for (let attempt = 0; ; attempt++) {
+    if (await createFileOnce(paths.kernelJson, JSON.stringify(manifest) + '\n', 0o600)) break
+    const other = readKernelFile(paths.kernelJson)
+    const reason = staleReason(other, VERSION)
+    if (!reason || (other && processStartTime(other.pid) === other.start)) {
+      log('info', `another kernel (pid ${other?.pid}) holds ${paths.kernelJson}; this one (pid ${process.pid}) exits`)
+      server.close()
+      process.exit(0)
+    }
+    if (attempt >= 5) fatal(`could not claim ${paths.kernelJson}`)
+    log('warn', `replacing stale ${paths.kernelJson}: ${reason}`)
+    setAsideKernelFile(paths.kernelJson, other)
+  }
+  log('info', `kernel ${VERSION} pid ${process.pid} listening on 127.0.0.1:${boundPort}, home ${home}`)
+
+  for (const t of await store.removeStaleTemps()) log('warn', `removed temp file of an interrupted write: ${t}`)
+  for (const d of store.orphanDirs) log('warn', `conversation directory without a record (an interrupted creation): ${d}`)
+  const first = await reconcile(ctx, { graceMs: 10_000 })
+  if (first.adopted.length) log('info', `re-adopted runners of ${first.adopted.map((n) => 'conv-' + n).join(', ')}`)
+
+  watcher = watchAgents(paths.agents, (e) => {
+    ctx.facts.invalidate(e.name)
+    ctx.emit({ name: e.name, what: e.file === 'reports.json' ? 'report' : e.file === 'record.json' ? 'record' : 'state' })
+  })
+  await watcher.ready
+  ready()
+
+  timers.push(setInterval(() => void reconcile(ctx, { graceMs: 10_000 }).catch((e) => log('error', `reconcile: ${e.message}`)), RECONCILE_EVERY_MS))
+  timers.push(
+    setInterval(() => {
+      const k = readKernelFile(paths.kernelJson)
+      if (k?.token !== token) void stop(`${paths.kernelJson} no longer names this kernel`)
+    }, SELF_CHECK_EVERY_MS),
+  )
+  for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, () => void stop(sig))
+}

@@ -1,0 +1,61 @@
+import { EventEmitter } from 'node:events'
+import type { ConversationRecord } from '../domain/conversation.js'
+import { SvcError } from '../domain/errors.js'
+import { parseConvRef } from '../domain/keys.js'
+import type { ConfigFile } from '../io/config.js'
+import type { Log } from '../io/log.js'
+import type { Store } from '../io/store.js'
+import type { Runners } from './runners.js'
+import type { RuntimeFacts } from './runtime-facts.js'
+import { convView } from './conv-view.js'
+
+export interface KernelEvent {
+  name: string
+  what: 'state' | 'report' | 'record' | 'transcript'
+}
+
+/** What every kernel service stands on. */
+export class KernelContext {
+  readonly events = new EventEmitter()
+  constructor(
+    readonly home: string,
+    readonly store: Store,
+    readonly facts: RuntimeFacts,
+    readonly runners: Runners,
+    readonly config: ConfigFile,
+    readonly log: Log,
+    readonly svcBinDir: string,
+    readonly version: string,
+  ) {
+    this.events.setMaxListeners(0)
+  }
+
+  /** Find a conversation by id, name or conv-<name>; one clear error otherwise. */
+  resolve(ref: string): ConversationRecord {
+    const parsed = parseConvRef(ref)
+    if (!parsed) throw new SvcError('usage', `'${printable(ref)}' is not a conversation id, name or conv-<name>`)
+    const rec = parsed.by === 'id' ? this.store.get(parsed.id) : parsed.names.map((n) => this.store.getByName(n)).find(Boolean)
+    if (!rec) throw new SvcError('not_found', `no conversation ${ref}`, 'svc conv list shows the conversations')
+    return rec
+  }
+
+  /** The calling conversation ($SERVICE_CONVERSATION), required. */
+  caller(ref: string | undefined, what: string): ConversationRecord {
+    if (!ref) throw new SvcError('usage', `SERVICE_CONVERSATION is not set: ${what} must run inside a conversation`)
+    return this.resolve(ref)
+  }
+
+  view(rec: ConversationRecord, now = Date.now()) {
+    return convView(rec, this.facts.get(rec.name), now)
+  }
+
+  emit(e: KernelEvent) {
+    this.events.emit('change', e)
+  }
+}
+
+/** Input echoed in a message stays on one line and bounded. */
+export const printable = (s: string) => {
+  const clean = s.replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+  return clean.length > 80 ? clean.slice(0, 77) + '...' : clean
+}

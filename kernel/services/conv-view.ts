@@ -1,0 +1,49 @@
+import { deriveActivity, newestPhase, type ActivityFacts } from '../domain/activity.js'
+import { conversationKind, type ConversationRecord } from '../domain/conversation.js'
+import type { ConvView } from '../port.js'
+import { isAlive } from '../io/procs.js'
+import type { Runtime } from './runtime-facts.js'
+
+/** The facts deriveActivity needs, read now: liveness is checked by pid and start time at every read. */
+export function activityFacts(rec: ConversationRecord, rt: Runtime, now: number): ActivityFacts {
+  const s = rt.state
+  const alive = s?.harness && isAlive(s.harness.pid, s.harness.start)
+  const ended = s?.ended
+    ? { source: s.ended.source, at: s.ended.at, detail: s.ended.signal ? `signal ${s.ended.signal}` : `exit code ${s.ended.exitCode}` }
+    : rec.ended
+  return {
+    createdAt: rec.createdAt,
+    archived: rec.archived ? { source: 'archive', at: rec.archived.at } : undefined,
+    spawnError: s?.spawnError ? { source: 'spawn', at: s.spawnError.at, detail: s.spawnError.message } : undefined,
+    alive: alive ? { source: 'process check', at: now, detail: `pid ${s!.harness!.pid}` } : undefined,
+    phase: newestPhase(
+      s?.phase,
+      rt.mark && s?.harness && rt.mark.at >= s.harness.at ? { ...rt.mark } : undefined,
+    ),
+    ended,
+  }
+}
+
+export function convView(rec: ConversationRecord, rt: Runtime, now: number): ConvView {
+  const facts = activityFacts(rec, rt, now)
+  return {
+    id: rec.id,
+    name: rec.name,
+    kind: conversationKind(rec),
+    parent: rec.parent,
+    successor: rec.successor,
+    project: rec.project,
+    harness: rec.harness,
+    model: rt.state?.model ?? rec.model,
+    effort: rec.effort,
+    title: rec.title,
+    cwd: rec.cwd,
+    createdAt: rec.createdAt,
+    archived: Boolean(rec.archived),
+    activity: deriveActivity(facts, now),
+    ended: facts.ended,
+    cost: rt.state?.cost,
+    pending: rt.state?.pending ? { kind: rt.state.pending.kind, tool: rt.state.pending.tool, at: rt.state.pending.at } : undefined,
+    lane: rec.lane,
+  }
+}

@@ -1,0 +1,226 @@
+import { randomUUID } from 'node:crypto'
+import { statSync } from 'node:fs'
+import { isAbsolute, resolve as resolvePath } from 'node:path'
+import type { ConversationRecord } from '../domain/conversation.js'
+import { SvcError } from '../domain/errors.js'
+import { CONV_NAME, type Harness } from '../domain/keys.js'
+import type { LaunchSpec, MarkState } from '../domain/runner-state.js'
+import { convFiles } from '../home.js'
+import { appendLine, createFileOnce, writeFileAtomic } from '../io/atomic-file.js'
+import type { ConvView, PortInput, PortOutputs, TranscriptEntry } from '../port.js'
+import { printable, type KernelContext } from './context.js'
+import { harnessEnv } from './launch-env.js'
+import { readFile, rm } from 'node:fs/promises'
+
+export interface NewConversation {
+  name?: string
+  fallbackName: (id: string, attempt: number) => string
+  parent?: string
+  successor?: 'handoff' | 'fork'
+  lane?: ConversationRecord['lane']
+  project?: string
+  harness: Harness
+  model?: string
+  effort?: ConversationRecord['effort']
+  title?: string
+  cwd: string
+  firstMessage?: string
+  /** Written once into the conversation directory before the record (a lane's brief). */
+  files?: Record<string, string>
+  play?: boolean
+  resume?: string
+}
+
+/** Create a conversation: reserve id and name, write its files, the record (the acknowledged write), then start
+ * its runner. Shared by `conv new`, successors and lane starts. */
+export async function createConversation(ctx: KernelContext, n: NewConversation): Promise<ConversationRecord> {
+  if (n.harness === 'shell' && !n.firstMessage) throw new SvcError('usage', 'the shell harness runs a script: give it --prompt (or a brief)')
+  const { id, name } = await ctx.store.reserve(n.name, n.fallbackName)
+  const files = convFiles(ctx.home, name)
+  try {
+    return await writeConversation(ctx, n, id, name, files)
+  } catch (e) {
+    // Nothing half-written: before the record exists, the reserved directory holds only this call's files.
+    if (!ctx.store.get(id)) {
+      await rm(files.dir, { recursive: true, force: true })
+      ctx.store.release(name)
+    }
+    throw e
+  }
+}
+
+async function writeConversation(ctx: KernelContext, n: NewConversation, id: string, name: string, files: ReturnType<typeof convFiles>): Promise<ConversationRecord> {
+  for (const [file, content] of Object.entries(n.files ?? {})) await createFileOnce(`${files.dir}/${file}`, content)
+  let script: string | undefined
+  if (n.harness === 'shell') {
+    script = n.lane ? files.brief : `${files.dir}/prompt.sh`
+    if (!n.lane) await createFileOnce(script, n.firstMessage ?? "")
+  }
+  if (n.firstMessage && n.lane) await createFileOnce(files.contract, n.firstMessage)
+  const rec: ConversationRecord = {
+    id,
+    name,
+    createdAt: Date.now(),
+    ...(n.parent ? { parent: n.parent } : {}),
+    ...(n.successor ? { successor: n.successor } : {}),
+    ...(n.lane ? { lane: n.lane } : {}),
+    ...(n.project ? { project: n.project } : {}),
+    harness: n.harness,
+    ...(n.model ? { model: n.model } : {}),
+    ...(n.effort ? { effort: n.effort } : {}),
+    ...(n.title ? { title: n.title } : {}),
+    cwd: n.cwd,
+  }
+  await ctx.store.create(rec)
+  ctx.emit({ name, what: 'record' })
+  if (n.harness !== 'none') {
+    const env = harnessEnv({
+      home: ctx.home,
+      id,
+      svcBinDir: ctx.svcBinDir,
+      play: Boolean(n.play),
+      extra: n.harness === 'shell' ? { SERVICE_CONTRACT: files.contract, SERVICE_INBOX: files.shellInbox } : undefined,
+    })
+    const spec: LaunchSpec = {
+      id,
+      name,
+      harness: n.harness,
+      cwd: n.cwd,
+      model: n.model,
+      effort: n.effort,
+      ...env,
+      firstMessage: n.firstMessage,
+      script,
+      session: randomUUID(),
+      resume: n.resume,
+      play: Boolean(n.play),
+    }
+    await ctx.runners.start(rec, spec)
+  }
+  return rec
+}
+
+function checkDir(dir: string): string {
+  if (!isAbsolute(dir)) throw new SvcError('usage', `working directory ${printable(dir)} is not an absolute path`)
+  let st
+  try {
+    st = statSync(dir)
+  } catch {
+    throw new SvcError('usage', `working directory ${printable(dir)} does not exist`)
+  }
+  if (!st.isDirectory()) throw new SvcError('usage', `working directory ${printable(dir)} is not a directory`)
+  return resolvePath(dir)
+}
+
+export async function convNew(ctx: KernelContext, input: PortInput<'convNew'>): Promise<ConvView> {
+  if (input.name !== undefined && !CONV_NAME.test(input.name))
+    throw new SvcError('usage', `invalid name '${printable(input.name)}': use lower-case letters, digits, '.', '_' or '-', starting with a letter or digit`)
+  let cwd = input.cwd
+  if (input.project) {
+    const project = (await ctx.config.projects())[input.project]
+    if (!project) throw new SvcError('not_found', `no project ${input.project} in ${ctx.config.path}`)
+    cwd ??= project.path
+  }
+  if (!cwd) throw new SvcError('usage', 'no working directory: pass --cwd or --project')
+  const rec = await createConversation(ctx, {
+    name: input.name,
+    fallbackName: (id, attempt) => (attempt ? `c${id}-${attempt}` : `c${id}`),
+    project: input.project,
+    harness: input.harness ?? 'claude',
+    model: input.model,
+    effort: input.effort,
+    title: input.title,
+    cwd: checkDir(cwd),
+    firstMessage: input.prompt,
+  })
+  return ctx.view(rec)
+}
+
+export function convList(ctx: KernelContext, input: PortInput<'convList'>): ConvView[] {
+  const now = Date.now()
+  return ctx.store
+    .all()
+    .filter((r) => input.all || !r.archived)
+    .sort((a, b) => Number(a.id) - Number(b.id))
+    .map((r) => ctx.view(r, now))
+}
+
+/** Stop a conversation through its runner; a conversation that no process drives is simply marked ended. */
+export async function stopConversation(ctx: KernelContext, rec: ConversationRecord, limitMs = 10_000): Promise<ConvView> {
+  const result = await ctx.runners.stop(rec.name, limitMs)
+  if (!result.stopped) throw new SvcError('conflict', `conv ${rec.id} (${rec.name}) is still running after ${Math.round(limitMs / 1000)} s`)
+  ctx.facts.invalidate(rec.name)
+  const s = ctx.facts.get(rec.name).state
+  if (!s?.ended && !rec.ended)
+    await ctx.store.update(rec.id, { ended: { at: Date.now(), source: 'stop', detail: result.killed ? 'process group killed' : 'no runner left' } })
+  ctx.emit({ name: rec.name, what: 'state' })
+  return ctx.view(ctx.store.get(rec.id)!)
+}
+
+export async function convArchive(ctx: KernelContext, rec: ConversationRecord): Promise<ConvView> {
+  if (rec.archived) return ctx.view(rec)
+  const v = ctx.view(rec)
+  if (v.activity.value !== 'stopped' && v.activity.value !== 'failed-to-start')
+    throw new SvcError('conflict', `conv ${rec.id} (${rec.name}) is ${v.activity.value}; stop it first`, `svc conv stop ${rec.id}`)
+  await ctx.store.update(rec.id, { archived: { at: Date.now() } })
+  ctx.emit({ name: rec.name, what: 'record' })
+  return ctx.view(ctx.store.get(rec.id)!)
+}
+
+export async function convMark(ctx: KernelContext, input: PortInput<'convMark'>): Promise<ConvView> {
+  const rec = ctx.caller(input.conversation, 'svc conv mark')
+  if (input.reason && input.phase !== 'needs-you') throw new SvcError('usage', '--reason goes only with needs-you')
+  const mark: MarkState = { value: input.phase, ...(input.reason ? { reason: input.reason } : {}), source: 'self-mark', at: Date.now() }
+  await writeFileAtomic(convFiles(ctx.home, rec.name).mark, JSON.stringify(mark) + '\n')
+  ctx.facts.invalidate(rec.name)
+  ctx.emit({ name: rec.name, what: 'state' })
+  return ctx.view(rec)
+}
+
+export async function tell(ctx: KernelContext, input: PortInput<'tell'>, judgedDone: (rec: ConversationRecord) => Promise<boolean>): Promise<PortOutputs['tell']> {
+  const rec = ctx.resolve(input.conv)
+  if (input.text.length === 0) throw new SvcError('usage', 'the message is empty')
+  if (rec.harness === 'none') throw new SvcError('conflict', `conv ${rec.id} (${rec.name}) is driven by no harness; nothing would read the message`)
+  const v = ctx.view(rec)
+  if (v.activity.value === 'stopped' || v.activity.value === 'failed-to-start')
+    throw new SvcError('conflict', `conv ${rec.id} (${rec.name}) is ${v.activity.value}; the message would not reach it`)
+  if (!input.force && (await judgedDone(rec)))
+    throw new SvcError('conflict', `conv ${rec.id} (${rec.name}) is a ${rec.lane!.role} that has filed its done report; it takes no further messages`, 'pass --force to send it anyway')
+  await appendLine(convFiles(ctx.home, rec.name).inbox, JSON.stringify({ at: Date.now(), from: input.conversation ?? null, text: input.text }))
+  return { delivered: true, conv: v }
+}
+
+export async function successor(ctx: KernelContext, input: PortInput<'successor'>): Promise<ConvView> {
+  const source = ctx.caller(input.conversation, `svc ${input.kind}`)
+  const harness = input.harness ?? source.harness
+  const sourceSession = ctx.facts.get(source.name).state?.session
+  const rec = await createConversation(ctx, {
+    fallbackName: (id, attempt) => (attempt ? `c${id}-${attempt}` : `c${id}`),
+    parent: source.id,
+    successor: input.kind,
+    project: source.project,
+    harness,
+    model: input.model ?? source.model,
+    effort: source.effort,
+    cwd: source.cwd,
+    firstMessage: input.prompt,
+    resume: input.kind === 'fork' && harness === source.harness ? sourceSession : undefined,
+  })
+  return ctx.view(rec)
+}
+
+export async function transcript(ctx: KernelContext, rec: ConversationRecord, after = 0): Promise<TranscriptEntry[]> {
+  let text = ''
+  try {
+    text = await readFile(convFiles(ctx.home, rec.name).transcript, 'utf8')
+  } catch {}
+  const out: TranscriptEntry[] = []
+  for (const line of text.split('\n')) {
+    if (!line) continue
+    try {
+      const e = JSON.parse(line) as TranscriptEntry
+      if (e.n > after) out.push(e)
+    } catch {}
+  }
+  return out
+}

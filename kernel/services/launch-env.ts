@@ -1,0 +1,23 @@
+import { delimiter } from 'node:path'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+
+/** The environment a harness gets: the service context (identity, home, `svc` first on PATH), or for a play lane
+ * none at all: no SERVICE_* variable and no directory on PATH that holds an `svc`. */
+export function harnessEnv(opts: { home: string; id: string; svcBinDir: string; play: boolean; extra?: Record<string, string>; basePath?: string }) {
+  const path = opts.basePath ?? process.env.PATH ?? ''
+  if (opts.play) {
+    const kept = path.split(delimiter).filter((d) => d && d !== opts.svcBinDir && !existsSync(join(d, 'svc')))
+    return { env: { PATH: kept.join(delimiter) }, envDrop: [], envDropPrefixes: ['SERVICE_'] }
+  }
+  return {
+    env: {
+      SERVICE_HOME: opts.home,
+      SERVICE_CONVERSATION: opts.id,
+      PATH: [opts.svcBinDir, ...path.split(delimiter).filter((d) => d && d !== opts.svcBinDir)].join(delimiter),
+      ...opts.extra,
+    },
+    envDrop: [],
+    envDropPrefixes: ['SERVICE_'],
+  }
+}

@@ -1,0 +1,32 @@
+import { isAlive } from '../io/procs.js'
+import type { KernelContext } from './context.js'
+
+/** Runners are independent of the kernel. Compare what the store says with the processes that exist: a runner
+ * still alive is adopted as it is; one that is gone without having written its end is marked ended, with the
+ * evidence. Run at kernel start and on a slow timer (file events can be lost). */
+export async function reconcile(ctx: KernelContext, opts: { graceMs: number }): Promise<{ adopted: string[]; ended: string[] }> {
+  const adopted: string[] = []
+  const ended: string[] = []
+  const now = Date.now()
+  for (const rec of ctx.store.all()) {
+    if (rec.harness === 'none' || rec.ended || rec.archived) continue
+    ctx.facts.invalidate(rec.name)
+    const s = ctx.facts.get(rec.name).state
+    if (s?.ended) continue
+    const runnerAlive = Boolean(s?.runner && isAlive(s.runner.pid, s.runner.start))
+    const harnessAlive = Boolean(s?.harness && isAlive(s.harness.pid, s.harness.start))
+    if (runnerAlive || harnessAlive || ctx.runners.runnerAlive(rec.name)) {
+      adopted.push(rec.name)
+      continue
+    }
+    if (now - rec.createdAt < opts.graceMs) continue
+    const detail = s?.runner
+      ? `runner pid ${s.runner.pid} is gone and wrote no end${s.harness ? `; harness pid ${s.harness.pid} is gone too` : ''}`
+      : 'the runner never published its state'
+    await ctx.store.update(rec.id, { ended: { at: now, source: 'reconcile', detail } })
+    ctx.log('warn', `conv-${rec.name}: marked ended: ${detail}`)
+    ctx.emit({ name: rec.name, what: 'state' })
+    ended.push(rec.name)
+  }
+  return { adopted, ended }
+}
