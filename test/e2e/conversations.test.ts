@@ -1,0 +1,167 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { readFileSync, existsSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { TestHome, alive, until } from '../helpers/home.js'
+
+let h: TestHome
+test.before.each(() => {
+  h = new TestHome('conv')
+})
+test.after.each(async () => {
+  await h.stop()
+})
+
+const show = async (id: string) => JSON.parse(await h.ok(['conv', 'show', id, '--json']))
+const activity = async (id: string) => (await show(id)).activity.value as string
+
+test('conv new prints only the id; a shell conversation works, marks itself, and ends stopped', async () => {
+  const out = await h.ok(['conv', 'new', '--harness', 'shell', '--cwd', h.home, '--prompt', 'svc conv mark idle; while [ ! -e go ]; do sleep 0.05; done; svc conv mark needs-you --reason question; while [ ! -e go2 ]; do sleep 0.05; done'])
+  assert.match(out, /^\d+\n$/)
+  const id = out.trim()
+  const v = await until(async () => {
+    const s = await show(id)
+    return s.activity.value === 'idle' && s
+  }, 'idle after the mark')
+  assert.is(v.activity.evidence.source, 'self-mark')
+  assert.is(v.kind, 'root')
+  assert.is(v.harness, 'shell')
+  const { writeFileSync } = await import('node:fs')
+  writeFileSync(join(h.home, 'go'), '')
+  const needs = await until(async () => {
+    const s = await show(id)
+    return s.activity.value === 'needs-you' && s
+  }, 'needs-you')
+  assert.is(needs.activity.reason, 'question')
+  writeFileSync(join(h.home, 'go2'), '')
+  const ended = await until(async () => {
+    const s = await show(id)
+    return s.activity.value === 'stopped' && s
+  }, 'stopped')
+  assert.is(ended.activity.evidence.source, 'process exit')
+  assert.is(ended.activity.evidence.detail, 'exit code 0')
+})
+
+test('a shell conversation is working from its start, with the evidence', async () => {
+  const id = (await h.ok(['conv', 'new', '--harness', 'shell', '--cwd', h.home, '--prompt', 'sleep 30'])).trim()
+  const v = await until(async () => {
+    const s = await show(id)
+    return s.activity.value === 'working' && s
+  }, 'working')
+  assert.is(v.activity.evidence.source, 'process start')
+  const state = JSON.parse(readFileSync(join(h.service, 'agents', `conv-c${id}`, 'state.json'), 'utf8'))
+  assert.ok(alive(state.harness.pid))
+  assert.is(await h.ok(['conv', 'stop', id]), `conv ${id} (c${id}) stopped\n`)
+  assert.not.ok(alive(state.harness.pid), 'the harness is gone')
+  assert.not.ok(alive(state.runner.pid), 'the runner is gone')
+  assert.is(await activity(id), 'stopped')
+})
+
+test('a spawn error gives failed-to-start with the error text', async () => {
+  const id = (await h.ok(['conv', 'new', '--harness', 'claude', '--cwd', h.home, '--prompt', 'hi'], { env: { PATH: '/usr/bin:/bin' } })).trim()
+  // The kernel was started with this PATH, so its runners find no claude.
+  const v = await until(async () => {
+    const s = await show(id)
+    return s.activity.value === 'failed-to-start' && s
+  }, 'failed-to-start')
+  assert.match(v.activity.evidence.detail, 'claude: command not found')
+  assert.is(v.activity.evidence.source, 'spawn')
+})
+
+test('tell reaches the shell inbox; a stopped conversation refuses messages', async () => {
+  const id = (await h.ok(['conv', 'new', '--harness', 'shell', '--cwd', h.home, '--prompt', 'while ! grep -q ping "$SERVICE_INBOX" 2>/dev/null; do sleep 0.05; done; echo "inbox: $(cat $SERVICE_INBOX)"'])).trim()
+  assert.is(await h.ok(['tell', `conv-c${id}`, 'ping one']), `sent to conv ${id} (c${id})\n`)
+  await until(async () => (await activity(id)) === 'stopped', 'script ended after the message')
+  const transcript = await h.ok(['conv', 'transcript', id])
+  assert.match(transcript, 'inbox: ping one')
+  assert.match(transcript, /user\s+ping one/)
+  const r = await h.svc(['tell', id, 'too late'])
+  assert.is(r.code, 1)
+  assert.is(r.stderr, `svc: conv ${id} (c${id}) is stopped; the message would not reach it\n`)
+})
+
+test('handoff and fork create successors linked to their source; the effective chain is kept', async () => {
+  const root = (await h.ok(['conv', 'new', '--harness', 'none', '--cwd', h.home, '--name', 'boss'])).trim()
+  const succ = (await h.ok(['handoff', '--harness', 'none'], { env: { SERVICE_CONVERSATION: root } })).trim()
+  const fork = (await h.ok(['fork', '--harness', 'none'], { env: { SERVICE_CONVERSATION: succ } })).trim()
+  const s = await show(succ)
+  assert.is(s.parent, root)
+  assert.is(s.kind, 'successor')
+  assert.is(s.successor, 'handoff')
+  const f = await show(fork)
+  assert.is(f.parent, succ)
+  assert.is(f.successor, 'fork')
+  const r = await h.svc(['handoff'], { env: { SERVICE_CONVERSATION: undefined } })
+  assert.is(r.code, 1)
+  assert.is(r.stderr, 'svc: SERVICE_CONVERSATION is not set: svc handoff must run inside a conversation\n')
+})
+
+test('conv list, archive (refused while live), and list --all', async () => {
+  const a = (await h.ok(['conv', 'new', '--harness', 'shell', '--cwd', h.home, '--prompt', 'sleep 30'])).trim()
+  const r = await h.svc(['conv', 'archive', a])
+  assert.is(r.code, 1)
+  assert.match(r.stderr, new RegExp(`^svc: conv ${a} \\(c${a}\\) is (starting|working); stop it first\\nhint: svc conv stop ${a}\\n$`))
+  await h.ok(['conv', 'stop', a])
+  assert.is(await h.ok(['conv', 'archive', a]), `conv ${a} (c${a}) archived\n`)
+  assert.not.match(await h.ok(['conv', 'list']), `c${a}`)
+  const all = await h.ok(['conv', 'list', '--all'])
+  assert.match(all, new RegExp(`${a}\\s+c${a}\\s+root\\s+-\\s+shell\\s+archived`))
+  assert.is((await show(a)).activity.value, 'stopped')
+})
+
+test('bad references: unknown conversation, malformed id, escapes; one line, exit 1, nothing changed', async () => {
+  await h.ok(['kernel', 'start'])
+  const before = readdirSync(join(h.service, 'agents')).sort()
+  const cases: [string[], string][] = [
+    [['conv', 'show', '42'], 'svc: no conversation 42\nhint: svc conv list shows the conversations\n'],
+    [['conv', 'show', 'conv-../x'], "svc: 'conv-../x' is not a conversation id, name or conv-<name>\n"],
+    [['conv', 'show', 'Bad Name'], "svc: 'Bad Name' is not a conversation id, name or conv-<name>\n"],
+    [['tell', 'nobody', 'hi'], 'svc: no conversation nobody\nhint: svc conv list shows the conversations\n'],
+    [['conv', 'stop', '../etc'], "svc: '../etc' is not a conversation id, name or conv-<name>\n"],
+    [['conv', 'new', '--harness', 'bash'], "svc: --harness must be one of claude, codex, shell, none, not 'bash'\n"],
+    [['conv', 'new', '--harness', 'none', '--name', 'UP'], "svc: invalid name 'UP': use lower-case letters, digits, '.', '_' or '-', starting with a letter or digit\n"],
+    [['conv', 'new', '--harness', 'none', '--cwd', '/nonexistent/dir'], 'svc: working directory /nonexistent/dir does not exist\n'],
+    [['conv', 'new', '--harness', 'shell', '--cwd', '/'], 'svc: the shell harness runs a script: give it --prompt (or a brief)\n'],
+    [['conv', 'mark', 'sleeping'], "svc: the state must be one of working, idle, needs-you, not 'sleeping'\n"],
+    [['conv', 'mark', 'idle'], 'svc: SERVICE_CONVERSATION is not set: svc conv mark must run inside a conversation\n'],
+  ]
+  for (const [args, stderr] of cases) {
+    const r = await h.svc(args, { env: { SERVICE_CONVERSATION: undefined } })
+    assert.is(r.code, 1, args.join(' '))
+    assert.is(r.stderr, stderr, args.join(' '))
+    assert.is(r.stdout, '', args.join(' '))
+  }
+  assert.equal(readdirSync(join(h.service, 'agents')).sort(), before, 'no conversation directory left behind')
+})
+
+test('a kernel killed with SIGKILL and restarted finds its running conversations alive and right', async () => {
+  const id = (await h.ok(['conv', 'new', '--harness', 'shell', '--cwd', h.home, '--prompt', 'svc conv mark idle; sleep 30'])).trim()
+  const done = (await h.ok(['conv', 'new', '--harness', 'shell', '--cwd', h.home, '--prompt', 'true'])).trim()
+  await until(async () => (await activity(id)) === 'idle' && (await activity(done)) === 'stopped', 'idle and stopped')
+  const k = h.kernelFile()!
+  process.kill(k.pid, 'SIGKILL')
+  await until(() => !alive(k.pid), 'kernel dead')
+  const v = await show(id)
+  assert.ok(h.kernelFile()!.pid !== k.pid, 'a new kernel')
+  assert.is(v.activity.value, 'idle')
+  assert.is((await show(done)).activity.value, 'stopped')
+  assert.match(readFileSync(join(h.service, 'kernel.log'), 'utf8'), `re-adopted runners of conv-c${id}`)
+  assert.match(readFileSync(join(h.service, 'kernel.log'), 'utf8'), `replacing stale`)
+})
+
+test('a runner killed without writing its end is marked ended by the reconcile, with the evidence', async () => {
+  const id = (await h.ok(['conv', 'new', '--harness', 'shell', '--cwd', h.home, '--prompt', 'sleep 30'])).trim()
+  const stateFile = join(h.service, 'agents', `conv-c${id}`, 'state.json')
+  const state = await until(() => existsSync(stateFile) && JSON.parse(readFileSync(stateFile, 'utf8')).harness && JSON.parse(readFileSync(stateFile, 'utf8')), 'state')
+  await h.ok(['kernel', 'stop'])
+  process.kill(-state.runner.pid, 'SIGKILL')
+  await until(() => !alive(state.runner.pid) && !alive(state.harness.pid), 'runner group dead')
+  // Created more than the grace period ago is required for the reconcile to decide; wait it out.
+  await new Promise((r) => setTimeout(r, 10_100))
+  const v = await show(id)
+  assert.is(v.activity.value, 'stopped')
+  assert.is(v.activity.evidence.source, 'reconcile')
+  assert.match(v.activity.evidence.detail, `runner pid ${state.runner.pid} is gone and wrote no end`)
+})
+
+test.run()

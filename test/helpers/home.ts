@@ -1,0 +1,125 @@
+import { spawn, execFileSync } from 'node:child_process'
+import { mkdirSync, rmSync, readdirSync, readFileSync, existsSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { randomBytes } from 'node:crypto'
+
+export const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+export const SVC_MAIN = join(ROOT, 'dist', 'cli', 'main.js')
+
+/** Where test homes live: under the user's home (a lanes root may not lie under /tmp). */
+export const TEST_HOMES = join(homedir(), '.svc-test-homes')
+
+export interface Result {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+/** A throwaway HOME (and SERVICE_HOME inside it) with the built `svc`; stop() ends every kernel and runner it
+ * started and removes the directory. */
+export class TestHome {
+  readonly dir: string
+  readonly home: string
+  readonly service: string
+  extraEnv: Record<string, string> = {}
+
+  constructor(label = 't') {
+    this.dir = join(TEST_HOMES, `${label}-${process.pid}-${randomBytes(4).toString('hex')}`)
+    this.home = join(this.dir, 'home')
+    this.service = join(this.home, '.service')
+    mkdirSync(this.service, { recursive: true, mode: 0o700 })
+  }
+
+  env(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: this.home, SERVICE_HOME: this.service, ...this.extraEnv }
+    for (const k of Object.keys(env)) if (k.startsWith('SERVICE_') && k !== 'SERVICE_HOME' && !(k in this.extraEnv)) delete env[k]
+    for (const [k, v] of Object.entries(extra)) {
+      if (v === undefined) delete env[k]
+      else env[k] = v
+    }
+    return env
+  }
+
+  /** Run the built `svc` with these arguments. */
+  svc(args: string[], opts: { env?: Record<string, string | undefined>; input?: string; cwd?: string; timeoutMs?: number } = {}): Promise<Result> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, [SVC_MAIN, ...args], { env: this.env(opts.env), cwd: opts.cwd ?? this.home, stdio: ['pipe', 'pipe', 'pipe'] })
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (d) => (stdout += d))
+      child.stderr.on('data', (d) => (stderr += d))
+      const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000)
+      child.on('close', (code) => {
+        clearTimeout(timer)
+        resolve({ code: code ?? -1, stdout, stderr })
+      })
+      child.stdin.end(opts.input ?? '')
+    })
+  }
+
+  /** Like svc(), but a non-zero exit fails with the output. */
+  async ok(args: string[], opts: Parameters<TestHome['svc']>[1] = {}): Promise<string> {
+    const r = await this.svc(args, opts)
+    if (r.code !== 0) throw new Error(`svc ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`)
+    return r.stdout
+  }
+
+  kernelFile(): { pid: number; port: number; token: string } | undefined {
+    try {
+      return JSON.parse(readFileSync(join(this.service, 'kernel.json'), 'utf8'))
+    } catch {
+      return undefined
+    }
+  }
+
+  /** Kill every process group of a runner this home started, stop the kernel, remove the directory. */
+  async stop(): Promise<void> {
+    const k = this.kernelFile()
+    if (k) {
+      try {
+        process.kill(k.pid, 'SIGTERM')
+      } catch {}
+    }
+    killRunners(this.service)
+    for (let i = 0; i < 40 && k && alive(k.pid); i++) await new Promise((r) => setTimeout(r, 25))
+    if (k && alive(k.pid)) process.kill(k.pid, 'SIGKILL')
+    rmSync(this.dir, { recursive: true, force: true })
+  }
+}
+
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
+  } catch {
+    return false
+  }
+}
+
+export function killRunners(service: string) {
+  const agents = join(service, 'agents')
+  if (!existsSync(agents)) return
+  for (const d of readdirSync(agents)) {
+    try {
+      const s = JSON.parse(readFileSync(join(agents, d, 'state.json'), 'utf8'))
+      if (s.runner?.pid) process.kill(-s.runner.pid, 'SIGKILL')
+    } catch {}
+  }
+}
+
+/** Poll until fn returns a truthy value (or throw with the last value after the limit). */
+export async function until<T>(fn: () => T | Promise<T>, what: string, limitMs = 15_000, everyMs = 50): Promise<T> {
+  const deadline = Date.now() + limitMs
+  let last: T | undefined
+  while (Date.now() < deadline) {
+    last = await fn()
+    if (last) return last
+    await new Promise((r) => setTimeout(r, everyMs))
+  }
+  throw new Error(`timed out waiting for ${what}; last value: ${JSON.stringify(last)}`)
+}
+
+export const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } }).trim()
