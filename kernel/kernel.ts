@@ -2,6 +2,8 @@ import type { ConversationRecord } from './domain/conversation.js'
 import type { KernelPort, PortInput } from './port.js'
 import type { KernelContext } from './services/context.js'
 import * as conv from './services/conversations.js'
+import { awaitStart } from './services/await-start.js'
+import { laneStart } from './services/lane-start.js'
 
 /** The kernel's own KernelPort: every verb, in process. */
 export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: () => number; stop: () => void }): KernelPort {
@@ -24,5 +26,7 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
     convTranscript: async (input: PortInput<'convTranscript'>) => ({ entries: await conv.transcript(ctx, ctx.resolve(input.conv), input.after) }),
     tell: (input) => conv.tell(ctx, input, judgedDone),
     successor: (input) => conv.successor(ctx, input),
+    convAwaitStart: (input) => awaitStart(ctx, ctx.resolve(input.conv), input.timeoutMs),
+    laneStart: (input) => laneStart(ctx, input),
   }
 }

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import type { ActivityView, Evidence } from './domain/activity.js'
 import type { LaneFacts } from './domain/conversation.js'
-import { HARNESSES, NEEDS_YOU_REASONS, PHASES, EFFORTS } from './domain/keys.js'
+import { HARNESSES, NEEDS_YOU_REASONS, PHASES, EFFORTS, ROLES } from './domain/keys.js'
 
 /** KernelPort: the whole contract between the kernel and its users (CLI, handlers). One method per verb, inputs
  * as valibot schemas; the RPC layer (handlers/rpc.ts, kernel/port-client.ts) is generated from this table. */
@@ -40,6 +40,29 @@ export const PortSchemas = {
     harness: opt(v.picklist(HARNESSES)),
     model: opt(text(200)),
     prompt: opt(text(1_000_000)),
+  }),
+  convAwaitStart: v.strictObject({ conv: ref, timeoutMs: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(600_000)) }),
+  laneStart: v.strictObject({
+    key: opt(text(200)),
+    for: opt(text(200)),
+    role: v.picklist(ROLES, 'must be one of builder, critic, verifier, play, orchestrator'),
+    brief: opt(text(1_000_000)),
+    prompt: opt(text(1_000_000)),
+    run: opt(text(200)),
+    parent: opt(ref),
+    project: opt(text(100)),
+    model: opt(text(200)),
+    harness: opt(v.picklist(HARNESSES, 'must be one of claude, codex, shell, none')),
+    effort: opt(v.picklist(EFFORTS, 'must be one of low, medium, high')),
+    title: opt(text(200)),
+    branch: opt(text(250)),
+    from: opt(text(250)),
+    at: opt(text(250)),
+    reuse: opt(v.boolean()),
+    replace: opt(v.boolean()),
+    noWait: opt(v.boolean()),
+    conversation: opt(ref),
+    cwd: opt(text(4096)),
   }),
 } as const
 
@@ -95,6 +118,8 @@ export interface PortOutputs {
   convTranscript: { entries: TranscriptEntry[] }
   tell: { delivered: true; conv: ConvView }
   successor: ConvView
+  convAwaitStart: ConvView
+  laneStart: { lane: ConvView; line: string }
 }
 
 export type KernelPort = { [M in PortMethod]: (input: PortInput<M>) => Promise<PortOutputs[M]> }

@@ -2,7 +2,7 @@
 export const RUN_KEY = /^[a-z0-9][a-z0-9-]{0,31}$/
 export const LANE_KEY = /^[a-z0-9][a-z0-9._-]{0,39}$/
 /** Conversation names: what `conv-<name>` directories are made of. No slash, no leading dot, bounded. */
-export const CONV_NAME = /^[a-z0-9][a-z0-9._-]{0,79}$/
+export const CONV_NAME = /^[a-z0-9][a-z0-9._-]{0,127}$/
 export const CONV_ID = /^[1-9][0-9]{0,11}$/
 
 export const ROLES = ['builder', 'critic', 'verifier', 'play', 'orchestrator'] as const

@@ -6,6 +6,7 @@ import { WRITE_ONCE_FIELDS, type ConversationRecord } from '../domain/conversati
 import type { Report } from '../domain/report.js'
 import { convFiles, homePaths } from '../home.js'
 import { isTempName, writeFileAtomic } from './atomic-file.js'
+import { KeyedQueue } from '../serial.js'
 
 /** lowdb adapter: reads refuse a file that does not parse (never reset silently); writes are atomic. */
 class AtomicJsonFile<T> implements Adapter<T> {
@@ -46,7 +47,7 @@ export class Store {
   private records = new Map<string, Low<ConversationRecord>>()
   private byName = new Map<string, string>()
   private reportDocs = new Map<string, Low<ReportsDoc>>()
-  private queues = new Map<string, Promise<unknown>>()
+  private queue = new KeyedQueue()
   private maxId = 0
   private lastReportAt = 0
   readonly staleTemps: string[] = []
@@ -95,10 +96,7 @@ export class Store {
 
   /** Writes to one document run one after another. */
   private serial<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.queues.get(key) ?? Promise.resolve()
-    const next = prev.then(fn, fn)
-    this.queues.set(key, next.catch(() => {}))
-    return next
+    return this.queue.run(key, fn)
   }
 
   all(): ConversationRecord[] {

@@ -1,0 +1,196 @@
+import { existsSync, mkdirSync, realpathSync, rmdirSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { basename, dirname, join, resolve as resolvePath } from 'node:path'
+import { buildContract } from '../domain/contract.js'
+import type { ConversationRecord, LaneFacts } from '../domain/conversation.js'
+import { SvcError } from '../domain/errors.js'
+import { isGitBacked, isWithin, laneConvName, lanesRootProblem } from '../domain/lane-paths.js'
+import { checkRequest, planLaunch, type LaunchPlan } from '../domain/launch-rules.js'
+import { effectiveLauncher } from '../domain/launcher.js'
+import type { ProjectEntry } from '../io/config.js'
+import * as git from '../io/git.js'
+import type { PortInput, PortOutputs } from '../port.js'
+import { KeyedQueue } from '../serial.js'
+import { awaitStart } from './await-start.js'
+import { printable, type KernelContext } from './context.js'
+import { createConversation, stopConversation } from './conversations.js'
+import { laneRows } from './lane-rows.js'
+
+/** A lane is considered started within this (SPEC.md 4.1 start, step 4). */
+export const START_WAIT_MS = 180_000
+/** The wait for a live lane to stop before `--replace` launches. */
+const REPLACE_STOP_MS = 30_000
+
+const starts = new KeyedQueue()
+
+/** Real path of a path that may not exist yet: the deepest existing ancestor resolved, the rest appended. */
+export function realPathOf(p: string): string {
+  const abs = resolvePath(p)
+  let head = abs
+  const tail: string[] = []
+  while (!existsSync(head)) {
+    tail.unshift(basename(head))
+    const up = dirname(head)
+    if (up === head) break
+    head = up
+  }
+  return join(realpathSync(head), ...tail)
+}
+
+export interface ProjectContext {
+  key: string
+  entry: ProjectEntry
+  checkout: string
+  lanesRoot: string
+}
+
+/** The project of a launch: --project, else the launcher's, else the one whose checkout holds the caller's cwd. */
+export async function resolveProject(ctx: KernelContext, requested: string | undefined, launcher: ConversationRecord, cwd: string | undefined): Promise<ProjectContext> {
+  const projects = await ctx.config.projects()
+  let key = requested ?? launcher.project
+  if (!key && cwd) {
+    const real = realPathOf(cwd)
+    key = Object.entries(projects).find(([, p]) => existsSync(p.path) && isWithin(real, realpathSync(p.path)))?.[0]
+  }
+  if (!key) throw new SvcError('usage', 'no project for this launch: pass --project, or run from inside a checkout listed in projects.yaml')
+  const entry = projects[key]
+  if (!entry) throw new SvcError('not_found', `no project ${key} in ${ctx.config.path}`)
+  if (!existsSync(entry.path)) throw new SvcError('usage', `${ctx.config.path}: ${key}.path: the checkout ${entry.path} does not exist`)
+  const checkout = realpathSync(entry.path)
+  const lanesRoot = realPathOf(entry.gauntlet?.lanes_root ?? `${checkout}-lanes`)
+  const problem = lanesRootProblem(lanesRoot, realPathOf(process.env.HOME || homedir()), checkout)
+  if (problem) throw new SvcError('usage', `${ctx.config.path}: ${key}.gauntlet.lanes_root: ${problem}`)
+  return { key, entry, checkout, lanesRoot }
+}
+
+function readBrief(input: PortInput<'laneStart'>): string {
+  if ((input.brief === undefined) === (input.prompt === undefined)) throw new SvcError('usage', 'give exactly one of --brief <file> or --prompt <text>')
+  const brief = input.brief ?? input.prompt!
+  if (!brief.trim()) throw new SvcError('usage', 'the brief is empty')
+  return brief
+}
+
+/** `svc lane start`: every launch rule, then the directory, the brief, the conversation with its contract. */
+export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'>): Promise<PortOutputs['laneStart']> {
+  const brief = readBrief(input)
+  const launcherRef = input.conversation ?? input.parent
+  if (!launcherRef) throw new SvcError('usage', 'SERVICE_CONVERSATION is not set: run svc lane start inside a conversation, or pass --parent <conv>')
+  const launcher = ctx.resolve(launcherRef)
+  const parent = input.parent ? ctx.resolve(input.parent) : launcher
+  const { run, key } = checkRequest({ ...input, role: input.role }, launcher, effectiveLauncher(launcher.id, (id) => ctx.store.get(id)))
+  if (parent.id !== launcher.id) checkRequest({ ...input, run }, parent, effectiveLauncher(parent.id, (id) => ctx.store.get(id)))
+  const project = await resolveProject(ctx, input.project, launcher, input.cwd)
+  const defaults = project.entry.gauntlet?.roles?.[input.role] ?? {}
+  const defaultBranch = project.entry.default_branch ?? (await git.originHead(project.checkout)) ?? 'main'
+  const baseRef = `origin/${defaultBranch}`
+
+  const rec = await starts.run(`${run}\0${key}\0${input.role}`, async () => {
+    const askedAt = Date.now()
+    let plan = planLaunch(input, run, key, await laneRows(ctx, run), defaults, baseRef)
+    if (plan.replace) {
+      await stopConversation(ctx, plan.replace.rec, REPLACE_STOP_MS)
+      plan = planLaunch({ ...input, replace: false }, run, key, await laneRows(ctx, run), defaults, baseRef)
+    }
+    const dir = join(project.lanesRoot, plan.dirName)
+    const made = await prepareDirectory(ctx, project, plan, dir, baseRef, askedAt)
+    try {
+      return await createLane(ctx, { plan, dir, brief, input, launcher: parent, project: project.key, made })
+    } catch (e) {
+      await made.undo()
+      throw e
+    }
+  })
+  const view = input.noWait ? ctx.view(rec) : await awaitStart(ctx, rec, START_WAIT_MS)
+  if (view.activity.value === 'failed-to-start') throw new SvcError('conflict', `lane ${run}/${key} ${input.role} i${rec.lane!.iteration} (conv ${rec.id}) failed to start: ${view.activity.evidence.detail}`)
+  return { lane: view, line: `Lane ${run}/${key} ${input.role} i${rec.lane!.iteration}: conv ${rec.id} (${rec.name}) in ${rec.cwd}` }
+}
+
+interface Made {
+  repo?: string
+  branch?: string
+  at?: string
+  undo: () => Promise<void>
+}
+
+/** Create the lane's directory: a worktree (fetched base first), an empty play directory, or the reused one. */
+async function prepareDirectory(ctx: KernelContext, project: ProjectContext, plan: LaunchPlan, dir: string, baseRef: string, askedAt: number): Promise<Made> {
+  const repo = project.checkout
+  if (plan.reuse) {
+    if (!existsSync(dir)) throw new SvcError('conflict', `refused: the directory ${dir} of conv ${plan.reuse.rec.id} is gone (reaped?); start a new iteration instead`)
+    return { repo: plan.reuse.rec.lane.repo, branch: plan.reuse.rec.lane.branch, at: plan.reuse.rec.lane.at, undo: async () => {} }
+  }
+  if (existsSync(dir)) throw new SvcError('conflict', `refused: ${dir} already exists; reap the lane that used it or move it away`)
+  if (!isGitBacked(plan.role)) {
+    mkdirSync(project.lanesRoot, { recursive: true, mode: 0o755 })
+    mkdirSync(dir, { mode: 0o755 })
+    return { undo: async () => rmdirSync(dir) }
+  }
+  if (!(await git.isWorkTree(repo))) throw new SvcError('usage', `project ${project.key}: ${repo} is not a git checkout`)
+  await git.fetchOrigin(repo, askedAt)
+  mkdirSync(project.lanesRoot, { recursive: true, mode: 0o755 })
+  const sparse = project.entry.gauntlet?.sparse_checkout
+  if (plan.branch) {
+    if (await git.refExists(repo, `refs/heads/${plan.branch}`)) throw new SvcError('conflict', `refused: branch ${plan.branch} already exists`)
+    const start = await git.revParse(repo, plan.startPoint!)
+    if (!start) throw new SvcError('usage', `refused: cannot cut ${plan.branch} from ${printable(plan.startPoint!)}: no such commit`)
+    await git.worktreeAdd({ repo, dir, branch: plan.branch, startPoint: start, sparse })
+    return {
+      repo,
+      branch: plan.branch,
+      undo: async () => {
+        await git.worktreeRemove(repo, dir, true).catch(() => {})
+        await git.deleteBranch(repo, plan.branch!).catch(() => {})
+      },
+    }
+  }
+  const at = await git.revParse(repo, plan.at!)
+  if (!at) throw new SvcError('usage', `refused: --at ${printable(plan.at!)} names no commit in ${repo}`)
+  await git.worktreeAdd({ repo, dir, startPoint: at, sparse })
+  return { repo, at, undo: () => git.worktreeRemove(repo, dir, true).catch(() => {}) }
+}
+
+async function createLane(
+  ctx: KernelContext,
+  a: { plan: LaunchPlan; dir: string; brief: string; input: PortInput<'laneStart'>; launcher: ConversationRecord; project: string; made: Made },
+): Promise<ConversationRecord> {
+  const { plan, made } = a
+  const judged = plan.judged ? { id: plan.judged.row.rec.id, key: plan.key, iteration: plan.judged.iteration, sha: made.at ?? plan.judged.sha } : undefined
+  const lane: LaneFacts = {
+    run: plan.run,
+    key: plan.key,
+    role: plan.role,
+    ...(judged ? { for: judged } : {}),
+    dir: plan.dirName,
+    iteration: plan.iteration,
+    ...(made.repo ? { repo: made.repo } : {}),
+    ...(made.branch ? { branch: made.branch } : {}),
+    ...(made.at ? { at: made.at } : {}),
+    ...(plan.answers ? { answers: plan.answers } : {}),
+  }
+  const contract = buildContract({
+    role: plan.role,
+    run: plan.run,
+    key: plan.key,
+    iteration: plan.iteration,
+    cwd: a.dir,
+    branch: made.branch,
+    at: made.at,
+    brief: a.brief,
+    judged: judged && { key: judged.key, iteration: judged.iteration, sha: judged.sha },
+    answers: plan.answers,
+  })
+  return createConversation(ctx, {
+    fallbackName: (_id, attempt) => laneConvName(plan.run, plan.key, plan.role, plan.iteration, attempt),
+    parent: a.launcher.id,
+    lane,
+    project: a.project,
+    harness: plan.harness,
+    model: plan.model,
+    effort: plan.effort,
+    title: a.input.title,
+    cwd: a.dir,
+    firstMessage: contract,
+    files: { 'lane-brief.md': a.brief },
+    play: plan.role === 'play',
+  })
+}
