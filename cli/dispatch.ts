@@ -72,14 +72,25 @@ export function printError(io: Io, e: unknown): number {
   return 1
 }
 
+/** Calls that only read may be sent again after the kernel went away (a restart during a wait is invisible). */
+const REPEATABLE = new Set(['laneWait', 'convShow', 'convList', 'convAwaitStart', 'convTranscript', 'kernelStatus'])
+
 /** A port that connects (starting the kernel if none answers) on its first call. */
 export function lazyPort(io: Io): KernelPort {
   let real: Promise<KernelPort> | undefined
   return new Proxy({} as KernelPort, {
     get: (_t, method: string) => async (input: unknown) => {
-      real ??= import('./connect.js').then((m) => m.connect(io))
-      const port = (await real) as unknown as Record<string, (i: unknown) => Promise<unknown>>
-      return port[method](input)
+      for (let attempt = 0; ; attempt++) {
+        real ??= import('./connect.js').then((m) => m.connect(io))
+        const port = (await real) as unknown as Record<string, (i: unknown) => Promise<unknown>>
+        try {
+          return await port[method](input)
+        } catch (e) {
+          if (!(e instanceof SvcError && e.code === 'unavailable' && REPEATABLE.has(method) && attempt < 50)) throw e
+          real = undefined
+          await new Promise((r) => setTimeout(r, Math.min(1000, 50 * (attempt + 1))))
+        }
+      }
     },
   })
 }

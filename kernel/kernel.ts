@@ -4,6 +4,8 @@ import type { KernelContext } from './services/context.js'
 import * as conv from './services/conversations.js'
 import { awaitStart } from './services/await-start.js'
 import { laneStart } from './services/lane-start.js'
+import { laneReport } from './services/lane-report.js'
+import { laneWait } from './services/lane-wait.js'
 
 /** The kernel's own KernelPort: every verb, in process. */
 export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: () => number; stop: () => void }): KernelPort {
@@ -28,5 +30,7 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
     successor: (input) => conv.successor(ctx, input),
     convAwaitStart: (input) => awaitStart(ctx, ctx.resolve(input.conv), input.timeoutMs),
     laneStart: (input) => laneStart(ctx, input),
+    laneReport: (input) => laneReport(ctx, input),
+    laneWait: (input) => laneWait(ctx, input),
   }
 }

@@ -1,7 +1,8 @@
 import * as v from 'valibot'
 import type { ActivityView, Evidence } from './domain/activity.js'
 import type { LaneFacts } from './domain/conversation.js'
-import { HARNESSES, NEEDS_YOU_REASONS, PHASES, EFFORTS, ROLES } from './domain/keys.js'
+import { HARNESSES, NEEDS_YOU_REASONS, PHASES, EFFORTS, ROLES, REPORT_STATUSES } from './domain/keys.js'
+import type { Report } from './domain/report.js'
 
 /** KernelPort: the whole contract between the kernel and its users (CLI, handlers). One method per verb, inputs
  * as valibot schemas; the RPC layer (handlers/rpc.ts, kernel/port-client.ts) is generated from this table. */
@@ -64,6 +65,22 @@ export const PortSchemas = {
     conversation: opt(ref),
     cwd: opt(text(4096)),
   }),
+  laneReport: v.strictObject({
+    conversation: opt(ref),
+    body: text(1_000_000),
+    status: opt(v.picklist(REPORT_STATUSES, 'must be one of done, blocked, failed')),
+    allowUnpushed: opt(v.boolean()),
+    verdict: opt(text(40)),
+    defects: opt(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must be 0 or more'))),
+    verdictFile: opt(v.strictObject({ path: text(4096), text: text(1_000_000) })),
+  }),
+  laneWait: v.strictObject({
+    lane: opt(ref),
+    run: opt(text(200)),
+    parent: opt(ref),
+    after: opt(text(300)),
+    timeoutMs: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(60_000)),
+  }),
 } as const
 
 export type PortMethod = keyof typeof PortSchemas
@@ -120,7 +137,26 @@ export interface PortOutputs {
   successor: ConvView
   convAwaitStart: ConvView
   laneStart: { lane: ConvView; line: string }
+  laneReport: { report: Report; lane: ConvView }
+  laneWait: WaitResult
 }
+
+export interface LaneRef {
+  id: string
+  name: string
+  run: string
+  key: string
+  role: string
+  iteration: number
+}
+
+/** What one long poll of `wait` ends with. `cursor` is where the next wait continues (a seq for one lane, a run
+ * cursor for a set). */
+export type WaitResult =
+  | { kind: 'report'; lane: LaneRef; report: Report; cursor: string }
+  | { kind: 'pending'; cursor?: string }
+  | { kind: 'exited'; detail: string; cursor?: string }
+  | { kind: 'idle'; detail: string; cursor?: string }
 
 export type KernelPort = { [M in PortMethod]: (input: PortInput<M>) => Promise<PortOutputs[M]> }
 

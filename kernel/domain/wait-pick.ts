@@ -1,0 +1,40 @@
+import type { ActivityView } from './activity.js'
+import { compareCursor, isAfter, type Cursor } from './cursor.js'
+import type { Report } from './report.js'
+
+/** A lane with no report this long while idle makes `wait` exit 2 (SPEC.md section 8). */
+export const IDLE_LIMIT_MS = 10 * 60 * 1000
+
+export interface WaitMember {
+  name: string
+  activity: ActivityView
+  reports: Report[]
+}
+
+export type Pick =
+  | { kind: 'report'; member: WaitMember; report: Report; cursor: Cursor }
+  | { kind: 'exited'; detail: string }
+  | { kind: 'idle'; detail: string }
+  | { kind: 'pending' }
+
+const ended = (a: ActivityView) => a.value === 'stopped' || a.value === 'failed-to-start'
+const stalled = (a: ActivityView, now: number) => a.value === 'idle' && now - a.evidence.at >= IDLE_LIMIT_MS
+
+/** SPEC.md 4.1 wait: the oldest report after the cursor, else exit 2 when no member can still report (all exited,
+ * or the live ones idle for 10 minutes), else keep waiting. `after` is a cursor over (time, name, seq). */
+export function pickNext(members: WaitMember[], after: Cursor | undefined, now: number, what: string): Pick {
+  let best: { member: WaitMember; report: Report; cursor: Cursor } | undefined
+  for (const member of members)
+    for (const report of member.reports) {
+      const cursor = { at: report.at, name: member.name, seq: report.seq }
+      if (isAfter(cursor, after) && (!best || compareCursor(cursor, best.cursor) < 0)) best = { member, report, cursor }
+    }
+  if (best) return { kind: 'report', ...best }
+  if (!members.length) return { kind: 'exited', detail: `${what} has no lanes` }
+  const live = members.filter((m) => !ended(m.activity))
+  if (!live.length)
+    return { kind: 'exited', detail: members.length === 1 ? `${what} exited (${members[0].activity.value}: ${members[0].activity.evidence.source}) with no report` : `every lane of ${what} has exited with no further report` }
+  if (live.every((m) => stalled(m.activity, now)))
+    return { kind: 'idle', detail: `${what} stayed idle for ${IDLE_LIMIT_MS / 60000} minutes with no report` }
+  return { kind: 'pending' }
+}
