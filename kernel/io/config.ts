@@ -60,7 +60,13 @@ export function parseProjects(path: string, text: string): Projects {
   if (result.success) return result.output
   const issue = result.issues[0]
   const key = v.getDotPath(issue) ?? '(top level)'
-  const expected = issue.expected ? `expected ${issue.expected}` : issue.message
-  const got = issue.received ? `, got ${issue.received}` : ''
-  throw new SvcError('usage', `${path}: ${key}: ${issue.type === 'strict_object' ? `unknown key` : expected + got}`)
+  const what =
+    issue.expected === 'never'
+      ? 'unknown key'
+      : issue.received === 'undefined'
+        ? `missing; expected ${issue.expected}`
+        : issue.expected
+          ? `expected ${issue.expected}, got ${issue.received}`
+          : issue.message
+  throw new SvcError('usage', `${path}: ${key}: ${what}`)
 }

@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, readlinkSync, existsSync } from 'node:fs'
+import { readFileSync, readdirSync, readlinkSync, existsSync, realpathSync } from 'node:fs'
 import { execFileSync } from 'node:child_process'
 
 const hasProc = existsSync('/proc/self/stat')
@@ -73,8 +73,13 @@ export interface ProcessInfo {
 }
 
 /** Processes whose working directory is `dir` or lies inside it: /proc/<pid>/cwd on Linux, lsof elsewhere. */
-export function processesInside(dir: string): ProcessInfo[] {
-  const inside = (cwd: string) => cwd === dir || cwd.startsWith(dir.endsWith('/') ? dir : dir + '/')
+export function processesInside(given: string): ProcessInfo[] {
+  // Compare real paths: a process's cwd is always reported resolved.
+  let dir = given.replace(/\/+$/, '') || '/'
+  try {
+    dir = realpathSync(dir)
+  } catch {}
+  const inside = (cwd: string) => cwd === dir || cwd.startsWith(dir === '/' ? dir : dir + '/')
   const found: ProcessInfo[] = []
   if (hasProc) {
     for (const p of readdirSync('/proc')) {

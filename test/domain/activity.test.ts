@@ -1,0 +1,225 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import {
+  ACTIVITIES,
+  STARTING_WINDOW_MS,
+  deriveActivity,
+  isLive,
+  newestPhase,
+  type Activity,
+  type ActivityFacts,
+  type Evidence,
+} from '../../kernel/domain/activity.js'
+
+const CREATED = 1_700_000_000_000
+const ev = (source: string, at: number, detail?: string): Evidence => (detail === undefined ? { source, at } : { source, at, detail })
+const alive = ev('pid 4242 start 99', CREATED + 10)
+const spawnError = ev('runner', CREATED + 5, 'ENOENT: claude')
+const ended = ev('process exit', CREATED + 20, 'exit 0')
+const archived = ev('archive', CREATED + 30)
+const phase = (value: 'working' | 'idle' | 'needs-you', at: number, reason?: 'question' | 'permission' | 'plan') =>
+  reason ? { value, reason, source: 'stream: can_use_tool', at } : { value, source: 'stream', at }
+
+// ---- the table of SPEC.md section 3, in order ----
+
+test('ACTIVITIES lists the rows of SPEC.md section 3 in order', () => {
+  assert.equal([...ACTIVITIES], ['failed-to-start', 'needs-you', 'working', 'idle', 'starting', 'stopped'])
+})
+
+test('the starting window is 3 minutes', () => {
+  assert.is(STARTING_WINDOW_MS, 180_000)
+})
+
+test('failed-to-start: a recorded spawn error', () => {
+  const a = deriveActivity({ createdAt: CREATED, spawnError }, CREATED + 1000)
+  assert.is(a.value, 'failed-to-start')
+  assert.equal(a.evidence, spawnError)
+})
+
+test('failed-to-start wins over every later row (first match wins)', () => {
+  const now = CREATED + 1000
+  const variants: ActivityFacts[] = [
+    { createdAt: CREATED, spawnError, alive, phase: phase('needs-you', CREATED + 11, 'question') },
+    { createdAt: CREATED, spawnError, alive, phase: phase('working', CREATED + 11) },
+    { createdAt: CREATED, spawnError, alive, phase: phase('idle', CREATED + 11) },
+    { createdAt: CREATED, spawnError, alive },
+    { createdAt: CREATED, spawnError }, // would otherwise be starting (within the window)
+    { createdAt: CREATED, spawnError, ended },
+  ]
+  for (const f of variants) {
+    const a = deriveActivity(f, now)
+    assert.is(a.value, 'failed-to-start', JSON.stringify(f))
+    assert.equal(a.evidence, spawnError)
+    assert.is(a.reason, undefined)
+  }
+  // long after the window too
+  assert.is(deriveActivity({ createdAt: CREATED, spawnError }, CREATED + 10 * STARTING_WINDOW_MS).value, 'failed-to-start')
+})
+
+test('needs-you: alive and waiting, with each reason carried', () => {
+  for (const reason of ['question', 'permission', 'plan'] as const) {
+    const p = phase('needs-you', CREATED + 50, reason)
+    const a = deriveActivity({ createdAt: CREATED, alive, phase: p }, CREATED + 1000)
+    assert.is(a.value, 'needs-you')
+    assert.is(a.reason, reason)
+    assert.is(a.evidence.source, p.source)
+    assert.is(a.evidence.at, p.at)
+  }
+})
+
+test('needs-you wins over working, idle, starting and stopped facts', () => {
+  const p = phase('needs-you', CREATED + 50, 'permission')
+  // alive harness with an ended record (the kernel's view lagging) and long after the window
+  const a = deriveActivity({ createdAt: CREATED, alive, phase: p, ended }, CREATED + 10 * STARTING_WINDOW_MS)
+  assert.is(a.value, 'needs-you')
+  assert.is(a.reason, 'permission')
+})
+
+test('needs-you requires a live harness', () => {
+  const p = phase('needs-you', CREATED + 50, 'question')
+  assert.is(deriveActivity({ createdAt: CREATED, phase: p }, CREATED + 1000).value, 'starting')
+  assert.is(deriveActivity({ createdAt: CREATED, phase: p }, CREATED + STARTING_WINDOW_MS).value, 'stopped')
+  assert.is(deriveActivity({ createdAt: CREATED, phase: p, ended }, CREATED + 1000).value, 'stopped')
+})
+
+test('working: alive and working, evidence is the phase statement', () => {
+  const p = { value: 'working' as const, source: 'hook', at: CREATED + 60, detail: 'PreToolUse' }
+  const a = deriveActivity({ createdAt: CREATED, alive, phase: p }, CREATED + 1000)
+  assert.is(a.value, 'working')
+  assert.is(a.reason, undefined)
+  assert.is(a.evidence.source, 'hook')
+  assert.is(a.evidence.at, CREATED + 60)
+  assert.is(a.evidence.detail, 'PreToolUse')
+})
+
+test('working requires a live harness', () => {
+  const p = phase('working', CREATED + 60)
+  assert.is(deriveActivity({ createdAt: CREATED, phase: p }, CREATED + 1000).value, 'starting')
+  assert.is(deriveActivity({ createdAt: CREATED, phase: p }, CREATED + 4 * 60_000).value, 'stopped')
+})
+
+test('idle: alive with an idle phase carries the phase as evidence', () => {
+  const p = phase('idle', CREATED + 70)
+  const a = deriveActivity({ createdAt: CREATED, alive, phase: p }, CREATED + 1000)
+  assert.is(a.value, 'idle')
+  assert.is(a.evidence.source, p.source)
+  assert.is(a.evidence.at, p.at)
+})
+
+test('idle: alive with no phase at all carries the liveness check as evidence', () => {
+  const a = deriveActivity({ createdAt: CREATED, alive }, CREATED + 1000)
+  assert.is(a.value, 'idle')
+  assert.equal(a.evidence, alive)
+  // still idle (not stopped) long after the starting window while the harness lives
+  assert.is(deriveActivity({ createdAt: CREATED, alive }, CREATED + 100 * STARTING_WINDOW_MS).value, 'idle')
+})
+
+test('idle wins over starting (alive inside the window is not starting)', () => {
+  assert.is(deriveActivity({ createdAt: CREATED, alive }, CREATED + 1).value, 'idle')
+})
+
+test('starting: not alive, not ended, created under 3 minutes ago', () => {
+  const a = deriveActivity({ createdAt: CREATED }, CREATED + 1000)
+  assert.is(a.value, 'starting')
+  assert.is(a.evidence.at, CREATED)
+  assert.type(a.evidence.source, 'string')
+  assert.ok(a.evidence.source.length > 0)
+})
+
+test('starting boundary: 179999 ms is starting, 180000 ms is stopped', () => {
+  assert.is(deriveActivity({ createdAt: CREATED }, CREATED).value, 'starting')
+  assert.is(deriveActivity({ createdAt: CREATED }, CREATED + 179_999).value, 'starting')
+  assert.is(deriveActivity({ createdAt: CREATED }, CREATED + 180_000).value, 'stopped')
+  assert.is(deriveActivity({ createdAt: CREATED }, CREATED + 180_001).value, 'stopped')
+})
+
+test('an ended lane is never starting, even inside the window', () => {
+  const a = deriveActivity({ createdAt: CREATED, ended }, CREATED + 1)
+  assert.is(a.value, 'stopped')
+  assert.equal(a.evidence, ended)
+  assert.is(deriveActivity({ createdAt: CREATED, ended }, CREATED + 179_999).value, 'stopped')
+})
+
+test('stopped: not alive, not ended, past the window, with evidence', () => {
+  const a = deriveActivity({ createdAt: CREATED }, CREATED + 180_000)
+  assert.is(a.value, 'stopped')
+  assert.type(a.evidence.source, 'string')
+  assert.ok(a.evidence.source.length > 0)
+  assert.type(a.evidence.at, 'number')
+})
+
+test('archived is always stopped, whatever else is true', () => {
+  const now = CREATED + 1000
+  const variants: ActivityFacts[] = [
+    { createdAt: CREATED, archived },
+    { createdAt: CREATED, archived, spawnError },
+    { createdAt: CREATED, archived, alive, phase: phase('needs-you', CREATED + 11, 'plan') },
+    { createdAt: CREATED, archived, alive, phase: phase('working', CREATED + 11) },
+    { createdAt: CREATED, archived, alive },
+    { createdAt: CREATED, archived, ended },
+  ]
+  for (const f of variants) {
+    const a = deriveActivity(f, now)
+    assert.is(a.value, 'stopped', JSON.stringify(f))
+    assert.equal(a.evidence, archived)
+    assert.is(a.reason, undefined)
+  }
+  assert.is(deriveActivity({ createdAt: CREATED, archived }, CREATED + 10 * STARTING_WINDOW_MS).value, 'stopped')
+})
+
+test('deriveActivity is pure: it does not change its facts', () => {
+  const f: ActivityFacts = { createdAt: CREATED, alive, phase: phase('needs-you', CREATED + 5, 'question') }
+  const before = JSON.stringify(f)
+  deriveActivity(f, CREATED + 1)
+  deriveActivity(f, CREATED + 1_000_000)
+  assert.is(JSON.stringify(f), before)
+  assert.equal(deriveActivity(f, CREATED + 1), deriveActivity(f, CREATED + 1))
+})
+
+// ---- isLive ----
+
+test('isLive: the alive rows and starting are live; failed-to-start and stopped are not', () => {
+  const expected: Record<Activity, boolean> = {
+    'failed-to-start': false,
+    'needs-you': true,
+    working: true,
+    idle: true,
+    starting: true,
+    stopped: false,
+  }
+  for (const a of ACTIVITIES) assert.is(isLive(a), expected[a], a)
+})
+
+test('isLive over derived values: a starting lane counts as live, an ended one does not', () => {
+  assert.ok(isLive(deriveActivity({ createdAt: CREATED }, CREATED + 179_999).value))
+  assert.not.ok(isLive(deriveActivity({ createdAt: CREATED }, CREATED + 180_000).value))
+  assert.not.ok(isLive(deriveActivity({ createdAt: CREATED, ended }, CREATED + 1).value))
+  assert.not.ok(isLive(deriveActivity({ createdAt: CREATED, archived, alive }, CREATED + 1).value))
+})
+
+// ---- newestPhase ----
+
+test('newestPhase: no candidates or only undefined gives undefined', () => {
+  assert.is(newestPhase(), undefined)
+  assert.is(newestPhase(undefined, undefined), undefined)
+})
+
+test('newestPhase: the newest statement wins regardless of position', () => {
+  const stream = { value: 'working', source: 'stream', at: 100 }
+  const hook = { value: 'idle', source: 'hook', at: 300 }
+  const mark = { value: 'needs-you', source: 'self-mark', at: 200 }
+  assert.is(newestPhase(stream, hook, mark), hook)
+  assert.is(newestPhase(hook, stream, mark), hook)
+  assert.is(newestPhase(mark, stream, hook), hook)
+  assert.is(newestPhase(undefined, stream, undefined), stream)
+  assert.is(newestPhase(stream, undefined, mark), mark)
+})
+
+test('newestPhase: on equal times the later candidate wins', () => {
+  const a = { source: 'stream', at: 500 }
+  const b = { source: 'hook', at: 500 }
+  assert.is(newestPhase(a, b), b)
+  assert.is(newestPhase(b, a), a)
+})
+
+test.run()
