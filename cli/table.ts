@@ -112,6 +112,16 @@ export const COMMANDS: CommandSpec[] = [
     options: [s('run', 'Wait on every lane of this run'), s('parent', 'Wait on every lane launched by this conversation'), s('after', 'Cursor: a report seq for one lane, <atMs>.<name>.<seq> for a set'), s('timeout', 'Seconds to wait'), json],
     load: () => import('./commands/lane-wait.js'),
   },
+  { name: 'lane list', positionals: [], description: 'List lanes (archived ones too)', options: [s('run', 'Only this run'), s('parent', 'Only lanes launched by this conversation'), json], load: () => import('./commands/lane-views.js').then((m) => ({ run: m.list })) },
+  { name: 'lane show', positionals: ['[lane]'], description: 'Show the chain of a builder and its critics, then each lane', options: [s('run', 'Run key (with --key)'), s('key', 'Lane key (with --run)'), json], load: () => import('./commands/lane-views.js').then((m) => ({ run: m.show })) },
+  { name: 'lane stop', positionals: ['<lane>'], description: 'Stop a lane (its whole process group)', options: [json], load: () => import('./commands/lane-views.js').then((m) => ({ run: m.stop })) },
+  {
+    name: 'lane reap',
+    positionals: ['<lane>'],
+    description: "Remove a lane's directory and archive it; never kills a process, never discards work",
+    options: [b('park', 'Save uncommitted work to a verified patch, then clean'), b('keep', 'Leave the ended conversation listed instead of archiving it'), json],
+    load: () => import('./commands/lane-views.js').then((m) => ({ run: m.reap })),
+  },
   { name: 'runner', positionals: ['<name>'], description: 'Drive one conversation (started by the kernel)', options: [], hidden: true, load: () => import('./commands/runner.js') },
   { name: 'kernel run', positionals: [], description: 'Run the kernel in the foreground', options: [], hidden: true, load: () => import('./commands/kernel.js').then((m) => ({ run: m.runForeground })) },
 ]

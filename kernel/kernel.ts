@@ -6,11 +6,16 @@ import { awaitStart } from './services/await-start.js'
 import { laneStart } from './services/lane-start.js'
 import { laneReport } from './services/lane-report.js'
 import { laneWait } from './services/lane-wait.js'
+import { laneList, laneShow, laneViews } from './services/lane-list.js'
+import { laneReap } from './services/lane-reap.js'
+import { GitFactsCache } from './services/git-facts.js'
+import { SvcError } from './domain/errors.js'
 
 /** The kernel's own KernelPort: every verb, in process. */
 export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: () => number; stop: () => void }): KernelPort {
   const judgedDone = async (rec: ConversationRecord) =>
     (rec.lane?.role === 'critic' || rec.lane?.role === 'verifier') && (await ctx.store.reports(rec.name)).some((r) => r.status === 'done')
+  const gitFacts = new GitFactsCache()
   return {
     async kernelStatus() {
       return { pid: process.pid, port: opts.port(), version: ctx.version, home: ctx.home, startedAt: opts.startedAt, conversations: ctx.store.size }
@@ -32,5 +37,14 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
     laneStart: (input) => laneStart(ctx, input),
     laneReport: (input) => laneReport(ctx, input),
     laneWait: (input) => laneWait(ctx, input),
+    laneList: (input) => laneList(ctx, gitFacts, input),
+    laneShow: (input) => laneShow(ctx, gitFacts, input),
+    laneStop: async (input) => {
+      const rec = ctx.resolve(input.lane)
+      if (!rec.lane) throw new SvcError('usage', `conv ${rec.id} (${rec.name}) is not a lane`)
+      await conv.stopConversation(ctx, rec)
+      return (await laneViews(ctx, gitFacts, (r) => r.id === rec.id))[0]
+    },
+    laneReap: (input) => laneReap(ctx, gitFacts, input),
   }
 }

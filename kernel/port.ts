@@ -81,6 +81,10 @@ export const PortSchemas = {
     after: opt(text(300)),
     timeoutMs: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(60_000)),
   }),
+  laneList: v.strictObject({ run: opt(text(200)), parent: opt(ref), key: opt(text(200)) }),
+  laneShow: v.strictObject({ lane: opt(ref), run: opt(text(200)), key: opt(text(200)) }),
+  laneStop: v.strictObject({ lane: ref }),
+  laneReap: v.strictObject({ lane: ref, park: opt(v.boolean()), keep: opt(v.boolean()) }),
 } as const
 
 export type PortMethod = keyof typeof PortSchemas
@@ -139,6 +143,42 @@ export interface PortOutputs {
   laneStart: { lane: ConvView; line: string }
   laneReport: { report: Report; lane: ConvView }
   laneWait: WaitResult
+  laneList: LaneView[]
+  laneShow: { chain: string; lanes: LaneView[] }
+  laneStop: LaneView
+  laneReap: ReapResult
+}
+
+export interface LaneView {
+  id: string
+  name: string
+  parent?: string
+  run: string
+  key: string
+  role: string
+  iteration: number
+  cwd: string
+  harness: string
+  model?: string
+  effort?: string
+  cost?: { usd: number; estimated: boolean }
+  createdAt: number
+  archived: boolean
+  activity: ActivityView
+  for?: { id: string; key: string; iteration: number; sha?: string }
+  report?: { seq: number; status: string; at: number }
+  verdict?: { value: string; defects: number; by: string; file?: string; judged?: string; stale: boolean }
+  branch?: string
+  git?: { branch?: string; head?: string; upstream?: string; ahead?: number; behind?: number; dirty: boolean; asOf: number }
+}
+
+export interface ReapResult {
+  lane: LaneView
+  removed: string | null
+  parked?: { patch: string; ref: string; paths: number }
+  warnings: string[]
+  archived: boolean
+  archiveError?: string
 }
 
 export interface LaneRef {

@@ -7,8 +7,10 @@ export interface LaneFacts {
   role: Role
   /** Judged builder row of a critic or verifier, written once at launch. */
   for?: { id: string; key: string; iteration: number; sha?: string }
-  /** The working directory of the lane (its identity for the iteration count). */
+  /** The working directory of the lane, its name under the lanes root (its identity for the iteration count). */
   dir: string
+  /** The lanes root (a real path) the directory was made under: reap removes nothing outside it. */
+  root: string
   iteration: number
   /** For git-backed lanes: the repository the worktree belongs to, and the branch (builders). */
   repo?: string

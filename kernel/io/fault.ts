@@ -9,3 +9,8 @@ export function faultPoint(_step: string): void {
   steps += 1
   if (steps === killAt) process.kill(process.pid, 'SIGKILL')
 }
+
+/** A named fault (SERVICE_FAULT_<NAME>=1, test builds only): the caller fails as if the operation had failed. */
+export function faultFlag(name: string): boolean {
+  return process.env.SERVICE_TEST_BUILD === '1' && process.env[`SERVICE_FAULT_${name}`] === '1'
+}

@@ -1,4 +1,6 @@
 import { $ } from 'zx/core'
+import { readFileSync, rmSync, statSync } from 'node:fs'
+import { join, resolve as resolvePath } from 'node:path'
 import { SvcError } from '../domain/errors.js'
 import { KeyedQueue } from '../serial.js'
 
@@ -123,6 +125,8 @@ export interface GitFacts {
   ahead?: number
   behind?: number
   dirty: boolean
+  /** Changed, deleted or untracked paths. */
+  dirtyPaths: number
 }
 
 /** Branch, head, upstream distance and dirtiness of a worktree in one `git status` (no index lock taken). */
@@ -133,7 +137,7 @@ export async function statusFacts(dir: string): Promise<GitFacts> {
 }
 
 export function parseStatus(out: string): GitFacts {
-  const facts: GitFacts = { dirty: false }
+  const facts: GitFacts = { dirty: false, dirtyPaths: 0 }
   for (const line of out.split('\n')) {
     if (line.startsWith('# branch.oid ')) {
       const oid = line.slice(13)
@@ -148,7 +152,100 @@ export function parseStatus(out: string): GitFacts {
         facts.ahead = Number(m[1])
         facts.behind = Number(m[2])
       }
-    } else if (line && !line.startsWith('#')) facts.dirty = true
+    } else if (line && !line.startsWith('#')) {
+      facts.dirty = true
+      facts.dirtyPaths++
+    }
   }
   return facts
+}
+
+/** Where a worktree's own git files are (HEAD, index): `<dir>/.git` is a file naming them, or a directory. */
+export function worktreeGitDir(dir: string): string | undefined {
+  const dotGit = join(dir, '.git')
+  try {
+    const st = statSync(dotGit)
+    if (st.isDirectory()) return dotGit
+    const m = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, 'utf8'))
+    return m ? resolvePath(dir, m[1].trim()) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** A cheap fingerprint of what `git status` depends on most: HEAD, the index, and the top directory. */
+export function worktreeStamp(dir: string): string {
+  const gitDir = worktreeGitDir(dir)
+  const m = (p: string) => {
+    try {
+      const s = statSync(p)
+      return `${s.mtimeMs}:${s.size}:${s.ino}`
+    } catch {
+      return '-'
+    }
+  }
+  return gitDir ? `${m(join(gitDir, 'HEAD'))}|${m(join(gitDir, 'index'))}|${m(dir)}` : 'no-git'
+}
+
+/** The tree of everything in the worktree (tracked changes and untracked files, ignored ones aside), built in a
+ * temporary index so the worktree's own index is never touched. */
+export async function snapshotTree(dir: string): Promise<string> {
+  const gitDir = worktreeGitDir(dir)
+  if (!gitDir) throw new SvcError('conflict', `${dir} is not a git worktree`)
+  const index = join(gitDir, `svc-snapshot-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`)
+  try {
+    const e = { GIT_INDEX_FILE: index }
+    await git(dir, ['read-tree', 'HEAD'], e)
+    await git(dir, ['add', '-A'], e)
+    return (await git(dir, ['write-tree'], e)).trim()
+  } finally {
+    rmSync(index, { force: true })
+  }
+}
+
+/** Apply a patch to HEAD in a temporary index and return the resulting tree: proof that it reproduces the work. */
+export async function treeFromPatch(dir: string, patch: string): Promise<string> {
+  const gitDir = worktreeGitDir(dir)!
+  const index = join(gitDir, `svc-verify-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`)
+  try {
+    const e = { GIT_INDEX_FILE: index }
+    await git(dir, ['read-tree', 'HEAD'], e)
+    if (patch.length) await git(dir, ['apply', '--cached', '--binary', '--whitespace=nowarn', '-'], e, patch)
+    return (await git(dir, ['write-tree'], e)).trim()
+  } finally {
+    rmSync(index, { force: true })
+  }
+}
+
+export async function diffBinary(dir: string, from: string, to: string): Promise<string> {
+  return git(dir, ['diff', '--binary', '--full-index', '--no-color', '--no-ext-diff', '--no-renames', from, to])
+}
+
+/** Keep a tree reachable: a commit on top of HEAD, named by a ref under refs/svc/parked/. */
+export async function keepTree(dir: string, tree: string, ref: string, message: string): Promise<string> {
+  const commit = (await git(dir, ['commit-tree', tree, '-p', 'HEAD', '-m', message], {
+    GIT_AUTHOR_NAME: 'svc',
+    GIT_AUTHOR_EMAIL: 'svc@localhost',
+    GIT_COMMITTER_NAME: 'svc',
+    GIT_COMMITTER_EMAIL: 'svc@localhost',
+  })).trim()
+  await git(dir, ['update-ref', ref, commit])
+  return commit
+}
+
+/** Bring a worktree back to HEAD: tracked changes reverted, untracked (not ignored) files removed. Only ever
+ * called after the work was parked and verified. */
+export async function cleanTree(dir: string): Promise<void> {
+  await git(dir, ['reset', '--quiet', '--hard', 'HEAD'])
+  await git(dir, ['clean', '-q', '-f', '-d'])
+}
+
+export async function headOf(dir: string): Promise<string | undefined> {
+  return revParse(dir, 'HEAD')
+}
+
+/** Commits of HEAD that no remote-tracking branch holds (the work a push has not saved). */
+export async function unpushedCount(dir: string): Promise<number> {
+  const r = await run(dir, ['rev-list', '--count', 'HEAD', '--not', '--remotes'])
+  return r.ok ? Number(r.stdout.trim()) : 0
 }

@@ -161,6 +161,7 @@ async function createLane(
     role: plan.role,
     ...(judged ? { for: judged } : {}),
     dir: plan.dirName,
+    root: dirname(a.dir),
     iteration: plan.iteration,
     ...(made.repo ? { repo: made.repo } : {}),
     ...(made.branch ? { branch: made.branch } : {}),

@@ -4,7 +4,7 @@ import type { ConversationRecord, LaneFacts } from '../../kernel/domain/conversa
 import { ROLES, type Role } from '../../kernel/domain/keys.js'
 import { effectiveLauncher, isWithinLane, mayLaunch } from '../../kernel/domain/launcher.js'
 
-const lane = (role: Role, key = `k-${role}`): LaneFacts => ({ run: 'r1', key, role, dir: `/lanes/r1-${key}`, iteration: 1 })
+const lane = (role: Role, key = `k-${role}`): LaneFacts => ({ run: 'r1', key, role, dir: `r1-${key}`, root: '/lanes', iteration: 1 })
 
 function row(id: string, extra: Partial<ConversationRecord> = {}): ConversationRecord {
   return { id, name: `n${id}`, createdAt: Number(id), harness: 'none', cwd: '/w', ...extra }

@@ -136,14 +136,14 @@ test("update refuses every write-once field with 'forbidden' and leaves the file
   await newConv(store, 'root')
   const lane = await newConv(store, 'lane1', {
     parent: '1',
-    lane: { run: 'r1', key: 'k', role: 'builder', dir: '/lanes/r1-k', iteration: 1 },
+    lane: { run: 'r1', key: 'k', role: 'builder', dir: 'r1-k', root: '/lanes', iteration: 1 },
   })
   const file = join(convDir(home, 'lane1'), 'record.json')
   const before = readFileSync(file)
   const inMemory = JSON.stringify(store.get(lane.id))
   const patches: Partial<ConversationRecord>[] = [
     { parent: '99' },
-    { lane: { run: 'r2', key: 'k', role: 'critic', dir: '/x', iteration: 2 } },
+    { lane: { run: 'r2', key: 'k', role: 'critic', dir: 'x', root: '/lanes', iteration: 2 } },
     { name: 'other' },
     { id: '77' },
     { createdAt: 1 },

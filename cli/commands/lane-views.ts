@@ -1,0 +1,65 @@
+import { SvcError } from '../../kernel/domain/errors.js'
+import { LIST_COLUMNS, listCells } from '../../kernel/domain/list-columns.js'
+import type { LaneView } from '../../kernel/port.js'
+import { json, table } from '../format.js'
+import type { Run } from '../table.js'
+
+const cells = (v: LaneView) =>
+  listCells({
+    id: v.id,
+    run: v.run,
+    key: v.key,
+    role: v.role,
+    iteration: v.iteration,
+    activity: v.activity.value,
+    archived: v.archived,
+    report: v.report,
+    for: v.for ? `${v.for.key} i${v.for.iteration}` : undefined,
+    verdict: v.verdict,
+    branch: v.git?.branch ?? v.branch,
+    head: v.git?.head,
+    ahead: v.git?.ahead,
+    dirty: v.git?.dirty,
+    model: v.model,
+    cost: v.cost,
+  })
+
+const opt = (v: unknown) => (v === undefined ? undefined : String(v))
+
+export const list: Run = async (port, args, io) => {
+  const views = await port.laneList({ run: opt(args.run), parent: opt(args.parent) })
+  io.out(args.json ? json(views) : table([...LIST_COLUMNS], views.map(cells)))
+  return 0
+}
+
+/** `#<id> <role> i<n> <activity> <verdict> <verdict file>` (SPEC.md 4.1 show). */
+export const showLine = (v: LaneView) =>
+  `#${v.id} ${v.role} i${v.iteration} ${v.archived ? 'archived' : v.activity.value} ${v.verdict?.value ?? '-'} ${v.verdict?.file ?? '-'}`
+
+export const show: Run = async (port, args, io) => {
+  const lane = args._[0]
+  const r = await port.laneShow({ lane, run: opt(args.run), key: opt(args.key) })
+  io.out(args.json ? json(r) : [r.chain, ...r.lanes.map(showLine)].join('\n') + '\n')
+  return 0
+}
+
+export const stop: Run = async (port, args, io) => {
+  const v = await port.laneStop({ lane: args._[0] })
+  io.out(args.json ? json(v) : `Lane ${v.run}/${v.key} ${v.role} i${v.iteration} stopped: conv ${v.id} (${v.name})\n`)
+  return 0
+}
+
+export const reap: Run = async (port, args, io) => {
+  if (args.lane !== undefined) throw new SvcError('usage', 'reap takes the lane as its argument')
+  const r = await port.laneReap({ lane: args._[0], park: args.park ? true : undefined, keep: args.keep ? true : undefined })
+  if (args.json) {
+    io.out(json(r))
+    return 0
+  }
+  for (const w of r.warnings) io.err(w + '\n')
+  if (r.parked) io.out(`parked ${r.parked.paths} path${r.parked.paths === 1 ? '' : 's'} to ${r.parked.patch} (kept at ${r.parked.ref})\n`)
+  const v = r.lane
+  io.out(`reaped ${v.run}/${v.key} ${v.role} i${v.iteration} (conv ${v.id})${r.removed ? `: removed ${r.removed}` : ''}${v.branch ? `; branch ${v.branch} kept` : ''}\n`)
+  if (r.archiveError) io.out(r.archiveError + '\n')
+  return 0
+}

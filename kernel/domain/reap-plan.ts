@@ -1,0 +1,42 @@
+import { isWithin } from './lane-paths.js'
+
+/** What the reap knows about a lane's directory at one moment. */
+export interface ReapFacts {
+  role: string
+  /** Real path of the lane directory, or undefined when it no longer exists. */
+  dirReal?: string
+  rootReal: string
+  harnessAlive: boolean
+  processes: { pid: number; command: string }[]
+  /** Git-backed lanes: changed or untracked paths in the worktree. */
+  dirtyPaths: number
+  park: boolean
+  /** Play lanes: the directory holds a .git. */
+  playHasGit: boolean
+}
+
+/** SPEC.md 4.1 reap steps 1-4, in order: the first refusal, or undefined when the reap may go on. */
+export function reapRefusal(f: ReapFacts, limitS: number): string | undefined {
+  if (f.harnessAlive) return `refused: the harness is still alive after ${limitS} s`
+  if (f.dirReal === undefined) return undefined
+  if (!isWithin(f.dirReal, f.rootReal) || f.dirReal === f.rootReal) return `refused: ${f.dirReal} is outside the lanes root ${f.rootReal}`
+  if (f.processes.length) {
+    const list = f.processes.map((p) => `${p.pid} (${p.command || '?'})`).join(', ')
+    return `refused: ${f.processes.length === 1 ? 'a process has its' : `${f.processes.length} processes have their`} working directory inside ${f.dirReal}: ${list}`
+  }
+  if (f.dirtyPaths > 0 && !f.park)
+    return `refused: ${f.dirReal} has uncommitted changes (${f.dirtyPaths} path${f.dirtyPaths === 1 ? '' : 's'}); commit them, or pass --park to save them to a patch`
+  return undefined
+}
+
+/** Step 5: commits the upstream lacks are a warning, never a loss: the branch is kept. */
+export function unpushedWarning(branch: string | undefined, unpushed: number): string | undefined {
+  if (!unpushed) return undefined
+  return `warning: ${branch ?? 'HEAD'} has ${unpushed} commit${unpushed === 1 ? '' : 's'} not on any remote; the branch is kept`
+}
+
+/** The parked patch's file name: `parked-<timestamp>.patch`. */
+export const parkedPatchName = (now: Date) => `parked-${now.toISOString().replace(/[-:]/g, '').replace('.', '')}.patch`
+
+/** SPEC.md 4.1 reap step 7: the message when archiving fails after a successful reap. */
+export const archiveFailedMessage = (error: string, id: string) => `reaped, but archiving failed: ${error}; archive conv ${id} from the Command Deck`

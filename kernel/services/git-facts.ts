@@ -1,0 +1,57 @@
+import { existsSync } from 'node:fs'
+import * as git from '../io/git.js'
+
+/** A worktree's git facts are reused while its fingerprint (HEAD, index, top directory) is unchanged and they are
+ * younger than this; an edit deeper in the tree shows within this time. */
+export const GIT_FACTS_TTL_MS = 2000
+const PARALLEL = 8
+
+interface Entry {
+  facts: git.GitFacts
+  stamp: string
+  at: number
+}
+
+/** Git facts of lane worktrees, read concurrently (no index lock) and not recomputed from scratch on every call. */
+export class GitFactsCache {
+  private entries = new Map<string, Entry>()
+
+  async many(dirs: string[], now = Date.now()): Promise<Map<string, (git.GitFacts & { asOf: number }) | undefined>> {
+    const out = new Map<string, (git.GitFacts & { asOf: number }) | undefined>()
+    const todo: string[] = []
+    for (const dir of dirs) {
+      const e = this.entries.get(dir)
+      if (e && now - e.at < GIT_FACTS_TTL_MS && e.stamp === git.worktreeStamp(dir)) out.set(dir, { ...e.facts, asOf: e.at })
+      else todo.push(dir)
+    }
+    let i = 0
+    const worker = async () => {
+      while (i < todo.length) {
+        const dir = todo[i++]
+        out.set(dir, await this.fresh(dir))
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(PARALLEL, todo.length) }, worker))
+    return out
+  }
+
+  async fresh(dir: string): Promise<(git.GitFacts & { asOf: number }) | undefined> {
+    if (!existsSync(dir)) {
+      this.entries.delete(dir)
+      return undefined
+    }
+    const stamp = git.worktreeStamp(dir)
+    const at = Date.now()
+    try {
+      const facts = await git.statusFacts(dir)
+      this.entries.set(dir, { facts, stamp, at })
+      return { ...facts, asOf: at }
+    } catch {
+      return undefined
+    }
+  }
+
+  forget(dir: string) {
+    this.entries.delete(dir)
+  }
+}
