@@ -27,6 +27,8 @@ export const guard: MiddlewareHandler<HandlerEnv> = async (c, next) => {
     } catch {}
     if (originHost !== host) return c.json(errorBody('forbidden', `requests from origin ${origin} are refused`), 403)
   }
+  // The one route without a token: it trades a one-time code for the cookie.
+  if (c.req.path === '/deck/login' && c.req.method === 'GET') return next()
   const header = c.req.header('authorization') ?? ''
   const given = header.startsWith('Bearer ') ? header.slice(7) : getCookie(c, TOKEN_COOKIE) ?? ''
   if (!constantTimeEqual(given, c.env.token)) return c.json(errorBody('unauthorized', 'missing or wrong token'), 401)

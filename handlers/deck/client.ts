@@ -1,0 +1,106 @@
+/** The deck's browser code: draws the tree from /api/tree and redraws on each server-sent change. */
+export const CLIENT = String.raw`
+const $ = (s, el = document) => el.querySelector(s)
+const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c])
+const ago = (t) => { const s = Math.max(0, Math.round((Date.now() - t) / 1000)); return s < 60 ? s + 's' : s < 3600 ? Math.floor(s / 60) + 'm' : Math.floor(s / 3600) + 'h' }
+const money = (c) => c ? (c.estimated ? '~' : '') + '$' + c.usd.toFixed(2) : ''
+async function api(path, opts) {
+  const res = await fetch(path, { credentials: 'same-origin', headers: { 'content-type': 'application/json' }, ...opts })
+  const body = await res.json().catch(() => ({}))
+  if (!res.ok) throw new Error(body.error ? body.error.message : 'HTTP ' + res.status)
+  return body
+}
+function activityChip(view) {
+  const a = view.activity
+  const label = view.archived ? 'archived' : a.value + (a.reason ? ' (' + a.reason + ')' : '')
+  const ev = a.evidence ? a.evidence.source + (a.evidence.detail ? ': ' + a.evidence.detail : '') + ', ' + ago(a.evidence.at) + ' ago' : ''
+  return '<span class="chip activity-' + esc(view.archived ? 'archived' : a.value) + '" data-activity="' + esc(a.value) + '" title="' + esc(ev) + '">' + esc(label) + '</span> <span class="muted evidence">' + esc(ev) + '</span>'
+}
+function verdictBadge(v, link) {
+  if (!v) return ''
+  const text = esc(v.value + ' ' + v.defects)
+  const cls = 'badge verdict-' + esc(v.value) + (v.stale ? ' stale' : '')
+  const title = v.stale ? 'stale: the branch moved past the judged commit' : 'judged ' + esc((v.judged || '').slice(0, 7))
+  return link ? '<a class="' + cls + '" data-verdict-link="' + esc(v.by) + '" href="/conv/' + esc(v.by) + '" title="' + title + '">' + text + '</a>' : '<span class="' + cls + '" data-verdict="' + esc(v.value) + '" title="' + title + '">' + text + '</span>'
+}
+function row(tree, node) {
+  const c = tree.conversations[node.id]
+  const l = tree.lanes[node.id]
+  const parts = ['<span class="id">#' + esc(node.id) + '</span>', '<span class="name"><a href="/conv/' + esc(node.id) + '">' + esc(c.name) + '</a></span>']
+  if (node.continues) parts.push('<span class="continues" data-continues="' + esc(node.continues) + '">continues ← #' + esc(node.continues) + '</span>')
+  if (l) {
+    parts.push('<span class="chip role" data-role="' + esc(l.role) + '">' + esc(l.role) + ' i' + l.iteration + '</span>')
+    parts.push('<span class="muted">' + esc(l.run + '/' + l.key) + '</span>')
+  } else parts.push('<span class="chip">' + esc(c.kind) + '</span>')
+  parts.push(activityChip(l || c))
+  if (l) {
+    parts.push('<span class="report" data-report="' + esc(l.report ? l.report.status : '') + '">' + esc(l.report ? 'report: ' + l.report.status : 'no report') + '</span>')
+    if (l.git) parts.push('<span class="muted git">' + esc((l.git.branch || '') + '@' + (l.git.head || '').slice(0, 7)) + (l.git.ahead !== undefined ? ' ahead ' + l.git.ahead : '') + (l.git.dirty ? ' dirty' : '') + '</span>')
+    parts.push(verdictBadge(l.verdict, l.role === 'builder'))
+  }
+  if (c.model) parts.push('<span class="muted">' + esc(c.model) + '</span>')
+  if (c.cost) parts.push('<span class="muted cost">' + money(c.cost) + '</span>')
+  if (tree.costPerOrchestrator[node.id] !== undefined) parts.push('<span class="muted">total ' + '$' + tree.costPerOrchestrator[node.id].toFixed(2) + '</span>')
+  const kids = node.children.length ? '<ul>' + node.children.map((n) => row(tree, n)).join('') + '</ul>' : ''
+  return '<li data-id="' + esc(node.id) + '" data-kind="' + esc(c.kind) + '"><div class="row">' + parts.join(' ') + '</div>' + kids + '</li>'
+}
+async function drawTree() {
+  const params = new URLSearchParams(location.search)
+  const q = new URLSearchParams()
+  if (params.get('run')) q.set('run', params.get('run'))
+  if (params.get('parent')) q.set('parent', params.get('parent'))
+  const tree = await api('/api/tree' + (q.toString() ? '?' + q : ''))
+  const runSel = $('#run')
+  if (runSel && runSel.options.length <= 1) for (const r of tree.runs) runSel.add(new Option(r, r, false, r === params.get('run')))
+  $('#costs').textContent = Object.entries(tree.costPerRun).map(([r, c]) => 'run ' + r + ': $' + c.toFixed(2)).join(' · ')
+  $('#tree').innerHTML = tree.roots.map((n) => row(tree, n)).join('') || '<li class="muted">no conversations</li>'
+  document.body.dataset.drawn = String(Date.now())
+}
+async function drawConv(ref) {
+  const c = await api('/api/convs/' + encodeURIComponent(ref))
+  const lane = c.lane ? await api('/api/lanes/' + encodeURIComponent(c.id)).catch(() => null) : null
+  $('#title').textContent = '#' + c.id + ' ' + c.name
+  $('#facts').innerHTML = activityChip(lane || c) + ' <span class="muted">' + esc(c.harness + ' ' + (c.model || '') + ' ' + money(c.cost)) + '</span>' +
+    (lane ? ' <span class="chip">' + esc(lane.run + '/' + lane.key + ' ' + lane.role + ' i' + lane.iteration) + '</span> ' + verdictBadge(lane.verdict, false) : '')
+  $('#needs').hidden = !(c.activity.value === 'needs-you' && c.pending)
+  if (c.pending) $('#needs-what').textContent = c.pending.kind + (c.pending.tool ? ': ' + c.pending.tool : '')
+  $('#reap').hidden = !lane || lane.archived
+  const t = await api('/api/convs/' + encodeURIComponent(ref) + '/transcript')
+  $('#transcript').innerHTML = t.entries.map((e) => '<div class="t-' + esc(e.kind) + '" data-kind="' + esc(e.kind) + '">' + esc(new Date(e.at).toISOString().slice(11, 19) + ' ' + e.kind + ' ' + e.text) + '</div>').join('')
+  document.body.dataset.drawn = String(Date.now())
+}
+function live(draw) {
+  let timer
+  const redraw = () => { clearTimeout(timer); timer = setTimeout(() => draw().catch((e) => ($('#status').textContent = e.message)), 100) }
+  const es = new EventSource('/api/events')
+  es.addEventListener('change', redraw)
+  es.addEventListener('ready', () => { document.body.dataset.live = 'yes' })
+  redraw()
+}
+const page = document.body.dataset.page
+if (page === 'deck') {
+  live(drawTree)
+  $('#run').addEventListener('change', (e) => { const p = new URLSearchParams(location.search); e.target.value ? p.set('run', e.target.value) : p.delete('run'); location.search = p })
+  $('#parent').addEventListener('change', (e) => { const p = new URLSearchParams(location.search); e.target.value ? p.set('parent', e.target.value) : p.delete('parent'); location.search = p })
+}
+if (page === 'conv') {
+  const ref = document.body.dataset.ref
+  live(() => drawConv(ref))
+  $('#composer').addEventListener('submit', async (e) => {
+    e.preventDefault()
+    const text = $('#message').value
+    try { await api('/api/convs/' + encodeURIComponent(ref) + '/tell', { method: 'POST', body: JSON.stringify({ text }) }); $('#message').value = ''; $('#status').textContent = 'sent' }
+    catch (err) { $('#status').textContent = err.message }
+  })
+  for (const d of ['allow', 'deny']) $('#' + d).addEventListener('click', async () => {
+    try { await api('/api/convs/' + encodeURIComponent(ref) + '/answer', { method: 'POST', body: JSON.stringify({ decision: d, message: $('#answer-message').value || undefined }) }); $('#status').textContent = 'answered ' + d }
+    catch (err) { $('#status').textContent = err.message }
+  })
+  $('#reap-go').addEventListener('click', async () => {
+    try {
+      const r = await api('/api/lanes/' + encodeURIComponent(ref) + '/reap', { method: 'POST', body: JSON.stringify({ park: $('#park').checked, keep: $('#keep').checked }) })
+      $('#status').textContent = 'reaped' + (r.parked ? '; parked to ' + r.parked.patch : '') + (r.archiveError ? '; ' + r.archiveError : '') + (r.warnings.length ? '; ' + r.warnings.join('; ') : '')
+    } catch (err) { $('#status').textContent = err.message }
+  })
+}
+`

@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto'
+import { buildTree, costPerOrchestrator, costPerRun, type TreeInput, type TreeNode } from '../domain/conv-tree.js'
+import { SvcError } from '../domain/errors.js'
+import type { DeckTree, PortInput } from '../port.js'
+import type { KernelContext } from './context.js'
+import type { GitFactsCache } from './git-facts.js'
+import { laneViews } from './lane-list.js'
+
+/** The deck's tree: every conversation (archived lanes too), filtered by run or by parent. */
+export async function deckTree(ctx: KernelContext, cache: GitFactsCache, input: PortInput<'deckTree'>): Promise<DeckTree> {
+  const now = Date.now()
+  const recs = ctx.store.all().filter((r) => !r.archived || r.lane)
+  const views = Object.fromEntries(recs.map((r) => [r.id, ctx.view(r, now)]))
+  const lanes = Object.fromEntries((await laneViews(ctx, cache, (r) => recs.includes(r))).map((l) => [l.id, l]))
+  const inputs: TreeInput[] = recs.map((r) => ({ id: r.id, parent: r.parent, successor: r.successor, lane: r.lane, cost: views[r.id].cost }))
+  let roots = buildTree(inputs)
+  if (input.parent !== undefined) {
+    const id = ctx.resolve(input.parent).id
+    const find = (ns: TreeNode[]): TreeNode | undefined => ns.map((n) => (n.id === id ? n : find(n.children))).find(Boolean)
+    roots = [find(roots)!].filter(Boolean)
+  }
+  if (input.run !== undefined) {
+    const run = input.run
+    const keep = (n: TreeNode): TreeNode | undefined => {
+      const children = n.children.map(keep).filter((c): c is TreeNode => Boolean(c))
+      const own = lanes[n.id]
+      if (own && own.run !== run) return undefined
+      return own || children.length ? { ...n, children } : undefined
+    }
+    roots = roots.map(keep).filter((c): c is TreeNode => Boolean(c))
+  }
+  return {
+    roots,
+    conversations: views,
+    lanes,
+    costPerRun: costPerRun(inputs),
+    costPerOrchestrator: costPerOrchestrator(inputs, buildTree(inputs)),
+    runs: [...new Set(Object.values(lanes).map((l) => l.run))].sort(),
+  }
+}
+
+const CODE_LIFETIME_MS = 120_000
+
+/** One-time codes that let a browser trade a URL for the deck's cookie, so the token never sits in a URL. */
+export class DeckCodes {
+  private codes = new Map<string, number>()
+  issue() {
+    const code = randomBytes(18).toString('base64url')
+    const expiresAt = Date.now() + CODE_LIFETIME_MS
+    this.codes.set(code, expiresAt)
+    return { code, expiresAt }
+  }
+  redeem(code: string): { ok: true } {
+    const expiresAt = this.codes.get(code)
+    this.codes.delete(code)
+    if (!expiresAt || expiresAt < Date.now()) throw new SvcError('unauthorized', 'this deck link was used already or has expired; run svc deck for a new one')
+    return { ok: true }
+  }
+}
