@@ -9,6 +9,8 @@ import { laneWait } from './services/lane-wait.js'
 import { laneList, laneShow, laneViews } from './services/lane-list.js'
 import { laneReap } from './services/lane-reap.js'
 import { GitFactsCache } from './services/git-facts.js'
+import { ChangeLog } from './services/change-log.js'
+import { deckTree, DeckCodes } from './services/deck.js'
 import { SvcError } from './domain/errors.js'
 
 /** The kernel's own KernelPort: every verb, in process. */
@@ -16,6 +18,8 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
   const judgedDone = async (rec: ConversationRecord) =>
     (rec.lane?.role === 'critic' || rec.lane?.role === 'verifier') && (await ctx.store.reports(rec.name)).some((r) => r.status === 'done')
   const gitFacts = new GitFactsCache()
+  const changeLog = new ChangeLog(ctx)
+  const deckCodes = new DeckCodes()
   return {
     async kernelStatus() {
       return { pid: process.pid, port: opts.port(), version: ctx.version, home: ctx.home, startedAt: opts.startedAt, conversations: ctx.store.size }
@@ -39,6 +43,11 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
     laneWait: (input) => laneWait(ctx, input),
     laneList: (input) => laneList(ctx, gitFacts, input),
     laneShow: (input) => laneShow(ctx, gitFacts, input),
+    laneGet: async (input) => {
+      const rec = ctx.resolve(input.lane)
+      if (!rec.lane) throw new SvcError('not_found', `conv ${rec.id} (${rec.name}) is not a lane`)
+      return (await laneViews(ctx, gitFacts, (r) => r.id === rec.id))[0]
+    },
     laneStop: async (input) => {
       const rec = ctx.resolve(input.lane)
       if (!rec.lane) throw new SvcError('usage', `conv ${rec.id} (${rec.name}) is not a lane`)
@@ -46,5 +55,9 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
       return (await laneViews(ctx, gitFacts, (r) => r.id === rec.id))[0]
     },
     laneReap: (input) => laneReap(ctx, gitFacts, input),
+    changes: (input) => changeLog.since(input.after, input.timeoutMs),
+    deckTree: (input) => deckTree(ctx, gitFacts, input),
+    deckCode: async () => deckCodes.issue(),
+    deckRedeem: async (input) => deckCodes.redeem(input.code),
   }
 }

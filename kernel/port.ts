@@ -83,8 +83,13 @@ export const PortSchemas = {
   }),
   laneList: v.strictObject({ run: opt(text(200)), parent: opt(ref), key: opt(text(200)) }),
   laneShow: v.strictObject({ lane: opt(ref), run: opt(text(200)), key: opt(text(200)) }),
+  laneGet: v.strictObject({ lane: ref }),
   laneStop: v.strictObject({ lane: ref }),
   laneReap: v.strictObject({ lane: ref, park: opt(v.boolean()), keep: opt(v.boolean()) }),
+  changes: v.strictObject({ after: v.pipe(v.number(), v.integer(), v.minValue(0)), timeoutMs: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(30_000)) }),
+  deckTree: v.strictObject({ run: opt(text(200)), parent: opt(ref) }),
+  deckCode: v.strictObject({}),
+  deckRedeem: v.strictObject({ code: text(200) }),
 } as const
 
 export type PortMethod = keyof typeof PortSchemas
@@ -145,8 +150,23 @@ export interface PortOutputs {
   laneWait: WaitResult
   laneList: LaneView[]
   laneShow: { chain: string; lanes: LaneView[] }
+  laneGet: LaneView
   laneStop: LaneView
   laneReap: ReapResult
+  changes: { changes: { seq: number; at: number; name: string; what: string }[]; last: number }
+  deckTree: DeckTree
+  deckCode: { code: string; expiresAt: number }
+  deckRedeem: { ok: true }
+}
+
+/** Everything the deck draws: conversations as a tree, each row's view, and costs summed. */
+export interface DeckTree {
+  roots: { id: string; continues?: string; children: DeckTree['roots'] }[]
+  conversations: Record<string, ConvView>
+  lanes: Record<string, LaneView>
+  costPerRun: Record<string, number>
+  costPerOrchestrator: Record<string, number>
+  runs: string[]
 }
 
 export interface LaneView {
