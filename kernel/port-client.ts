@@ -1,5 +1,5 @@
 import { SvcError, isErrorCode } from './domain/errors.js'
-import { PORT_METHODS, type KernelPort } from './port.js'
+import type { KernelPort } from './port.js'
 
 /** Sends one JSON request and returns the status and the parsed body. */
 export type Transport = (path: string, body: unknown) => Promise<{ status: number; body: unknown }>
@@ -7,16 +7,18 @@ export type Transport = (path: string, body: unknown) => Promise<{ status: numbe
 /** A KernelPort over HTTP, for callers in other processes (the CLI, handlers on workerd). Mechanical: one POST
  * to /rpc/<method> per call; an error body becomes the same SvcError the kernel threw. */
 export function remotePort(transport: Transport): KernelPort {
-  const port: Record<string, (input: unknown) => Promise<unknown>> = {}
-  for (const method of PORT_METHODS) {
-    port[method] = async (input) => {
-      const { status, body } = await transport(`/rpc/${method}`, input ?? {})
-      if (status >= 200 && status < 300) return body
-      const err = (body as { error?: { code?: unknown; message?: string; hint?: string } })?.error
-      throw new SvcError(isErrorCode(err?.code) ? err.code : 'internal', err?.message ?? `kernel answered HTTP ${status}`, err?.hint)
-    }
-  }
-  return port as unknown as KernelPort
+  // A proxy rather than a table: callers pay for no schema library at start-up; the kernel validates.
+  return new Proxy({} as KernelPort, {
+    get: (_t, method) =>
+      typeof method !== 'string' || method === 'then'
+        ? undefined
+        : async (input: unknown) => {
+            const { status, body } = await transport(`/rpc/${method}`, input ?? {})
+            if (status >= 200 && status < 300) return body
+            const err = (body as { error?: { code?: unknown; message?: string; hint?: string } })?.error
+            throw new SvcError(isErrorCode(err?.code) ? err.code : 'internal', err?.message ?? `kernel answered HTTP ${status}`, err?.hint)
+          },
+  })
 }
 
 /** A transport over fetch (workerd, browsers). */

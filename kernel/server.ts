@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { createApp } from '../handlers/app.js'
-import { homePaths } from './home.js'
+import { convFiles, homePaths } from './home.js'
+import type { ConversationRecord } from './domain/conversation.js'
 import { createFileOnce } from './io/atomic-file.js'
 import { ConfigFile } from './io/config.js'
 import { fileLog } from './io/log.js'
@@ -14,7 +15,7 @@ import { Store } from './io/store.js'
 import { watchAgents } from './io/watch.js'
 import { kernelPort } from './kernel.js'
 import { readKernelFile, setAsideKernelFile, staleReason, type KernelFile } from './kernel-file.js'
-import { KernelContext } from './services/context.js'
+import { KernelContext, type KernelEvent } from './services/context.js'
 import { reconcile } from './services/reconcile.js'
 import { Runners } from './services/runners.js'
 import { RuntimeFacts } from './services/runtime-facts.js'
@@ -108,17 +109,29 @@ export async function runKernel(home: string): Promise<void> {
   }
   log('info', `kernel ${VERSION} pid ${process.pid} listening on 127.0.0.1:${boundPort}, home ${home}`)
 
-  for (const t of await store.removeStaleTemps()) log('warn', `removed temp file of an interrupted write: ${t}`)
   for (const d of store.orphanDirs) log('warn', `conversation directory without a record (an interrupted creation): ${d}`)
   const first = await reconcile(ctx, { graceMs: 10_000 })
   if (first.adopted.length) log('info', `re-adopted runners of ${first.adopted.map((n) => 'conv-' + n).join(', ')}`)
 
-  watcher = watchAgents(paths.agents, (e) => {
+  // Watch the directories of conversations that can still change; a new conversation is added as it is created.
+  const changing = (r: ConversationRecord) => r.harness !== 'none' && !r.archived && !r.ended && !ctx.facts.get(r.name).state?.ended
+  watcher = watchAgents(store.all().filter(changing).map((r) => convFiles(home, r.name).dir), (e) => {
     ctx.facts.invalidate(e.name)
-    ctx.emit({ name: e.name, what: e.file === 'reports.json' ? 'report' : e.file === 'record.json' ? 'record' : 'state' })
+    ctx.emit({ name: e.name, what: e.file === 'reports.json' ? 'report' : e.file === 'record.json' ? 'record' : 'state', fromWatcher: true })
+  })
+  const w = watcher
+  ctx.events.on('change', (e: KernelEvent) => {
+    if (e.fromWatcher && e.what !== 'state') return
+    const rec = store.getByName(e.name)
+    if (rec && changing(rec)) w.add(convFiles(home, e.name).dir)
+    else if (rec) w.remove(convFiles(home, e.name).dir)
   })
   await watcher.ready
   ready()
+  void store
+    .removeStaleTemps()
+    .then((removed) => removed.forEach((t) => log('warn', `removed temp file of an interrupted write: ${t}`)))
+    .catch((e) => log('error', `sweep: ${e.message}`))
 
   timers.push(setInterval(() => void reconcile(ctx, { graceMs: 10_000 }).catch((e) => log('error', `reconcile: ${e.message}`)), RECONCILE_EVERY_MS))
   timers.push(

@@ -1,5 +1,6 @@
 import { Low, type Adapter } from 'lowdb'
-import { readdir, readFile, mkdir, unlink, stat } from 'node:fs/promises'
+import { readFile, mkdir, unlink, readdir, stat } from 'node:fs/promises'
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SvcError } from '../domain/errors.js'
 import { WRITE_ONCE_FIELDS, type ConversationRecord } from '../domain/conversation.js'
@@ -55,40 +56,58 @@ export class Store {
 
   private constructor(readonly home: string) {}
 
-  /** Load every record. A file that does not parse stops the load with an error naming it. */
+  /** Load every record. A file that does not parse stops the load with an error naming it. Small files read
+   * synchronously in one loop: at 10 000 conversations that is several times quicker than as many promises. What
+   * is not needed to answer (temp files of interrupted writes, report times) is swept after, by `sweep()`. */
   static async open(home: string): Promise<Store> {
     const store = new Store(home)
     const agents = homePaths(home).agents
-    await mkdir(agents, { recursive: true, mode: 0o700 })
-    const dirs = (await readdir(agents)).filter((d) => d.startsWith('conv-'))
-    await Promise.all(dirs.map((d) => store.loadDir(join(agents, d), d.slice(5))))
+    mkdirSync(agents, { recursive: true, mode: 0o700 })
+    for (const d of readdirSync(agents)) if (d.startsWith('conv-')) store.loadDir(join(agents, d), d.slice(5))
     return store
   }
 
-  private async loadDir(dir: string, name: string) {
-    const entries = await readdir(dir).catch(() => [] as string[])
-    for (const e of entries) if (isTempName(e)) this.staleTemps.push(join(dir, e))
-    if (!entries.includes('record.json')) {
-      this.orphanDirs.push(dir)
+  private loadDir(dir: string, name: string) {
+    const path = join(dir, 'record.json')
+    let text: string
+    try {
+      text = readFileSync(path, 'utf8')
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') this.orphanDirs.push(dir)
+      else if ((e as NodeJS.ErrnoException).code !== 'ENOTDIR') throw e
       return
     }
-    const low = new Low<ConversationRecord>(new AtomicJsonFile(join(dir, 'record.json')), null as never)
-    await low.read()
-    const rec = low.data
+    const rec = parseStoreFile<ConversationRecord>(path, text)
     if (!rec || rec.name !== name || typeof rec.id !== 'string')
-      throw new SvcError('internal', `store file ${join(dir, 'record.json')} does not hold the record of conv-${name}; it was left untouched: repair it or move it away, then start the kernel again`)
+      throw new SvcError('internal', `store file ${path} does not hold the record of conv-${name}; it was left untouched: repair it or move it away, then start the kernel again`)
+    const low = new Low<ConversationRecord>(new AtomicJsonFile(path), rec)
     this.records.set(rec.id, low)
     this.byName.set(rec.name, rec.id)
     this.maxId = Math.max(this.maxId, Number(rec.id))
-    // Reports load on first use; the file's mtime bounds the time of its newest report from above.
-    if (entries.includes('reports.json')) {
-      const s = await stat(join(dir, 'reports.json'))
-      this.lastReportAt = Math.max(this.lastReportAt, Math.ceil(s.mtimeMs))
-    }
+  }
+
+  private swept?: Promise<void>
+  /** After start: find temp files left by interrupted writes, and bound the time of the newest stored report (its
+   * file's mtime) so report times stay increasing even if the clock stepped back. Report writes wait for it. */
+  sweep(): Promise<void> {
+    this.swept ??= (async () => {
+      const agents = homePaths(this.home).agents
+      for (const d of await readdir(agents)) {
+        if (!d.startsWith('conv-')) continue
+        const entries = await readdir(join(agents, d)).catch(() => [] as string[])
+        for (const e of entries) if (isTempName(e)) this.staleTemps.push(join(agents, d, e))
+        if (entries.includes('reports.json')) {
+          const st = await stat(join(agents, d, 'reports.json')).catch(() => undefined)
+          if (st) this.lastReportAt = Math.max(this.lastReportAt, Math.ceil(st.mtimeMs))
+        }
+      }
+    })()
+    return this.swept
   }
 
   /** Remove temp files left by an interrupted write (only the kernel that owns the store may). */
   async removeStaleTemps(): Promise<string[]> {
+    await this.sweep()
     const removed = this.staleTemps.splice(0)
     await Promise.all(removed.map((p) => unlink(p).catch(() => {})))
     return removed
@@ -179,6 +198,7 @@ export class Store {
   /** Record a report with the next sequence number and a time strictly after every earlier report's, so the
    * run cursor orders all reports totally. */
   async appendReport(name: string, report: Omit<Report, 'seq' | 'at'>): Promise<Report> {
+    await this.sweep()
     return this.serial(`reports:${name}`, async () => {
       const doc = await this.reportsDoc(name)
       const at = Math.max(Date.now(), this.lastReportAt + 1)

@@ -7,14 +7,25 @@ export interface ConvFileEvent {
   file: string
 }
 
-/** One watcher over agents/: a change to a conversation's files is reported as a hint; the reader re-reads. */
-export function watchAgents(agentsDir: string, onEvent: (e: ConvFileEvent) => void): { close: () => Promise<void>; ready: Promise<void> } {
-  const watcher: FSWatcher = watch(agentsDir, {
-    depth: 1,
+export interface AgentsWatcher {
+  /** Watch one more conversation directory (a conversation that may still change). */
+  add(dir: string): void
+  /** Stop watching a directory (its conversation has ended). */
+  remove(dir: string): void
+  close(): Promise<void>
+  ready: Promise<void>
+}
+
+/** One watcher over the conversation directories under agents/: a change to a conversation's files is reported as a
+ * hint, and the reader re-reads. Only directories of conversations that can still change are watched, so the cost
+ * follows the live conversations, not the size of the store. */
+export function watchAgents(dirs: string[], onEvent: (e: ConvFileEvent) => void): AgentsWatcher {
+  const watcher: FSWatcher = watch(dirs, {
+    depth: 0,
     ignoreInitial: true,
     ignored: (path: string) => {
       const b = basename(path)
-      return b.endsWith('.tmp') || b === 'transcript.jsonl' || b === 'runner.log'
+      return b.endsWith('.tmp') || b === 'transcript.jsonl' || b === 'runner.log' || b === 'inbox.txt'
     },
   })
   const emit = (path: string) => {
@@ -23,6 +34,12 @@ export function watchAgents(agentsDir: string, onEvent: (e: ConvFileEvent) => vo
     onEvent({ name: dir.slice(5), file: basename(path) })
   }
   watcher.on('add', emit).on('change', emit).on('unlink', emit)
-  const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()))
-  return { close: () => watcher.close(), ready }
+  // chokidar never says ready when it is given no path at all.
+  const ready = dirs.length ? new Promise<void>((resolve) => watcher.once('ready', () => resolve())) : Promise.resolve()
+  return {
+    add: (dir) => void watcher.add(dir),
+    remove: (dir) => void watcher.unwatch(dir),
+    close: () => watcher.close(),
+    ready,
+  }
 }

@@ -12,6 +12,8 @@ import { convView } from './conv-view.js'
 export interface KernelEvent {
   name: string
   what: 'state' | 'report' | 'record' | 'transcript'
+  /** Seen by the file watcher (rather than announced by the kernel's own write). */
+  fromWatcher?: boolean
 }
 
 /** What every kernel service stands on. */

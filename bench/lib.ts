@@ -1,0 +1,78 @@
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdirSync, rmSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { fileURLToPath } from 'node:url'
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+export const SVC = join(ROOT, 'dist', 'cli', 'main.js')
+
+/** One measured figure beside its target and, where there is one, the floor measured in the same run. */
+export interface Figure {
+  what: string
+  value: number
+  unit: string
+  /** The target as text, and whether the value meets it. */
+  target: string
+  ok: boolean
+  floor?: { what: string; value: number }
+  note?: string
+}
+
+export const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+export const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]
+}
+
+/** A throwaway HOME with its service home, under the user's home (lanes roots may not lie under /tmp). */
+export function benchHome(label: string) {
+  const dir = join(homedir(), '.svc-bench-homes', `${label}-${randomBytes(3).toString('hex')}`)
+  const home = join(dir, 'home')
+  const service = join(home, '.service')
+  mkdirSync(service, { recursive: true, mode: 0o700 })
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, SERVICE_HOME: service }
+  for (const k of Object.keys(env)) if (k.startsWith('SERVICE_') && k !== 'SERVICE_HOME') delete env[k]
+  return {
+    dir,
+    home,
+    service,
+    env,
+    cleanup() {
+      spawnSync(process.execPath, [SVC, 'kernel', 'stop'], { env })
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Wall time of one run of a command, in ms. */
+export function timeCommand(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint()
+    const child = spawn(cmd, args, { env: opts.env, cwd: opts.cwd, stdio: 'ignore' })
+    child.on('error', reject)
+    child.on('close', (code) => (code === 0 ? resolve(Number(process.hrtime.bigint() - t0) / 1e6) : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}`))))
+  })
+}
+
+/** Median wall time of `runs` runs, alternating with the floor so both see the same machine state. */
+export async function versus(runs: number, a: () => Promise<number>, b: () => Promise<number>): Promise<{ a: number; b: number }> {
+  const as: number[] = []
+  const bs: number[] = []
+  for (let i = 0; i < runs; i++) {
+    as.push(await a())
+    bs.push(await b())
+  }
+  return { a: median(as), b: median(bs) }
+}
+
+export const run = (cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string } = {}) => {
+  const r = spawnSync(cmd, args, { env: opts.env, cwd: opts.cwd, input: opts.input, encoding: 'utf8', maxBuffer: 1 << 28 })
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`)
+  return r.stdout
+}

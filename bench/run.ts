@@ -1,0 +1,29 @@
+import type { Figure } from './lib.js'
+
+/** `npm run bench`: every benchmark, each figure beside its target and the ratio to its floor; exits non-zero when
+ * a target is missed. `npm run bench -- <name>...` runs only those. */
+const ALL = ['cli', 'wake', 'store', 'api', 'start', 'reap'] as const
+const chosen = process.argv.slice(2).length ? process.argv.slice(2) : [...ALL]
+const figures: Figure[] = []
+const started = Date.now()
+for (const name of chosen) {
+  if (!(ALL as readonly string[]).includes(name)) {
+    console.error(`unknown benchmark ${name}; one of ${ALL.join(', ')}`)
+    process.exit(1)
+  }
+  const t0 = Date.now()
+  const mod = (await import(`./${name}.js`)) as { bench: () => Promise<Figure[]> }
+  const got = await mod.bench()
+  figures.push(...got)
+  for (const f of got) print(f)
+  console.log(`  (${name}: ${((Date.now() - t0) / 1000).toFixed(1)} s)`)
+}
+
+function print(f: Figure) {
+  const ratio = f.floor ? `  ${(f.value / f.floor.value).toFixed(2)}× of ${f.floor.what} (${f.floor.value.toFixed(1)} ${f.unit})` : ''
+  console.log(`${f.ok ? 'ok  ' : 'MISS'}  ${f.what}: ${f.value.toFixed(f.unit === 'req/s' ? 0 : 1)} ${f.unit}  target ${f.target}${ratio}${f.note ? `  [${f.note}]` : ''}`)
+}
+
+const missed = figures.filter((f) => !f.ok)
+console.log(`\n${figures.length - missed.length} of ${figures.length} targets met in ${((Date.now() - started) / 1000).toFixed(0)} s`)
+process.exit(missed.length ? 1 : 0)
