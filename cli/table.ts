@@ -47,6 +47,13 @@ export const COMMANDS: CommandSpec[] = [
     options: [s('reason', 'With needs-you: question, permission or plan'), json],
     load: () => import('./commands/conv.js').then((m) => ({ run: m.convMark })),
   },
+  {
+    name: 'conv answer',
+    positionals: ['<conv>', '<decision>'],
+    description: 'Answer the permission, question or plan a conversation waits on (needs-you): allow or deny',
+    options: [s('message', 'With deny: the reason; with allow to a question: the answer'), json],
+    load: () => import('./commands/conv-answer.js'),
+  },
   { name: 'tell', positionals: ['<conv>', '<text>'], description: 'Send a message to a conversation', options: [b('force', 'Send even to a critic or verifier that filed its done report'), json], load: () => import('./commands/conv.js').then((m) => ({ run: m.tell })) },
   {
     name: 'handoff',
@@ -123,6 +130,7 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./commands/lane-views.js').then((m) => ({ run: m.reap })),
   },
   { name: 'deck', positionals: [], description: 'Print (and on a terminal, open) the address of the Command Deck', options: [b('no-open', 'Only print the address'), json], load: () => import('./commands/deck.js') },
+  { name: 'doctor', positionals: [], description: 'Check the harness CLIs, git, lsof, the lanes roots and the kernel; exit 1 on any problem', options: [json], load: () => import('./commands/doctor.js') },
   { name: 'runner', positionals: ['<name>'], description: 'Drive one conversation (started by the kernel)', options: [], hidden: true, load: () => import('./commands/runner.js') },
   { name: 'kernel run', positionals: [], description: 'Run the kernel in the foreground', options: [], hidden: true, load: () => import('./commands/kernel.js').then((m) => ({ run: m.runForeground })) },
 ]

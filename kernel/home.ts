@@ -27,6 +27,7 @@ export const convFiles = (home: string, name: string) => {
     mark: join(dir, 'mark.json'),
     launch: join(dir, 'launch.json'),
     inbox: join(dir, 'inbox.jsonl'),
+    answers: join(dir, 'answers.jsonl'),
     shellInbox: join(dir, 'inbox.txt'),
     transcript: join(dir, 'transcript.jsonl'),
     brief: join(dir, 'lane-brief.md'),

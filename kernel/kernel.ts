@@ -12,6 +12,8 @@ import { GitFactsCache } from './services/git-facts.js'
 import { ChangeLog } from './services/change-log.js'
 import { deckTree, DeckCodes } from './services/deck.js'
 import { SvcError } from './domain/errors.js'
+import { convAnswer } from './services/conv-answer.js'
+import { doctor } from './services/doctor.js'
 
 /** The kernel's own KernelPort: every verb, in process. */
 export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: () => number; stop: () => void }): KernelPort {
@@ -36,6 +38,8 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
     convMark: (input) => conv.convMark(ctx, input),
     convTranscript: async (input: PortInput<'convTranscript'>) => ({ entries: await conv.transcript(ctx, ctx.resolve(input.conv), input.after) }),
     tell: (input) => conv.tell(ctx, input, judgedDone),
+    convAnswer: (input) => convAnswer(ctx, input),
+    doctor: () => doctor(ctx, { version: ctx.version, pid: process.pid, port: opts.port() }),
     successor: (input) => conv.successor(ctx, input),
     convAwaitStart: (input) => awaitStart(ctx, ctx.resolve(input.conv), input.timeoutMs),
     laneStart: (input) => laneStart(ctx, input),

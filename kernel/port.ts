@@ -3,6 +3,7 @@ import type { ActivityView, Evidence } from './domain/activity.js'
 import type { LaneFacts } from './domain/conversation.js'
 import { HARNESSES, NEEDS_YOU_REASONS, PHASES, EFFORTS, ROLES, REPORT_STATUSES } from './domain/keys.js'
 import type { Report } from './domain/report.js'
+import type { DoctorCheck } from './domain/doctor.js'
 
 /** KernelPort: the whole contract between the kernel and its users (CLI, handlers). One method per verb, inputs
  * as valibot schemas; the RPC layer (handlers/rpc.ts, kernel/port-client.ts) is generated from this table. */
@@ -35,6 +36,8 @@ export const PortSchemas = {
   }),
   convTranscript: v.strictObject({ conv: ref, after: opt(v.pipe(v.number(), v.integer(), v.minValue(0))) }),
   tell: v.strictObject({ conv: ref, text: text(1_000_000), force: opt(v.boolean()), conversation: opt(ref) }),
+  convAnswer: v.strictObject({ conv: ref, decision: v.picklist(['allow', 'deny'], 'must be allow or deny'), message: opt(text(100_000)) }),
+  doctor: v.strictObject({}),
   successor: v.strictObject({
     conversation: opt(ref),
     kind: v.picklist(['handoff', 'fork']),
@@ -121,7 +124,8 @@ export interface ConvView {
   activity: ActivityView
   ended?: Evidence
   cost?: { usd: number; estimated: boolean }
-  pending?: { kind: string; tool?: string; at: number }
+  /** The request a needs-you harness waits on; `input` is the tool's input (a question's questions, a plan). */
+  pending?: { kind: string; tool?: string; input?: unknown; at: number }
   lane?: LaneFacts
 }
 
@@ -143,6 +147,8 @@ export interface PortOutputs {
   convMark: ConvView
   convTranscript: { entries: TranscriptEntry[] }
   tell: { delivered: true; conv: ConvView }
+  convAnswer: { conv: ConvView; answered: { id: string; kind: string; tool?: string; decision: 'allow' | 'deny' } }
+  doctor: { checks: DoctorCheck[]; problems: number }
   successor: ConvView
   convAwaitStart: ConvView
   laneStart: { lane: ConvView; line: string }

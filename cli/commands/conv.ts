@@ -16,6 +16,12 @@ export function oneOf<T extends string>(args: Args, k: string, set: readonly T[]
 
 const activityText = (v: ConvView) => v.activity.value + (v.activity.reason ? ` (${v.activity.reason})` : '')
 
+function pendingText(p: NonNullable<ConvView['pending']>): string {
+  const input = p.input === undefined ? '' : ` ${JSON.stringify(p.input)}`
+  const text = `${p.kind}${p.tool ? ` (${p.tool})` : ''}${input}`
+  return (text.length > 300 ? text.slice(0, 297) + '...' : text) + `; answer with svc conv answer`
+}
+
 function describe(v: ConvView): string {
   const rows: [string, string | undefined][] = [
     ['id', v.id],
@@ -28,6 +34,7 @@ function describe(v: ConvView): string {
     ['cwd', v.cwd],
     ['activity', `${activityText(v)} (${v.activity.evidence.source}${v.activity.evidence.detail ? `: ${v.activity.evidence.detail}` : ''}, ${age(v.activity.evidence.at)} ago)`],
     ['archived', v.archived ? 'yes' : undefined],
+    ['waits on', v.pending ? pendingText(v.pending) : undefined],
     ['cost', v.cost ? `$${v.cost.usd.toFixed(2)}${v.cost.estimated ? ' (estimate)' : ''}` : undefined],
     ['lane', v.lane ? `${v.lane.run}/${v.lane.key} ${v.lane.role} i${v.lane.iteration}` : undefined],
   ]

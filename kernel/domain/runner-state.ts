@@ -13,6 +13,14 @@ export interface RunnerState {
   /** A request the harness is waiting on (needs-you), kept so it can be answered. */
   pending?: { id: string; kind: NeedsYouReason; tool?: string; input?: unknown; at: number }
   session?: string
+  /** Messages held while a turn runs; they go to the harness together when it ends. */
+  queued?: string[]
+  /** Turns the harness finished (a `result`, a `turn.completed`). */
+  turns?: number
+  /** The last error the harness reported (a failed turn, an exit), kept for the evidence. */
+  lastError?: { at: number; message: string }
+  /** Tokens used so far, for harnesses that report no price (the cost is then an estimate from these). */
+  usage?: { input: number; cachedInput: number; output: number }
 }
 
 /** What `svc conv mark` publishes (mark.json, written by the kernel). */

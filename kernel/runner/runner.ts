@@ -1,21 +1,25 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import { appendFileSync, existsSync, openSync, readSync, closeSync, statSync, watch, readFileSync } from 'node:fs'
-import { createInterface } from 'node:readline'
+import { appendFileSync, existsSync, readFileSync, watch } from 'node:fs'
 import type { LaunchSpec, RunnerState } from '../domain/runner-state.js'
 import { convFiles } from '../home.js'
 import { writeFileAtomicSync } from '../io/atomic-file.js'
 import { adapterFor } from '../io/harness/index.js'
-import type { Reduction } from '../io/harness/types.js'
+import type { Answer, LaunchPlan, Reduction } from '../io/harness/types.js'
 import { processStartTime, signalGroup } from '../io/procs.js'
+import { startHarness, type HarnessExit, type HarnessProcess } from './harness-process.js'
+import { jsonlTail } from './jsonl-tail.js'
 
+/** After an interrupt request, the harness gets this long to end its turn and exit before SIGTERM. */
+const INTERRUPT_GRACE_MS = 1500
 const STOP_GRACE_MS = 5000
 
 /** `svc runner <name>`: drives one conversation's harness. Detached in its own process group; it alone writes
- * state.json and transcript.jsonl in the conversation's directory. */
+ * state.json and transcript.jsonl in the conversation's directory. The adapter decides (purely) what each event,
+ * message, answer and exit means; this function does the I/O. */
 export async function runRunner(home: string, name: string): Promise<number> {
   const files = convFiles(home, name)
   const spec = JSON.parse(readFileSync(files.launch, 'utf8')) as LaunchSpec
-  let state: RunnerState = { runner: { pid: process.pid, start: processStartTime(process.pid) ?? '' } }
+  const self = { pid: process.pid, start: processStartTime(process.pid) ?? '' }
+  let state: RunnerState = { runner: self }
   let transcriptN = countLines(files.transcript)
   const publish = () => writeFileAtomicSync(files.state, JSON.stringify(state) + '\n')
   const record = (lines: Reduction['transcript']) => {
@@ -28,114 +32,139 @@ export async function runRunner(home: string, name: string): Promise<number> {
   const adapter = adapterFor(spec.harness)
   const fail = (message: string) => {
     const at = Date.now()
-    state = { ...state, spawnError: { at, message }, ended: { at, exitCode: null, signal: null, source: 'spawn error' } }
+    state = { ...state, phase: undefined, spawnError: { at, message }, ended: { at, exitCode: null, signal: null, source: 'spawn error' } }
     record([{ kind: 'error', text: message }])
     publish()
     return 1
   }
   if (!adapter) return fail(`harness ${spec.harness} has no runner adapter`)
-  let plan
+  let first: LaunchPlan | undefined
   try {
-    plan = adapter.buildLaunch(spec)
+    first = adapter.buildLaunch(spec)
   } catch (e) {
     return fail((e as Error).message)
   }
   if (!existsSync(spec.cwd)) return fail(`working directory ${spec.cwd} does not exist`)
 
-  const env: NodeJS.ProcessEnv = { ...process.env }
-  for (const k of Object.keys(env)) if (spec.envDropPrefixes.some((p) => k.startsWith(p)) || spec.envDrop.includes(k)) delete env[k]
-  Object.assign(env, spec.env)
+  let child: HarnessProcess | undefined
+  let stopSource: string | undefined
+  let finished!: () => void
+  const over = new Promise<void>((resolve) => (finished = resolve))
 
-  const apply = (r: Reduction, child?: ChildProcess) => {
+  const apply = (r: Reduction) => {
     if (r.state) state = { ...state, ...r.state }
     record(r.transcript)
-    if (r.stdin && child?.stdin?.writable) child.stdin.write(r.stdin)
+    if (r.stdin) child?.write(r.stdin)
+    if (r.closeInput) child?.closeInput()
     if (r.state) publish()
+    if (r.spawn && !stopSource) void launch(r.spawn)
   }
 
-  let child: ChildProcess
-  try {
-    child = spawn(plan.command, plan.args, { cwd: spec.cwd, env, stdio: [plan.stdin === 'none' ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
-  } catch (e) {
-    return fail(`could not start ${plan.command}: ${(e as Error).message}`)
-  }
-  const spawned = await new Promise<Error | undefined>((resolve) => {
-    child.once('spawn', () => resolve(undefined))
-    child.once('error', (e) => resolve(e))
-  })
-  if (spawned) {
-    const code = (spawned as NodeJS.ErrnoException).code
-    return fail(code === 'ENOENT' ? `${plan.command}: command not found (${spawned.message})` : `${plan.command}: ${spawned.message}`)
-  }
-  const now = Date.now()
-  state = { ...state, harness: { pid: child.pid!, start: processStartTime(child.pid!) ?? '', at: now } }
-  apply(adapter.started(now), child)
-  if (plan.initialInput) child.stdin?.write(plan.initialInput)
-
-  createInterface({ input: child.stdout! }).on('line', (line) => apply(adapter.stdoutLine(line, state, Date.now()), child))
-  const stderrTail: string[] = []
-  createInterface({ input: child.stderr! }).on('line', (line) => {
-    stderrTail.push(line)
-    if (stderrTail.length > 20) stderrTail.shift()
-    record([{ kind: 'stderr', text: line }])
-  })
-
-  // Messages sent with `tell` arrive as lines of inbox.jsonl (kernel-written); deliver each once.
-  let inboxOffset = 0
-  const deliverInbox = () => {
-    if (!existsSync(files.inbox)) return
-    const size = statSync(files.inbox).size
-    if (size <= inboxOffset) return
-    const buf = Buffer.alloc(size - inboxOffset)
-    const fd = openSync(files.inbox, 'r')
-    readSync(fd, buf, 0, buf.length, inboxOffset)
-    closeSync(fd)
-    const text = buf.toString('utf8')
-    const complete = text.lastIndexOf('\n') + 1
-    inboxOffset += Buffer.byteLength(text.slice(0, complete))
-    for (const line of text.slice(0, complete).split('\n').filter(Boolean)) {
-      const msg = JSON.parse(line) as { text: string }
-      const r = adapter.deliver(msg.text, state, Date.now())
-      if (r.appendToFile !== undefined) appendFileSync(files.shellInbox, r.appendToFile)
-      apply(r, child)
+  /** Start one harness process; the first one's failure ends the runner as a spawn error. */
+  const launch = async (plan: LaunchPlan, isFirst = false): Promise<boolean> => {
+    record(plan.notes?.map((text) => ({ kind: 'system' as const, text })))
+    const env = harnessEnv(spec, plan)
+    const started = await startHarness(plan, spec.cwd, env, {
+      stdout: (line) => apply(adapter.stdoutLine(line, state, Date.now())),
+      stderr: (line) => record([{ kind: 'stderr', text: line }]),
+    })
+    if ('error' in started) {
+      if (isFirst) {
+        fail(started.error)
+        return false
+      }
+      apply({ state: { lastError: { at: Date.now(), message: started.error }, phase: { value: 'idle', source: 'spawn error', at: Date.now() } }, transcript: [{ kind: 'error', text: started.error }] })
+      return false
     }
+    child = started
+    if (stopSource) started.kill('SIGTERM') // the stop came while it was starting
+    if (adapter.lifetime === 'process') state = { ...state, harness: { pid: started.pid, start: processStartTime(started.pid) ?? '', at: Date.now() } }
+    void started.exited.then((exit) => onExit(started, exit))
+    return true
   }
-  // Messages already there when the runner starts were sent before it: deliver them too.
-  deliverInbox()
-  const watcher = watch(files.dir, (_e, f) => {
-    if (f === 'inbox.jsonl') deliverInbox()
-  })
-  const inboxTimer = setInterval(deliverInbox, 2000) // a lost watch event costs at most this long
 
-  let stopSource: string | undefined
+  const onExit = (proc: HarnessProcess, exit: HarnessExit) => {
+    if (child === proc) child = undefined
+    const r = adapter.exited({ ...exit, stopping: Boolean(stopSource) }, state, Date.now(), spec)
+    apply(r)
+    if (r.end || stopSource) end(exit, 'harness exited')
+  }
+
+  let done = false
+  const end = (exit: { code: number | null; signal: string | null }, what: string) => {
+    if (done) return
+    done = true
+    const at = Date.now()
+    state = { ...state, phase: undefined, pending: undefined, ended: { at, exitCode: exit.code, signal: exit.signal, source: stopSource ?? 'process exit' } }
+    record([{ kind: 'system', text: `${what} (${exit.signal ?? `code ${exit.code}`})` }])
+    publish()
+    finished()
+  }
+
+  if (adapter.lifetime === 'runner') state = { ...state, harness: { ...self, at: Date.now() } }
+  if (first && !(await launch(first, true))) return 1
+  apply(adapter.started(Date.now(), spec))
+
+  // Messages sent with `tell` arrive as lines of inbox.jsonl, answers to a pending request as lines of answers.jsonl
+  // (both kernel-written); each is handled once. Those already there were sent before the runner started.
+  const bad = (file: string) => (line: string) => record([{ kind: 'error', text: `${file}: not a JSON line: ${line.slice(0, 200)}` }])
+  const readInbox = jsonlTail(
+    files.inbox,
+    (m) => {
+      const r = adapter.deliver((m as { text: string }).text, state, Date.now(), spec)
+      if (r.appendToFile !== undefined) appendFileSync(files.shellInbox, r.appendToFile)
+      apply(r)
+    },
+    bad('inbox.jsonl'),
+  )
+  const readAnswers = jsonlTail(
+    files.answers,
+    (a) => apply(adapter.answer ? adapter.answer(a as Answer, state, Date.now()) : { transcript: [{ kind: 'error', text: `the ${spec.harness} harness takes no answers` }] }),
+    bad('answers.jsonl'),
+  )
+  const poll = () => {
+    if (stopSource) return
+    readInbox()
+    readAnswers()
+  }
+  poll()
+  const watcher = watch(files.dir, (_e, f) => {
+    if (f === 'inbox.jsonl' || f === 'answers.jsonl') poll()
+  })
+  const timer = setInterval(poll, 2000) // a lost watch event costs at most this long
+
   const onStop = (sig: NodeJS.Signals) => {
     if (stopSource) return
     stopSource = `stop (${sig})`
-    child.kill('SIGTERM')
+    const proc = child
+    if (!proc) return end({ code: null, signal: sig }, 'runner stopped between turns')
+    // First ask the harness to end its turn (its own protocol), then signals; the kernel's stop escalates to the group.
+    const ask = adapter.interrupt?.(state)
+    if (ask) {
+      proc.write(ask)
+      proc.closeInput()
+      setTimeout(() => proc.kill('SIGTERM'), INTERRUPT_GRACE_MS).unref()
+    } else proc.kill('SIGTERM')
     setTimeout(() => signalGroup(process.pid, 'SIGKILL'), STOP_GRACE_MS).unref()
   }
   process.on('SIGTERM', onStop)
   process.on('SIGINT', onStop)
   process.on('SIGHUP', onStop)
 
-  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()))
-  const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  )
-  // Let the last output lines through, unless a leftover child keeps the pipes open.
-  await Promise.race([closed, new Promise((r) => setTimeout(r, 500))])
+  await over
   watcher.close()
-  clearInterval(inboxTimer)
-  const at = Date.now()
-  state = {
-    ...state,
-    phase: undefined,
-    pending: undefined,
-    ended: { at, exitCode: exit.code, signal: exit.signal, source: stopSource ?? 'process exit' },
-  }
-  record([{ kind: 'system', text: `harness exited (${exit.signal ?? `code ${exit.code}`})` }])
-  publish()
+  clearInterval(timer)
   return 0
+}
+
+/** The harness's environment: the runner's own, without what the launch removes (a play lane's service context)
+ * and what the harness must not inherit, plus the launch's variables. */
+function harnessEnv(spec: LaunchSpec, plan: LaunchPlan): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env }
+  const drop = [...spec.envDrop, ...(plan.unsetEnv ?? [])]
+  for (const k of Object.keys(env)) if (spec.envDropPrefixes.some((p) => k.startsWith(p)) || drop.includes(k)) delete env[k]
+  Object.assign(env, spec.env)
+  return env
 }
 
 function countLines(path: string): number {

@@ -43,7 +43,7 @@ export function convView(rec: ConversationRecord, rt: Runtime, now: number): Con
     activity: deriveActivity(facts, now),
     ended: facts.ended,
     cost: rt.state?.cost,
-    pending: rt.state?.pending ? { kind: rt.state.pending.kind, tool: rt.state.pending.tool, at: rt.state.pending.at } : undefined,
+    pending: rt.state?.pending ? { kind: rt.state.pending.kind, tool: rt.state.pending.tool, input: rt.state.pending.input, at: rt.state.pending.at } : undefined,
     lane: rec.lane,
   }
 }

@@ -14,15 +14,17 @@ const emptyState = (): RunnerState => ({ runner: { pid: 100, start: '555' } })
 
 // ---- shell ----
 
-test('adapterFor knows shell and claude, not none', () => {
+test('adapterFor knows shell, claude and codex, not none', () => {
   assert.is(adapterFor('shell'), shellAdapter)
   assert.is(adapterFor('claude'), claudeAdapter)
+  assert.is(adapterFor('codex')?.name, 'codex')
   assert.is(adapterFor('none'), undefined)
 })
 
-test('shell buildLaunch: bash -e <script>, no stdin', () => {
+test('shell buildLaunch: bash -e <script>, no stdin; a model it cannot use is said to be ignored', () => {
   const plan = shellAdapter.buildLaunch(spec({ harness: 'shell', script: '/h/agents/conv-x/lane-brief.md', model: 'ignored', firstMessage: 'ignored' }))
-  assert.equal(plan, { command: 'bash', args: ['-e', '/h/agents/conv-x/lane-brief.md'], stdin: 'none' })
+  assert.equal(plan, { command: 'bash', args: ['-e', '/h/agents/conv-x/lane-brief.md'], stdin: 'none', notes: ['the shell harness runs a script: it ignores --model ignored'] })
+  assert.equal(shellAdapter.buildLaunch(spec({ harness: 'shell', script: '/s' })), { command: 'bash', args: ['-e', '/s'], stdin: 'none' })
 })
 
 test('shell buildLaunch without a script refuses', () => {
@@ -78,7 +80,7 @@ test('claude buildLaunch: full argument array', () => {
   assert.equal(JSON.parse(plan.initialInput!), { type: 'user', message: { role: 'user', content: 'the contract' } })
 })
 
-test('claude buildLaunch: resume replaces the session id', () => {
+test('claude buildLaunch: resume forks the source session under the chosen session id', () => {
   const plan = claudeAdapter.buildLaunch(spec({ model: 'm', resume: 'sess-1', session: 'sess-2' }))
   assert.equal(plan.args, [
     '-p',
@@ -91,6 +93,9 @@ test('claude buildLaunch: resume replaces the session id', () => {
     'm',
     '--resume',
     'sess-1',
+    '--fork-session',
+    '--session-id',
+    'sess-2',
     '--permission-prompt-tool',
     'stdio',
   ])

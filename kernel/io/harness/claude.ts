@@ -1,25 +1,100 @@
-import type { HarnessAdapter, Reduction } from './types.js'
 import type { NeedsYouReason } from '../../domain/keys.js'
+import type { RunnerState } from '../../domain/runner-state.js'
+import { busy, failureText, hold, joinQueued } from './common.js'
+import type { Answer, ProcessAdapter, Reduction, TranscriptLine } from './types.js'
 
-const userLine = (text: string) => JSON.stringify({ type: 'user', message: { role: 'user', content: text } }) + '\n'
+const jsonLine = (value: unknown) => JSON.stringify(value) + '\n'
+export const userLine = (text: string) => jsonLine({ type: 'user', message: { role: 'user', content: text } })
 
 const reasonFor = (tool: string | undefined): NeedsYouReason =>
   tool === 'AskUserQuestion' ? 'question' : tool === 'ExitPlanMode' ? 'plan' : 'permission'
 
-/** Harness `claude`: the Claude Code CLI in stream-json mode. Working from a user message to the `result` event,
- * idle after it while the process lives, needs-you on a `can_use_tool` control request. */
-export const claudeAdapter: HarnessAdapter = {
+/** Assistant errors that mean the CLI cannot work at all (SDKAssistantMessage.error). */
+const FATAL_ERRORS = new Set(['authentication_failed', 'oauth_org_not_allowed', 'billing_error'])
+
+const DENIED: Record<NeedsYouReason, string> = {
+  permission: 'The user denied this tool use.',
+  question: 'The user declined to answer.',
+  plan: 'The user rejected the plan.',
+}
+
+/** The `response` of a control_response to `can_use_tool`: allow with the (answered) input, or deny with a reason.
+ * A question is answered by adding `answers` (question text → answer) to its input. */
+export function permissionResponse(pending: NonNullable<RunnerState['pending']>, a: Answer): Record<string, unknown> {
+  if (a.decision === 'deny') return { behavior: 'deny', message: a.message ?? DENIED[pending.kind] }
+  const input = (pending.input ?? {}) as Record<string, unknown>
+  if (pending.kind !== 'question' || a.message === undefined) return { behavior: 'allow', updatedInput: input }
+  const questions = Array.isArray(input.questions) ? (input.questions as Array<{ question?: unknown }>) : []
+  const answers = Object.fromEntries(questions.map((q) => [String(q.question ?? ''), a.message]))
+  return { behavior: 'allow', updatedInput: { ...input, answers } }
+}
+
+const truncate = (s: string, n = 500) => (s.length > n ? s.slice(0, n - 3) + '...' : s)
+
+function assistantLines(content: Array<Record<string, any>>): TranscriptLine[] {
+  const out: TranscriptLine[] = []
+  for (const p of content) {
+    if (p.type === 'text') out.push({ kind: 'assistant', text: String(p.text) })
+    else if (p.type === 'tool_use') out.push({ kind: 'tool', text: `${p.name} ${JSON.stringify(p.input ?? {})}` })
+  }
+  return out
+}
+
+function toolResults(content: unknown): TranscriptLine[] {
+  if (!Array.isArray(content)) return []
+  return content
+    .filter((p) => p?.type === 'tool_result')
+    .map((p) => {
+      const text = typeof p.content === 'string' ? p.content : JSON.stringify(p.content ?? '')
+      return { kind: 'tool' as const, text: `${p.is_error ? 'tool error' : 'tool result'}: ${truncate(text)}` }
+    })
+}
+
+function result(ev: Record<string, any>, state: RunnerState, now: number): Reduction {
+  const held = state.queued ?? []
+  const base: Partial<RunnerState> = {
+    turns: (state.turns ?? 0) + 1,
+    cost: typeof ev.total_cost_usd === 'number' ? { usd: ev.total_cost_usd, estimated: false } : state.cost,
+    pending: undefined,
+    ...(ev.is_error ? { lastError: { at: now, message: String(ev.result ?? ev.subtype ?? 'error') } } : {}),
+  }
+  const transcript: TranscriptLine[] = [{ kind: 'system', text: `result: ${ev.subtype ?? ''}` }]
+  if (!held.length) return { state: { ...base, phase: { value: 'idle', source: 'stream: result', at: now } }, transcript }
+  return {
+    state: { ...base, queued: [], phase: { value: 'working', source: 'stream: result; held messages sent', at: now } },
+    transcript,
+    stdin: userLine(joinQueued(held)),
+  }
+}
+
+/** Harness `claude`: the Claude Code CLI in stream-json mode, one process for the whole conversation. Working from a
+ * user message to the `result` event, idle after it while the process lives, needs-you on a `can_use_tool` control
+ * request until it is answered. */
+export const claudeAdapter: ProcessAdapter = {
   name: 'claude',
+  lifetime: 'process',
   buildLaunch(spec) {
     const args = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose']
     if (spec.model) args.push('--model', spec.model)
     if (spec.effort) args.push('--effort', spec.effort)
-    if (spec.resume) args.push('--resume', spec.resume)
-    else if (spec.session) args.push('--session-id', spec.session)
+    // A successor continuing a session forks it, so two conversations never write one session; the CLI accepts a
+    // chosen --session-id with --resume only together with --fork-session.
+    if (spec.resume) args.push('--resume', spec.resume, '--fork-session')
+    if (spec.session) args.push('--session-id', spec.session)
     args.push('--permission-prompt-tool', 'stdio')
-    return { command: 'claude', args, stdin: 'keep-open', initialInput: spec.firstMessage ? userLine(spec.firstMessage) : undefined }
+    // A play lane gets no project instruction file: project (and local) settings carry CLAUDE.md.
+    if (spec.play) args.push('--setting-sources', 'user')
+    return {
+      command: 'claude',
+      args,
+      stdin: 'keep-open',
+      initialInput: spec.firstMessage ? userLine(spec.firstMessage) : undefined,
+      // Set inside a Claude Code session; a nested CLI must not believe it runs inside its parent.
+      unsetEnv: ['CLAUDECODE'],
+    }
   },
-  started(now) {
+  started(now, spec) {
+    if (spec && !spec.firstMessage) return { state: { phase: { value: 'idle', source: 'launch: no first message', at: now } } }
     return { state: { phase: { value: 'working', source: 'stream: first user message', at: now } } }
   },
   stdoutLine(line, state, now): Reduction {
@@ -35,22 +110,16 @@ export const claudeAdapter: HarnessAdapter = {
           ? { state: { model: ev.model ?? state.model, session: ev.session_id ?? state.session }, transcript: [{ kind: 'system', text: `session ${ev.session_id ?? '?'} model ${ev.model ?? '?'}` }] }
           : {}
       case 'assistant': {
-        const parts = (ev.message?.content ?? []) as Array<Record<string, any>>
-        return {
-          transcript: parts.map((p) =>
-            p.type === 'text' ? { kind: 'assistant' as const, text: String(p.text) } : { kind: 'tool' as const, text: `${p.name ?? p.type} ${JSON.stringify(p.input ?? {})}` },
-          ),
-        }
+        const transcript = assistantLines((ev.message?.content ?? []) as Array<Record<string, any>>)
+        if (typeof ev.error !== 'string') return { transcript }
+        const message = transcript.filter((l) => l.kind === 'assistant').map((l) => l.text).join(' ') || ev.error
+        if (!FATAL_ERRORS.has(ev.error)) return { state: { lastError: { at: now, message } }, transcript }
+        return { state: { spawnError: { at: now, message }, lastError: { at: now, message } }, transcript: [{ kind: 'error', text: `${ev.error}: ${message}` }], closeInput: true }
       }
+      case 'user':
+        return { transcript: toolResults(ev.message?.content) }
       case 'result':
-        return {
-          state: {
-            phase: { value: 'idle', source: 'stream: result', at: now },
-            cost: typeof ev.total_cost_usd === 'number' ? { usd: ev.total_cost_usd, estimated: false } : state.cost,
-            pending: undefined,
-          },
-          transcript: [{ kind: 'system', text: `result: ${ev.subtype ?? ''}` }],
-        }
+        return result(ev, state, now)
       case 'control_request': {
         if (ev.request?.subtype !== 'can_use_tool') return {}
         const kind = reasonFor(ev.request.tool_name)
@@ -62,15 +131,39 @@ export const claudeAdapter: HarnessAdapter = {
           transcript: [{ kind: 'tool', text: `needs you (${kind}): ${ev.request.tool_name}` }],
         }
       }
+      case 'control_cancel_request':
+        if (!state.pending || state.pending.id !== String(ev.request_id)) return {}
+        return {
+          state: { pending: undefined, phase: { value: 'working', source: 'stream: control_cancel_request', at: now } },
+          transcript: [{ kind: 'system', text: `the harness withdrew its ${state.pending.kind} request` }],
+        }
       default:
         return {}
     }
   },
-  deliver(text, _state, now) {
+  deliver(text, state, now) {
+    if (busy(state)) return hold(text, state)
     return {
       stdin: userLine(text),
       state: { phase: { value: 'working', source: 'stream: user message', at: now } },
       transcript: [{ kind: 'user', text }],
     }
+  },
+  answer(a, state, now) {
+    const p = state.pending
+    if (!p || p.id !== a.id) return { transcript: [{ kind: 'system', text: `answer ${a.decision} to request ${a.id} ignored: the harness no longer waits on it` }] }
+    return {
+      stdin: jsonLine({ type: 'control_response', response: { subtype: 'success', request_id: p.id, response: permissionResponse(p, a) } }),
+      state: { pending: undefined, phase: { value: 'working', source: `answer: ${a.decision}`, at: now, detail: p.tool } },
+      transcript: [{ kind: 'user', text: `${a.decision} (${p.kind}: ${p.tool ?? '?'})${a.message !== undefined ? `: ${a.message}` : ''}` }],
+    }
+  },
+  interrupt(state) {
+    return jsonLine({ type: 'control_request', request_id: `svc-interrupt-${state.turns ?? 0}`, request: { subtype: 'interrupt' } })
+  },
+  exited(exit, state, now) {
+    // Ending before a first finished turn, unasked, is a failure to start (a bad flag, a missing login).
+    if (exit.stopping || state.spawnError || state.turns) return { end: true }
+    return { end: true, state: { spawnError: { at: now, message: failureText('claude', exit, state) } } }
   },
 }

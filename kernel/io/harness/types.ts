@@ -5,13 +5,17 @@ export interface TranscriptLine {
   text: string
 }
 
-/** How to start a harness: pure, from the launch spec. */
+/** How to start a harness process: pure, from the launch spec. */
 export interface LaunchPlan {
   command: string
   args: string[]
   /** Bytes to write to stdin once started; stdin stays open when the harness takes further messages there. */
   stdin: 'none' | 'keep-open'
   initialInput?: string
+  /** Variables the harness must not inherit from the runner. */
+  unsetEnv?: string[]
+  /** What the harness cannot honour of the launch, said once in the transcript when the process starts. */
+  notes?: string[]
 }
 
 /** The effect of one event: state changes, transcript lines, bytes for the harness's stdin. */
@@ -19,16 +23,50 @@ export interface Reduction {
   state?: Partial<RunnerState>
   transcript?: TranscriptLine[]
   stdin?: string
+  /** Close the harness's stdin: it has nothing more to do (a failed login). */
+  closeInput?: boolean
+  /** Start this process next (a harness that runs one process per turn). */
+  spawn?: LaunchPlan
+}
+
+/** An answer to the request a harness waits on (kernel-written answers.jsonl). */
+export interface Answer {
+  id: string
+  decision: 'allow' | 'deny'
+  message?: string
+}
+
+/** How a harness process ended. */
+export interface ExitFacts {
+  code: number | null
+  signal: string | null
+  /** The runner was asked to stop. */
+  stopping: boolean
+  /** The last lines the process wrote on stderr. */
+  stderrTail: string[]
 }
 
 /** A harness adapter: pure argument building and event reducing. The runner does the I/O. */
 export interface HarnessAdapter {
   name: string
-  buildLaunch(spec: LaunchSpec): LaunchPlan
-  /** State right after the process started. */
-  started(now: number): Reduction
+  /** Whose life means "the harness is alive": its one process (`process`), or the runner waiting between the
+   * processes it starts one per turn (`runner`). */
+  lifetime: 'process' | 'runner'
+  /** The first process; undefined when there is nothing to run before a first message arrives. */
+  buildLaunch(spec: LaunchSpec): LaunchPlan | undefined
+  /** State right after the first process started (or, with no first process, right after the runner did). */
+  started(now: number, spec?: LaunchSpec): Reduction
   /** One line of the harness's stdout. */
   stdoutLine(line: string, state: RunnerState, now: number): Reduction
   /** A message sent with `tell`: how it reaches the harness. */
-  deliver(text: string, state: RunnerState, now: number): Reduction & { appendToFile?: string }
+  deliver(text: string, state: RunnerState, now: number, spec?: LaunchSpec): Reduction & { appendToFile?: string }
+  /** An answer to the pending request; a harness without requests has none. */
+  answer?(a: Answer, state: RunnerState, now: number): Reduction
+  /** Bytes asking the harness to stop its turn, written before any signal. */
+  interrupt?(state: RunnerState): string | undefined
+  /** A harness process exited; `end` says the conversation is over (else the runner waits for messages). */
+  exited(exit: ExitFacts, state: RunnerState, now: number, spec?: LaunchSpec): Reduction & { end: boolean }
 }
+
+/** An adapter whose conversation always starts with a process (the first message, or none, is given to it). */
+export type ProcessAdapter = Omit<HarnessAdapter, 'buildLaunch'> & { buildLaunch(spec: LaunchSpec): LaunchPlan }

@@ -1,0 +1,62 @@
+import { rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { ensureKernel, httpTransport } from '../cli/connect.js'
+import { processIo } from '../cli/io.js'
+import { gitIn, writeProjectsYaml } from '../fixtures/sample-project.js'
+import { remotePort } from '../kernel/port-client.js'
+import { bigProject } from './big-repo.js'
+import { benchHome, median, SVC, timeCommand, type Figure } from './lib.js'
+
+const RUNS = 5
+
+/** `svc lane start --no-wait` of a builder in a repository of 20 000 files against `git worktree add` of the same;
+ * the same with sparse_checkout selecting 5%; 50 concurrent starts against 50 serial worktree adds. */
+export async function bench(): Promise<Figure[]> {
+  const h = benchHome('start')
+  try {
+    writeFileSync(join(h.home, '.gitconfig'), '[user]\n\tname = Bench\n\temail = bench@example.com\n')
+    const p = bigProject(join(h.home, 'src'), 20_000)
+    const lanes = `${p.checkout}-lanes`
+    const roles = { builder: { model: 'm', harness: 'none' as const } }
+    writeProjectsYaml(h.service, { ...p }, { gauntlet: { roles } })
+    const k = (await ensureKernel({ ...processIo(), env: h.env }))!
+    const port = remotePort(httpTransport(k))
+    const root = (await port.convNew({ harness: 'none', project: p.key })).id
+    const env = { ...h.env, SERVICE_CONVERSATION: root }
+
+    const addFloor = async (n: number) => {
+      const dir = join(lanes, `floor-${n}`)
+      const t = await timeCommand('git', ['worktree', 'add', '--quiet', '-b', `floor/${n}`, dir, 'origin/main'], { cwd: p.checkout })
+      return t
+    }
+    const floors: number[] = []
+    const starts: number[] = []
+    for (let i = 0; i < RUNS; i++) {
+      floors.push(await addFloor(i))
+      starts.push(await timeCommand(process.execPath, [SVC, 'lane', 'start', '--run', 'b', '--key', `k${i}`, '--role', 'builder', '--prompt', 'x', '--no-wait'], { env }))
+    }
+    writeProjectsYaml(h.service, { ...p }, { gauntlet: { roles, sparse_checkout: ['/d00/'] } })
+    const sparse: number[] = []
+    for (let i = 0; i < RUNS; i++) sparse.push(await timeCommand(process.execPath, [SVC, 'lane', 'start', '--run', 's', '--key', `k${i}`, '--role', 'builder', '--prompt', 'x', '--no-wait'], { env }))
+    writeProjectsYaml(h.service, { ...p }, { gauntlet: { roles } })
+
+    // 50 concurrent starts of different keys, against 50 serial worktree adds of the same tree (smaller runs of
+    // files would not show the difference: both sides write the same 50 × 20 000 files).
+    const serial0 = Date.now()
+    for (let i = 0; i < 50; i++) await addFloor(100 + i)
+    const serial = Date.now() - serial0
+    const conc0 = Date.now()
+    await Promise.all(Array.from({ length: 50 }, (_, i) => timeCommand(process.execPath, [SVC, 'lane', 'start', '--run', 'c', '--key', `k${i}`, '--role', 'builder', '--prompt', 'x', '--no-wait'], { env })))
+    const concurrent = Date.now() - conc0
+    gitIn(p.checkout, 'worktree', 'prune')
+    const f = median(floors)
+    return [
+      { what: 'svc lane start --no-wait, builder, 20 000 files', value: median(starts), unit: 'ms', target: '≤ 1.3× git worktree add', ok: median(starts) <= 1.3 * f, floor: { what: 'git worktree add', value: f } },
+      { what: 'the same with sparse_checkout selecting 5%', value: median(sparse), unit: 'ms', target: '≥ 5× faster than git worktree add of the full tree', ok: median(sparse) * 5 <= f, floor: { what: 'full git worktree add', value: f } },
+      { what: '50 lanes started concurrently (different keys)', value: concurrent, unit: 'ms', target: '≤ 1.2× 50 serial git worktree add', ok: concurrent <= 1.2 * serial, floor: { what: '50 × git worktree add, serial', value: serial } },
+    ]
+  } finally {
+    rmSync(join(h.home, 'src'), { recursive: true, force: true })
+    h.cleanup()
+  }
+}

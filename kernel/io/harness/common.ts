@@ -1,0 +1,36 @@
+import type { RunnerState } from '../../domain/runner-state.js'
+import type { ExitFacts, Reduction } from './types.js'
+
+/** `exited with code 1` or `was killed by SIGTERM`. */
+export const exitText = (e: Pick<ExitFacts, 'code' | 'signal'>) => (e.signal ? `was killed by ${e.signal}` : `exited with code ${e.code}`)
+
+/** The telling line of what a process wrote on stderr: its last `error:` line (argument parsers add usage and
+ * hints after it), else its last line. */
+export function stderrGist(tail: string[]): string | undefined {
+  const lines = tail.filter((l) => l.trim())
+  return lines.filter((l) => /^\s*error\b/i.test(l)).at(-1) ?? lines.at(-1)
+}
+
+/** Why a harness process ended before it ever finished a turn: its own words when it gave any. */
+export function failureText(command: string, e: ExitFacts, state: RunnerState): string {
+  const said = state.lastError?.message ?? stderrGist(e.stderrTail)
+  return `${command} ${exitText(e)}${said ? `: ${said}` : ''}`
+}
+
+/** Messages held during a turn go to the harness as one message, in the order they were sent. */
+export const joinQueued = (queued: string[]) => queued.join('\n\n')
+
+/** A harness that takes one message at a time: while a turn runs (or waits on the user) a message is held. */
+export function busy(state: RunnerState): boolean {
+  return state.phase?.value === 'working' || state.phase?.value === 'needs-you'
+}
+
+export function hold(text: string, state: RunnerState): Reduction {
+  return {
+    state: { queued: [...(state.queued ?? []), text] },
+    transcript: [
+      { kind: 'user', text },
+      { kind: 'system', text: 'held until the current turn ends' },
+    ],
+  }
+}

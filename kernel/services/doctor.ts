@@ -1,0 +1,53 @@
+import { existsSync, realpathSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { doctorChecks, type DoctorCheck, type DoctorFacts, type LanesRootFact } from '../domain/doctor.js'
+import { SvcError } from '../domain/errors.js'
+import type { Projects } from '../io/config.js'
+import { toolFact, writable } from '../io/tools.js'
+import type { KernelContext } from './context.js'
+import { lanesRootOf } from './lane-start.js'
+
+/** The nearest directory that exists at or above `path`. */
+function existingAncestor(path: string): string {
+  let p = path
+  while (!existsSync(p) && dirname(p) !== p) p = dirname(p)
+  return p
+}
+
+function rootFacts(projects: Projects): LanesRootFact[] {
+  return Object.entries(projects).map(([project, entry]) => {
+    if (!existsSync(entry.path)) return { project, missingCheckout: true, path: entry.path, existing: entry.path, writable: false }
+    const { lanesRoot, problem } = lanesRootOf(entry, realpathSync(entry.path))
+    const existing = existingAncestor(lanesRoot)
+    return { project, path: lanesRoot, ...(problem ? { problem } : {}), existing, writable: writable(existing) }
+  })
+}
+
+/** `svc doctor`, seen from the kernel: its PATH is the one every harness is started with. */
+export async function doctor(ctx: KernelContext, kernel: DoctorFacts['kernel']): Promise<{ checks: DoctorCheck[]; problems: number }> {
+  let projects: Projects = {}
+  let configError: string | undefined
+  try {
+    projects = await ctx.config.projects()
+  } catch (e) {
+    configError = e instanceof SvcError ? e.message : `${ctx.config.path}: ${(e as Error).message}`
+  }
+  const [claude, codex, git, lsof] = await Promise.all([
+    toolFact('claude', ['--version']),
+    toolFact('codex', ['--version']),
+    toolFact('git', ['--version']),
+    toolFact('lsof', undefined),
+  ])
+  const configured = Object.values(projects).flatMap((p) => Object.values(p.gauntlet?.roles ?? {}).map((r) => r.harness))
+  const checks = doctorChecks({
+    kernel,
+    tools: { claude, codex, git, lsof },
+    harnessesInUse: ['claude', ...configured.filter((h): h is NonNullable<typeof h> => Boolean(h))],
+    hasProc: existsSync('/proc/self/cwd'),
+    home: { path: ctx.home, writable: writable(ctx.home) },
+    configPath: ctx.config.path,
+    configError,
+    roots: rootFacts(projects),
+  })
+  return { checks, problems: checks.filter((c) => !c.ok).length }
+}

@@ -1,0 +1,91 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { doctorChecks, type DoctorFacts } from '../../kernel/domain/doctor.js'
+
+const facts = (extra: Partial<DoctorFacts> = {}): DoctorFacts => ({
+  kernel: { version: '0.1.0', pid: 42, port: 4000 },
+  tools: {
+    claude: { path: '/usr/local/bin/claude', version: '2.0.14 (Claude Code)' },
+    codex: { path: '/usr/local/bin/codex', version: 'codex-cli 0.46.0' },
+    git: { path: '/usr/bin/git', version: 'git version 2.43.0' },
+    lsof: { path: '/usr/bin/lsof' },
+  },
+  harnessesInUse: ['claude'],
+  hasProc: true,
+  home: { path: '/home/u/.service', writable: true },
+  configPath: '/home/u/.service/projects.yaml',
+  roots: [{ project: 'app', path: '/home/u/src/app-lanes', existing: '/home/u/src', writable: true }],
+  ...extra,
+})
+
+test('all well: every check ok, with versions and paths', () => {
+  const checks = doctorChecks(facts())
+  assert.equal(
+    checks.map((c) => `${c.ok ? 'ok' : 'PROBLEM'} ${c.name}: ${c.detail}`),
+    [
+      'ok kernel: 0.1.0 answering (pid 42, port 4000)',
+      'ok claude: 2.0.14 (Claude Code) (/usr/local/bin/claude)',
+      'ok codex: codex-cli 0.46.0 (/usr/local/bin/codex)',
+      'ok git: git version 2.43.0 (/usr/bin/git)',
+      'ok lsof: found (/usr/bin/lsof)',
+      'ok service home: /home/u/.service (writable)',
+      'ok lanes root of app: /home/u/src/app-lanes (will be created)',
+    ],
+  )
+  assert.not.ok(checks.some((c) => c.fix))
+})
+
+test('a missing harness CLI is a problem when a launch may use it (claude is the default), a note otherwise', () => {
+  const none = { claude: {}, codex: {}, git: { path: '/usr/bin/git', version: 'git version 2' }, lsof: {} }
+  const checks = doctorChecks(facts({ tools: none }))
+  const claude = checks.find((c) => c.name === 'claude')!
+  assert.equal(claude, {
+    name: 'claude',
+    ok: false,
+    detail: "not found on the kernel's PATH",
+    fix: 'install Claude Code (npm install -g @anthropic-ai/claude-code) and log in (claude, then /login), then restart the kernel (svc kernel stop; the next svc command starts it)',
+  })
+  assert.equal(checks.find((c) => c.name === 'codex'), { name: 'codex', ok: true, detail: "not found on the kernel's PATH; needed only for --harness codex" })
+  assert.equal(checks.find((c) => c.name === 'lsof'), { name: 'lsof', ok: true, detail: "not found on the kernel's PATH; not needed here: /proc gives each process its directory" })
+  const withCodex = doctorChecks(facts({ tools: none, harnessesInUse: ['claude', 'codex'], hasProc: false }))
+  assert.is(withCodex.find((c) => c.name === 'codex')!.ok, false)
+  assert.is(withCodex.find((c) => c.name === 'lsof')!.ok, false, 'without /proc, lsof finds the processes in a lane')
+  assert.match(withCodex.find((c) => c.name === 'lsof')!.fix!, /^install lsof/)
+})
+
+test('a CLI whose --version fails is a problem; git is always needed', () => {
+  const checks = doctorChecks(facts({ tools: { ...facts().tools, claude: { path: '/x/claude', error: 'Error: Cannot find module' }, git: {} } }))
+  assert.equal(checks.find((c) => c.name === 'claude'), {
+    name: 'claude',
+    ok: false,
+    detail: '/x/claude --version failed: Error: Cannot find module',
+    fix: 'reinstall it: install Claude Code (npm install -g @anthropic-ai/claude-code) and log in (claude, then /login), then restart the kernel (svc kernel stop; the next svc command starts it)',
+  })
+  assert.is(checks.find((c) => c.name === 'git')!.ok, false)
+})
+
+test('lanes roots: a broken rule, an unwritable parent, a missing checkout; an unreadable config', () => {
+  const checks = doctorChecks(
+    facts({
+      home: { path: '/h/.service', writable: false },
+      roots: [
+        { project: 'a', path: '/tmp/a-lanes', problem: 'the lanes root /tmp/a-lanes lies under /tmp', existing: '/tmp', writable: true },
+        { project: 'b', path: '/home/u/b-lanes', existing: '/home/u/b-lanes', writable: false },
+        { project: 'c', missingCheckout: true, path: '/home/u/gone', existing: '/home/u/gone', writable: false },
+        { project: 'd', path: '/home/u/d-lanes', existing: '/home/u/d-lanes', writable: true },
+      ],
+    }),
+  )
+  assert.equal(checks.slice(5), [
+    { name: 'service home', ok: false, detail: '/h/.service is not writable', fix: 'chmod u+w /h/.service' },
+    { name: 'lanes root of a', ok: false, detail: 'the lanes root /tmp/a-lanes lies under /tmp', fix: 'set a.gauntlet.lanes_root in /home/u/.service/projects.yaml to a directory under your home, outside /tmp, beside the checkout' },
+    { name: 'lanes root of b', ok: false, detail: '/home/u/b-lanes cannot be created or written: /home/u/b-lanes is not writable', fix: 'chmod u+w /home/u/b-lanes, or set b.gauntlet.lanes_root in /home/u/.service/projects.yaml' },
+    { name: 'project c', ok: false, detail: 'the checkout /home/u/gone does not exist', fix: 'correct c.path in /home/u/.service/projects.yaml' },
+    { name: 'lanes root of d', ok: true, detail: '/home/u/d-lanes (writable)' },
+  ])
+  const bad = doctorChecks(facts({ configError: '/p.yaml: app.path: missing; expected string', roots: [] }))
+  assert.equal(bad.at(-1), { name: 'projects', ok: false, detail: '/p.yaml: app.path: missing; expected string', fix: 'correct /home/u/.service/projects.yaml' })
+  assert.equal(doctorChecks(facts({ roots: [] })).at(-1), { name: 'projects', ok: true, detail: 'none in /home/u/.service/projects.yaml; lanes need one' })
+})
+
+test.run()

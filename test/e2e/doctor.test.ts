@@ -1,0 +1,58 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { dirname, join } from 'node:path'
+import { ROOT, TestHome } from '../helpers/home.js'
+import { setupProject } from '../helpers/project.js'
+import { writeProjectsYaml } from '../../fixtures/sample-project.js'
+
+/** `svc doctor` run against a real kernel: the checks come from the kernel's own PATH (the one harnesses get). */
+
+const BIN = join(ROOT, 'fixtures', 'bin')
+
+let h: TestHome
+test.before.each(() => {
+  h = new TestHome('doctor')
+})
+test.after.each(async () => {
+  await h.stop()
+})
+
+test('all well: harness CLIs with their versions, git, the home and the lanes root; exit 0', async () => {
+  h.extraEnv = { PATH: `${BIN}:${process.env.PATH}`, FAKE_NODE: process.execPath }
+  const s = await setupProject(h)
+  const r = await h.svc(['doctor'])
+  assert.is(r.code, 0, r.stdout + r.stderr)
+  assert.is(r.stderr, '')
+  const lines = r.stdout.split('\n')
+  const k = h.kernelFile()!
+  assert.is(lines[0], `ok       kernel: 0.1.0 answering (pid ${k.pid}, port ${k.port})`)
+  assert.is(lines[1], `ok       claude: 2.0.14 (Claude Code) (${BIN}/claude)`)
+  assert.is(lines[2], `ok       codex: codex-cli 0.46.0 (${BIN}/codex)`)
+  assert.match(lines[3], /^ok {7}git: git version \d/)
+  assert.match(lines[4], /^ok {7}lsof: /)
+  assert.is(lines[5], `ok       service home: ${h.service} (writable)`)
+  assert.is(lines[6], `ok       lanes root of ${s.project.key}: ${s.lanesRoot} (will be created)`)
+  const json = JSON.parse((await h.ok(['doctor', '--json'])).toString())
+  assert.is(json.problems, 0)
+  assert.is(json.checks.length, 7)
+})
+
+test('problems: no claude on the PATH, a lanes root under /tmp; each with its fix, exit 1', async () => {
+  h.extraEnv = { PATH: [dirname(process.execPath), '/usr/bin', '/bin'].join(':') }
+  const s = await setupProject(h)
+  writeProjectsYaml(h.service, s.project, { gauntlet: { lanes_root: '/tmp/svc-doctor-lanes' } })
+  const r = await h.svc(['doctor'])
+  assert.is(r.code, 1)
+  assert.is(r.stderr, 'svc: doctor found 2 problems\n')
+  assert.match(
+    r.stdout,
+    "PROBLEM  claude: not found on the kernel's PATH\n         fix: install Claude Code (npm install -g @anthropic-ai/claude-code) and log in (claude, then /login), then restart the kernel (svc kernel stop; the next svc command starts it)\n",
+  )
+  assert.match(r.stdout, "ok       codex: not found on the kernel's PATH; needed only for --harness codex\n")
+  assert.match(
+    r.stdout,
+    `PROBLEM  lanes root of ${s.project.key}: the lanes root /tmp/svc-doctor-lanes lies under /tmp\n         fix: set ${s.project.key}.gauntlet.lanes_root in ${h.service}/projects.yaml to a directory under your home, outside /tmp, beside the checkout\n`,
+  )
+})
+
+test.run()

@@ -1,0 +1,67 @@
+import { readFileSync, existsSync } from 'node:fs'
+import type { TestHome } from './home.js'
+
+/** Ask the running kernel of a test home directly (no CLI process per call), to watch activity change quickly. */
+export async function rpc(h: TestHome, method: string, body: unknown): Promise<any> {
+  const k = h.kernelFile()
+  if (!k) throw new Error('no kernel.json in the test home')
+  const res = await fetch(`http://127.0.0.1:${k.port}/rpc/${method}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${k.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  return res.json()
+}
+
+/** `working`, `idle`, `needs-you (plan)`… as `svc conv list` writes it. */
+export const label = (v: { activity: { value: string; reason?: string } }) => v.activity.value + (v.activity.reason ? ` (${v.activity.reason})` : '')
+
+/** Every distinct activity a conversation shows, polled every 15 ms, until stopped; `starting` before the harness
+ * published itself is left out. */
+export function trackActivity(h: TestHome, conv: string) {
+  const seen: string[] = []
+  let on = true
+  const look = async () => {
+    const l = label(await rpc(h, 'convShow', { conv }))
+    if (seen.at(-1) !== l && !(l === 'starting' && !seen.length)) seen.push(l)
+  }
+  // A failed look ends the tracking; stop() reports it (never an unhandled rejection in the background).
+  const loop = (async () => {
+    while (on) {
+      await look()
+      await new Promise((r) => setTimeout(r, 15))
+    }
+  })().catch((e: Error) => e)
+  return {
+    seen,
+    /** Stop, after one last look (what the caller just waited for is seen). */
+    stop: async () => {
+      on = false
+      const failed = await loop
+      if (failed) throw failed
+      await look()
+      return seen
+    },
+  }
+}
+
+/** Poll until the conversation shows this activity; returns its view. */
+export async function untilActivity(h: TestHome, conv: string, want: string, limitMs = 20_000): Promise<any> {
+  const deadline = Date.now() + limitMs
+  let last: any
+  while (Date.now() < deadline) {
+    last = await rpc(h, 'convShow', { conv })
+    if (label(last) === want) return last
+    await new Promise((r) => setTimeout(r, 15))
+  }
+  throw new Error(`conv ${conv} did not become ${want}; last: ${label(last)} ${JSON.stringify(last?.activity)}`)
+}
+
+/** The records the fake CLIs wrote to $FAKE_HARNESS_LOG. */
+export function harnessLog(path: string): any[] {
+  if (!existsSync(path)) return []
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+}

@@ -1,0 +1,156 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { codexTurnEntries, loadStream } from '../../fixtures/streams.js'
+import type { LaunchSpec, RunnerState } from '../../kernel/domain/runner-state.js'
+import { estimateUsd, pricesFor } from '../../kernel/domain/token-cost.js'
+import { codexAdapter, codexTurn } from '../../kernel/io/harness/codex.js'
+import { freshState, NOW, replay } from '../helpers/replay.js'
+
+const spec = (extra: Partial<LaunchSpec> = {}): LaunchSpec => ({ id: '8', name: 'r1-c', harness: 'codex', cwd: '/lanes/r1-c', env: {}, envDrop: [], envDropPrefixes: [], play: false, firstMessage: 'the contract', ...extra })
+const exit = (code: number | null, extra: Partial<{ signal: string | null; stopping: boolean; stderrTail: string[] }> = {}) => ({ code, signal: null, stopping: false, stderrTail: [], ...extra })
+const turn = (scenario: string, n: number) => codexTurnEntries(loadStream('codex', scenario), n)
+const TURN1_USD = (315 * 1.25 + 24448 * 0.125 + 122 * 10) / 1e6
+
+// ---- launch ----
+
+test('buildLaunch: codex exec --json in the directory, model, reasoning effort, sandbox, the message after --', () => {
+  const plan = codexAdapter.buildLaunch(spec({ model: 'gpt-5-codex', effort: 'high', session: 'ignored-uuid' }))!
+  assert.equal(plan, {
+    command: 'codex',
+    args: ['exec', '--json', '-C', '/lanes/r1-c', '-m', 'gpt-5-codex', '-c', 'model_reasoning_effort="high"', '-s', 'workspace-write', '--skip-git-repo-check', '--', 'the contract'],
+    stdin: 'none',
+  })
+})
+
+test('buildLaunch of a play lane reads no AGENTS.md: a project doc budget of 0 bytes', () => {
+  const plan = codexAdapter.buildLaunch(spec({ play: true }))!
+  assert.equal(plan.args, ['exec', '--json', '-C', '/lanes/r1-c', '-c', 'project_doc_max_bytes=0', '-s', 'workspace-write', '--skip-git-repo-check', '--', 'the contract'])
+})
+
+test('buildLaunch of a fork says codex cannot honour it; without a first message nothing runs yet (idle)', () => {
+  assert.equal(codexAdapter.buildLaunch(spec({ resume: 'thread-0' }))!.notes, ['codex exec cannot fork a thread: this conversation starts a new one'])
+  assert.is(codexAdapter.buildLaunch(spec({ firstMessage: undefined })), undefined)
+  assert.equal(codexAdapter.started(NOW, spec({ firstMessage: undefined, model: 'gpt-5' })).state, { model: 'gpt-5', phase: { value: 'idle', source: 'launch: waiting for a first message', at: NOW } })
+  assert.is(codexAdapter.started(NOW, spec()).state?.phase?.value, 'working')
+})
+
+test('codexTurn resuming a thread: exec options, then resume <thread_id> -- <message>', () => {
+  assert.equal(codexTurn(spec({ effort: 'low' }), '-not a flag', 'thread-1').args, ['exec', '--json', '-C', '/lanes/r1-c', '-c', 'model_reasoning_effort="low"', '-s', 'workspace-write', '--skip-git-repo-check', 'resume', 'thread-1', '--', '-not a flag'])
+})
+
+test('a first message to a conversation started without one starts the thread', () => {
+  const idle = codexAdapter.started(NOW, spec({ firstMessage: undefined })).state!
+  const r = codexAdapter.deliver('begin', { ...freshState(), ...idle }, NOW, spec({ firstMessage: undefined }))
+  assert.equal(r.spawn?.args.slice(-3), ['--skip-git-repo-check', '--', 'begin'])
+  assert.is(r.state?.phase?.source, 'launch: first message')
+})
+
+test('the runner is what alive means between turns', () => {
+  assert.is(codexAdapter.lifetime, 'runner')
+})
+
+// ---- the recorded turns ----
+
+test('basic turn 1: working from the launch to turn.completed, idle after; thread id, tokens and an estimated cost', () => {
+  const r = replay(codexAdapter, turn('basic', 1), { state: { ...freshState(), model: 'gpt-5-codex' }, vars: { HEAD: 'Fix the login form' } })
+  assert.equal(r.phases, ['working', 'idle'])
+  assert.is(r.state.session, 'thread-1')
+  assert.is(r.state.turns, 1)
+  assert.equal(r.state.usage, { input: 24763, cachedInput: 24448, output: 122 })
+  assert.equal(r.state.cost, { usd: TURN1_USD, estimated: true })
+  assert.equal(r.transcript, [
+    { kind: 'system', text: 'thread thread-1' },
+    { kind: 'tool', text: '$ bash -lc ls' },
+    { kind: 'tool', text: '$ bash -lc ls → exit 0' },
+    { kind: 'assistant', text: 'Read the brief: Fix the login form' },
+    { kind: 'system', text: 'turn completed: 24763 input (24448 cached), 122 output tokens' },
+  ])
+  assert.ok(r.reductions.some((x) => x.state?.phase?.source === 'stream: turn.started'), 'working is confirmed by turn.started')
+  assert.ok(r.reductions.some((x) => x.state?.phase?.value === 'idle' && x.state.phase.source === 'stream: turn.completed'))
+})
+
+test('a message when idle resumes the thread; its turn adds to the tokens and the estimate', () => {
+  const first = replay(codexAdapter, turn('basic', 1), { state: { ...freshState(), model: 'gpt-5-codex' } })
+  const tell = codexAdapter.deliver('add notes', first.state, NOW + 50, spec({ model: 'gpt-5-codex' }))
+  assert.equal(tell.spawn?.args.slice(-4), ['resume', 'thread-1', '--', 'add notes'])
+  assert.equal(tell.state?.phase?.source, 'launch: codex exec resume')
+  const second = replay(codexAdapter, turn('basic', 2), { state: { ...first.state, ...tell.state }, started: false, vars: { PROMPT: 'add notes' } })
+  assert.equal(second.phases, ['working', 'idle'])
+  assert.equal(second.state.usage, { input: 24763 + 26110, cachedInput: 24448 + 24704, output: 122 + 58 })
+  assert.equal(second.state.cost, { usd: estimateUsd('gpt-5-codex', second.state.usage!), estimated: true })
+  assert.ok(second.transcript.some((l) => l.text === 'changed add notes.md'))
+  assert.equal(codexAdapter.exited(exit(0), second.state, NOW + 99, spec()), { end: false, transcript: [], state: {} }, 'the turn is over; the runner waits')
+})
+
+test('a message during a turn is held; the turn ends working, and its exit starts `resume` with the held messages', () => {
+  const mid = replay(codexAdapter, turn('slow', 1).slice(0, 3), { state: { ...freshState(), model: 'gpt-5' } })
+  assert.is(mid.state.phase?.value, 'working')
+  const held = codexAdapter.deliver('also update the docs', mid.state, NOW, spec())
+  assert.is(held.spawn, undefined)
+  assert.equal(held.state, { queued: ['also update the docs'] })
+  const state = { ...mid.state, ...held.state, ...codexAdapter.deliver('and the changelog', { ...mid.state, ...held.state }, NOW, spec()).state }
+  const done = codexAdapter.stdoutLine(JSON.stringify({ type: 'turn.completed', usage: { input_tokens: 10, cached_input_tokens: 0, output_tokens: 1 } }), state, NOW + 1)
+  assert.is(done.state?.phase?.value, 'working', 'held messages keep it working')
+  const after = { ...state, ...done.state }
+  const r = codexAdapter.exited(exit(0), after, NOW + 2, spec())
+  assert.is(r.end, false)
+  assert.equal(r.spawn?.args.slice(-4), ['resume', 'thread-1', '--', 'also update the docs\n\nand the changelog'])
+  assert.equal(r.state?.queued, [])
+  assert.is(r.state?.phase?.source, 'launch: held messages')
+})
+
+test('login: a first turn that fails is a spawn error with codex’s message', () => {
+  const r = replay(codexAdapter, turn('login', 1))
+  assert.equal(r.phases, ['working', 'idle'])
+  assert.is(r.state.lastError?.message, 'unexpected status 401 Unauthorized: Missing bearer or basic authentication in header')
+  const end = codexAdapter.exited(exit(1), r.state, NOW + 10, spec())
+  assert.equal(end, { end: true, state: { spawnError: { at: NOW + 10, message: 'codex exited with code 1: unexpected status 401 Unauthorized: Missing bearer or basic authentication in header' } } })
+})
+
+test('an exit before any event (a bad flag) is a spawn error with the stderr line', () => {
+  const r = codexAdapter.exited(exit(2, { stderrTail: ["error: unexpected argument '--bogus' found", '', "For more information, try '--help'."] }), { ...freshState(), phase: { value: 'working', source: 't', at: NOW } }, NOW, spec())
+  assert.equal(r.state?.spawnError?.message, "codex exited with code 2: error: unexpected argument '--bogus' found")
+  assert.is(r.end, true)
+})
+
+test('a later turn that fails is reported; the conversation goes on, idle', () => {
+  const state: RunnerState = { ...freshState(), turns: 1, session: 't', phase: { value: 'working', source: 'x', at: NOW } }
+  const r = codexAdapter.exited(exit(1, { stderrTail: ['Error: stream disconnected'] }), state, NOW, spec())
+  assert.equal(r, {
+    end: false,
+    transcript: [{ kind: 'error', text: 'codex exited with code 1: Error: stream disconnected' }],
+    state: { lastError: { at: NOW, message: 'codex exited with code 1: Error: stream disconnected' }, phase: { value: 'idle', source: 'process exit: the turn ended without completing', at: NOW } },
+  })
+})
+
+test('a stop ends the conversation whatever the exit', () => {
+  assert.equal(codexAdapter.exited(exit(null, { signal: 'SIGTERM', stopping: true }), freshState(), NOW, spec()), { end: true })
+})
+
+test('sigterm: the turn hangs, working, with no usage', () => {
+  const r = replay(codexAdapter, turn('sigterm', 1))
+  assert.equal(r.phases, ['working'])
+  assert.is(r.state.usage, undefined)
+})
+
+test('codex takes no answers and never needs you', () => {
+  assert.is(codexAdapter.answer, undefined)
+  for (const scenario of ['basic', 'slow', 'login', 'sigterm']) {
+    const r = replay(codexAdapter, turn(scenario, 1))
+    assert.not.ok(r.phases.some((p) => p.startsWith('needs-you')), scenario)
+  }
+})
+
+// ---- the estimate ----
+
+test('prices: the longest model prefix in the table, else the default family', () => {
+  assert.equal(pricesFor('gpt-5-codex'), [1.25, 0.125, 10])
+  assert.equal(pricesFor('gpt-5-mini-2025'), [0.25, 0.025, 2])
+  assert.equal(pricesFor('o4-mini'), [1.1, 0.275, 4.4])
+  assert.equal(pricesFor('some-new-model'), [1.25, 0.125, 10])
+  assert.equal(pricesFor(undefined), [1.25, 0.125, 10])
+  assert.is(estimateUsd('gpt-5', { input: 1_000_000, cachedInput: 0, output: 0 }), 1.25)
+  assert.is(estimateUsd('gpt-5', { input: 1_000_000, cachedInput: 1_000_000, output: 1_000_000 }), 10.125)
+})
+
+test.run()
