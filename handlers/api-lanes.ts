@@ -4,17 +4,23 @@ import { PortSchemas } from '../kernel/port.js'
 import type { HandlerEnv } from './env.js'
 import { jsonBody, query, respond } from './respond.js'
 
-const ReapBody = v.strictObject({ park: v.optional(v.boolean()), keep: v.optional(v.boolean()) })
+/** DESIGN.md 3: the options of `svc lane start` in camelCase plus `conversation`, the launching conversation (what
+ * $SERVICE_CONVERSATION is to the CLI). An HTTP caller has no current directory, so `cwd` is not among them. */
+export const LaneStartBody = v.pipe(
+  v.omit(PortSchemas.laneStart, ['cwd']),
+  v.check((b) => b.conversation !== undefined || b.parent !== undefined, 'conversation is required: the id of the launching conversation'),
+)
+export const ReapBody = v.omit(PortSchemas.laneReap, ['lane'])
 
-/** SPEC.md 4.4: the lanes API. POST takes the options of `svc lane start` in camelCase plus `conversation`. */
+/** SPEC.md 4.4: the lanes API. */
 export const apiLanes = new Hono<HandlerEnv>()
   .post('/', async (c) => {
-    const body = await jsonBody(c, PortSchemas.laneStart)
+    const body = await jsonBody(c, LaneStartBody)
     if (!body.ok) return body.res
     return respond(c, () => c.env.port.laneStart(body.value), 201)
   })
   .get('/', async (c) => {
-    const q = query(c, ['run', 'parent', 'key'])
+    const q = query(c, PortSchemas.laneList)
     if (!q.ok) return q.res
     return respond(c, () => c.env.port.laneList(q.value))
   })

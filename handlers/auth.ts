@@ -20,13 +20,9 @@ export const guard: MiddlewareHandler<HandlerEnv> = async (c, next) => {
   const hostname = host.replace(/:\d+$/, '')
   if (!LOOPBACK.has(hostname)) return c.json(errorBody('forbidden', `host ${hostname || '(none)'} is not the loopback`), 403)
   const origin = c.req.header('origin')
-  if (origin && !['GET', 'HEAD'].includes(c.req.method)) {
-    let originHost = ''
-    try {
-      originHost = new URL(origin).host
-    } catch {}
-    if (originHost !== host) return c.json(errorBody('forbidden', `requests from origin ${origin} are refused`), 403)
-  }
+  // The whole origin (scheme, host and port) must be this server's own.
+  if (origin !== undefined && !['GET', 'HEAD'].includes(c.req.method) && origin !== `${new URL(c.req.url).protocol}//${host}`)
+    return c.json(errorBody('forbidden', `requests from origin ${origin} are refused`), 403)
   // The one route without a token: it trades a one-time code for the cookie.
   if (c.req.path === '/deck/login' && c.req.method === 'GET') return next()
   const header = c.req.header('authorization') ?? ''

@@ -1,20 +1,37 @@
 import { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
 import type { HandlerEnv } from './env.js'
+import { toErrorResponse } from './errors.js'
 
-/** GET /api/events: the kernel's changes as server-sent events, followed through the port by long poll, so it works
- * the same in process and on workerd. */
-export const events = new Hono<HandlerEnv>().get('/', (c) =>
-  streamSSE(c, async (stream) => {
+/** How long one long poll of the kernel's changes waits; a `ping` event follows each empty one. */
+export const POLL_MS = 15_000
+
+/** GET /api/events: the kernel's changes as server-sent events (`ready`, then `change` with the changes as data and
+ * their last seq as id, `ping` when a poll ends empty). Followed through the port by long poll, so it works the same
+ * in process and on workerd. A reconnecting EventSource sends Last-Event-ID and misses nothing the kernel still
+ * holds. */
+export const events = new Hono<HandlerEnv>().get('/', async (c) => {
+  let start: number
+  try {
+    start = (await c.env.port.changes({ after: 0, timeoutMs: 0 })).last
+  } catch (e) {
+    // Before the stream starts, a kernel that cannot answer is an ordinary error response.
+    const { body, status } = toErrorResponse(e)
+    return c.json(body, status)
+  }
+  const resumeFrom = Number(c.req.header('last-event-id'))
+  // A kernel that restarted numbers its changes anew: an id beyond its last one means "from now".
+  let after = Number.isInteger(resumeFrom) && resumeFrom >= 0 && resumeFrom <= start ? resumeFrom : start
+  return streamSSE(c, async (stream) => {
     let closed = false
     stream.onAbort(() => {
       closed = true
     })
-    let after = (await c.env.port.changes({ after: 0, timeoutMs: 0 })).last
-    await stream.writeSSE({ event: 'ready', data: JSON.stringify({ last: after }) })
+    await stream.writeSSE({ event: 'ready', data: JSON.stringify({ last: after }), retry: 2000 })
     while (!closed) {
       try {
-        const r = await c.env.port.changes({ after, timeoutMs: 15_000 })
+        const r = await c.env.port.changes({ after, timeoutMs: POLL_MS })
+        if (closed) break
         after = r.last
         if (r.changes.length) await stream.writeSSE({ event: 'change', id: String(r.last), data: JSON.stringify(r.changes) })
         else await stream.writeSSE({ event: 'ping', data: '' })
@@ -22,5 +39,5 @@ export const events = new Hono<HandlerEnv>().get('/', (c) =>
         await stream.sleep(1000)
       }
     }
-  }),
-)
+  })
+})

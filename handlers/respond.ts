@@ -2,12 +2,25 @@ import type { Context } from 'hono'
 import * as v from 'valibot'
 import type { HandlerEnv } from './env.js'
 import { errorBody, toErrorResponse } from './errors.js'
-import { issueMessage } from './rpc.js'
+
+/** The message of the first validation issue, naming the field (or query parameter). */
+export function issueMessage(issues: readonly v.BaseIssue<unknown>[], what = 'field'): string {
+  const issue = issues[0]
+  const path = v.getDotPath(issue)
+  // An object schema reports both an unknown key (expected never) and a missing one (received undefined).
+  if ((issue.type === 'strict_object' || issue.type === 'object') && path) {
+    if (issue.expected === 'never') return `unknown ${what} ${path}`
+    if (issue.received === 'undefined') return `${what} ${path} is required`
+  }
+  return path ? `${path}: ${issue.message}` : issue.message
+}
+
+type Parsed<S extends v.GenericSchema> = { ok: true; value: v.InferOutput<S> } | { ok: false; res: Response }
 
 /** Answer with the result of a kernel call, or its error as `{"error":{"code","message"}}` with its status. */
 export async function respond<T>(c: Context<HandlerEnv>, call: () => Promise<T>, status: 200 | 201 = 200) {
   try {
-    return c.json(await call() as object, status)
+    return c.json((await call()) as object, status)
   } catch (e) {
     const { body, status: s } = toErrorResponse(e)
     return c.json(body, s)
@@ -15,26 +28,27 @@ export async function respond<T>(c: Context<HandlerEnv>, call: () => Promise<T>,
 }
 
 /** The JSON body validated by a schema: the parsed value, or a 400 response. */
-export async function jsonBody<S extends v.GenericSchema>(c: Context<HandlerEnv>, schema: S): Promise<{ ok: true; value: v.InferOutput<S> } | { ok: false; res: Response }> {
+export async function jsonBody<S extends v.GenericSchema>(c: Context<HandlerEnv>, schema: S): Promise<Parsed<S>> {
   let raw: unknown
   try {
     raw = await c.req.json()
   } catch {
     return { ok: false, res: c.json(errorBody('usage', 'the request body is not JSON'), 400) }
   }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, res: c.json(errorBody('usage', 'the request body must be a JSON object'), 400) }
   const parsed = v.safeParse(schema, raw)
   if (!parsed.success) return { ok: false, res: c.json(errorBody('usage', issueMessage(parsed.issues)), 400) }
   return { ok: true, value: parsed.output }
 }
 
-/** Query parameters: only the named ones, each at most once. */
-export function query(c: Context<HandlerEnv>, names: string[]): { ok: true; value: Record<string, string | undefined> } | { ok: false; res: Response } {
-  const url = new URL(c.req.url)
-  const value: Record<string, string | undefined> = {}
-  for (const [k, val] of url.searchParams) {
-    if (!names.includes(k)) return { ok: false, res: c.json(errorBody('usage', `unknown query parameter ${k}`), 400) }
-    if (k in value) return { ok: false, res: c.json(errorBody('usage', `query parameter ${k} given twice`), 400) }
-    value[k] = val
+/** The query parameters validated by a (strict object) schema of strings; each parameter at most once. */
+export function query<S extends v.GenericSchema>(c: Context<HandlerEnv>, schema: S): Parsed<S> {
+  const raw: Record<string, string> = {}
+  for (const [k, val] of new URL(c.req.url).searchParams) {
+    if (Object.hasOwn(raw, k)) return { ok: false, res: c.json(errorBody('usage', `query parameter ${k} given twice`), 400) }
+    raw[k] = val
   }
-  return { ok: true, value }
+  const parsed = v.safeParse(schema, raw)
+  if (!parsed.success) return { ok: false, res: c.json(errorBody('usage', issueMessage(parsed.issues, 'query parameter')), 400) }
+  return { ok: true, value: parsed.output }
 }

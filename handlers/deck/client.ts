@@ -23,6 +23,12 @@ function verdictBadge(v, link) {
   const title = v.stale ? 'stale: the branch moved past the judged commit' : 'judged ' + esc((v.judged || '').slice(0, 7))
   return link ? '<a class="' + cls + '" data-verdict-link="' + esc(v.by) + '" href="/conv/' + esc(v.by) + '" title="' + title + '">' + text + '</a>' : '<span class="' + cls + '" data-verdict="' + esc(v.value) + '" title="' + title + '">' + text + '</span>'
 }
+function gitCell(l) {
+  const g = l.git
+  if (!g) return l.branch ? '<span class="muted git" data-git="' + esc(l.branch) + '">' + esc(l.branch) + '</span>' : ''
+  const at = (g.branch || 'detached') + '@' + (g.head || '').slice(0, 7)
+  return '<span class="muted git" data-git="' + esc(at) + '">' + esc(at) + (g.ahead !== undefined ? ' ahead ' + g.ahead : '') + (g.dirty ? ' dirty' : ' clean') + '</span>'
+}
 function row(tree, node) {
   const c = tree.conversations[node.id]
   const l = tree.lanes[node.id]
@@ -35,12 +41,12 @@ function row(tree, node) {
   parts.push(activityChip(l || c))
   if (l) {
     parts.push('<span class="report" data-report="' + esc(l.report ? l.report.status : '') + '">' + esc(l.report ? 'report: ' + l.report.status : 'no report') + '</span>')
-    if (l.git) parts.push('<span class="muted git">' + esc((l.git.branch || '') + '@' + (l.git.head || '').slice(0, 7)) + (l.git.ahead !== undefined ? ' ahead ' + l.git.ahead : '') + (l.git.dirty ? ' dirty' : '') + '</span>')
+    parts.push(gitCell(l))
     parts.push(verdictBadge(l.verdict, l.role === 'builder'))
   }
   if (c.model) parts.push('<span class="muted">' + esc(c.model) + '</span>')
   if (c.cost) parts.push('<span class="muted cost">' + money(c.cost) + '</span>')
-  if (tree.costPerOrchestrator[node.id] !== undefined) parts.push('<span class="muted">total ' + '$' + tree.costPerOrchestrator[node.id].toFixed(2) + '</span>')
+  if (tree.costPerOrchestrator[node.id] !== undefined) parts.push('<span class="muted orch-cost" data-orch-cost="' + tree.costPerOrchestrator[node.id].toFixed(2) + '">orchestrator total $' + tree.costPerOrchestrator[node.id].toFixed(2) + '</span>')
   const kids = node.children.length ? '<ul>' + node.children.map((n) => row(tree, n)).join('') + '</ul>' : ''
   return '<li data-id="' + esc(node.id) + '" data-kind="' + esc(c.kind) + '"><div class="row">' + parts.join(' ') + '</div>' + kids + '</li>'
 }
@@ -52,18 +58,33 @@ async function drawTree() {
   const tree = await api('/api/tree' + (q.toString() ? '?' + q : ''))
   const runSel = $('#run')
   if (runSel && runSel.options.length <= 1) for (const r of tree.runs) runSel.add(new Option(r, r, false, r === params.get('run')))
-  $('#costs').textContent = Object.entries(tree.costPerRun).map(([r, c]) => 'run ' + r + ': $' + c.toFixed(2)).join(' · ')
+  if ($('#parent') && document.activeElement !== $('#parent')) $('#parent').value = params.get('parent') || ''
+  $('#costs').innerHTML = Object.entries(tree.costPerRun).map(([r, c]) => '<span data-run-cost="' + esc(r) + '">run ' + esc(r) + ': $' + c.toFixed(2) + '</span>').join(' · ')
   $('#tree').innerHTML = tree.roots.map((n) => row(tree, n)).join('') || '<li class="muted">no conversations</li>'
   document.body.dataset.drawn = String(Date.now())
+}
+/** What a needs-you conversation waits on: the tool and its input (a question's questions, a plan), or, when it
+ * marked itself needs-you, that a message from the composer is the answer. */
+function pendingText(c) {
+  const p = c.pending
+  if (!p) return 'it marked itself needs-you' + (c.activity.reason ? ' (' + c.activity.reason + ')' : '') + ': answer with a message below'
+  const input = p.input || {}
+  const detail = Array.isArray(input.questions) ? input.questions.map((q) => q.question).join(' / ') : input.plan || input.command || (Object.keys(input).length ? JSON.stringify(input) : '')
+  return p.kind + (p.tool ? ' for ' + p.tool : '') + (detail ? ': ' + detail : '')
 }
 async function drawConv(ref) {
   const c = await api('/api/convs/' + encodeURIComponent(ref))
   const lane = c.lane ? await api('/api/lanes/' + encodeURIComponent(c.id)).catch(() => null) : null
   $('#title').textContent = '#' + c.id + ' ' + c.name
   $('#facts').innerHTML = activityChip(lane || c) + ' <span class="muted">' + esc(c.harness + ' ' + (c.model || '') + ' ' + money(c.cost)) + '</span>' +
-    (lane ? ' <span class="chip">' + esc(lane.run + '/' + lane.key + ' ' + lane.role + ' i' + lane.iteration) + '</span> ' + verdictBadge(lane.verdict, false) : '')
-  $('#needs').hidden = !(c.activity.value === 'needs-you' && c.pending)
-  if (c.pending) $('#needs-what').textContent = c.pending.kind + (c.pending.tool ? ': ' + c.pending.tool : '')
+    (lane ? ' <span class="chip">' + esc(lane.run + '/' + lane.key + ' ' + lane.role + ' i' + lane.iteration) + '</span>' +
+      (lane.for ? ' <span class="muted">for ' + esc(lane.for.key + ' i' + lane.for.iteration) + '</span>' : '') +
+      ' <span class="report" data-report="' + esc(lane.report ? lane.report.status : '') + '">' + esc(lane.report ? 'report: ' + lane.report.status : 'no report') + '</span> ' +
+      gitCell(lane) + ' ' + verdictBadge(lane.verdict, lane.role === 'builder') : '')
+  const needs = c.activity.value === 'needs-you'
+  $('#needs').hidden = !needs
+  $('#needs-what').textContent = needs ? pendingText(c) : ''
+  for (const el of [$('#allow'), $('#deny'), $('#answer-message')]) el.hidden = !c.pending
   $('#reap').hidden = !lane || lane.archived
   const t = await api('/api/convs/' + encodeURIComponent(ref) + '/transcript')
   $('#transcript').innerHTML = t.entries.map((e) => '<div class="t-' + esc(e.kind) + '" data-kind="' + esc(e.kind) + '">' + esc(new Date(e.at).toISOString().slice(11, 19) + ' ' + e.kind + ' ' + e.text) + '</div>').join('')
@@ -74,7 +95,9 @@ function live(draw) {
   const redraw = () => { clearTimeout(timer); timer = setTimeout(() => draw().catch((e) => ($('#status').textContent = e.message)), 100) }
   const es = new EventSource('/api/events')
   es.addEventListener('change', redraw)
-  es.addEventListener('ready', () => { document.body.dataset.live = 'yes' })
+  // A (re)connected stream may have missed changes: redraw on ready too.
+  es.addEventListener('ready', () => { document.body.dataset.live = 'yes'; redraw() })
+  es.addEventListener('error', () => { document.body.dataset.live = 'no' })
   redraw()
 }
 const page = document.body.dataset.page

@@ -21,13 +21,14 @@ export async function deckTree(ctx: KernelContext, cache: GitFactsCache, input: 
   }
   if (input.run !== undefined) {
     const run = input.run
-    const keep = (n: TreeNode): TreeNode | undefined => {
-      const children = n.children.map(keep).filter((c): c is TreeNode => Boolean(c))
+    // A successor of a lane of the run keeps using the run (SPEC.md 8, pairing and chains): it stays beside its lanes.
+    const keep = (n: TreeNode, heldByRunLane: boolean): TreeNode | undefined => {
       const own = lanes[n.id]
       if (own && own.run !== run) return undefined
-      return own || children.length ? { ...n, children } : undefined
+      const children = n.children.map((c) => keep(c, Boolean(own))).filter((c): c is TreeNode => Boolean(c))
+      return own || children.length || (n.continues && heldByRunLane) ? { ...n, children } : undefined
     }
-    roots = roots.map(keep).filter((c): c is TreeNode => Boolean(c))
+    roots = roots.map((n) => keep(n, false)).filter((c): c is TreeNode => Boolean(c))
   }
   return {
     roots,

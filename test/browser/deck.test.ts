@@ -1,0 +1,235 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { ROOT, TestHome, until } from '../helpers/home.js'
+import { buildAndReport, setupProject, type Setup } from '../helpers/project.js'
+import { criticScript, gates, kernelApi } from '../e2e/api-kit.js'
+
+/** The Command Deck in a real browser (Debian's Chromium driven by playwright-core) against a real kernel running a
+ * real gauntlet: an orchestrator lane with a builder and a handed-off successor, a critic judging the builder, a lane
+ * taking a message from the composer, a harness asking for permission, and a dirty lane reaped with park. Each step
+ * leaves a screenshot in test-artifacts/screenshots/. */
+
+const SHOTS = join(ROOT, 'test-artifacts', 'screenshots')
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-component-update', '--disable-sync']
+const WAIT = { timeout: 20_000 }
+
+interface World {
+  h: TestHome
+  s: Setup
+  api: ReturnType<typeof kernelApi>
+  g: ReturnType<typeof gates>
+  browser: BrowserContext
+  page: Page
+  /** Conversation ids of the gauntlet. */
+  ids: Record<string, string>
+}
+
+const deck = suite<World>('deck')
+
+deck.before(async (w) => {
+  w.h = new TestHome('browser')
+  w.h.extraEnv = { PATH: `${join(ROOT, 'fixtures', 'bin')}:${process.env.PATH}`, FAKE_NODE: process.execPath }
+  w.s = await setupProject(w.h)
+  w.api = kernelApi(w.h)
+  w.g = gates(w.h)
+  w.ids = { root: w.s.root }
+  mkdirSync(SHOTS, { recursive: true })
+  w.browser = await chromium.launchPersistentContext(join(w.h.dir, 'chromium-profile'), { executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 900 } })
+  w.page = w.browser.pages()[0] ?? (await w.browser.newPage())
+})
+
+deck.after(async (w) => {
+  await w.browser?.close()
+  await w.h.stop()
+})
+
+const launch = (w: World, body: Record<string, unknown>) => w.api.post('/api/lanes', { run: 'r1', conversation: w.s.root, ...body })
+const shot = (w: World, name: string) => w.page.screenshot({ path: join(SHOTS, name), fullPage: true })
+/** The row of a conversation (its own, not its children's). */
+const row = (w: World, id: string) => w.page.locator(`li[data-id="${id}"] > .row`)
+const text = async (w: World, selector: string) => ((await w.page.locator(selector).textContent()) ?? '').trim()
+
+deck('svc deck prints a one-time link; the browser trades it for the cookie and lands on the deck', async (w) => {
+  const url = JSON.parse(await w.h.ok(['deck', '--json', '--no-open'])).url as string
+  await w.page.goto(url)
+  assert.is(new URL(w.page.url()).pathname, '/')
+  assert.is(await w.page.title(), 'Command Deck')
+  const [cookie] = await w.browser.cookies()
+  assert.equal([cookie.name, cookie.value, cookie.httpOnly, cookie.sameSite, cookie.path], ['svc_token', w.api.token, true, 'Strict', '/'])
+  assert.is(await w.page.evaluate(() => document.cookie), '', 'the token is out of reach of page scripts')
+  await w.page.locator(`li[data-id="${w.s.root}"]`).waitFor(WAIT)
+  await w.page.waitForFunction(() => document.body.dataset.live === 'yes', undefined, WAIT)
+  // The link is spent.
+  const again = await w.page.goto(url)
+  assert.is(again!.status(), 401)
+  await w.page.goto(new URL('/', url).toString())
+})
+
+deck('every conversation as a tree: the builder nested under the orchestrator that launched it, the successor beside it marked continues ← #id', async (w) => {
+  const h = w.h
+  writeFileSync(join(h.home, 'builder.md'), `echo building parser\n${w.g.wait('b')}\n${buildAndReport('parser built')}`)
+  const o = await launch(w, { key: 'o', role: 'orchestrator', prompt: `svc lane start --key b --role builder --brief ${h.home}/builder.md\nsvc handoff --harness none > ${h.home}/succ\n${w.g.wait('o')}` })
+  assert.is(o.status, 201, JSON.stringify(o.body))
+  w.ids.o = o.body.lane.id
+  w.ids.succ = (await until(() => existsSync(join(h.home, 'succ')) && readFileSync(join(h.home, 'succ'), 'utf8').trim(), 'the successor')) as string
+  w.ids.b = (await w.api.get('/api/lanes?key=b')).body[0].id
+  const { root, o: oid, b, succ } = w.ids
+
+  await w.page.locator(`li[data-id="${root}"] > ul > li[data-id="${oid}"] > ul > li[data-id="${b}"]`).waitFor(WAIT)
+  await w.page.locator(`li[data-id="${oid}"] > ul > li[data-id="${succ}"]`).waitFor(WAIT)
+  assert.is(await text(w, `li[data-id="${succ}"] > .row [data-continues]`), `continues ← #${oid}`)
+  assert.is(await w.page.locator(`li[data-id="${oid}"] > ul > li`).count(), 2, 'the builder and the successor, side by side')
+
+  const builder = row(w, b)
+  assert.is((await builder.locator('[data-role]').textContent())!.trim(), 'builder i1')
+  assert.is(await builder.locator('[data-activity]').getAttribute('data-activity'), 'working')
+  assert.match((await builder.locator('.evidence').textContent())!, /^process start, \d+s ago$/)
+  assert.is((await builder.locator('[data-report]').textContent())!.trim(), 'no report')
+  const lane = (await w.api.get(`/api/lanes/${b}`)).body
+  // Not pushed yet (the builder waits at its gate): no upstream, so no ahead count.
+  assert.is((await builder.locator('[data-git]').textContent())!.trim(), `r1/b@${lane.git.head.slice(0, 7)} clean`)
+  assert.match((await builder.textContent())!, 'model-builder')
+  assert.is((await row(w, oid).locator('[data-role]').textContent())!.trim(), 'orchestrator i1')
+  await shot(w, 'deck-tree.png')
+})
+
+deck('live over SSE: the builder reports and its row changes without a reload; the critic nests under it with its badge, and the builder links to it', async (w) => {
+  const { b, o } = w.ids
+  await w.page.evaluate(() => ((window as unknown as { marker: number }).marker = 42))
+  w.g.open('b')
+  await row(w, b).locator('[data-report="done"]').waitFor(WAIT)
+  assert.is((await row(w, b).locator('[data-report]').textContent())!.trim(), 'report: done')
+
+  const c = await launch(w, { for: 'b', role: 'critic', prompt: `${criticScript('NOT_YET', ['splits on commas only', 'no test for an empty line'], 'two defects')}${w.g.wait('c')}` })
+  assert.is(c.status, 201, JSON.stringify(c.body))
+  w.ids.c = c.body.lane.id
+  const critic = w.page.locator(`li[data-id="${b}"] > ul > li[data-id="${w.ids.c}"]`)
+  await critic.locator('> .row [data-verdict="NOT_YET"]').waitFor(WAIT)
+  assert.is((await critic.locator('> .row [data-verdict]').textContent())!.trim(), 'NOT_YET 2')
+  assert.is((await critic.locator('> .row [data-role]').textContent())!.trim(), 'critic i1')
+  const link = row(w, b).locator(`a[data-verdict-link="${w.ids.c}"]`)
+  await link.waitFor(WAIT)
+  assert.is((await link.textContent())!.trim(), 'NOT_YET 2')
+  assert.is(await link.getAttribute('href'), `/conv/${w.ids.c}`)
+  assert.is(await w.page.evaluate(() => (window as unknown as { marker?: number }).marker), 42, 'the page was never reloaded')
+
+  assert.is(await text(w, '[data-run-cost="r1"]'), 'run r1: $0.00')
+  assert.is(await row(w, o).locator('[data-orch-cost]').getAttribute('data-orch-cost'), '0.00')
+  // A lane with a cost (the fake claude's first turn: $0.0213), launched by the root into the orchestrator's care.
+  const think = await launch(w, { key: 'think', role: 'play', harness: 'claude', prompt: 'think it over', parent: o })
+  assert.is(think.status, 201, JSON.stringify(think.body))
+  w.ids.think = think.body.lane.id
+  await w.page.locator(`li[data-id="${o}"] > ul > li[data-id="${w.ids.think}"] > .row .cost`).filter({ hasText: '$0.02' }).waitFor(WAIT)
+  await w.page.locator('[data-run-cost="r1"]').filter({ hasText: 'run r1: $0.02' }).waitFor(WAIT)
+  assert.is(await row(w, o).locator('[data-orch-cost]').getAttribute('data-orch-cost'), '0.02')
+  assert.match((await row(w, w.ids.think).textContent())!, 'play i1')
+  await shot(w, 'deck-live.png')
+
+  await link.click()
+  await w.page.waitForURL(`**/conv/${w.ids.c}`)
+  await w.page.locator('#title').filter({ hasText: `#${w.ids.c} r1-b-critic-i1` }).waitFor(WAIT)
+  assert.match(await text(w, '#facts'), 'r1/b critic i1')
+  assert.match(await text(w, '#facts'), 'for b i1')
+})
+
+deck('filters: by run and by parent', async (w) => {
+  const p = await launch(w, { key: 'x', role: 'play', run: 'r2', prompt: 'echo other run' })
+  w.ids.r2 = p.body.lane.id
+  await w.page.goto(`${w.api.base}/?run=r2`)
+  await w.page.locator(`li[data-id="${w.s.root}"] > ul > li[data-id="${w.ids.r2}"]`).waitFor(WAIT)
+  assert.is(await w.page.locator(`li[data-id="${w.ids.o}"]`).count(), 0, 'run r1 is filtered out')
+  assert.equal(await w.page.locator('#run option').allTextContents(), ['all', 'r1', 'r2'])
+  assert.is(await w.page.locator('#run').inputValue(), 'r2')
+
+  await w.page.selectOption('#run', 'r1')
+  await w.page.waitForURL('**/?run=r1')
+  await w.page.locator(`li[data-id="${w.ids.b}"]`).waitFor(WAIT)
+  assert.is(await w.page.locator(`li[data-id="${w.ids.r2}"]`).count(), 0)
+  assert.is(await w.page.locator(`li[data-id="${w.ids.succ}"]`).count(), 1, 'the successor stays with the run it continues')
+
+  await w.page.goto(`${w.api.base}/?parent=${w.ids.o}`)
+  await w.page.locator(`#tree > li[data-id="${w.ids.o}"]`).waitFor(WAIT)
+  assert.is(await w.page.locator(`li[data-id="${w.s.root}"]`).count(), 0)
+  assert.is(await w.page.locator('#parent').inputValue(), w.ids.o)
+  await shot(w, 'deck-filter-parent.png')
+})
+
+deck('a conversation page: its transcript, and a message sent from the composer reaches the lane', async (w) => {
+  const chat = await launch(w, { key: 'chat', role: 'builder', prompt: 'echo waiting for a message\nwhile ! grep -q hello "$SERVICE_INBOX" 2>/dev/null; do sleep 0.05; done\necho "got: $(cat "$SERVICE_INBOX")"' })
+  const id = chat.body.lane.id
+  await w.page.goto(`${w.api.base}/conv/${id}`)
+  await w.page.locator('#transcript [data-kind="stdout"]').filter({ hasText: 'waiting for a message' }).waitFor(WAIT)
+  await w.page.fill('#message', 'hello from the deck')
+  await w.page.click('#composer button[type="submit"]')
+  await w.page.locator('#status').filter({ hasText: 'sent' }).waitFor(WAIT)
+  assert.is(await w.page.inputValue('#message'), '')
+  await w.page.locator('#transcript [data-kind="user"]').filter({ hasText: 'hello from the deck' }).waitFor(WAIT)
+  await w.page.locator('#transcript [data-kind="stdout"]').filter({ hasText: 'got: hello from the deck' }).waitFor(WAIT)
+  await w.page.locator('#facts [data-activity="stopped"]').waitFor(WAIT)
+  await shot(w, 'conv-composer.png')
+
+  // The refusal of a message the lane can no longer read is shown, not swallowed.
+  await w.page.fill('#message', 'too late')
+  await w.page.click('#composer button[type="submit"]')
+  await w.page.locator('#status').filter({ hasText: `conv ${id} (r1-chat-builder-i1) is stopped; the message would not reach it` }).waitFor(WAIT)
+})
+
+deck('needs-you: what the harness asks shows on its page and is answered there', async (w) => {
+  const id = (await w.h.ok(['conv', 'new', '--harness', 'claude', '--model', 'claude-test-1', '--cwd', w.h.home, '--prompt', 'scenario:asks set up storage'])).trim()
+  await w.page.goto(`${w.api.base}/conv/${id}`)
+  const needs = w.page.locator('#needs-what')
+  await needs.filter({ hasText: 'permission for Bash: rm -rf build' }).waitFor(WAIT)
+  assert.ok(await w.page.isVisible('#needs'))
+  assert.is(await w.page.getAttribute('#facts [data-activity]', 'data-activity'), 'needs-you')
+  await shot(w, 'conv-needs-you.png')
+  await w.page.click('#allow')
+  await w.page.locator('#status').filter({ hasText: 'answered allow' }).waitFor(WAIT)
+
+  await needs.filter({ hasText: 'question for AskUserQuestion: Which database should the new service use?' }).waitFor(WAIT)
+  await w.page.fill('#answer-message', 'Postgres')
+  await w.page.click('#allow')
+  await needs.filter({ hasText: 'plan for ExitPlanMode: 1. Add the storage module' }).waitFor(WAIT)
+  await w.page.fill('#answer-message', 'smaller steps')
+  await w.page.click('#deny')
+  await w.page.locator('#facts [data-activity="idle"]').waitFor(WAIT)
+  assert.not.ok(await w.page.isVisible('#needs'))
+  const said = await w.page.locator('#transcript [data-kind="user"]').allTextContents()
+  assert.equal(said.slice(-3).map((t) => t.replace(/^\S+ user /, '')), ['allow (permission: Bash)', 'allow (question: AskUserQuestion): Postgres', 'deny (plan: ExitPlanMode): smaller steps'])
+})
+
+deck('reap from the conversation page: refused while dirty, then with park the work is parked and the lane archived, live on the deck', async (w) => {
+  const dirty = await launch(w, { key: 'd', role: 'builder', prompt: 'echo half done > wip.txt' })
+  const id = dirty.body.lane.id
+  const dir = join(w.s.lanesRoot, 'r1-d')
+  await until(async () => (await w.api.get(`/api/lanes/${id}`)).body.activity.value === 'stopped', 'the dirty lane to end')
+  await w.page.goto(`${w.api.base}/conv/${id}`)
+  await w.page.locator('#reap').waitFor({ state: 'visible', ...WAIT })
+  await w.page.click('#reap-go')
+  await w.page.locator('#status').filter({ hasText: `refused: ${dir} has uncommitted changes (1 path); commit them, or pass --park to save them to a patch` }).waitFor(WAIT)
+  assert.ok(existsSync(join(dir, 'wip.txt')), 'a refused reap cleans nothing')
+
+  await w.page.check('#park')
+  await w.page.click('#reap-go')
+  await w.page.locator('#status').filter({ hasText: 'reaped; parked to ' }).waitFor(WAIT)
+  const patch = (await text(w, '#status')).replace('reaped; parked to ', '')
+  assert.match(patch, new RegExp(`^${join(w.h.service, 'agents', 'conv-r1-d-builder-i1')}/parked-.+\\.patch$`))
+  assert.match(readFileSync(patch, 'utf8'), '+half done')
+  assert.not.ok(existsSync(dir))
+  await w.page.locator('#facts .activity-archived').waitFor(WAIT)
+  await w.page.locator('#reap').waitFor({ state: 'hidden', ...WAIT })
+  const l = (await w.api.get(`/api/lanes/${id}`)).body
+  assert.equal([l.archived, l.activity.value], [true, 'stopped'])
+  await shot(w, 'conv-reaped.png')
+
+  await w.page.goto(`${w.api.base}/`)
+  await row(w, id).locator('.activity-archived').waitFor(WAIT)
+  assert.is((await row(w, id).locator('[data-activity]').textContent())!.trim(), 'archived')
+  await shot(w, 'deck-final.png')
+  w.g.open('c')
+  w.g.open('o')
+})
+
+deck.run()

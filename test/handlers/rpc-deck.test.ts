@@ -1,0 +1,118 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { readFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { CLIENT } from '../../handlers/deck/client.js'
+import { HTTP_STATUS } from '../../handlers/status.js'
+import { ERROR_CODES } from '../../kernel/domain/errors.js'
+import { answer, err, harness, refuse } from './kit.js'
+
+// ---- /rpc ----
+
+const status = { pid: 42, port: 4100, version: '0.1.0', home: '/home/u/.service', startedAt: 1, conversations: 3 }
+
+test('POST /rpc/<method>: the method with its validated input; the answer as JSON', async () => {
+  const { ask, calls } = harness({ kernelStatus: async () => status, laneWait: async () => ({ kind: 'pending' as const, cursor: '1.a.1' }) })
+  assert.equal(await answer(ask('/rpc/kernelStatus', { body: {} })), { status: 200, body: status })
+  assert.equal(await answer(ask('/rpc/laneWait', { body: { lane: 'b', timeoutMs: 100 } })), { status: 200, body: { kind: 'pending', cursor: '1.a.1' } })
+  assert.equal(calls, [
+    { method: 'kernelStatus', input: {} },
+    { method: 'laneWait', input: { lane: 'b', timeoutMs: 100 } },
+  ])
+})
+
+test('POST /rpc/<method>: an unknown method (an inherited name too) is 404; bad input 400; errors keep their status', async () => {
+  const { ask, calls } = harness({})
+  for (const m of ['frobnicate', 'constructor', 'toString', '__proto__'])
+    assert.equal(await answer(ask(`/rpc/${m}`, { body: {} })), { status: 404, body: err('not_found', `no method ${m}`) }, m)
+  assert.equal(await answer(ask('/rpc/laneWait', { body: { lane: 'b' } })), { status: 400, body: err('usage', 'field timeoutMs is required') })
+  assert.equal(await answer(ask('/rpc/laneWait', { body: { lane: 'b', timeoutMs: 60_001 } })), { status: 400, body: err('usage', 'timeoutMs: Invalid value: Expected <=60000 but received 60001') })
+  assert.equal(await answer(ask('/rpc/kernelStatus', { body: { verbose: true } })), { status: 400, body: err('usage', 'unknown field verbose') })
+  assert.equal(await answer(ask('/rpc/kernelStatus', { raw: 'x' })), { status: 400, body: err('usage', 'the request body is not JSON') })
+  assert.equal(await answer(ask('/rpc/kernelStatus')), { status: 404, body: err('not_found', 'no route GET /rpc/kernelStatus') })
+  assert.equal(calls, [])
+  const h = harness({ laneReport: refuse('not_inside_lane', 'not inside a lane') })
+  assert.equal(await answer(h.ask('/rpc/laneReport', { body: { body: 'x' } })), { status: 400, body: err('not_inside_lane', 'not inside a lane') })
+})
+
+test('every error code has its one HTTP status', () => {
+  assert.equal(Object.keys(HTTP_STATUS).sort(), [...ERROR_CODES].sort())
+  assert.equal(
+    { ...HTTP_STATUS },
+    { usage: 400, not_inside_lane: 400, unauthorized: 401, forbidden: 403, not_found: 404, conflict: 409, too_large: 413, unavailable: 503, internal: 500 },
+  )
+})
+
+// ---- the deck's pages ----
+
+test('GET / and /agents: the tree page with its filters; the script comes from /deck/client.js', async () => {
+  const { ask, calls } = harness({})
+  for (const [path, title] of [
+    ['/', 'Command Deck'],
+    ['/agents', 'Agents'],
+  ]) {
+    const res = await ask(path)
+    assert.is(res.status, 200)
+    assert.is(res.headers.get('content-type'), 'text/html; charset=UTF-8')
+    const html = await res.text()
+    assert.match(html, `<title>${title}</title>`)
+    assert.match(html, '<body data-page="deck">')
+    for (const id of ['tree', 'run', 'parent', 'costs', 'status']) assert.match(html, `id="${id}"`)
+    assert.match(html, '<script type="module" src="/deck/client.js"></script>')
+  }
+  assert.equal(calls, [], 'the page itself asks the kernel nothing; the script does')
+})
+
+test('GET /conv/:ref: the conversation page with transcript, composer, needs-you and reap panels; the reference is escaped', async () => {
+  const { ask } = harness({})
+  const html = await (await ask('/conv/r1-b-builder-i1')).text()
+  assert.match(html, '<body data-page="conv" data-ref="r1-b-builder-i1">')
+  for (const id of ['transcript', 'composer', 'message', 'needs', 'allow', 'deny', 'answer-message', 'reap', 'park', 'keep', 'reap-go']) assert.match(html, `id="${id}"`)
+  const hostile = await (await ask('/conv/%22%3E%3Cimg%20src%3Dx%3E')).text()
+  assert.match(hostile, 'data-ref="&quot;&gt;&lt;img src=x&gt;"')
+  assert.not.match(hostile, '<img src=x>')
+})
+
+test('GET /deck/client.js: the browser code, as JavaScript that parses', async () => {
+  const { ask } = harness({})
+  const res = await ask('/deck/client.js')
+  assert.is(res.status, 200)
+  assert.is(res.headers.get('content-type'), 'text/javascript; charset=utf-8')
+  const code = await res.text()
+  assert.is(code, CLIENT)
+  assert.not.throws(() => new Function(code))
+  for (const route of ['/api/tree', '/api/events', '/api/convs/', '/tell', '/answer', '/reap']) assert.match(code, route)
+})
+
+// ---- what the handlers may import ----
+
+const DIST = fileURLToPath(new URL('../../handlers/', import.meta.url))
+
+/** Every module specifier the compiled file imports at run time, followed through relative imports. */
+function runtimeImports(entry: string, seen = new Set<string>()): Set<string> {
+  const out = new Set<string>()
+  const visit = (file: string) => {
+    if (seen.has(file)) return
+    seen.add(file)
+    const src = readFileSync(file, 'utf8')
+    for (const m of src.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm)) {
+      const spec = m[1] ?? m[2] ?? m[3]
+      if (spec.startsWith('.')) visit(resolve(dirname(file), spec))
+      else out.add(spec)
+    }
+  }
+  visit(entry)
+  return out
+}
+
+test('the handlers, on the kernel and on workerd, import nothing at run time but hono and valibot (no node:*, no fs, no zx)', () => {
+  for (const entry of ['app.js', 'worker.js']) {
+    const specs = [...runtimeImports(join(DIST, entry))].sort()
+    const foreign = specs.filter((s) => !(s === 'hono' || s.startsWith('hono/') || s === 'valibot'))
+    assert.equal(foreign, [], `${entry} imports ${foreign.join(', ')}`)
+    assert.ok(specs.includes('hono') && specs.includes('valibot'), entry)
+  }
+})
+
+test.run()
