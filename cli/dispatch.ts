@@ -1,5 +1,5 @@
 import sade from 'sade'
-import { SvcError } from '../kernel/domain/errors.js'
+import { SvcError, oneLine } from '../kernel/domain/errors.js'
 import type { KernelPort } from '../kernel/port.js'
 import { VERSION } from '../kernel/version.js'
 import { EXIT_CODE } from './exit-code.js'
@@ -68,7 +68,8 @@ export function printError(io: Io, e: unknown): number {
     if (e.hint) io.err(`hint: ${e.hint}\n`)
     return EXIT_CODE[e.code]
   }
-  io.err(`svc: internal error: ${(e as Error)?.stack ?? String(e)}\n`)
+  io.err(`svc: internal error: ${oneLine((e as Error)?.message ?? String(e))}\n`)
+  if (io.env.SERVICE_DEBUG) io.err(`${(e as Error)?.stack}\n`)
   return 1
 }
 

@@ -1,7 +1,8 @@
-import { isErrorCode, type ErrorCode } from '../kernel/domain/errors.js'
+import { isErrorCode, oneLine, type ErrorCode } from '../kernel/domain/errors.js'
 import { HTTP_STATUS } from './status.js'
 
-export const errorBody = (code: ErrorCode, message: string, hint?: string) => ({ error: { code, message, ...(hint ? { hint } : {}) } })
+/** The API's error body; the message is always one line. */
+export const errorBody = (code: ErrorCode, message: string, hint?: string) => ({ error: { code, message: oneLine(message), ...(hint ? { hint: oneLine(hint) } : {}) } })
 
 /** Any thrown value as the error body and status of the API. */
 export function toErrorResponse(e: unknown): { body: ReturnType<typeof errorBody>; status: (typeof HTTP_STATUS)[ErrorCode] } {

@@ -13,13 +13,20 @@ export const ERROR_CODES = [
 ] as const
 export type ErrorCode = (typeof ERROR_CODES)[number]
 
+/** Text from outside shown on one bounded line: control characters escaped, long values cut. */
+export function oneLine(s: string, max = 1000): string {
+  const clean = s.replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+  return clean.length > max ? clean.slice(0, max - 3) + '...' : clean
+}
+
+/** Errors are one line (whatever input they quote), with an optional hint. */
 export class SvcError extends Error {
   readonly code: ErrorCode
   readonly hint?: string
   constructor(code: ErrorCode, message: string, hint?: string) {
-    super(message)
+    super(oneLine(message))
     this.code = code
-    this.hint = hint
+    this.hint = hint === undefined ? undefined : oneLine(hint)
   }
 }
 

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events'
 import type { ConversationRecord } from '../domain/conversation.js'
-import { SvcError } from '../domain/errors.js'
+import { SvcError, oneLine } from '../domain/errors.js'
 import { parseConvRef } from '../domain/keys.js'
 import type { ConfigFile } from '../io/config.js'
 import type { Log } from '../io/log.js'
@@ -56,8 +56,5 @@ export class KernelContext {
   }
 }
 
-/** Input echoed in a message stays on one line and bounded. */
-export const printable = (s: string) => {
-  const clean = s.replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
-  return clean.length > 80 ? clean.slice(0, 77) + '...' : clean
-}
+/** Input echoed in a message stays on one line and short. */
+export const printable = (s: string) => oneLine(s, 80)

@@ -1,0 +1,185 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { join } from 'node:path'
+import { TestHome, alive } from '../helpers/home.js'
+import { setupProject, type Setup } from '../helpers/project.js'
+import { recordFigure } from './figures.js'
+import { snapshot } from './snapshot.js'
+
+const BAD_KEYS = ['UP', 'a b', '.x', '_x', 'a/b', '../x', 'x'.repeat(41), 'a\nb', 'ü', 'a;b', '$(id)', 'a\tb', ' a', 'a*', 'a"b']
+const BAD_RUNS = [...BAD_KEYS, 'a.b', 'a_b', 'x'.repeat(33)]
+const BAD_REFS = ['conv-../x', '../x', '/etc/passwd', 'conv-', 'CONV-A', 'a b', 'x'.repeat(201), 'conv-a/b', '..', 'a\nb', 'conv-.hidden', '%2e%2e']
+
+let h: TestHome
+let s: Setup
+let lane: string
+let kernelPid: number
+let before: string
+let cases = 0
+const roots = () => [h.service, s.lanesRoot]
+
+test.before(async () => {
+  h = new TestHome('bad')
+  s = await setupProject(h)
+  const out = await h.ok(['lane', 'start', '--run', 'r1', '--key', 'b', '--role', 'builder', '--harness', 'none', '--prompt', 'x', '--no-wait'], { env: s.env })
+  lane = /conv (\d+)/.exec(out)![1]
+  kernelPid = h.kernelFile()!.pid
+  before = snapshot(roots(), s.project.checkout)
+})
+test.after(async () => {
+  recordFigure('bad input: cases over every verb and route, each refused with one clear message, store and files unchanged, kernel up', `${cases} cases`)
+  await h.stop()
+})
+
+async function cli(args: string[], env: Record<string, string | undefined> = s.env) {
+  const r = await h.svc(args, { env })
+  const what = JSON.stringify(args)
+  assert.is(r.code, 1, `${what} exits 1: ${r.stderr}`)
+  assert.is(r.stdout, '', `${what} prints nothing on stdout`)
+  const lines = r.stderr.trimEnd().split('\n')
+  assert.ok(lines[0].startsWith('svc: ') && lines[0].length > 8, `${what}: one clear line, got ${JSON.stringify(r.stderr)}`)
+  assert.ok(lines.length === 1 || (lines.length === 2 && lines[1].startsWith('hint: ')), `${what}: one line (and a hint), got ${JSON.stringify(r.stderr)}`)
+  cases++
+}
+
+async function http(method: string, path: string, body?: string, headers: Record<string, string> = {}) {
+  const k = h.kernelFile()!
+  const res = await fetch(`http://127.0.0.1:${k.port}${path}`, { method, headers: { authorization: `Bearer ${k.token}`, 'content-type': 'application/json', ...headers }, body })
+  const what = `${method} ${path} ${body?.slice(0, 60) ?? ''}`
+  assert.ok(res.status >= 400 && res.status < 500, `${what}: a 4xx, got ${res.status}`)
+  const json = (await res.json()) as { error?: { code?: string; message?: string } }
+  assert.type(json.error?.code, 'string', what)
+  assert.ok(json.error?.message && !json.error.message.includes('\n'), `${what}: one clear message, got ${JSON.stringify(json)}`)
+  cases++
+}
+
+const unchanged = () => {
+  assert.is(snapshot(roots(), s.project.checkout), before, 'the store and the file system are unchanged')
+  assert.ok(alive(kernelPid) && h.kernelFile()!.pid === kernelPid, 'the kernel stays up')
+}
+
+const start = (extra: string[]) => ['lane', 'start', '--role', 'builder', '--prompt', 'x', '--no-wait', ...extra]
+
+test('bad keys and run keys on every verb that takes them', async () => {
+  for (const k of BAD_RUNS) {
+    await cli(start(['--run', k, '--key', 'k']))
+    await cli(['lane', 'list', '--run', k])
+    await cli(['lane', 'wait', '--run', k, '--timeout', '0'])
+    await cli(['lane', 'show', '--run', k, '--key', 'b'])
+  }
+  for (const k of BAD_KEYS) {
+    await cli(start(['--run', 'r1', '--key', k]))
+    await cli(['lane', 'start', '--run', 'r1', '--for', k, '--role', 'critic', '--prompt', 'x', '--at', 'HEAD'])
+    await cli(['lane', 'show', '--run', 'r1', '--key', k])
+  }
+  unchanged()
+})
+
+test('bad conversation references on every verb that takes one', async () => {
+  const verbs: ((r: string) => string[])[] = [
+    (r) => ['conv', 'show', r],
+    (r) => ['conv', 'stop', r],
+    (r) => ['conv', 'archive', r],
+    (r) => ['conv', 'transcript', r],
+    (r) => ['conv', 'answer', r, 'allow'],
+    (r) => ['tell', r, 'hi'],
+    (r) => ['lane', 'show', r],
+    (r) => ['lane', 'stop', r],
+    (r) => ['lane', 'reap', r],
+    (r) => ['lane', 'wait', r, '--timeout', '0'],
+    (r) => ['lane', 'list', '--parent', r],
+    (r) => start(['--run', 'r1', '--key', 'k', '--parent', r]),
+  ]
+  for (const v of verbs) for (const r of BAD_REFS) await cli(v(r))
+  // A lane reference that is not a lane, and identity that is not a lane.
+  await cli(['lane', 'reap', s.root])
+  await cli(['lane', 'stop', s.root])
+  await cli(['lane', 'report', '--stdin'], { ...s.env, SERVICE_CONVERSATION: 'conv-../x' })
+  await cli(['lane', 'report', '--stdin'], { ...s.env, SERVICE_CONVERSATION: '999' })
+  unchanged()
+})
+
+test('conflicting, missing and malformed options', async () => {
+  const cases: string[][] = [
+    start(['--run', 'r1', '--key', 'k', '--brief', '/nonexistent']),
+    ['lane', 'start', '--run', 'r1', '--key', 'k', '--role', 'builder', '--prompt', 'x', '--brief', join(h.home, '.gitconfig')],
+    ['lane', 'start', '--run', 'r1', '--key', 'k', '--role', 'builder'],
+    ['lane', 'start', '--run', 'r1', '--key', 'k', '--prompt', 'x'],
+    ['lane', 'start', '--run', 'r1', '--key', 'k', '--role', 'boss', '--prompt', 'x'],
+    ['lane', 'start', '--run', 'r1', '--role', 'builder', '--prompt', 'x'],
+    ['lane', 'start', '--run', 'r1', '--key', 'a', '--for', 'b', '--role', 'critic', '--prompt', 'x'],
+    ['lane', 'start', '--run', 'r1', '--role', 'critic', '--key', 'b', '--prompt', 'x'],
+    ['lane', 'start', '--run', 'r1', '--for', 'nobody', '--role', 'critic', '--prompt', 'x'],
+    start(['--run', 'r1', '--key', 'k', '--effort', 'max']),
+    start(['--run', 'r1', '--key', 'k', '--harness', 'vim']),
+    start(['--run', 'r1', '--key', 'k', '--at', 'HEAD']),
+    start(['--run', 'r1', '--key', 'k', '--from', 'no-such-ref']),
+    start(['--run', 'r1', '--key', 'k', '--reuse']),
+    start(['--run', 'r1', '--key', 'b']),
+    start(['--run', 'r1', '--key', 'k', '--project', 'nope']),
+    start(['--key', 'k']),
+    start(['--run', 'r1', '--key', 'k', '--run', 'r2']),
+    ['lane', 'wait'],
+    ['lane', 'wait', lane, '--run', 'r1'],
+    ['lane', 'wait', lane, '--after', 'x'],
+    ['lane', 'wait', '--run', 'r1', '--after', '1.2'],
+    ['lane', 'wait', lane, '--timeout', '-1'],
+    ['lane', 'wait', lane, '--timeout', 'soon'],
+    ['lane', 'report'],
+    ['lane', 'report', '--file', 'a', '--stdin'],
+    ['lane', 'report', '--stdin', '--status', 'done-ish'],
+    ['lane', 'report', '--stdin', '--defects', 'many'],
+    ['lane', 'report', '--stdin', '--verdict-file', '/nonexistent'],
+    ['lane', 'show'],
+    ['lane', 'show', '--run', 'r1'],
+    ['lane', 'show', lane, '--run', 'r1', '--key', 'b'],
+    ['conv', 'mark', 'busy'],
+    ['conv', 'mark', 'idle', '--reason', 'question'],
+    ['conv', 'answer', lane, 'maybe'],
+    ['conv', 'new', '--harness', 'shell'],
+    ['conv', 'new', '--name', 'Bad'],
+    ['conv', 'new', '--cwd', 'relative/dir', '--harness', 'none'],
+    ['tell', lane],
+    ['tell', lane, ''],
+  ]
+  for (const c of cases) await cli(c)
+  for (const verb of [['conv', 'list'], ['conv', 'new'], ['lane', 'list'], ['lane', 'start'], ['lane', 'wait'], ['lane', 'report'], ['lane', 'reap', lane], ['lane', 'stop', lane], ['lane', 'show', lane], ['tell', lane, 'x'], ['handoff'], ['fork'], ['kernel', 'status'], ['deck'], ['doctor']])
+    await cli([...verb, '--no-such-option'])
+  unchanged()
+})
+
+test('HTTP: malformed JSON, wrong types, unknown fields, NUL and newlines, huge bodies, bad paths and queries', async () => {
+  const valid = { role: 'builder', run: 'r1', key: 'k', prompt: 'x', conversation: s.root, noWait: true }
+  for (const body of ['', '{', 'nul', '[]', 'null', '"x"', '{"role":', '{role:1}', '\u0000', '{"a":1}{"b":2}']) await http('POST', '/api/lanes', body)
+  const wrong: Record<string, unknown[]> = {
+    key: [1, true, {}, [], null], for: [2, {}], role: [1, 'king', null], brief: [1, []], prompt: [1, {}], run: [3, []], parent: [4, {}], project: [5],
+    model: [6], harness: ['vim', 7], effort: ['max', 8], title: [9], branch: [10], from: [11], at: [12], reuse: ['yes', 1], replace: ['no', 0], noWait: ['true', 1], conversation: [13, {}],
+  }
+  for (const [field, values] of Object.entries(wrong)) for (const value of values) await http('POST', '/api/lanes', JSON.stringify({ ...valid, [field]: value }))
+  for (const extra of [{ cwd: '/' }, { bogus: 1 }, { __proto__x: 1 }, { noWAIT: true }]) await http('POST', '/api/lanes', JSON.stringify({ ...valid, ...extra }))
+  for (const k of [...BAD_KEYS, 'a\u0000b', 'r1\u0000']) await http('POST', '/api/lanes', JSON.stringify({ ...valid, key: k }))
+  for (const k of BAD_RUNS) await http('POST', '/api/lanes', JSON.stringify({ ...valid, run: k }))
+  await http('POST', '/api/lanes', JSON.stringify({ ...valid, prompt: 'x'.repeat(5 * 1024 * 1024) }))
+  await http('POST', '/api/lanes', JSON.stringify({ ...valid, key: 'b' }))
+  await http('POST', '/api/lanes', JSON.stringify({ ...valid, role: 'critic', for: 'nobody', key: undefined }))
+  for (const r of BAD_RUNS) await http('GET', `/api/lanes?run=${encodeURIComponent(r)}`)
+  for (const k of BAD_KEYS) await http('GET', `/api/lanes?key=${encodeURIComponent(k)}`)
+  for (const r of BAD_REFS) {
+    await http('GET', `/api/lanes?parent=${encodeURIComponent(r)}`)
+    await http('GET', `/api/lanes/${encodeURIComponent(r)}`)
+    await http('POST', `/api/lanes/${encodeURIComponent(r)}/reap`, '{}')
+    await http('GET', `/api/convs/${encodeURIComponent(r)}/transcript`)
+  }
+  await http('GET', '/api/lanes?bogus=1')
+  await http('GET', '/api/lanes?run=r1&run=r2')
+  await http('GET', `/api/lanes/${s.root}`)
+  for (const body of ['{', '[]', '{"park":"yes"}', '{"keep":1}', '{"park":true,"force":true}']) await http('POST', `/api/lanes/${lane}/reap`, body)
+  for (const body of ['{', '{"text":1}', '{"text":""}', '{"text":"x","force":"yes"}', '{"text":"x","extra":1}']) await http('POST', `/api/convs/${lane}/tell`, body)
+  for (const body of ['{', '{"decision":"maybe"}', '{"decision":"allow","message":1}']) await http('POST', `/api/convs/${lane}/answer`, body)
+  for (const body of ['{', '{"conv":1}', '{"conv":"x","extra":true}']) await http('POST', '/rpc/convShow', body)
+  await http('POST', '/rpc/noSuchMethod', '{}')
+  await http('POST', '/rpc/laneWait', JSON.stringify({ run: 'r1', timeoutMs: 10_000_000 }))
+  unchanged()
+})
+
+test.run()
