@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdirSync, writeFileSync, rmSync, existsSync } from 'node:fs'
+import { mkdirSync, writeFileSync, rmSync, rmdirSync, existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT, TEST_HOMES } from './helpers/home.js'
 
@@ -8,6 +8,7 @@ import { ROOT, TEST_HOMES } from './helpers/home.js'
 const groups = (process.argv.slice(2).length ? process.argv.slice(2) : ['domain', 'io', 'handlers', 'cli', 'e2e', 'reliability', 'browser']).filter((g) =>
   existsSync(join(ROOT, 'dist', 'test', g)),
 )
+const suitePids: number[] = []
 let passed = 0
 let failed = 0
 const uvu = join(ROOT, 'node_modules', 'uvu', 'bin.js')
@@ -15,6 +16,7 @@ const uvu = join(ROOT, 'node_modules', 'uvu', 'bin.js')
 for (const group of groups) {
   const code = await new Promise<{ code: number; out: string }>((resolve) => {
     const child = spawn(process.execPath, [uvu, join('dist', 'test', group), '.test.js$'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
+    if (child.pid) suitePids.push(child.pid)
     let out = ''
     child.stdout.on('data', (d) => {
       out += d
@@ -30,7 +32,12 @@ for (const group of groups) {
   failed += total - ok - skipped
   if (code.code !== 0 && total - ok - skipped === 0 && !noTests) failed += 1 // a suite that crashed before counting
 }
-rmSync(TEST_HOMES, { recursive: true, force: true })
+// Only the homes of this run's suites (named <label>-<pid>-<random>): other runs may be using theirs right now.
+for (const name of existsSync(TEST_HOMES) ? readdirSync(TEST_HOMES) : [])
+  if (suitePids.some((pid) => name.includes(`-${pid}-`))) rmSync(join(TEST_HOMES, name), { recursive: true, force: true })
+try {
+  rmdirSync(TEST_HOMES) // only when empty
+} catch {}
 const line = `${passed} passed, ${failed} failed`
 mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true })
 writeFileSync(join(ROOT, 'test-artifacts', 'summary.txt'), line + '\n')

@@ -16,7 +16,7 @@ const cells = (v: LaneView) =>
     report: v.report,
     for: v.for ? `${v.for.key} i${v.for.iteration}` : undefined,
     verdict: v.verdict,
-    branch: v.git?.branch ?? v.branch,
+    branch: v.git ? v.git.branch : v.branch,
     head: v.git?.head,
     ahead: v.git?.ahead,
     dirty: v.git?.dirty,

@@ -32,7 +32,7 @@ export function listCells(r: ListRowFacts): string[] {
     dash(r.report?.status),
     dash(r.for),
     r.verdict ? `${r.verdict.value} ${r.verdict.defects}` : '-',
-    r.head ? `${r.branch ?? ''}@${r.head.slice(0, 7)}` : r.branch ? `${r.branch}@-` : '-',
+    r.head ? `${r.branch ?? '(detached)'}@${r.head.slice(0, 7)}` : r.branch ? `${r.branch}@-` : '-',
     r.ahead === undefined ? '-' : String(r.ahead),
     r.dirty === undefined ? '-' : r.dirty ? 'yes' : 'no',
     dash(r.model),

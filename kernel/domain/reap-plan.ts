@@ -3,16 +3,17 @@ import { isWithin } from './lane-paths.js'
 /** What the reap knows about a lane's directory at one moment. */
 export interface ReapFacts {
   role: string
-  /** Real path of the lane directory, or undefined when it no longer exists. */
+  /** The lane's directory as made at launch (a real path then). */
+  dir: string
+  /** Real path of the lane directory now, or undefined when it no longer exists. */
   dirReal?: string
+  /** The lanes root as recorded at launch (a real path then). */
   rootReal: string
   harnessAlive: boolean
   processes: { pid: number; command: string }[]
   /** Git-backed lanes: changed or untracked paths in the worktree. */
   dirtyPaths: number
   park: boolean
-  /** Play lanes: the directory holds a .git. */
-  playHasGit: boolean
 }
 
 /** SPEC.md 4.1 reap steps 1-4, in order: the first refusal, or undefined when the reap may go on. */
@@ -20,8 +21,10 @@ export function reapRefusal(f: ReapFacts, limitS: number): string | undefined {
   if (f.harnessAlive) return `refused: the harness is still alive after ${limitS} s`
   if (f.dirReal === undefined) return undefined
   if (!isWithin(f.dirReal, f.rootReal) || f.dirReal === f.rootReal) return `refused: ${f.dirReal} is outside the lanes root ${f.rootReal}`
+  // A symlink swapped in for the lane's directory must not lead the reap to another lane's directory either.
+  if (f.dirReal !== f.dir) return `refused: ${f.dir} resolves to ${f.dirReal}, which is not this lane's directory`
   if (f.processes.length) {
-    const list = f.processes.map((p) => `${p.pid} (${p.command || '?'})`).join(', ')
+    const list = [...f.processes].sort((a, b) => a.pid - b.pid).map((p) => `${p.pid} (${p.command || '?'})`).join(', ')
     return `refused: ${f.processes.length === 1 ? 'a process has its' : `${f.processes.length} processes have their`} working directory inside ${f.dirReal}: ${list}`
   }
   if (f.dirtyPaths > 0 && !f.park)
@@ -29,11 +32,22 @@ export function reapRefusal(f: ReapFacts, limitS: number): string | undefined {
   return undefined
 }
 
+/** Step 4: work a patch cannot carry (a repository inside the worktree) refuses the park before anything changes. */
+export const nestedRepoRefusal = (dir: string, paths: string[]) =>
+  `refused: a patch cannot carry the files of a git repository inside the worktree: ${paths.join(', ')}; move ${paths.length === 1 ? 'it' : 'them'} out of ${dir} first`
+
 /** Step 5: commits the upstream lacks are a warning, never a loss: the branch is kept. */
-export function unpushedWarning(branch: string | undefined, unpushed: number): string | undefined {
+export function unpushedWarning(branch: string, unpushed: number): string | undefined {
   if (!unpushed) return undefined
-  return `warning: ${branch ?? 'HEAD'} has ${unpushed} commit${unpushed === 1 ? '' : 's'} not on any remote; the branch is kept`
+  return `warning: ${branch} has ${unpushed} commit${unpushed === 1 ? '' : 's'} not on any remote; the branch is kept`
 }
+
+/** Step 5 on a detached HEAD: commits no branch, tag or remote holds are kept reachable from a ref. */
+export const detachedKeptWarning = (unsaved: number, ref: string) =>
+  `warning: the detached HEAD has ${unsaved} commit${unsaved === 1 ? '' : 's'} no branch holds; kept at ${ref}`
+
+/** The ref that keeps a detached HEAD's commits of a reaped lane. */
+export const keptHeadRef = (name: string) => `refs/svc/kept/${name}`
 
 /** The parked patch's file name: `parked-<timestamp>.patch`. */
 export const parkedPatchName = (now: Date) => `parked-${now.toISOString().replace(/[-:]/g, '').replace('.', '')}.patch`

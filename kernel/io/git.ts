@@ -1,5 +1,5 @@
 import { $ } from 'zx/core'
-import { readFileSync, rmSync, statSync } from 'node:fs'
+import { copyFileSync, existsSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { join, resolve as resolvePath } from 'node:path'
 import { SvcError } from '../domain/errors.js'
 import { KeyedQueue } from '../serial.js'
@@ -195,7 +195,16 @@ export async function snapshotTree(dir: string): Promise<string> {
   const index = join(gitDir, `svc-snapshot-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`)
   try {
     const e = { GIT_INDEX_FILE: index }
-    await git(dir, ['read-tree', 'HEAD'], e)
+    // Start from a copy of the worktree's own index: its stat data spares hashing every unchanged file. `add -A`
+    // then makes the copy match the working tree whatever it held, so the tree is the same as from HEAD's.
+    // The copy gets an mtime a second older than the index: git rehashes an entry whose file is not older than
+    // the index ("racily clean"), and a copy made now would hide an edit of the same size in the same second.
+    const own = join(gitDir, 'index')
+    if (existsSync(own)) {
+      const st = statSync(own)
+      copyFileSync(own, index)
+      utimesSync(index, st.atime, new Date(st.mtimeMs - 1000))
+    } else await git(dir, ['read-tree', 'HEAD'], e)
     await git(dir, ['add', '-A'], e)
     return (await git(dir, ['write-tree'], e)).trim()
   } finally {
@@ -203,22 +212,63 @@ export async function snapshotTree(dir: string): Promise<string> {
   }
 }
 
-/** Apply a patch to HEAD in a temporary index and return the resulting tree: proof that it reproduces the work. */
-export async function treeFromPatch(dir: string, patch: string): Promise<string> {
-  const gitDir = worktreeGitDir(dir)!
+/** Apply the patch file to HEAD in a temporary index and return the resulting tree: proof that it reproduces the
+ * work. */
+export async function treeFromPatch(dir: string, patchPath: string): Promise<string> {
+  const gitDir = worktreeGitDir(dir)
+  if (!gitDir) throw new SvcError('conflict', `${dir} is not a git worktree`)
   const index = join(gitDir, `svc-verify-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`)
   try {
     const e = { GIT_INDEX_FILE: index }
     await git(dir, ['read-tree', 'HEAD'], e)
-    if (patch.length) await git(dir, ['apply', '--cached', '--binary', '--whitespace=nowarn', '-'], e, patch)
+    if (statSync(patchPath).size > 0) await git(dir, ['apply', '--cached', '--binary', '--whitespace=nowarn', patchPath], e)
     return (await git(dir, ['write-tree'], e)).trim()
   } finally {
     rmSync(index, { force: true })
   }
 }
 
-export async function diffBinary(dir: string, from: string, to: string): Promise<string> {
-  return git(dir, ['diff', '--binary', '--full-index', '--no-color', '--no-ext-diff', '--no-renames', from, to])
+/** Write the patch from `from` to `to` into a file, byte for byte: git writes it itself, because the text of a
+ * file in another encoding is not UTF-8 and must never pass through a string. No text conversion, no external
+ * diff, no renames and the standard a/ b/ prefixes, so `git apply` takes it back whatever the configuration. */
+export async function diffBinaryToFile(dir: string, from: string, to: string, path: string): Promise<void> {
+  const args = ['diff', '--binary', '--full-index', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--no-relative', '--src-prefix=a/', '--dst-prefix=b/']
+  await git(dir, [...args, `--output=${path}`, from, to], { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.quotePath', GIT_CONFIG_VALUE_0: 'true' })
+  writeFileSync(path, quoteAmbiguousHeaders(readFileSync(path)))
+}
+
+const HEADER = 'diff --git '
+
+/** `git apply` cannot tell where the name ends in an unquoted header `diff --git a/<p> b/<p>` when a directory in
+ * <p> ends with a space and the section has no ---/+++ lines (an empty file added or deleted, a mode change).
+ * Such headers are written quoted, which it reads unambiguously. With core.quotePath an unquoted name holds no
+ * quote, backslash, control or non-ASCII byte, so quoting needs no escapes. Other lines stay byte for byte. */
+export function quoteAmbiguousHeaders(patch: Buffer): Buffer {
+  const lines = patch.toString('latin1').split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]
+    if (!line.startsWith(HEADER + 'a/') || !line.includes(' ', HEADER.length)) continue
+    const rest = line.slice(HEADER.length)
+    const len = (rest.length - 5) / 2
+    if (!Number.isInteger(len) || len < 1) continue
+    const name = rest.slice(2, 2 + len)
+    if (rest.slice(2 + len, 5 + len) !== ' b/' || rest.slice(5 + len) !== name || !name.includes(' ')) continue
+    lines[i] = `${HEADER}"a/${name}" "b/${name}"`
+  }
+  return Buffer.from(lines.join('\n'), 'latin1')
+}
+
+/** Paths that are a git repository of their own in `tree` but not in HEAD: a patch records only their commit id,
+ * never their files, so such work cannot be parked. */
+export async function addedGitlinks(dir: string, tree: string): Promise<string[]> {
+  const out = await git(dir, ['diff-tree', '-r', '-z', '--no-renames', 'HEAD', tree])
+  const fields = out.split('\0')
+  const found: string[] = []
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const [oldMode, newMode] = fields[i].replace(/^:/, '').split(' ')
+    if (newMode === '160000' && oldMode !== '160000') found.push(fields[i + 1])
+  }
+  return found
 }
 
 /** Keep a tree reachable: a commit on top of HEAD, named by a ref under refs/svc/parked/. */
@@ -246,6 +296,18 @@ export async function headOf(dir: string): Promise<string | undefined> {
 
 /** Commits of HEAD that no remote-tracking branch holds (the work a push has not saved). */
 export async function unpushedCount(dir: string): Promise<number> {
-  const r = await run(dir, ['rev-list', '--count', 'HEAD', '--not', '--remotes'])
-  return r.ok ? Number(r.stdout.trim()) : 0
+  return Number((await git(dir, ['rev-list', '--count', 'HEAD', '--not', '--remotes'])).trim())
+}
+
+/** Commits of HEAD that no branch, tag or remote-tracking branch holds: on a detached HEAD, what removing the
+ * worktree would leave unreachable. */
+export async function unreachableWithoutHead(dir: string): Promise<number> {
+  return Number((await git(dir, ['rev-list', '--count', 'HEAD', '--not', '--branches', '--tags', '--remotes'])).trim())
+}
+
+/** Point a ref at the worktree's HEAD commit. */
+export async function keepHead(dir: string, ref: string): Promise<string> {
+  const head = (await git(dir, ['rev-parse', '--verify', 'HEAD^{commit}'])).trim()
+  await git(dir, ['update-ref', ref, head])
+  return head
 }

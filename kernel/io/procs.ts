@@ -70,6 +70,9 @@ export interface ProcessInfo {
   pid: number
   cwd: string
   command: string
+  /** Parent and process group, where known (Linux). */
+  ppid?: number
+  pgid?: number
 }
 
 /** Processes whose working directory is `dir` or lies inside it: /proc/<pid>/cwd on Linux, lsof elsewhere. */
@@ -92,10 +95,14 @@ export function processesInside(given: string): ProcessInfo[] {
       }
       if (!inside(cwd)) continue
       let command = ''
+      let ids: { ppid?: number; pgid?: number } = {}
       try {
         command = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ')
+        const stat = readFileSync(`/proc/${p}/stat`, 'utf8')
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+        ids = { ppid: Number(fields[1]), pgid: Number(fields[2]) }
       } catch {}
-      found.push({ pid: Number(p), cwd, command })
+      found.push({ pid: Number(p), cwd, command, ...ids })
     }
     return found
   }

@@ -19,7 +19,7 @@ export class GitFactsCache {
   async many(dirs: string[], now = Date.now()): Promise<Map<string, (git.GitFacts & { asOf: number }) | undefined>> {
     const out = new Map<string, (git.GitFacts & { asOf: number }) | undefined>()
     const todo: string[] = []
-    for (const dir of dirs) {
+    for (const dir of new Set(dirs)) {
       const e = this.entries.get(dir)
       if (e && now - e.at < GIT_FACTS_TTL_MS && e.stamp === git.worktreeStamp(dir)) out.set(dir, { ...e.facts, asOf: e.at })
       else todo.push(dir)

@@ -17,9 +17,8 @@ export async function laneViews(ctx: KernelContext, cache: GitFactsCache, pick: 
   const related = lanes(ctx).filter((r) => chosen.some((c) => c.lane.run === r.lane.run && c.lane.key === r.lane.key))
   const gitDirs = related.filter((r) => isGitBacked(r.lane.role) && !r.archived).map((r) => r.cwd)
   const facts = await cache.many(gitDirs, now)
-  const infos = new Map<string, LaneInfo>()
-  for (const rec of related)
-    infos.set(rec.id, { rec, reports: await ctx.store.reports(rec.name), activity: ctx.view(rec, now).activity, head: facts.get(rec.cwd)?.head })
+  const reports = await Promise.all(related.map((rec) => ctx.store.reports(rec.name)))
+  const infos = new Map<string, LaneInfo>(related.map((rec, i) => [rec.id, { rec, reports: reports[i], activity: ctx.view(rec, now).activity, head: facts.get(rec.cwd)?.head }]))
   const all = [...infos.values()]
   return chosen
     .sort((a, b) => Number(a.id) - Number(b.id))

@@ -1,69 +1,158 @@
-import { existsSync, realpathSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
+import { closeSync, existsSync, fsyncSync, lstatSync, openSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync } from 'node:fs'
+import { dirname, join, resolve as resolvePath } from 'node:path'
 import { isLive } from '../domain/activity.js'
 import { SvcError } from '../domain/errors.js'
 import { isGitBacked } from '../domain/lane-paths.js'
 import type { LaneRecord } from '../domain/lane-summary.js'
-import { archiveFailedMessage, parkedPatchName, reapRefusal, unpushedWarning, type ReapFacts } from '../domain/reap-plan.js'
+import {
+  archiveFailedMessage,
+  detachedKeptWarning,
+  keptHeadRef,
+  nestedRepoRefusal,
+  parkedPatchName,
+  reapRefusal,
+  unpushedWarning,
+  type ReapFacts,
+} from '../domain/reap-plan.js'
 import { convFiles } from '../home.js'
-import { writeFileAtomic } from '../io/atomic-file.js'
 import { faultFlag } from '../io/fault.js'
 import * as git from '../io/git.js'
-import { processesInside } from '../io/procs.js'
+import { processesInside, type ProcessInfo } from '../io/procs.js'
 import type { PortInput, ReapResult } from '../port.js'
 import { KeyedQueue } from '../serial.js'
 import type { KernelContext } from './context.js'
 import { stopConversation } from './conversations.js'
 import type { GitFactsCache } from './git-facts.js'
 import { laneViews } from './lane-list.js'
-import { realPathOf } from './lane-start.js'
 
 /** SPEC.md section 8: how long a reap waits for a live harness to stop. */
 export const REAP_STOP_MS = 30_000
 const reaps = new KeyedQueue()
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-async function gather(ctx: KernelContext, rec: LaneRecord, park: boolean, stopped: boolean): Promise<ReapFacts> {
-  const dir = rec.cwd
-  const exists = existsSync(dir)
-  const dirReal = exists ? realpathSync(dir) : undefined
-  const gitBacked = isGitBacked(rec.lane.role) && exists && git.worktreeGitDir(dir) !== undefined
-  const status = gitBacked ? await git.statusFacts(dir) : undefined
-  return {
-    role: rec.lane.role,
-    dirReal,
-    rootReal: realPathOf(rec.lane.root),
-    harnessAlive: stopped && ctx.runners.harnessAlive(rec.name),
-    processes: stopped && dirReal ? processesInside(dirReal) : [],
-    dirtyPaths: status?.dirtyPaths ?? 0,
-    park,
-    playHasGit: !isGitBacked(rec.lane.role) && exists && existsSync(join(dir, '.git')),
+/** Where the lane's directory really is now: its real path; for a dangling symlink, where the link points. */
+function realDir(dir: string): string | undefined {
+  try {
+    lstatSync(dir)
+  } catch {
+    return undefined
+  }
+  try {
+    return realpathSync(dir)
+  } catch {
+    return resolvePath(dirname(dir), readlinkSync(dir))
   }
 }
 
-/** Save every change of the worktree to parked-<timestamp>.patch, prove the patch reproduces it, keep its tree
- * reachable from a ref, check once more that nothing changed meanwhile, and only then clean the tree. */
-async function parkWork(ctx: KernelContext, rec: LaneRecord): Promise<NonNullable<ReapResult['parked']>> {
+/** The first `.git` anywhere inside a play directory (symlinks are not followed), relative to it. */
+function findDotGit(dir: string, rel = ''): string | undefined {
+  let entries
+  try {
+    entries = readdirSync(join(dir, rel), { withFileTypes: true })
+  } catch {
+    return undefined
+  }
+  for (const e of entries) if (e.name === '.git') return join(rel, e.name)
+  for (const e of entries) {
+    if (!e.isDirectory()) continue
+    const found = findDotGit(dir, join(rel, e.name))
+    if (found) return found
+  }
+  return undefined
+}
+
+/** What the reap needs to decide, read now. Before the stop (`stopped` false) only processes that the stop will
+ * not end count: neither the harness nor anything else of the lane's own process group. Git commands the kernel
+ * itself runs never count. */
+async function gather(ctx: KernelContext, rec: LaneRecord, park: boolean, stopped: boolean): Promise<ReapFacts & { worktree: boolean; branch?: string }> {
+  const dirReal = realDir(rec.cwd)
+  const own = dirReal === rec.cwd
+  const worktree = isGitBacked(rec.lane.role) && own && git.worktreeGitDir(rec.cwd) !== undefined
+  const status = worktree ? await git.statusFacts(rec.cwd) : undefined
+  const state = ctx.facts.get(rec.name).state
+  const ownLane = (p: ProcessInfo) => p.pgid === undefined || p.pgid === state?.runner?.pid || p.pid === state?.harness?.pid
+  const processes = dirReal ? processesInside(dirReal).filter((p) => p.ppid !== process.pid && (stopped || !ownLane(p))) : []
+  return {
+    role: rec.lane.role,
+    dir: rec.cwd,
+    dirReal,
+    rootReal: rec.lane.root,
+    harnessAlive: stopped && ctx.runners.harnessAlive(rec.name),
+    processes,
+    dirtyPaths: status?.dirtyPaths ?? 0,
+    park,
+    worktree,
+    branch: status?.branch,
+  }
+}
+
+/** Step 1: stop a live lane through the conversation stop mechanism, and give its harness up to 30 s to be gone. */
+async function stopLane(ctx: KernelContext, rec: LaneRecord): Promise<void> {
+  const deadline = Date.now() + REAP_STOP_MS
+  if (isLive(ctx.view(rec).activity.value) || ctx.runners.runnerAlive(rec.name)) {
+    try {
+      await stopConversation(ctx, rec, REAP_STOP_MS)
+    } catch {
+      // Whether the harness outlived the stop is what decides; it is checked below.
+    }
+  }
+  while (ctx.runners.harnessAlive(rec.name) && Date.now() < deadline) await sleep(100)
+}
+
+/** On disk before the worktree is cleaned: the file's bytes, or a directory's new entry. */
+function syncPath(path: string) {
+  const fd = openSync(path, 'r')
+  try {
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Save every change of the worktree to parked-<timestamp>.patch, prove the patch file reproduces it, keep its
+ * tree reachable from a ref, check once more that nothing changed meanwhile, and only then clean the tree. */
+async function parkWork(ctx: KernelContext, rec: LaneRecord, paths: number): Promise<NonNullable<ReapResult['parked']>> {
   const dir = rec.cwd
   const tree = await git.snapshotTree(dir)
-  const patch = await git.diffBinary(dir, 'HEAD', tree)
-  if ((await git.treeFromPatch(dir, patch)) !== tree) throw new SvcError('conflict', 'refused: the parked patch does not reproduce the worktree; nothing was cleaned')
+  const nested = await git.addedGitlinks(dir, tree)
+  if (nested.length) throw new SvcError('conflict', nestedRepoRefusal(dir, nested))
   const name = parkedPatchName(new Date())
-  const ref = `refs/svc/parked/${rec.name}/${name.slice(7, -6)}`
-  await git.keepTree(dir, tree, ref, `svc: parked work of conv ${rec.id} (${rec.name})`)
   const path = join(convFiles(ctx.home, rec.name).dir, name)
-  await writeFileAtomic(path, patch)
+  if (existsSync(path)) throw new SvcError('conflict', `refused: ${path} already exists; nothing was cleaned`)
+  const tmp = join(dirname(path), `.${name}.${process.pid}.tmp`)
+  try {
+    await git.diffBinaryToFile(dir, 'HEAD', tree, tmp)
+    if ((await git.treeFromPatch(dir, tmp)) !== tree) throw new SvcError('conflict', 'refused: the parked patch does not reproduce the worktree; nothing was cleaned')
+    syncPath(tmp)
+    renameSync(tmp, path)
+    syncPath(dirname(path))
+  } finally {
+    rmSync(tmp, { force: true })
+  }
+  const ref = `refs/svc/parked/${rec.name}/${name.slice('parked-'.length, -'.patch'.length)}`
+  await git.keepTree(dir, tree, ref, `svc: parked work of conv ${rec.id} (${rec.name})\n\nThe patch: ${path}`)
+  // Just before the tree is cleaned: it still holds exactly what the patch reproduces.
   if ((await git.snapshotTree(dir)) !== tree)
-    throw new SvcError('conflict', `refused: the worktree changed while it was parked; the patch is kept at ${path}, nothing was cleaned`)
-  const paths = (await git.statusFacts(dir)).dirtyPaths
+    throw new SvcError('conflict', `refused: the worktree changed while it was parked; the patch is kept at ${path} and ${ref}, nothing was cleaned`)
   await git.cleanTree(dir)
   return { patch: path, ref, paths }
+}
+
+/** Step 5: the branch is never deleted; commits a detached HEAD alone holds are kept reachable from a ref. */
+async function keepCommits(rec: LaneRecord, branch: string | undefined): Promise<string | undefined> {
+  if (branch) return unpushedWarning(branch, await git.unpushedCount(rec.cwd))
+  const unsaved = await git.unreachableWithoutHead(rec.cwd)
+  if (!unsaved) return undefined
+  const ref = keptHeadRef(rec.name)
+  await git.keepHead(rec.cwd, ref)
+  return detachedKeptWarning(unsaved, ref)
 }
 
 /** `svc lane reap`: steps 1-7 of SPEC.md 4.1, in order. It either completes with every byte kept, or refuses and
  * archives nothing. */
 export async function laneReap(ctx: KernelContext, cache: GitFactsCache, input: PortInput<'laneReap'>): Promise<ReapResult> {
   const found = ctx.resolve(input.lane)
-  if (!found.lane) throw new SvcError('usage', `conv ${found.id} (${found.name}) is not a lane`)
+  if (!found.lane) throw new SvcError('not_found', `conv ${found.id} (${found.name}) is not a lane`)
   const rec = found as LaneRecord
   return reaps.run(rec.name, async () => {
     if (ctx.store.get(rec.id)!.archived) throw new SvcError('conflict', `refused: conv ${rec.id} (${rec.name}) is already reaped and archived`)
@@ -71,13 +160,7 @@ export async function laneReap(ctx: KernelContext, cache: GitFactsCache, input: 
     // What can be refused before the lane is touched, is refused before it is touched.
     const early = reapRefusal(await gather(ctx, rec, park, false), REAP_STOP_MS / 1000)
     if (early) throw new SvcError('conflict', early)
-    if (isLive(ctx.view(rec).activity.value) || ctx.runners.runnerAlive(rec.name)) {
-      try {
-        await stopConversation(ctx, rec, REAP_STOP_MS)
-      } catch {
-        throw new SvcError('conflict', `refused: the harness is still alive after ${REAP_STOP_MS / 1000} s`)
-      }
-    }
+    await stopLane(ctx, rec)
     const facts = await gather(ctx, rec, park, true)
     const refusal = reapRefusal(facts, REAP_STOP_MS / 1000)
     if (refusal) throw new SvcError('conflict', refusal)
@@ -85,21 +168,24 @@ export async function laneReap(ctx: KernelContext, cache: GitFactsCache, input: 
     let parked: ReapResult['parked']
     let removed: string | null = null
     if (facts.dirReal && isGitBacked(rec.lane.role)) {
-      if (facts.dirtyPaths > 0) parked = await parkWork(ctx, rec)
-      const w = unpushedWarning(rec.lane.branch, await git.unpushedCount(rec.cwd))
+      if (!facts.worktree) throw new SvcError('conflict', `refused: ${rec.cwd} is no longer a git worktree; look at it, then remove it yourself`)
+      if (facts.dirtyPaths > 0) parked = await parkWork(ctx, rec, facts.dirtyPaths)
+      const w = await keepCommits(rec, facts.branch)
       if (w) warnings.push(w)
-      await git.worktreeRemove(rec.lane.repo!, rec.cwd)
+      await git.worktreeRemove(rec.lane.repo ?? rec.cwd, rec.cwd)
       cache.forget(rec.cwd)
       removed = rec.cwd
     } else if (facts.dirReal) {
-      if (facts.playHasGit) warnings.push(`warning: ${rec.cwd} holds a .git; the play directory is kept`)
+      const dotGit = findDotGit(rec.cwd)
+      if (dotGit) warnings.push(`warning: ${rec.cwd} holds a .git${dotGit === '.git' ? '' : ` (${dotGit})`}; the play directory is kept`)
       else {
         rmSync(rec.cwd, { recursive: true })
         removed = rec.cwd
       }
     } else {
       warnings.push(`warning: ${rec.cwd} was already gone`)
-      if (rec.lane.repo && isGitBacked(rec.lane.role)) await git.git(rec.lane.repo, ['worktree', 'prune']).catch(() => '')
+      const repo = rec.lane.repo
+      if (repo && isGitBacked(rec.lane.role)) await git.serialized(repo, () => git.git(repo, ['worktree', 'prune'])).catch(() => '')
     }
     let archived = false
     let archiveError: string | undefined

@@ -85,7 +85,21 @@ export class TestHome {
     killRunners(this.service)
     for (let i = 0; i < 40 && k && alive(k.pid); i++) await new Promise((r) => setTimeout(r, 25))
     if (k && alive(k.pid)) process.kill(k.pid, 'SIGKILL')
-    rmSync(this.dir, { recursive: true, force: true })
+    // Anything else still running for this home (a kernel that lost a start race, a stray harness) goes too.
+    for (const pid of processesOfHome(this.service)) {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {}
+    }
+    for (let i = 0; ; i++) {
+      try {
+        rmSync(this.dir, { recursive: true, force: true })
+        break
+      } catch (e) {
+        if (i >= 20) throw e
+        await new Promise((r) => setTimeout(r, 50))
+      }
+    }
   }
 }
 
@@ -97,6 +111,18 @@ export function alive(pid: number): boolean {
   } catch {
     return false
   }
+}
+
+/** Processes whose environment names this service home. */
+export function processesOfHome(service: string): number[] {
+  const out: number[] = []
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p) || Number(p) === process.pid) continue
+    try {
+      if (readFileSync(`/proc/${p}/environ`, 'utf8').split('\0').includes(`SERVICE_HOME=${service}`)) out.push(Number(p))
+    } catch {}
+  }
+  return out
 }
 
 export function killRunners(service: string) {

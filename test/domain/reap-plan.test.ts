@@ -1,0 +1,42 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { archiveFailedMessage, parkedPatchName, reapRefusal, unpushedWarning, type ReapFacts } from '../../kernel/domain/reap-plan.js'
+import { LIST_COLUMNS, listCells } from '../../kernel/domain/list-columns.js'
+
+// The pure decisions of reap (SPEC.md 4.1 reap steps 1-4 in order) and the cells of a list row.
+
+const base: ReapFacts = { role: 'builder', dir: '/h/lanes/r1-b', dirReal: '/h/lanes/r1-b', rootReal: '/h/lanes', harnessAlive: false, processes: [], dirtyPaths: 0, park: false }
+
+test('reapRefusal: each refusal, and the first in step order wins', () => {
+  assert.is(reapRefusal(base, 30), undefined)
+  const all: ReapFacts = { ...base, harnessAlive: true, dirReal: '/elsewhere/r1-b', processes: [{ pid: 7, command: 'sleep 9' }], dirtyPaths: 2 }
+  assert.is(reapRefusal(all, 30), 'refused: the harness is still alive after 30 s')
+  assert.is(reapRefusal({ ...all, harnessAlive: false }, 30), 'refused: /elsewhere/r1-b is outside the lanes root /h/lanes')
+  assert.is(reapRefusal({ ...base, dirReal: '/h/lanes' }, 30), 'refused: /h/lanes is outside the lanes root /h/lanes', 'the root itself is not a lane directory')
+  assert.is(reapRefusal({ ...base, dirReal: '/h/lanes-other/x' }, 30), 'refused: /h/lanes-other/x is outside the lanes root /h/lanes', 'a sibling sharing the prefix')
+  assert.is(reapRefusal({ ...all, harnessAlive: false, dirReal: '/h/lanes/r1-c' }, 30), "refused: /h/lanes/r1-b resolves to /h/lanes/r1-c, which is not this lane's directory")
+  assert.is(reapRefusal({ ...all, harnessAlive: false, dirReal: base.dirReal }, 30), 'refused: a process has its working directory inside /h/lanes/r1-b: 7 (sleep 9)')
+  const two = [{ pid: 90, command: 'b' }, { pid: 12, command: '' }]
+  assert.is(reapRefusal({ ...base, processes: two }, 30), 'refused: 2 processes have their working directory inside /h/lanes/r1-b: 12 (?), 90 (b)')
+  assert.is(reapRefusal({ ...base, dirtyPaths: 1 }, 30), 'refused: /h/lanes/r1-b has uncommitted changes (1 path); commit them, or pass --park to save them to a patch')
+  assert.is(reapRefusal({ ...base, dirtyPaths: 3, park: true }, 30), undefined)
+  assert.is(reapRefusal({ ...base, dirReal: undefined, dirtyPaths: 3 }, 30), undefined, 'a directory already gone refuses nothing')
+})
+
+test('messages of steps 5 and 7, and the parked file name', () => {
+  assert.is(unpushedWarning('r1/b', 0), undefined)
+  assert.is(unpushedWarning('r1/b', 1), 'warning: r1/b has 1 commit not on any remote; the branch is kept')
+  assert.is(unpushedWarning('r1/b', 3), 'warning: r1/b has 3 commits not on any remote; the branch is kept')
+  assert.is(archiveFailedMessage('disk full', '12'), 'reaped, but archiving failed: disk full; archive conv 12 from the Command Deck')
+  assert.is(parkedPatchName(new Date(Date.UTC(2025, 0, 2, 3, 4, 5, 67))), 'parked-20250102T030405067Z.patch')
+})
+
+test('listCells: the columns of SPEC.md 4.1 list, a dash where a fact does not apply', () => {
+  assert.equal([...LIST_COLUMNS], ['ID', 'RUN/KEY', 'ROLE', 'ITER', 'ACTIVITY', 'REPORT', 'FOR', 'VERDICT', 'BRANCH@SHA', 'AHEAD', 'DIRTY', 'MODEL', 'COST'])
+  const critic = listCells({ id: '3', run: 'r1', key: 'b', role: 'critic', iteration: 2, activity: 'idle', archived: false, report: { status: 'done' }, for: 'b i2', verdict: { value: 'NOT_YET', defects: 4 }, head: '0123456789abcdef', dirty: false, model: 'm', cost: { usd: 1.234, estimated: true } })
+  assert.equal(critic, ['3', 'r1/b', 'critic', 'i2', 'idle', 'done', 'b i2', 'NOT_YET 4', '(detached)@0123456', '-', 'no', 'm', '~$1.23'])
+  const archived = listCells({ id: '2', run: 'r1', key: 'b', role: 'builder', iteration: 1, activity: 'stopped', archived: true, branch: 'r1/b' })
+  assert.equal(archived, ['2', 'r1/b', 'builder', 'i1', 'archived', '-', '-', '-', 'r1/b@-', '-', '-', '-', '-'])
+})
+
+test.run()

@@ -1,0 +1,157 @@
+import { execFile } from 'node:child_process'
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { TestHome, alive, until } from '../helpers/home.js'
+import { setupProject, type Setup } from '../helpers/project.js'
+
+/** The shared world of the list, show, stop and reap suites: a throwaway home, the sample project, a root
+ * conversation, and shell lanes gated on files in the test HOME. */
+export class World {
+  readonly h: TestHome
+  s!: Setup
+
+  constructor(label: string, env: Record<string, string> = {}) {
+    this.h = new TestHome(label)
+    this.h.extraEnv = env
+  }
+
+  async begin(): Promise<this> {
+    this.s = await setupProject(this.h)
+    return this
+  }
+
+  get lanes() {
+    return this.s.lanesRoot
+  }
+
+  get checkout() {
+    return this.s.project.checkout
+  }
+
+  /** `svc lane start --run <run>` from the root conversation; returns the conv id. */
+  async start(args: string[], run = 'r1', as = this.s.root): Promise<string> {
+    const out = await this.h.ok(['lane', 'start', '--run', run, ...args], { env: { SERVICE_CONVERSATION: as } })
+    return /: conv (\d+) \(/.exec(out)![1]
+  }
+
+  /** A shell line that blocks until `open(n)`. */
+  gate(n: string) {
+    return `while [ ! -e ${this.h.home}/go-${n} ]; do sleep 0.05; done`
+  }
+
+  open(n: string) {
+    writeFileSync(join(this.h.home, `go-${n}`), '')
+  }
+
+  /** A shell line that marks a point reached; `reached(n)` waits for it. */
+  mark(n: string) {
+    return `touch ${this.h.home}/at-${n}`
+  }
+
+  reached(n: string) {
+    return until(() => existsSync(join(this.h.home, `at-${n}`)), `point ${n}`)
+  }
+
+  convDir(name: string) {
+    return join(this.h.service, 'agents', `conv-${name}`)
+  }
+
+  state(name: string): any {
+    try {
+      return JSON.parse(readFileSync(join(this.convDir(name), 'state.json'), 'utf8'))
+    } catch {
+      return undefined
+    }
+  }
+
+  async conv(ref: string): Promise<any> {
+    return JSON.parse(await this.h.ok(['conv', 'show', ref, '--json']))
+  }
+
+  async lane(ref: string): Promise<any> {
+    const id = (await this.conv(ref)).id
+    return (JSON.parse(await this.h.ok(['lane', 'list', '--json'])) as any[]).find((l) => l.id === id)
+  }
+
+  /** Wait until the lane's harness has been started (its pid published). */
+  harnessPid(name: string): Promise<number> {
+    return until(() => this.state(name)?.harness?.pid as number, `harness of ${name}`)
+  }
+
+  stop() {
+    return this.h.stop()
+  }
+}
+
+/** Every file under a directory (the .git entry aside): mode, symlink target or bytes, and each directory unless
+ * `dirs` is false (git records no directory, so a patch cannot bring back an empty one). Equal snapshots mean not
+ * one byte changed. */
+export function filesOf(dir: string, dirs = true): Record<string, string> {
+  const out: Record<string, string> = {}
+  const walk = (rel: string) => {
+    for (const name of readdirSync(join(dir, rel)).sort()) {
+      const p = join(rel, name)
+      if (p === '.git') continue
+      const st = lstatSync(join(dir, p))
+      if (st.isSymbolicLink()) out[p] = `link ${readlinkSync(join(dir, p))}`
+      else if (st.isDirectory()) {
+        if (dirs) out[p + '/'] = `dir ${(st.mode & 0o777).toString(8)}`
+        walk(p)
+      } else out[p] = `file ${(st.mode & 0o777).toString(8)} ${readFileSync(join(dir, p)).toString('base64')}`
+    }
+  }
+  walk('')
+  return out
+}
+
+export const gitEnv = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' }
+const run = promisify(execFile)
+
+/** git, asynchronously (so several cases can be under way at once). */
+export async function gitA(cwd: string, args: string[], env: Record<string, string> = {}): Promise<string> {
+  const r = await run('git', args, { cwd, env: { ...gitEnv, ...env }, maxBuffer: 64 * 1024 * 1024 })
+  return r.stdout.trim()
+}
+
+/** The tree of everything in a worktree (tracked changes and untracked files), through a temporary index. */
+export async function worktreeTree(dir: string): Promise<string> {
+  const index = join(dir, '..', `.idx-${process.pid}-${Math.random().toString(36).slice(2)}`)
+  try {
+    const e = { GIT_INDEX_FILE: index }
+    await gitA(dir, ['read-tree', 'HEAD'], e)
+    await gitA(dir, ['add', '-A'], e)
+    return await gitA(dir, ['write-tree'], e)
+  } finally {
+    rmSync(index, { force: true })
+  }
+}
+
+/** The tree a patch file makes of a commit, applied in a temporary index of the repository. */
+export async function treeOfPatch(repo: string, commit: string, patch: string): Promise<string> {
+  const index = join(repo, '..', `.idx-${process.pid}-${Math.random().toString(36).slice(2)}`)
+  try {
+    const e = { GIT_INDEX_FILE: index }
+    await gitA(repo, ['read-tree', commit], e)
+    await gitA(repo, ['apply', '--cached', '--binary', patch], e)
+    return await gitA(repo, ['write-tree'], e)
+  } finally {
+    rmSync(index, { force: true })
+  }
+}
+
+/** The processes of this group that are left (zombies aside). */
+export function groupLeft(pgid: number): number[] {
+  const left: number[] = []
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8')
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      if (f[0] !== 'Z' && Number(f[2]) === pgid) left.push(Number(p))
+    } catch {}
+  }
+  return left
+}
+
+export { alive }

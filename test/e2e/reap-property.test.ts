@@ -1,0 +1,319 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { git } from '../helpers/home.js'
+import { World, filesOf, gitA, treeOfPatch, worktreeTree } from './lane-views-kit.js'
+
+// Property: for random dirty trees of every kind of change, a reap without --park is refused and leaves the tree
+// exactly as it was, and a reap with --park saves a patch that, applied to the branch head, gives back exactly the
+// same tree (compared by tree id). REAP_SEED replays a run; REAP_CASES changes the count.
+
+const CASES = Number(process.env.REAP_CASES ?? 200)
+const PARALLEL = 8
+const SEED = Number(process.env.REAP_SEED ?? Date.now() % 2 ** 31)
+
+/** mulberry32: small, seeded, good enough to pick changes. */
+function prng(seed: number) {
+  let a = seed >>> 0
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  const int = (n: number) => Math.floor(next() * n)
+  const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]
+  return { next, int, pick }
+}
+type Rng = ReturnType<typeof prng>
+
+const SEGMENTS = ['alpha', 'new folder', 'ünï', 'naïve café', '日本語', 'x', 'deep', 'two  spaces', '-dash', 'emoji 😀', 'tab\tname', 'q"uote', 'back\\slash', 'trailing ', 'line\nbreak'] as const
+const BASE: Record<string, string | Buffer> = {
+  'a.txt': 'alpha\n',
+  'b.txt': 'bravo\nsecond line\n',
+  'dir/c.txt': 'charlie\n',
+  'dir/sub/d.txt': 'delta\n',
+  'with space.txt': 'space\n',
+  'ünï cødé.txt': 'unicode ✓\n',
+  'bin.dat': Buffer.from([0, 1, 2, 255, 254, 0, 10, 13, 0]),
+  'latin1.txt': Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]),
+  'exec.sh': '#!/bin/sh\necho run\n',
+  'empty.txt': '',
+  'deep/x/y/z.txt': 'zulu\n',
+  'noeol.txt': 'no newline at the end',
+  'crlf.txt': 'one\r\ntwo\r\n',
+}
+
+function content(rng: Rng): Buffer {
+  switch (rng.int(7)) {
+    case 0:
+      return Buffer.alloc(0)
+    case 1: // binary, with NUL bytes
+      return Buffer.from(Array.from({ length: 1 + rng.int(300) }, () => (rng.next() < 0.2 ? 0 : rng.int(256))))
+    case 2: // bytes that are not UTF-8 and no NUL: git calls this text
+      return Buffer.from(Array.from({ length: 1 + rng.int(40) }, () => 1 + rng.int(255)))
+    case 3:
+      return Buffer.from(`crlf ${rng.int(1000)}\r\nline\r\n`)
+    case 4:
+      return Buffer.from(`no eol ${rng.int(1000)}`)
+    case 5:
+      return Buffer.from(`ünïcødé ✓ ${rng.int(1000)}\n`.repeat(1 + rng.int(5)))
+    default:
+      return Buffer.from(Array.from({ length: 1 + rng.int(30) }, (_, i) => `line ${i} ${rng.int(100)}`).join('\n') + '\n')
+  }
+}
+
+/** Regular files and symlinks under dir (the .git entry aside), relative. */
+function entries(dir: string, rel = ''): string[] {
+  const out: string[] = []
+  for (const name of readdirSync(join(dir, rel))) {
+    const p = rel ? `${rel}/${name}` : name
+    if (p === '.git') continue
+    const st = lstatSync(join(dir, p))
+    if (st.isDirectory()) out.push(...entries(dir, p))
+    else out.push(p)
+  }
+  return out.sort()
+}
+
+/** A path for a new file: 1-3 segments, so often inside new nested folders; undefined when it would collide. */
+function freshPath(dir: string, rng: Rng): string | undefined {
+  const parts = Array.from({ length: 1 + rng.int(3) }, () => rng.pick(SEGMENTS))
+  parts[parts.length - 1] += `-${rng.int(1000)}${rng.pick(['', '.txt', '.bin'])}`
+  const p = parts.join('/')
+  for (let i = 1; i <= parts.length; i++) {
+    const q = join(dir, parts.slice(0, i).join('/'))
+    if (!existsSync(q) && !isLink(q)) continue
+    if (i === parts.length || !lstatSync(q).isDirectory()) return undefined
+  }
+  return p
+}
+const isLink = (p: string) => {
+  try {
+    return lstatSync(p).isSymbolicLink()
+  } catch {
+    return false
+  }
+}
+const isFile = (p: string) => lstatSync(p).isFile()
+
+const KINDS = ['modify', 'delete', 'rename', 'mode', 'binary', 'empty', 'untracked', 'symlink', 'typechange', 'stage'] as const
+type Kind = (typeof KINDS)[number]
+
+/** One random change of the given kind; returns what it did (for the failure report), or undefined if it could not. */
+async function change(dir: string, kind: Kind, rng: Rng): Promise<string | undefined> {
+  const files = entries(dir)
+  const regular = files.filter((f) => isFile(join(dir, f)))
+  const at = (p: string) => join(dir, p)
+  const write = (p: string, b: Buffer, mode = 0o644) => {
+    mkdirSync(dirname(at(p)), { recursive: true })
+    writeFileSync(at(p), b, { mode })
+  }
+  switch (kind) {
+    case 'modify': {
+      if (!regular.length) return undefined
+      const f = rng.pick(regular)
+      writeFileSync(at(f), content(rng))
+      return `modify ${JSON.stringify(f)}`
+    }
+    case 'delete': {
+      if (!files.length) return undefined
+      const f = rng.pick(files)
+      unlinkSync(at(f))
+      return `delete ${JSON.stringify(f)}`
+    }
+    case 'rename': {
+      const to = freshPath(dir, rng)
+      if (!files.length || !to) return undefined
+      const f = rng.pick(files)
+      mkdirSync(dirname(at(to)), { recursive: true })
+      renameSync(at(f), at(to))
+      return `rename ${JSON.stringify(f)} -> ${JSON.stringify(to)}`
+    }
+    case 'mode': {
+      if (!regular.length) return undefined
+      const f = rng.pick(regular)
+      const m = statSync(at(f)).mode & 0o777
+      chmodSync(at(f), m & 0o111 ? 0o644 : 0o755)
+      return `chmod ${JSON.stringify(f)}`
+    }
+    case 'binary': {
+      const p = rng.next() < 0.5 && regular.length ? rng.pick(regular) : freshPath(dir, rng)
+      if (!p) return undefined
+      write(p, Buffer.from(Array.from({ length: 1 + rng.int(2000) }, () => (rng.next() < 0.3 ? 0 : rng.int(256)))))
+      return `binary ${JSON.stringify(p)}`
+    }
+    case 'empty': {
+      const p = rng.next() < 0.5 && regular.length ? rng.pick(regular) : freshPath(dir, rng)
+      if (!p) return undefined
+      write(p, Buffer.alloc(0))
+      return `empty ${JSON.stringify(p)}`
+    }
+    case 'untracked': {
+      const p = freshPath(dir, rng)
+      if (!p) return undefined
+      write(p, content(rng), rng.next() < 0.2 ? 0o755 : 0o644)
+      return `untracked ${JSON.stringify(p)}`
+    }
+    case 'symlink': {
+      const p = freshPath(dir, rng)
+      if (!p) return undefined
+      mkdirSync(dirname(at(p)), { recursive: true })
+      symlinkSync(rng.next() < 0.7 && files.length ? rng.pick(files) : `dangling-${rng.int(100)}`, at(p))
+      return `symlink ${JSON.stringify(p)}`
+    }
+    case 'typechange': {
+      if (!regular.length) return undefined
+      const f = rng.pick(regular)
+      unlinkSync(at(f))
+      if (rng.next() < 0.5) {
+        write(`${f}/inner ${rng.int(100)}.txt`, content(rng))
+        return `file to directory ${JSON.stringify(f)}`
+      }
+      symlinkSync('a.txt', at(f))
+      return `file to symlink ${JSON.stringify(f)}`
+    }
+    case 'stage': {
+      // Some of the changes staged in the worktree's own index: the parked tree is still what the worktree holds.
+      const p = rng.pick(files.length ? files : ['a.txt'])
+      await gitA(dir, ['add', '-A', '--', p.split('/')[0]])
+      return `stage ${JSON.stringify(p.split('/')[0])}`
+    }
+  }
+}
+
+let w: World
+test.before(async () => {
+  w = await new World('prop').begin()
+  const co = w.checkout
+  for (const [p, c] of Object.entries(BASE)) {
+    mkdirSync(dirname(join(co, p)), { recursive: true })
+    writeFileSync(join(co, p), c)
+  }
+  chmodSync(join(co, 'exec.sh'), 0o755)
+  symlinkSync('a.txt', join(co, 'link'))
+  git(co, 'add', '-A')
+  git(co, 'commit', '-qm', 'a base with every kind of file')
+  git(co, 'push', '-q', 'origin', 'main')
+})
+test.after(async () => {
+  await w.stop()
+})
+
+interface Case {
+  i: number
+  ops: string[]
+  files?: Record<string, string>
+  patch?: string
+  tree?: string
+}
+
+/** The HTTP API of SPEC.md 4.4 (no process to start per call); every tenth case goes through the CLI instead. */
+async function api(path: string, body: unknown): Promise<{ status: number; json: any }> {
+  const k = w.h.kernelFile()!
+  const r = await fetch(`http://127.0.0.1:${k.port}${path}`, { method: 'POST', headers: { authorization: `Bearer ${k.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  return { status: r.status, json: await r.json() }
+}
+
+/** Reap through the CLI or the API; the refusal message, or the patch and the ref. */
+async function reapCase(i: number, park: boolean): Promise<{ refused?: string; patch?: string; ref?: string }> {
+  const name = `r1-p${i}-builder-i1`
+  if (i % 10 === 0) {
+    const r = await w.h.svc(['lane', 'reap', name, ...(park ? ['--park'] : [])])
+    if (r.code !== 0) {
+      assert.is(r.code, 1)
+      assert.is(r.stdout, '')
+      return { refused: r.stderr }
+    }
+    const m = /^parked \d+ paths? to (.+\.patch) \(kept at (refs\/svc\/parked\/\S+)\)\nreaped r1\/p\d+ builder i1 \(conv \d+\): removed .+; branch r1\/p\d+ kept\n$/.exec(r.stdout)
+    assert.ok(m, r.stdout)
+    assert.is(r.stderr, '')
+    return { patch: m![1], ref: m![2] }
+  }
+  const r = await api(`/api/lanes/${name}/reap`, { park })
+  if (r.status !== 200) {
+    assert.is(r.status, 409, JSON.stringify(r.json))
+    return { refused: `svc: ${r.json.error.message}\n` }
+  }
+  return { patch: r.json.parked?.patch, ref: r.json.parked?.ref }
+}
+
+async function runCase(i: number): Promise<Case> {
+  const rng = prng(SEED + i)
+  const c: Case = { i, ops: [] }
+  try {
+    const started = await api('/api/lanes', { run: 'r1', key: `p${i}`, role: 'builder', harness: 'none', noWait: true, prompt: 'x', conversation: w.s.root })
+    assert.is(started.status, 201, JSON.stringify(started.json))
+    const dir = join(w.lanes, `r1-p${i}`)
+    const n = 1 + rng.int(6)
+    for (let k = 0; k < n || c.ops.length === 0; k++) {
+      const did = await change(dir, rng.pick(KINDS), rng)
+      if (did) c.ops.push(did)
+    }
+    if (!(await gitA(dir, ['status', '--porcelain']))) {
+      writeFileSync(join(dir, `forced ${i}.txt`), 'so the tree is dirty\n')
+      c.ops.push('untracked "forced"')
+    }
+    const status = await gitA(dir, ['status', '--porcelain', '--untracked-files=all'])
+    const tree = await worktreeTree(dir)
+    const files = filesOf(dir)
+    c.tree = tree
+
+    // Without --park: refused, and not one byte, mode or index entry changed.
+    const refused = await reapCase(i, false)
+    assert.match(refused.refused ?? '', new RegExp(`^svc: refused: ${escape(dir)} has uncommitted changes \\(\\d+ paths?\\); commit them, or pass --park to save them to a patch\\n$`))
+    assert.is(await worktreeTree(dir), tree, 'the same tree')
+    assert.is(await gitA(dir, ['status', '--porcelain', '--untracked-files=all']), status, 'the same status')
+    assert.equal(filesOf(dir), files, 'the same bytes')
+
+    // With --park: the patch, applied to the branch head, gives back exactly that tree.
+    const parked = await reapCase(i, true)
+    assert.ok(parked.patch && parked.ref, JSON.stringify(parked))
+    assert.not.ok(existsSync(dir), 'the worktree is removed')
+    const head = await gitA(w.checkout, ['rev-parse', `refs/heads/r1/p${i}`])
+    assert.is(await treeOfPatch(w.checkout, head, parked.patch!), tree, 'the patch reproduces the tree')
+    assert.is(await gitA(w.checkout, ['rev-parse', `${parked.ref}^{tree}`]), tree, 'the kept ref holds the tree')
+    c.patch = parked.patch
+    c.files = i % 10 === 0 ? Object.fromEntries(Object.entries(files).filter(([k]) => !k.endsWith('/'))) : undefined
+    return c
+  } catch (e) {
+    ;(e as Error).message = `seed ${SEED}, case ${i} (REAP_SEED=${SEED} replays it): ${c.ops.join('; ')}\n${(e as Error).message}`
+    throw e
+  }
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+test(`${CASES} random dirty trees: refused without --park and untouched; with --park the patch reproduces each tree exactly`, async () => {
+  const done: Case[] = []
+  let next = 0
+  const worker = async () => {
+    while (next < CASES) done.push(await runCase(next++))
+  }
+  try {
+    await Promise.all(Array.from({ length: PARALLEL }, worker))
+  } catch (e) {
+    console.error(`reap property test: seed ${SEED}`)
+    throw e
+  }
+  assert.is(done.length, CASES)
+  const kinds = new Set(done.flatMap((c) => c.ops.map((o) => o.split(' ')[0])))
+  for (const k of ['modify', 'delete', 'rename', 'chmod', 'binary', 'empty', 'untracked', 'symlink', 'file', 'stage']) assert.ok(kinds.has(k), `some case did ${k}`)
+
+  // Every tenth case once more on disk: the patch applied to a checkout of the branch head gives back every byte.
+  for (const c of done.filter((x) => x.files)) {
+    const scratch = join(w.h.home, `scratch-${c.i}`)
+    git(w.checkout, 'worktree', 'add', '--quiet', '--detach', scratch, `r1/p${c.i}`)
+    try {
+      git(scratch, 'apply', '--binary', '--whitespace=nowarn', c.patch!)
+      assert.is(await worktreeTree(scratch), c.tree, `seed ${SEED}, case ${c.i}: ${c.ops.join('; ')}`)
+      assert.equal(filesOf(scratch, false), c.files, `seed ${SEED}, case ${c.i}: ${c.ops.join('; ')}`)
+    } finally {
+      git(w.checkout, 'worktree', 'remove', '--force', scratch)
+    }
+  }
+})
+
+test.run()

@@ -1,0 +1,112 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { execFileSync } from 'node:child_process'
+import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { addedGitlinks, diffBinaryToFile, quoteAmbiguousHeaders, snapshotTree, treeFromPatch } from '../../kernel/io/git.js'
+
+// The park helpers of kernel/io/git.ts: a worktree's every change, through a patch file, back to the same tree.
+
+const BASE = join(homedir(), '.svc-test-homes', `io-git-park-${process.pid}-${randomBytes(4).toString('hex')}`)
+const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com', GIT_CONFIG_NOSYSTEM: '1' }
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, encoding: 'utf8' }).trim()
+let n = 0
+
+/** A repository with one commit of these files; returns its directory. */
+function repo(files: Record<string, string | Buffer>): string {
+  const dir = join(BASE, `r${n++}`)
+  mkdirSync(dir, { recursive: true })
+  git(dir, 'init', '-q', '-b', 'main')
+  for (const [p, c] of Object.entries(files)) {
+    mkdirSync(join(dir, p, '..'), { recursive: true })
+    writeFileSync(join(dir, p), c)
+  }
+  git(dir, 'add', '-A')
+  git(dir, 'commit', '-qm', 'base', '--allow-empty')
+  return dir
+}
+
+/** Park round trip: snapshot, patch file, tree from the patch. */
+async function roundTrip(dir: string): Promise<{ tree: string; back: string; patch: Buffer }> {
+  const tree = await snapshotTree(dir)
+  const path = join(BASE, `p${n++}.patch`)
+  await diffBinaryToFile(dir, 'HEAD', tree, path)
+  return { tree, back: await treeFromPatch(dir, path), patch: readFileSync(path) }
+}
+
+test.after(() => rmSync(BASE, { recursive: true, force: true }))
+
+test('names whose folder ends with a space: an empty file added or removed, a mode change; git apply takes the patch back', async () => {
+  const dir = repo({ 'gone /empty': '', 'keep /mode.sh': 'echo\n', 'a.txt': 'a\n' })
+  mkdirSync(join(dir, 'new /deeper '), { recursive: true })
+  writeFileSync(join(dir, 'new /deeper /empty'), '')
+  unlinkSync(join(dir, 'gone /empty'))
+  chmodSync(join(dir, 'keep /mode.sh'), 0o755)
+  const { tree, back, patch } = await roundTrip(dir)
+  assert.is(back, tree)
+  assert.ok(patch.toString().includes('diff --git "a/new /deeper /empty" "b/new /deeper /empty"\n'), patch.toString())
+})
+
+test('text that is not UTF-8 passes through byte for byte (a patch is bytes, never a string)', async () => {
+  const dir = repo({ 'latin1.txt': Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]) })
+  writeFileSync(join(dir, 'latin1.txt'), Buffer.from([0x6e, 0x61, 0xef, 0x76, 0x65, 0x0a, 0xff, 0xfe, 0x0a]))
+  writeFileSync(join(dir, 'new.txt'), Buffer.from([0x80, 0x81, 0x0a]))
+  const { tree, back, patch } = await roundTrip(dir)
+  assert.is(back, tree)
+  assert.ok(patch.includes(Buffer.from([0x6e, 0x61, 0xef, 0x76, 0x65])), 'the raw bytes are in the patch')
+})
+
+test('a configuration that would make an unappliable patch is ignored: no prefix, text conversion, external diff, unquoted paths', async () => {
+  const dir = repo({ 'a.txt': 'a\n', 'b.bin': 'b\n' })
+  writeFileSync(join(dir, '.git', 'info', 'attributes'), '*.txt diff=upper\n')
+  for (const [k, v] of [['diff.noprefix', 'true'], ['diff.upper.textconv', 'tr a-z A-Z <'], ['diff.external', 'false'], ['core.quotePath', 'false'], ['diff.mnemonicPrefix', 'true']]) git(dir, 'config', k, v)
+  writeFileSync(join(dir, 'a.txt'), 'changed\n')
+  writeFileSync(join(dir, 'ünï.txt'), 'new\n')
+  symlinkSync('a.txt', join(dir, 'link'))
+  const { tree, back } = await roundTrip(dir)
+  assert.is(back, tree)
+})
+
+test('quoteAmbiguousHeaders quotes only unquoted headers with a space, and leaves every other byte alone', () => {
+  const patch = Buffer.concat([
+    Buffer.from('diff --git a/x /y b/x /y\nnew file mode 100644\n'),
+    Buffer.from('diff --git a/plain b/plain\n--- a/plain\n+++ b/plain\n@@ -1 +1 @@\n-diff --git a/q r b/q r\n+\xff\n', 'latin1'),
+    Buffer.from('diff --git "a/t\\tab" "b/t\\tab"\n'),
+  ])
+  const out = quoteAmbiguousHeaders(patch)
+  assert.is(
+    out.toString('latin1'),
+    'diff --git "a/x /y" "b/x /y"\nnew file mode 100644\ndiff --git a/plain b/plain\n--- a/plain\n+++ b/plain\n@@ -1 +1 @@\n-diff --git a/q r b/q r\n+\xff\ndiff --git "a/t\\tab" "b/t\\tab"\n',
+  )
+})
+
+test('snapshotTree sees an edit of the same size in the same second as the index (a racily clean entry)', async () => {
+  const dir = repo({ 'f.txt': 'aaaa\n' })
+  const index = join(dir, '.git', 'index')
+  const before = statSync(join(dir, 'f.txt'))
+  writeFileSync(join(dir, 'f.txt'), 'bbbb\n')
+  // Same size and mtime as the index records, and the index no older than the file: only its bytes changed.
+  utimesSync(join(dir, 'f.txt'), before.atime, before.mtime)
+  utimesSync(index, before.atime, before.mtime)
+  await new Promise((r) => setTimeout(r, 1100)) // the snapshot is taken in a later second than the index was written
+  const tree = await snapshotTree(dir)
+  assert.is(git(dir, 'cat-file', '-p', `${tree}:f.txt`), 'bbbb')
+  assert.is(git(dir, 'status', '--porcelain'), 'M f.txt', 'git itself sees the change (a status may rewrite the index: last)')
+})
+
+test('addedGitlinks names a repository inside the worktree that HEAD does not have', async () => {
+  const dir = repo({ 'a.txt': 'a\n' })
+  mkdirSync(join(dir, 'inner'))
+  git(join(dir, 'inner'), 'init', '-q')
+  writeFileSync(join(dir, 'inner', 'f'), 'f\n')
+  git(join(dir, 'inner'), 'add', 'f')
+  git(join(dir, 'inner'), 'commit', '-qm', 'f')
+  writeFileSync(join(dir, 'b.txt'), 'b\n')
+  assert.equal(await addedGitlinks(dir, await snapshotTree(dir)), ['inner'])
+  rmSync(join(dir, 'inner'), { recursive: true })
+  assert.equal(await addedGitlinks(dir, await snapshotTree(dir)), [])
+})
+
+test.run()
