@@ -17,10 +17,21 @@ export function issueMessage(issues: readonly v.BaseIssue<unknown>[], what = 'fi
 
 type Parsed<S extends v.GenericSchema> = { ok: true; value: v.InferOutput<S> } | { ok: false; res: Response }
 
+const serialized = new WeakMap<object, string>()
+/** JSON of a result; a result object the kernel hands out again (a cached list) is serialized once. */
+function serialize(value: object): string {
+  let text = serialized.get(value)
+  if (text === undefined) {
+    text = JSON.stringify(value)
+    serialized.set(value, text)
+  }
+  return text
+}
+
 /** Answer with the result of a kernel call, or its error as `{"error":{"code","message"}}` with its status. */
 export async function respond<T>(c: Context<HandlerEnv>, call: () => Promise<T>, status: 200 | 201 = 200) {
   try {
-    return c.json((await call()) as object, status)
+    return c.body(serialize((await call()) as object), status, { 'content-type': 'application/json' })
   } catch (e) {
     const { body, status: s } = toErrorResponse(e)
     return c.json(body, s)

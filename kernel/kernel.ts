@@ -6,10 +6,15 @@ import { awaitStart } from './services/await-start.js'
 import { laneStart } from './services/lane-start.js'
 import { laneReport } from './services/lane-report.js'
 import { laneWait } from './services/lane-wait.js'
-import { laneList, laneShow, laneViews } from './services/lane-list.js'
+import { laneList, laneShow, laneViews, worktreesFingerprint } from './services/lane-list.js'
 import { laneReap } from './services/lane-reap.js'
 import { GitFactsCache } from './services/git-facts.js'
 import { ChangeLog } from './services/change-log.js'
+import { ViewCache } from './services/view-cache.js'
+import type { LaneView } from './port.js'
+
+/** A lane list is recomputed at the latest after this long, or at once after any change. */
+const LIST_MAX_AGE_MS = 500
 import { deckTree, DeckCodes } from './services/deck.js'
 import { SvcError } from './domain/errors.js'
 import { convAnswer } from './services/conv-answer.js'
@@ -21,6 +26,7 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
     (rec.lane?.role === 'critic' || rec.lane?.role === 'verifier') && (await ctx.store.reports(rec.name)).some((r) => r.status === 'done')
   const gitFacts = new GitFactsCache()
   const changeLog = new ChangeLog(ctx)
+  const lists = new ViewCache<LaneView[]>(ctx, LIST_MAX_AGE_MS)
   const deckCodes = new DeckCodes()
   return {
     async kernelStatus() {
@@ -45,7 +51,7 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
     laneStart: (input) => laneStart(ctx, input),
     laneReport: (input) => laneReport(ctx, input),
     laneWait: (input) => laneWait(ctx, input),
-    laneList: (input) => laneList(ctx, gitFacts, input),
+    laneList: (input) => lists.get(JSON.stringify(input), worktreesFingerprint(ctx), () => laneList(ctx, gitFacts, input)),
     laneShow: (input) => laneShow(ctx, gitFacts, input),
     laneGet: async (input) => {
       const rec = ctx.resolve(input.lane)

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
-import type { ActivityView, Evidence } from './domain/activity.js'
+import type { Activity, Evidence } from './domain/activity.js'
+import type { NeedsYouReason } from './domain/keys.js'
 import type { LaneFacts } from './domain/conversation.js'
 import { HARNESSES, NEEDS_YOU_REASONS, PHASES, EFFORTS, ROLES, REPORT_STATUSES } from './domain/keys.js'
 import type { Report } from './domain/report.js'
@@ -121,7 +122,12 @@ export interface ConvView {
   cwd: string
   createdAt: number
   archived: boolean
-  activity: ActivityView
+  /** SPEC.md section 3, computed at this read; `archived` lanes read `stopped`. */
+  activity: Activity
+  /** For needs-you: question, permission or plan. */
+  reason?: NeedsYouReason
+  /** Where the activity came from, and when. */
+  evidence: Evidence
   ended?: Evidence
   cost?: { usd: number; estimated: boolean }
   /** The request a needs-you harness waits on; `input` is the tool's input (a question's questions, a plan). */
@@ -190,7 +196,12 @@ export interface LaneView {
   cost?: { usd: number; estimated: boolean }
   createdAt: number
   archived: boolean
-  activity: ActivityView
+  /** SPEC.md section 3, computed at this read; `archived` lanes read `stopped`. */
+  activity: Activity
+  /** For needs-you: question, permission or plan. */
+  reason?: NeedsYouReason
+  /** Where the activity came from, and when. */
+  evidence: Evidence
   for?: { id: string; key: string; iteration: number; sha?: string }
   report?: { seq: number; status: string; at: number }
   verdict?: { value: string; defects: number; by: string; file?: string; judged?: string; stale: boolean }

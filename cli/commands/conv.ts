@@ -14,7 +14,7 @@ export function oneOf<T extends string>(args: Args, k: string, set: readonly T[]
   return v as T | undefined
 }
 
-const activityText = (v: ConvView) => v.activity.value + (v.activity.reason ? ` (${v.activity.reason})` : '')
+const activityText = (v: ConvView) => v.activity + (v.reason ? ` (${v.reason})` : '')
 
 function pendingText(p: NonNullable<ConvView['pending']>): string {
   const input = p.input === undefined ? '' : ` ${JSON.stringify(p.input)}`
@@ -32,7 +32,7 @@ function describe(v: ConvView): string {
     ['harness', v.harness],
     ['model', v.model],
     ['cwd', v.cwd],
-    ['activity', `${activityText(v)} (${v.activity.evidence.source}${v.activity.evidence.detail ? `: ${v.activity.evidence.detail}` : ''}, ${age(v.activity.evidence.at)} ago)`],
+    ['activity', `${activityText(v)} (${v.evidence.source}${v.evidence.detail ? `: ${v.evidence.detail}` : ''}, ${age(v.evidence.at)} ago)`],
     ['archived', v.archived ? 'yes' : undefined],
     ['waits on', v.pending ? pendingText(v.pending) : undefined],
     ['cost', v.cost ? `$${v.cost.usd.toFixed(2)}${v.cost.estimated ? ' (estimate)' : ''}` : undefined],

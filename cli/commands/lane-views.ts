@@ -11,7 +11,7 @@ const cells = (v: LaneView) =>
     key: v.key,
     role: v.role,
     iteration: v.iteration,
-    activity: v.activity.value,
+    activity: v.activity,
     archived: v.archived,
     report: v.report,
     for: v.for ? `${v.for.key} i${v.for.iteration}` : undefined,
@@ -34,7 +34,7 @@ export const list: Run = async (port, args, io) => {
 
 /** `#<id> <role> i<n> <activity> <verdict> <verdict file>` (SPEC.md 4.1 show). */
 export const showLine = (v: LaneView) =>
-  `#${v.id} ${v.role} i${v.iteration} ${v.archived ? 'archived' : v.activity.value} ${v.verdict?.value ?? '-'} ${v.verdict?.file ?? '-'}`
+  `#${v.id} ${v.role} i${v.iteration} ${v.archived ? 'archived' : v.activity} ${v.verdict?.value ?? '-'} ${v.verdict?.file ?? '-'}`
 
 export const show: Run = async (port, args, io) => {
   const lane = args._[0]

@@ -11,10 +11,10 @@ async function api(path, opts) {
   return body
 }
 function activityChip(view) {
-  const a = view.activity
-  const label = view.archived ? 'archived' : a.value + (a.reason ? ' (' + a.reason + ')' : '')
-  const ev = a.evidence ? a.evidence.source + (a.evidence.detail ? ': ' + a.evidence.detail : '') + ', ' + ago(a.evidence.at) + ' ago' : ''
-  return '<span class="chip activity-' + esc(view.archived ? 'archived' : a.value) + '" data-activity="' + esc(a.value) + '" title="' + esc(ev) + '">' + esc(label) + '</span> <span class="muted evidence">' + esc(ev) + '</span>'
+  const e = view.evidence
+  const label = view.archived ? 'archived' : view.activity + (view.reason ? ' (' + view.reason + ')' : '')
+  const ev = e ? e.source + (e.detail ? ': ' + e.detail : '') + ', ' + ago(e.at) + ' ago' : ''
+  return '<span class="chip activity-' + esc(view.archived ? 'archived' : view.activity) + '" data-activity="' + esc(view.activity) + '" title="' + esc(ev) + '">' + esc(label) + '</span> <span class="muted evidence">' + esc(ev) + '</span>'
 }
 function verdictBadge(v, link) {
   if (!v) return ''
@@ -67,7 +67,7 @@ async function drawTree() {
  * marked itself needs-you, that a message from the composer is the answer. */
 function pendingText(c) {
   const p = c.pending
-  if (!p) return 'it marked itself needs-you' + (c.activity.reason ? ' (' + c.activity.reason + ')' : '') + ': answer with a message below'
+  if (!p) return 'it marked itself needs-you' + (c.reason ? ' (' + c.reason + ')' : '') + ': answer with a message below'
   const input = p.input || {}
   const detail = Array.isArray(input.questions) ? input.questions.map((q) => q.question).join(' / ') : input.plan || input.command || (Object.keys(input).length ? JSON.stringify(input) : '')
   return p.kind + (p.tool ? ' for ' + p.tool : '') + (detail ? ': ' + detail : '')
@@ -81,7 +81,7 @@ async function drawConv(ref) {
       (lane.for ? ' <span class="muted">for ' + esc(lane.for.key + ' i' + lane.for.iteration) + '</span>' : '') +
       ' <span class="report" data-report="' + esc(lane.report ? lane.report.status : '') + '">' + esc(lane.report ? 'report: ' + lane.report.status : 'no report') + '</span> ' +
       gitCell(lane) + ' ' + verdictBadge(lane.verdict, lane.role === 'builder') : '')
-  const needs = c.activity.value === 'needs-you'
+  const needs = c.activity === 'needs-you'
   $('#needs').hidden = !needs
   $('#needs-what').textContent = needs ? pendingText(c) : ''
   for (const el of [$('#allow'), $('#deny'), $('#answer-message')]) el.hidden = !c.pending

@@ -106,10 +106,12 @@ export function planLaunch(
     replace = live
   }
   let reuse: LaneRow | undefined
+  // A live earlier lane was refused just above (or is being replaced): a reused lane is never live.
   if (req.reuse) {
     reuse = same.at(-1)
     if (!reuse) throw new SvcError('conflict', `refused: no earlier ${req.role} lane ${run}/${key} to reuse`)
-    if (reuse.live && !req.replace) throw new SvcError('conflict', `refused: --reuse of conv ${reuse.rec.id}, which is live`)
+    const moot = (['at', 'from', 'branch'] as const).find((o) => req[o] !== undefined)
+    if (moot) throw new SvcError('usage', `--${moot} does not go with --reuse: the lane continues in ${reuse.rec.lane.dir} as it is`)
     if (req.role === 'builder' && newestDone([reuse], reuse.rec.lane.iteration))
       throw new SvcError('conflict', `refused: branch ${reuse.rec.lane.branch} of ${run}/${key} i${reuse.rec.lane.iteration} is frozen (its builder reported done); start a new iteration`)
   }
@@ -130,7 +132,14 @@ export function planLaunch(
   }
   const builders = runLanes.filter((l) => l.rec.lane.key === key && l.rec.lane.role === 'builder')
   if (req.role === 'critic' || req.role === 'verifier') {
-    if (req.for !== undefined) {
+    const continued = reuse?.rec.lane.for
+    if (continued) {
+      // A respawn judges what the lane it continues judged (SPEC.md "Pairing and chains": it shares its pairing),
+      // even when the builder has moved on to a later iteration since.
+      const row = builders.find((b) => b.rec.id === continued.id)
+      if (!row) throw new SvcError('not_found', `refused: the builder conv ${continued.id} judged by conv ${reuse!.rec.id} is gone`)
+      plan.judged = { row, iteration: continued.iteration, sha: continued.sha }
+    } else if (req.for !== undefined) {
       if (!builders.length) throw new SvcError('not_found', `refused: no builder ${req.for} in run ${run}`)
       const judgedIteration = Math.max(...builders.map((b) => b.rec.lane.iteration))
       const row = builders.filter((b) => b.rec.lane.iteration === judgedIteration).sort((a, b) => a.rec.createdAt - b.rec.createdAt).at(-1)!

@@ -32,5 +32,5 @@ export function mayLaunch(launcher: Pick<ConversationRecord, 'lane' | 'successor
   const allowed: readonly Role[] = ['builder', 'verifier', 'play']
   return allowed.includes(role)
     ? { ok: true }
-    : { ok: false, reason: `an orchestrator lane cannot launch a ${role} lane; only a root conversation can` }
+    : { ok: false, reason: `an orchestrator lane cannot launch ${role === 'orchestrator' ? 'an' : 'a'} ${role} lane; only a root conversation can` }
 }

@@ -1,6 +1,5 @@
 import { readFile, stat } from 'node:fs/promises'
 import * as v from 'valibot'
-import { parse } from 'yaml'
 import { SvcError } from '../domain/errors.js'
 import { EFFORTS, HARNESSES, ROLES } from '../domain/keys.js'
 
@@ -41,14 +40,14 @@ export class ConfigFile {
       throw e
     }
     if (this.cache && this.cache.mtimeMs === st.mtimeMs && this.cache.size === st.size) return this.cache.projects
-    const projects = parseProjects(this.path, await readFile(this.path, 'utf8'))
+    const projects = parseProjects(this.path, await readFile(this.path, 'utf8'), (await import('yaml')).parse)
     this.cache = { mtimeMs: st.mtimeMs, size: st.size, projects }
     return projects
   }
 }
 
 /** One clear error naming the file, the key and what was expected. */
-export function parseProjects(path: string, text: string): Projects {
+export function parseProjects(path: string, text: string, parse: (text: string) => unknown): Projects {
   let doc: unknown
   try {
     doc = parse(text)

@@ -1,4 +1,3 @@
-import { $ } from 'zx/core'
 import { copyFileSync, existsSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { join, resolve as resolvePath } from 'node:path'
 import { SvcError } from '../domain/errors.js'
@@ -18,6 +17,8 @@ interface Ran {
 }
 
 async function run(cwd: string, args: string[], extraEnv: Record<string, string> = {}, input?: string): Promise<Ran> {
+  // zx loads on first use: the kernel starts quicker, and most starts run no git at once.
+  const { $ } = await (zxCore ??= import('zx/core'))
   const p = $({ cwd, env: { ...env, ...extraEnv }, quiet: true, nothrow: true, verbose: false, input })`git ${args}`
   const out = await p
   return { ok: out.exitCode === 0, stdout: out.stdout, stderr: out.stderr.trim(), code: out.exitCode }
@@ -31,6 +32,8 @@ export async function git(cwd: string, args: string[], extraEnv: Record<string, 
 }
 
 export const gitTry = run
+
+let zxCore: Promise<typeof import('zx/core')> | undefined
 
 const lastLine = (s: string) => s.split('\n').filter((l) => l && !l.startsWith('hint:')).at(-1) ?? ''
 

@@ -8,7 +8,7 @@ export function awaitStart(ctx: KernelContext, rec: ConversationRecord, limitMs:
   return new Promise((resolve) => {
     const check = () => {
       const v = ctx.view(ctx.store.get(rec.id) ?? rec)
-      if (v.activity.value !== 'starting' || Date.now() >= deadline) {
+      if (v.activity !== 'starting' || Date.now() >= deadline) {
         done()
         resolve(v)
       }

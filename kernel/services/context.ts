@@ -51,7 +51,11 @@ export class KernelContext {
     return convView(rec, this.facts.get(rec.name), now)
   }
 
+  /** Counts changes: anything computed at one count is still right at the same count. */
+  changeCount = 0
+
   emit(e: KernelEvent) {
+    this.changeCount++
     this.events.emit('change', e)
   }
 }

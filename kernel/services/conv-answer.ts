@@ -12,7 +12,7 @@ export async function convAnswer(ctx: KernelContext, input: PortInput<'convAnswe
   const view = ctx.view(rec)
   const pending = ctx.facts.get(rec.name).state?.pending
   const who = `conv ${rec.id} (${rec.name})`
-  if (view.activity.value !== 'needs-you') throw new SvcError('conflict', `${who} is ${view.activity.value}; it waits on no answer`)
+  if (view.activity !== 'needs-you') throw new SvcError('conflict', `${who} is ${view.activity}; it waits on no answer`)
   if (!pending)
     throw new SvcError('conflict', `${who} marked itself needs-you; it waits on no request the service can answer`, `svc tell ${rec.id} "<text>"`)
   if (pending.kind === 'question' && input.decision === 'allow' && input.message === undefined)

@@ -1,4 +1,4 @@
-import { deriveActivity, newestPhase, type ActivityFacts } from '../domain/activity.js'
+import { deriveActivity, newestPhase, type ActivityFacts, type ActivityView } from '../domain/activity.js'
 import { conversationKind, type ConversationRecord } from '../domain/conversation.js'
 import type { ConvView } from '../port.js'
 import { isAlive } from '../io/procs.js'
@@ -26,6 +26,7 @@ export function activityFacts(rec: ConversationRecord, rt: Runtime, now: number)
 
 export function convView(rec: ConversationRecord, rt: Runtime, now: number): ConvView {
   const facts = activityFacts(rec, rt, now)
+  const a = deriveActivity(facts, now)
   return {
     id: rec.id,
     name: rec.name,
@@ -40,10 +41,15 @@ export function convView(rec: ConversationRecord, rt: Runtime, now: number): Con
     cwd: rec.cwd,
     createdAt: rec.createdAt,
     archived: Boolean(rec.archived),
-    activity: deriveActivity(facts, now),
+    activity: a.value,
+    ...(a.reason ? { reason: a.reason } : {}),
+    evidence: a.evidence,
     ended: facts.ended,
     cost: rt.state?.cost,
     pending: rt.state?.pending ? { kind: rt.state.pending.kind, tool: rt.state.pending.tool, input: rt.state.pending.input, at: rt.state.pending.at } : undefined,
     lane: rec.lane,
   }
 }
+
+/** The activity of a view in the shape the domain rules take. */
+export const activityOf = (v: Pick<ConvView, 'activity' | 'reason' | 'evidence'>): ActivityView => ({ value: v.activity, ...(v.reason ? { reason: v.reason } : {}), evidence: v.evidence })

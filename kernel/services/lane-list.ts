@@ -1,32 +1,43 @@
 import { isGitBacked } from '../domain/lane-paths.js'
+import { worktreeStamp } from '../io/git.js'
 import { chainText, newestReport, rowVerdict, type LaneInfo, type LaneRecord } from '../domain/lane-summary.js'
 import { SvcError } from '../domain/errors.js'
 import { isLaneKey, isRunKey } from '../domain/keys.js'
 import type { LaneView, PortInput } from '../port.js'
+import { activityOf } from './conv-view.js'
 import type { KernelContext } from './context.js'
 import type { GitFactsCache } from './git-facts.js'
 
 const lanes = (ctx: KernelContext) => ctx.store.all().filter((r): r is LaneRecord => Boolean(r.lane))
 
 /** Lane rows with everything the list, show, the API and the deck print: activity with evidence, newest report,
- * verdict (stale or not), git facts for git-backed lanes that are not archived. */
+ * verdict (stale or not), git facts for git-backed lanes that are not archived. Verdicts and staleness need the
+ * other lanes of the same run and key, so lanes are grouped once by run and key. */
 export async function laneViews(ctx: KernelContext, cache: GitFactsCache, pick: (r: LaneRecord) => boolean): Promise<LaneView[]> {
   const now = Date.now()
-  const chosen = lanes(ctx).filter(pick)
-  // Verdicts and staleness need the other lanes of the same runs and keys.
-  const related = lanes(ctx).filter((r) => chosen.some((c) => c.lane.run === r.lane.run && c.lane.key === r.lane.key))
-  const gitDirs = related.filter((r) => isGitBacked(r.lane.role) && !r.archived).map((r) => r.cwd)
-  const facts = await cache.many(gitDirs, now)
+  const groups = new Map<string, LaneRecord[]>()
+  const chosen: LaneRecord[] = []
+  for (const r of lanes(ctx)) {
+    const g = `${r.lane.run}\0${r.lane.key}`
+    const list = groups.get(g)
+    if (list) list.push(r)
+    else groups.set(g, [r])
+    if (pick(r)) chosen.push(r)
+  }
+  const related = [...new Set(chosen.map((c) => `${c.lane.run}\0${c.lane.key}`))].flatMap((g) => groups.get(g)!)
+  const facts = await cache.many(related.filter((r) => isGitBacked(r.lane.role) && !r.archived).map((r) => r.cwd), now)
   const reports = await Promise.all(related.map((rec) => ctx.store.reports(rec.name)))
-  const infos = new Map<string, LaneInfo>(related.map((rec, i) => [rec.id, { rec, reports: reports[i], activity: ctx.view(rec, now).activity, head: facts.get(rec.cwd)?.head }]))
-  const all = [...infos.values()]
+  const views = new Map(related.map((rec) => [rec.id, ctx.view(rec, now)]))
+  const infos = new Map<string, LaneInfo>(related.map((rec, i) => [rec.id, { rec, reports: reports[i], activity: activityOf(views.get(rec.id)!), head: facts.get(rec.cwd)?.head }]))
+  const groupInfos = new Map([...groups].map(([g, recs]) => [g, recs.filter((r) => infos.has(r.id)).map((r) => infos.get(r.id)!)]))
   return chosen
     .sort((a, b) => Number(a.id) - Number(b.id))
     .map((rec) => {
       const info = infos.get(rec.id)!
-      const v = ctx.view(rec, now)
+      const v = views.get(rec.id)!
       const g = facts.get(rec.cwd)
       const r = newestReport(info)
+      const verdict = rowVerdict(info, groupInfos.get(`${rec.lane.run}\0${rec.lane.key}`)!)
       return {
         id: rec.id,
         name: rec.name,
@@ -43,14 +54,23 @@ export async function laneViews(ctx: KernelContext, cache: GitFactsCache, pick: 
         createdAt: rec.createdAt,
         archived: Boolean(rec.archived),
         activity: v.activity,
+        ...(v.reason ? { reason: v.reason } : {}),
+        evidence: v.evidence,
         ...(rec.lane.for ? { for: rec.lane.for } : {}),
         ...(r ? { report: { seq: r.seq, status: r.status, at: r.at } } : {}),
-        ...(rowVerdict(info, all) ? { verdict: rowVerdict(info, all) } : {}),
+        ...(verdict ? { verdict } : {}),
         ...(rec.lane.branch ? { branch: rec.lane.branch } : {}),
         ...(g ? { git: g } : {}),
       } satisfies LaneView
     })
 }
+
+/** The git state of every worktree a list could show, as cheap file stamps: equal stamps, equal git facts. */
+export const worktreesFingerprint = (ctx: KernelContext) =>
+  lanes(ctx)
+    .filter((r) => isGitBacked(r.lane.role) && !r.archived)
+    .map((r) => worktreeStamp(r.cwd))
+    .join('|')
 
 export async function laneList(ctx: KernelContext, cache: GitFactsCache, input: PortInput<'laneList'>): Promise<LaneView[]> {
   if (input.run !== undefined && !isRunKey(input.run)) throw new SvcError('usage', `invalid run key '${input.run}': it must match ^[a-z0-9][a-z0-9-]{0,31}$`)
@@ -75,7 +95,7 @@ export async function laneShow(ctx: KernelContext, cache: GitFactsCache, input: 
   const infos: LaneInfo[] = await Promise.all(
     lanes(ctx)
       .filter((r) => r.lane.run === run && r.lane.key === key)
-      .map(async (rec) => ({ rec, reports: await ctx.store.reports(rec.name), activity: ctx.view(rec).activity, head: views.find((v) => v.id === rec.id)?.git?.head })),
+      .map(async (rec) => ({ rec, reports: await ctx.store.reports(rec.name), activity: activityOf(ctx.view(rec)), head: views.find((v) => v.id === rec.id)?.git?.head })),
   )
   return { chain: chainText(infos, run!, key!), lanes: views }
 }

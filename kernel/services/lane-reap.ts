@@ -89,7 +89,7 @@ async function gather(ctx: KernelContext, rec: LaneRecord, park: boolean, stoppe
 /** Step 1: stop a live lane through the conversation stop mechanism, and give its harness up to 30 s to be gone. */
 async function stopLane(ctx: KernelContext, rec: LaneRecord): Promise<void> {
   const deadline = Date.now() + REAP_STOP_MS
-  if (isLive(ctx.view(rec).activity.value) || ctx.runners.runnerAlive(rec.name)) {
+  if (isLive(ctx.view(rec).activity) || ctx.runners.runnerAlive(rec.name)) {
     try {
       await stopConversation(ctx, rec, REAP_STOP_MS)
     } catch {

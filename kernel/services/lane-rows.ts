@@ -6,5 +6,5 @@ import type { KernelContext } from './context.js'
 export async function laneRows(ctx: KernelContext, run: string): Promise<LaneRow[]> {
   const now = Date.now()
   const lanes = ctx.store.all().filter((r) => r.lane?.run === run) as LaneRow['rec'][]
-  return Promise.all(lanes.map(async (rec) => ({ rec, live: isLive(ctx.view(rec, now).activity.value), reports: await ctx.store.reports(rec.name) })))
+  return Promise.all(lanes.map(async (rec) => ({ rec, live: isLive(ctx.view(rec, now).activity), reports: await ctx.store.reports(rec.name) })))
 }

@@ -57,10 +57,19 @@ export async function resolveProject(ctx: KernelContext, requested: string | und
   if (!entry) throw new SvcError('not_found', `no project ${key} in ${ctx.config.path}`)
   if (!existsSync(entry.path)) throw new SvcError('usage', `${ctx.config.path}: ${key}.path: the checkout ${entry.path} does not exist`)
   const checkout = realpathSync(entry.path)
-  const lanesRoot = realPathOf(entry.gauntlet?.lanes_root ?? `${checkout}-lanes`)
-  const problem = lanesRootProblem(lanesRoot, realPathOf(process.env.HOME || homedir()), checkout)
+  const { lanesRoot, problem } = lanesRootOf(entry, checkout)
   if (problem) throw new SvcError('usage', `${ctx.config.path}: ${key}.gauntlet.lanes_root: ${problem}`)
   return { key, entry, checkout, lanesRoot }
+}
+
+/** A project's lanes root (configured, else a sibling of the checkout), as a real path, and the rule it breaks.
+ * A configured `~/…` is under the home and a relative one is relative to the checkout, never to wherever the
+ * kernel happened to be started. */
+export function lanesRootOf(entry: ProjectEntry, checkout: string): { lanesRoot: string; problem?: string } {
+  const home = process.env.HOME || homedir()
+  const configured = entry.gauntlet?.lanes_root?.replace(/^~(?=\/|$)/, home)
+  const lanesRoot = realPathOf(configured === undefined ? `${checkout}-lanes` : resolvePath(checkout, configured))
+  return { lanesRoot, problem: lanesRootProblem(lanesRoot, realPathOf(home), checkout, realPathOf('/tmp')) }
 }
 
 function readBrief(input: PortInput<'laneStart'>): string {
@@ -100,8 +109,9 @@ export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'
       throw e
     }
   })
-  const view = input.noWait ? ctx.view(rec) : await awaitStart(ctx, rec, START_WAIT_MS)
-  if (view.activity.value === 'failed-to-start') throw new SvcError('conflict', `lane ${run}/${key} ${input.role} i${rec.lane!.iteration} (conv ${rec.id}) failed to start: ${view.activity.evidence.detail}`)
+  // A conversation no process drives can never leave `starting`: waiting for it would only burn the 180 s.
+  const view = input.noWait || rec.harness === 'none' ? ctx.view(rec) : await awaitStart(ctx, rec, START_WAIT_MS)
+  if (view.activity === 'failed-to-start') throw new SvcError('conflict', `lane ${run}/${key} ${input.role} i${rec.lane!.iteration} (conv ${rec.id}) failed to start: ${view.evidence.detail}`)
   return { lane: view, line: `Lane ${run}/${key} ${input.role} i${rec.lane!.iteration}: conv ${rec.id} (${rec.name}) in ${rec.cwd}` }
 }
 

@@ -5,6 +5,7 @@ import { isRunKey } from '../domain/keys.js'
 import { pickNext, type WaitMember } from '../domain/wait-pick.js'
 import type { LaneRef, PortInput, WaitResult } from '../port.js'
 import type { KernelContext, KernelEvent } from './context.js'
+import { activityOf } from './conv-view.js'
 
 /** Liveness changes (a harness dying) are not file events; they are rechecked this often while waiting. */
 const LIVENESS_RECHECK_MS = 1000
@@ -53,7 +54,7 @@ export async function laneWait(ctx: KernelContext, input: PortInput<'laneWait'>)
     const now = Date.now()
     const recs = set.members()
     const members: WaitMember[] = await Promise.all(
-      recs.map(async (r) => ({ name: r.name, activity: ctx.view(r, now).activity, reports: (await ctx.store.reports(r.name)).filter((x) => x.seq > set.afterSeq) })),
+      recs.map(async (r) => ({ name: r.name, activity: activityOf(ctx.view(r, now)), reports: (await ctx.store.reports(r.name)).filter((x) => x.seq > set.afterSeq) })),
     )
     const pick = pickNext(members, set.after, now, set.what)
     if (pick.kind === 'report') {

@@ -204,7 +204,7 @@ deck('reap from the conversation page: refused while dirty, then with park the w
   const dirty = await launch(w, { key: 'd', role: 'builder', prompt: 'echo half done > wip.txt' })
   const id = dirty.body.lane.id
   const dir = join(w.s.lanesRoot, 'r1-d')
-  await until(async () => (await w.api.get(`/api/lanes/${id}`)).body.activity.value === 'stopped', 'the dirty lane to end')
+  await until(async () => (await w.api.get(`/api/lanes/${id}`)).body.activity === 'stopped', 'the dirty lane to end')
   await w.page.goto(`${w.api.base}/conv/${id}`)
   await w.page.locator('#reap').waitFor({ state: 'visible', ...WAIT })
   await w.page.click('#reap-go')
@@ -221,7 +221,7 @@ deck('reap from the conversation page: refused while dirty, then with park the w
   await w.page.locator('#facts .activity-archived').waitFor(WAIT)
   await w.page.locator('#reap').waitFor({ state: 'hidden', ...WAIT })
   const l = (await w.api.get(`/api/lanes/${id}`)).body
-  assert.equal([l.archived, l.activity.value], [true, 'stopped'])
+  assert.equal([l.archived, l.activity], [true, 'stopped'])
   await shot(w, 'conv-reaped.png')
 
   await w.page.goto(`${w.api.base}/`)

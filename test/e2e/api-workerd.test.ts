@@ -90,7 +90,7 @@ test('GET /api/lanes through workerd equals the kernel answer; so do one lane, a
   const b = (await launch({ key: 'b', role: 'builder', prompt: buildAndReport('built b') })).body.lane.id
   const p = (await launch({ key: 'p', role: 'play', prompt: 'echo played' })).body.lane.id
   const o = (await launch({ key: 'o', role: 'orchestrator', prompt: g.wait('o') })).body.lane.id
-  await until(async () => (await api.get(`/api/lanes/${b}`)).body.activity.value === 'stopped' && (await api.get(`/api/lanes/${p}`)).body.activity.value === 'stopped', 'b and p to end')
+  await until(async () => (await api.get(`/api/lanes/${b}`)).body.activity === 'stopped' && (await api.get(`/api/lanes/${p}`)).body.activity === 'stopped', 'b and p to end')
   assert.is((await api.post(`/api/lanes/${p}/reap`, {})).status, 200)
 
   const base = await startWorker(api.base, api.token)
@@ -111,7 +111,7 @@ test('GET /api/lanes through workerd equals the kernel answer; so do one lane, a
   }
   const all = await same('/api/lanes')
   assert.is(all.status, 200)
-  assert.equal(all.body.map((l: { id: string; activity: { value: string }; archived: boolean }) => [l.id, l.activity.value, l.archived]), [
+  assert.equal(all.body.map((l: { id: string; activity: { value: string }; archived: boolean }) => [l.id, l.activity, l.archived]), [
     [b, 'stopped', false],
     [p, 'stopped', true],
     [o, 'working', false],

@@ -26,7 +26,7 @@ test.after.each(async () => {
 const err = (code: string, message: string, hint?: string) => ({ error: { code, message, ...(hint ? { hint } : {}) } })
 const launch = (body: Record<string, unknown>) => api.post('/api/lanes', { run: 'r1', conversation: s.root, ...body })
 const lane = async (name: string) => (await api.get(`/api/lanes/${name}`)).body
-const activityOf = async (name: string) => (await lane(name)).activity.value as string
+const activityOf = async (name: string) => (await lane(name)).activity as string
 const untilActivity = (name: string, value: string) => until(async () => (await activityOf(name)) === value, `${name} ${value}`, 20_000)
 const ids = (lanes: { id: string }[]) => lanes.map((l) => l.id)
 
@@ -44,8 +44,8 @@ test('POST /api/lanes launches like svc lane start (201); GET /api/lanes/:name a
   assert.is(one.status, 200)
   const l = one.body
   assert.equal([l.id, l.name, l.parent, l.run, l.key, l.role, l.iteration, l.cwd, l.harness, l.model, l.archived, l.branch], [id, 'r1-b-builder-i1', s.root, 'r1', 'b', 'builder', 1, dir, 'shell', 'model-builder', false, 'r1/b'])
-  assert.is(l.activity.value, 'working')
-  assert.is(l.activity.evidence.source, 'process start')
+  assert.is(l.activity, 'working')
+  assert.is(l.evidence.source, 'process start')
   assert.is(l.report, undefined)
   assert.equal([l.git.branch, l.git.head, l.git.dirty], ['r1/b', git(dir, 'rev-parse', 'HEAD'), false])
   for (const ref of [id, `conv-r1-b-builder-i1`]) assert.equal((await api.get(`/api/lanes/${ref}`)).body.id, id, ref)
@@ -64,7 +64,7 @@ test('POST /api/lanes launches like svc lane start (201); GET /api/lanes/:name a
     const list = await api.get(`/api/lanes${q}`)
     assert.is(list.status, 200, q)
     assert.equal(ids(list.body), expected, q)
-    for (const item of list.body) assert.ok(['working', 'idle', 'starting', 'needs-you', 'stopped', 'failed-to-start'].includes(item.activity.value))
+    for (const item of list.body) assert.ok(['working', 'idle', 'starting', 'needs-you', 'stopped', 'failed-to-start'].includes(item.activity))
   }
 
   g.open('1')
@@ -126,17 +126,17 @@ test('reap over HTTP: a dirty lane is refused (409) and nothing archived; with p
   assert.match(reaped.body.parked.patch, new RegExp(`^${join(h.service, 'agents', 'conv-r1-d-builder-i1')}/parked-.+\\.patch$`))
   assert.match(readFileSync(reaped.body.parked.patch, 'utf8'), '+++ b/wip.txt')
   assert.not.ok(existsSync(dir))
-  assert.equal([reaped.body.lane.archived, reaped.body.lane.activity.value], [true, 'stopped'])
+  assert.equal([reaped.body.lane.archived, reaped.body.lane.activity], [true, 'stopped'])
 
   const listed = (await api.get('/api/lanes?run=r1')).body.find((l: { id: string }) => l.id === id)
-  assert.equal([listed.archived, listed.activity.value, listed.git], [true, 'stopped', undefined])
+  assert.equal([listed.archived, listed.activity, listed.git], [true, 'stopped', undefined])
   assert.match(await h.ok(['lane', 'list', '--run', 'r1']), /archived/)
   assert.equal(await api.post(`/api/lanes/${id}/reap`, { park: true }), { status: 409, body: err('conflict', `refused: conv ${id} (r1-d-builder-i1) is already reaped and archived`) })
 
   const play = await launch({ key: 'p', role: 'play', prompt: 'echo played > out.txt' })
   await untilActivity(play.body.lane.id, 'stopped')
   const kept = await api.post(`/api/lanes/${play.body.lane.id}/reap`, { keep: true })
-  assert.equal([kept.status, kept.body.archived, kept.body.removed, kept.body.lane.archived, kept.body.lane.activity.value], [200, false, join(s.lanesRoot, 'r1-p-play-i1'), false, 'stopped'])
+  assert.equal([kept.status, kept.body.archived, kept.body.removed, kept.body.lane.archived, kept.body.lane.activity], [200, false, join(s.lanesRoot, 'r1-p-play-i1'), false, 'stopped'])
   assert.not.ok(existsSync(join(s.lanesRoot, 'r1-p-play-i1')))
 
   assert.equal(await api.post(`/api/lanes/${s.root}/reap`, {}), { status: 404, body: err('not_found', `conv ${s.root} (c${s.root}) is not a lane`) })
@@ -200,7 +200,7 @@ test('needs-you answered over HTTP: a permission, a question (which needs its an
   const untilPending = (kind: string) => until(async () => ((await api.get(`/api/convs/${id}`)).body.pending?.kind === kind ? (await api.get(`/api/convs/${id}`)).body : undefined), `needs-you (${kind})`)
 
   const perm = await untilPending('permission')
-  assert.equal([perm.activity.value, perm.activity.reason, perm.pending.tool], ['needs-you', 'permission', 'Bash'])
+  assert.equal([perm.activity, perm.reason, perm.pending.tool], ['needs-you', 'permission', 'Bash'])
   assert.equal(await api.post(`/api/convs/${id}/answer`, { decision: 'maybe' }), { status: 400, body: err('usage', 'decision: must be allow or deny') })
   const a1 = await api.post(`/api/convs/${id}/answer`, { decision: 'allow' })
   assert.equal([a1.status, a1.body.answered], [200, { id: '1f6c0e9a-perm', kind: 'permission', tool: 'Bash', decision: 'allow' }])
@@ -212,7 +212,7 @@ test('needs-you answered over HTTP: a permission, a question (which needs its an
 
   await untilPending('plan')
   assert.equal((await api.post(`/api/convs/${id}/answer`, { decision: 'deny', message: 'smaller steps' })).body.answered, { id: '3b8e20c1-plan', kind: 'plan', tool: 'ExitPlanMode', decision: 'deny' })
-  await until(async () => (await api.get(`/api/convs/${id}`)).body.activity.value === 'idle', 'idle')
+  await until(async () => (await api.get(`/api/convs/${id}`)).body.activity === 'idle', 'idle')
   assert.equal(await api.post(`/api/convs/${id}/answer`, { decision: 'allow' }), { status: 409, body: err('conflict', `conv ${id} (c${id}) is idle; it waits on no answer`) })
   const said = (await api.get(`/api/convs/${id}/transcript`)).body.entries.filter((e: { kind: string }) => e.kind === 'user').map((e: { text: string }) => e.text)
   assert.equal(said.slice(-3), ['allow (permission: Bash)', 'allow (question: AskUserQuestion): Postgres', 'deny (plan: ExitPlanMode): smaller steps'])

@@ -13,7 +13,7 @@ test.after.each(async () => {
 })
 
 const show = async (id: string) => JSON.parse(await h.ok(['conv', 'show', id, '--json']))
-const activity = async (id: string) => (await show(id)).activity.value as string
+const activity = async (id: string) => (await show(id)).activity as string
 
 test('conv new prints only the id; a shell conversation works, marks itself, and ends stopped', async () => {
   const out = await h.ok(['conv', 'new', '--harness', 'shell', '--cwd', h.home, '--prompt', 'svc conv mark idle; while [ ! -e go ]; do sleep 0.05; done; svc conv mark needs-you --reason question; while [ ! -e go2 ]; do sleep 0.05; done'])
@@ -21,34 +21,34 @@ test('conv new prints only the id; a shell conversation works, marks itself, and
   const id = out.trim()
   const v = await until(async () => {
     const s = await show(id)
-    return s.activity.value === 'idle' && s
+    return s.activity === 'idle' && s
   }, 'idle after the mark')
-  assert.is(v.activity.evidence.source, 'self-mark')
+  assert.is(v.evidence.source, 'self-mark')
   assert.is(v.kind, 'root')
   assert.is(v.harness, 'shell')
   const { writeFileSync } = await import('node:fs')
   writeFileSync(join(h.home, 'go'), '')
   const needs = await until(async () => {
     const s = await show(id)
-    return s.activity.value === 'needs-you' && s
+    return s.activity === 'needs-you' && s
   }, 'needs-you')
-  assert.is(needs.activity.reason, 'question')
+  assert.is(needs.reason, 'question')
   writeFileSync(join(h.home, 'go2'), '')
   const ended = await until(async () => {
     const s = await show(id)
-    return s.activity.value === 'stopped' && s
+    return s.activity === 'stopped' && s
   }, 'stopped')
-  assert.is(ended.activity.evidence.source, 'process exit')
-  assert.is(ended.activity.evidence.detail, 'exit code 0')
+  assert.is(ended.evidence.source, 'process exit')
+  assert.is(ended.evidence.detail, 'exit code 0')
 })
 
 test('a shell conversation is working from its start, with the evidence', async () => {
   const id = (await h.ok(['conv', 'new', '--harness', 'shell', '--cwd', h.home, '--prompt', 'sleep 30'])).trim()
   const v = await until(async () => {
     const s = await show(id)
-    return s.activity.value === 'working' && s
+    return s.activity === 'working' && s
   }, 'working')
-  assert.is(v.activity.evidence.source, 'process start')
+  assert.is(v.evidence.source, 'process start')
   const state = JSON.parse(readFileSync(join(h.service, 'agents', `conv-c${id}`, 'state.json'), 'utf8'))
   assert.ok(alive(state.harness.pid))
   assert.is(await h.ok(['conv', 'stop', id]), `conv ${id} (c${id}) stopped\n`)
@@ -62,10 +62,10 @@ test('a spawn error gives failed-to-start with the error text', async () => {
   // The kernel was started with this PATH, so its runners find no claude.
   const v = await until(async () => {
     const s = await show(id)
-    return s.activity.value === 'failed-to-start' && s
+    return s.activity === 'failed-to-start' && s
   }, 'failed-to-start')
-  assert.match(v.activity.evidence.detail, 'claude: command not found')
-  assert.is(v.activity.evidence.source, 'spawn')
+  assert.match(v.evidence.detail, 'claude: command not found')
+  assert.is(v.evidence.source, 'spawn')
 })
 
 test('tell reaches the shell inbox; a stopped conversation refuses messages', async () => {
@@ -106,7 +106,7 @@ test('conv list, archive (refused while live), and list --all', async () => {
   assert.not.match(await h.ok(['conv', 'list']), `c${a}`)
   const all = await h.ok(['conv', 'list', '--all'])
   assert.match(all, new RegExp(`${a}\\s+c${a}\\s+root\\s+-\\s+shell\\s+archived`))
-  assert.is((await show(a)).activity.value, 'stopped')
+  assert.is((await show(a)).activity, 'stopped')
 })
 
 test('bad references: unknown conversation, malformed id, escapes; one line, exit 1, nothing changed', async () => {
@@ -143,8 +143,8 @@ test('a kernel killed with SIGKILL and restarted finds its running conversations
   await until(() => !alive(k.pid), 'kernel dead')
   const v = await show(id)
   assert.ok(h.kernelFile()!.pid !== k.pid, 'a new kernel')
-  assert.is(v.activity.value, 'idle')
-  assert.is((await show(done)).activity.value, 'stopped')
+  assert.is(v.activity, 'idle')
+  assert.is((await show(done)).activity, 'stopped')
   assert.match(readFileSync(join(h.service, 'kernel.log'), 'utf8'), `re-adopted runners of conv-c${id}`)
   assert.match(readFileSync(join(h.service, 'kernel.log'), 'utf8'), `replacing stale`)
 })
@@ -159,9 +159,9 @@ test('a runner killed without writing its end is marked ended by the reconcile, 
   // Created more than the grace period ago is required for the reconcile to decide; wait it out.
   await new Promise((r) => setTimeout(r, 10_100))
   const v = await show(id)
-  assert.is(v.activity.value, 'stopped')
-  assert.is(v.activity.evidence.source, 'reconcile')
-  assert.match(v.activity.evidence.detail, `runner pid ${state.runner.pid} is gone and wrote no end`)
+  assert.is(v.activity, 'stopped')
+  assert.is(v.evidence.source, 'reconcile')
+  assert.match(v.evidence.detail, `runner pid ${state.runner.pid} is gone and wrote no end`)
 })
 
 test.run()

@@ -36,7 +36,7 @@ test('a permission, a question and a plan: each needs-you with its request, each
   assert.equal(perm.pending.kind, 'permission')
   assert.equal(perm.pending.tool, 'Bash')
   assert.equal(perm.pending.input, { command: 'rm -rf build', description: 'Remove the stale build directory' })
-  assert.equal(perm.activity.evidence.source, 'stream: can_use_tool')
+  assert.equal(perm.evidence.source, 'stream: can_use_tool')
   assert.is(await h.ok(['conv', 'answer', id, 'allow']), `answered conv ${id} (c${id}): allow (permission: Bash)\n`)
 
   const q = await untilActivity(h, id, 'needs-you (question)')
@@ -57,7 +57,7 @@ test('a permission, a question and a plan: each needs-you with its request, each
 
   const idle = await untilActivity(h, id, 'idle')
   assert.equal(await track.stop(), ['working', 'needs-you (permission)', 'working', 'needs-you (question)', 'working', 'needs-you (plan)', 'working', 'idle'])
-  assert.is(idle.activity.evidence.source, 'stream: result')
+  assert.is(idle.evidence.source, 'stream: result')
   assert.is(idle.model, 'claude-test-1')
   assert.equal(idle.cost, { usd: 0.0587, estimated: false })
   assert.is(idle.pending, undefined)
@@ -112,7 +112,7 @@ test('tell: a message during a turn is held until the result, then sent; working
   const done = await untilActivity(h, id, 'working').then(() => untilActivity(h, id, 'idle'))
   assert.equal(await again.stop(), ['idle', 'working', 'idle'])
   assert.equal(done.cost, { usd: 0.0185, estimated: false })
-  assert.is(done.activity.evidence.source, 'stream: result')
+  assert.is(done.evidence.source, 'stream: result')
 })
 
 test('stop: an interrupt request on stdin, then the process ends; stopped', async () => {
@@ -121,9 +121,9 @@ test('stop: an interrupt request on stdin, then the process ends; stopped', asyn
   const state = JSON.parse(readFileSync(join(h.service, 'agents', `conv-c${id}`, 'state.json'), 'utf8'))
   assert.is(await h.ok(['conv', 'stop', id]), `conv ${id} (c${id}) stopped\n`)
   const v = await rpc(h, 'convShow', { conv: id })
-  assert.is(v.activity.value, 'stopped')
-  assert.is(v.activity.evidence.source, 'stop (SIGTERM)')
-  assert.is(v.activity.evidence.detail, 'exit code 0')
+  assert.is(v.activity, 'stopped')
+  assert.is(v.evidence.source, 'stop (SIGTERM)')
+  assert.is(v.evidence.detail, 'exit code 0')
   assert.equal(stdinOf('control_request').map((r) => r.line.request), [{ subtype: 'interrupt' }])
   assert.not.ok(alive(state.harness.pid))
   assert.not.ok(alive(state.runner.pid))
@@ -132,11 +132,11 @@ test('stop: an interrupt request on stdin, then the process ends; stopped', asyn
 test('SIGTERM without a result: a harness stuck in its turn ignores the interrupt and is ended by signal; stopped, no result', async () => {
   const id = await convNew('scenario:sigterm Run everything')
   await until(async () => (await transcript(id)).some((l) => l.startsWith('assistant Running the whole suite')), 'the turn under way')
-  assert.is((await rpc(h, 'convShow', { conv: id })).activity.value, 'working')
+  assert.is((await rpc(h, 'convShow', { conv: id })).activity, 'working')
   assert.is(await h.ok(['conv', 'stop', id]), `conv ${id} (c${id}) stopped\n`)
   const v = await rpc(h, 'convShow', { conv: id })
-  assert.is(v.activity.value, 'stopped')
-  assert.is(v.activity.evidence.detail, 'signal SIGTERM')
+  assert.is(v.activity, 'stopped')
+  assert.is(v.evidence.detail, 'signal SIGTERM')
   assert.is(v.cost, undefined)
   const lines = await transcript(id)
   assert.not.ok(lines.some((l) => l.startsWith('system result:')), 'no result event')
@@ -147,8 +147,8 @@ test('SIGTERM without a result: a harness stuck in its turn ignores the interrup
 test('failed login: failed-to-start with the CLI’s own text; nothing takes messages', async () => {
   const id = await convNew('scenario:login Do work')
   const v = await untilActivity(h, id, 'failed-to-start')
-  assert.is(v.activity.evidence.source, 'spawn')
-  assert.is(v.activity.evidence.detail, 'Invalid API key · Please run /login')
+  assert.is(v.evidence.source, 'spawn')
+  assert.is(v.evidence.detail, 'Invalid API key · Please run /login')
   const state = JSON.parse(readFileSync(join(h.service, 'agents', `conv-c${id}`, 'state.json'), 'utf8'))
   await until(() => !alive(state.harness.pid) && !alive(state.runner.pid), 'the CLI ends once its input is closed')
   const r = await h.svc(['tell', id, 'hello?'])
@@ -160,7 +160,7 @@ test('a CLI that does not know a flag: failed-to-start with its error line', asy
   h.extraEnv.FAKE_CLAUDE_REJECT = '--effort'
   const id = await convNew('scenario:basic hi', '--effort', 'low')
   const v = await untilActivity(h, id, 'failed-to-start')
-  assert.is(v.activity.evidence.detail, "claude exited with code 1: error: unknown option '--effort'")
+  assert.is(v.evidence.detail, "claude exited with code 1: error: unknown option '--effort'")
 })
 
 test('lanes: a builder on claude with model and effort goes through its requests; a play lane gets no service context and no project settings', async () => {

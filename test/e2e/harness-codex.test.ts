@@ -35,7 +35,7 @@ test('one turn per process: working → idle; alive is the runner waiting; tell 
   const track = trackActivity(h, id)
   const idle = await untilActivity(h, id, 'idle')
   assert.equal(await track.stop(), ['working', 'idle'])
-  assert.is(idle.activity.evidence.source, 'stream: turn.completed')
+  assert.is(idle.evidence.source, 'stream: turn.completed')
   assert.is(idle.model, 'gpt-5-codex')
   assert.equal(idle.cost, { usd: estimateUsd('gpt-5-codex', TURN1), estimated: true })
   assert.match(await h.ok(['conv', 'show', id]), '\ncost: $0.00 (estimate)\n')
@@ -46,7 +46,7 @@ test('one turn per process: working → idle; alive is the runner waiting; tell 
   const state = stateOf(id)
   assert.equal(state.harness.pid, state.runner.pid, 'the runner is the process whose life means alive')
   await until(() => !alive(first.pid), 'codex exits after its turn')
-  assert.is((await rpc(h, 'convShow', { conv: id })).activity.value, 'idle', 'still alive: the runner waits for messages')
+  assert.is((await rpc(h, 'convShow', { conv: id })).activity, 'idle', 'still alive: the runner waits for messages')
 
   const again = trackActivity(h, id)
   assert.is(await h.ok(['tell', id, 'add notes']), `sent to conv ${id} (c${id})\n`)
@@ -88,9 +88,9 @@ test('stop between turns ends the runner; stop during a turn ends codex by signa
   await untilActivity(h, a, 'idle')
   assert.is(await h.ok(['conv', 'stop', a]), `conv ${a} (c${a}) stopped\n`)
   const va = await rpc(h, 'convShow', { conv: a })
-  assert.is(va.activity.value, 'stopped')
-  assert.is(va.activity.evidence.source, 'stop (SIGTERM)')
-  assert.is(va.activity.evidence.detail, 'signal SIGTERM')
+  assert.is(va.activity, 'stopped')
+  assert.is(va.evidence.source, 'stop (SIGTERM)')
+  assert.is(va.evidence.detail, 'signal SIGTERM')
   assert.ok((await transcript(a)).includes('system runner stopped between turns (SIGTERM)'))
 
   const b = await convNew('scenario:sigterm Test everything')
@@ -98,8 +98,8 @@ test('stop between turns ends the runner; stop during a turn ends codex by signa
   const run = starts().at(-1)
   assert.is(await h.ok(['conv', 'stop', b]), `conv ${b} (c${b}) stopped\n`)
   const vb = await rpc(h, 'convShow', { conv: b })
-  assert.is(vb.activity.value, 'stopped')
-  assert.is(vb.activity.evidence.detail, 'signal SIGTERM')
+  assert.is(vb.activity, 'stopped')
+  assert.is(vb.evidence.detail, 'signal SIGTERM')
   assert.not.ok(alive(run.pid))
   assert.not.ok(alive(stateOf(b).runner.pid))
 })
@@ -107,9 +107,9 @@ test('stop between turns ends the runner; stop during a turn ends codex by signa
 test('failed login: failed-to-start with codex’s message; the runner ends', async () => {
   const id = await convNew('scenario:login Do work')
   const v = await untilActivity(h, id, 'failed-to-start')
-  assert.is(v.activity.evidence.detail, 'codex exited with code 1: unexpected status 401 Unauthorized: Missing bearer or basic authentication in header')
+  assert.is(v.evidence.detail, 'codex exited with code 1: unexpected status 401 Unauthorized: Missing bearer or basic authentication in header')
   await until(() => !alive(stateOf(id).runner.pid), 'the runner ends')
-  assert.is((await rpc(h, 'convShow', { conv: id })).activity.value, 'failed-to-start')
+  assert.is((await rpc(h, 'convShow', { conv: id })).activity, 'failed-to-start')
 })
 
 test('lanes: a builder on codex with its effort; a play lane reads no AGENTS.md and has no service context', async () => {

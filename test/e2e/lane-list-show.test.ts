@@ -79,9 +79,9 @@ test('list: the columns in order, aligned; FOR, VERDICT (a builder shows its cri
     { id: rb.id, name: rb.name, parent: rb.parent, run: rb.run, key: rb.key, role: rb.role, iteration: rb.iteration, model: rb.model, branch: rb.branch, archived: rb.archived },
     { id: '2', name: 'r1-b-builder-i1', parent: w.s.root, run: 'r1', key: 'b', role: 'builder', iteration: 1, model: 'model-builder', branch: 'r1/b', archived: false },
   )
-  assert.is(rb.activity.value, 'working')
-  assert.is(rb.activity.evidence.source, 'process start')
-  assert.type(rb.activity.evidence.at, 'number')
+  assert.is(rb.activity, 'working')
+  assert.is(rb.evidence.source, 'process start')
+  assert.type(rb.evidence.at, 'number')
   assert.equal([rb.report.seq, rb.report.status], [1, 'done'])
   assert.equal(rb.verdict, { value: 'NOT_YET', defects: 2, by: '3', file: join(w.convDir('r1-b-critic-i1'), 'verdict.json'), judged, stale: false })
   assert.equal([rb.git.branch, rb.git.head, rb.git.upstream, rb.git.ahead, rb.git.dirty], ['r1/b', judged, 'origin/r1/b', 0, false])
@@ -89,7 +89,7 @@ test('list: the columns in order, aligned; FOR, VERDICT (a builder shows its cri
   assert.equal(rc.verdict, rb.verdict)
   assert.equal([rc.git.branch, rc.git.head, rc.git.dirty], [undefined, judged, false])
   assert.equal([rcc.git.branch, rcc.git.ahead, rcc.git.dirty, rcc.report, rcc.verdict], ['r1/c', 2, true, undefined, undefined])
-  assert.equal([rp.archived, rp.activity.value, rp.activity.evidence.source, rp.git], [true, 'stopped', 'archive', undefined])
+  assert.equal([rp.archived, rp.activity, rp.evidence.source, rp.git], [true, 'stopped', 'archive', undefined])
   assert.equal((await listJson('--run', 'r2')).map((r) => r.id), ['6'])
 
   // The builder moves past the judged commit: the verdict is stale, on the critic's row and on the builder's.
@@ -136,7 +136,7 @@ test('show: the chain of a builder and its critics, then one line per lane; from
   await w.start(['--for', 'b', '--role', 'critic', '--prompt', `svc lane report --stdin --verdict WOWED --verdict-file ${verdictFile('v0', 0)} <<<'none'`])
   await w.h.ok(['lane', 'wait', 'r1-b-critic-i2'])
   await w.start(['--key', 'other', '--role', 'builder', '--prompt', `${w.gate('end')}`])
-  for (const n of ['r1-b-builder-i1', 'r1-b-builder-i2', 'r1-b-critic-i1', 'r1-b-critic-i2']) await until(async () => (await w.conv(n)).activity.value === 'stopped', `${n} stopped`)
+  for (const n of ['r1-b-builder-i1', 'r1-b-builder-i2', 'r1-b-critic-i1', 'r1-b-critic-i2']) await until(async () => (await w.conv(n)).activity === 'stopped', `${n} stopped`)
   const f1 = join(w.convDir('r1-b-critic-i1'), 'verdict.json')
   const f2 = join(w.convDir('r1-b-critic-i2'), 'verdict.json')
   const expected = [
@@ -187,8 +187,8 @@ test('stop: through the conversation stop mechanism; the whole process group of 
   assert.not.ok(alive(bg), 'the background child ended with it')
   assert.not.ok(alive(st.harness.pid))
   const v = await w.lane('2')
-  assert.is(v.activity.value, 'stopped')
-  assert.match(v.activity.evidence.source, /^stop/)
+  assert.is(v.activity, 'stopped')
+  assert.match(v.evidence.source, /^stop/)
   assert.is(existsSync(join(w.lanes, 'r1-s')), true, 'stop removes nothing')
   assert.equal(await w.h.svc(['lane', 'stop', '2']), { code: 0, stdout: 'Lane r1/s builder i1 stopped: conv 2 (r1-s-builder-i1)\n', stderr: '' }, 'stopping a stopped lane is no error')
   const notLane = await w.h.svc(['lane', 'stop', w.s.root])

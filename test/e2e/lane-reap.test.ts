@@ -21,7 +21,7 @@ test.after.each(async () => {
 const reap = (...args: string[]) => w.h.svc(['lane', 'reap', ...args], { timeoutMs: 90_000 })
 const reapedLine = (run: string, key: string, role: string, id: string, dir?: string, branch?: string) =>
   `reaped ${run}/${key} ${role} i1 (conv ${id})${dir ? `: removed ${dir}` : ''}${branch ? `; branch ${branch} kept` : ''}\n`
-const stopped = (name: string) => until(async () => (await w.conv(name)).activity.value === 'stopped', `${name} stopped`)
+const stopped = (name: string) => until(async () => (await w.conv(name)).activity === 'stopped', `${name} stopped`)
 const parkedFiles = (name: string) => readdirSync(w.convDir(name)).filter((f) => f.startsWith('parked-'))
 const svcRefs = () => git(w.checkout, 'for-each-ref', '--format=%(refname)', 'refs/svc/')
 
@@ -67,7 +67,7 @@ test('a live lane is stopped first, then reaped: directory removed and pruned, b
   const dir = join(w.lanes, 'r1-b')
   const head = git(dir, 'rev-parse', 'HEAD')
   const brief = readFileSync(join(w.convDir('r1-b-builder-i1'), 'lane-brief.md'), 'utf8')
-  assert.is((await w.conv('2')).activity.value, 'working')
+  assert.is((await w.conv('2')).activity, 'working')
 
   assert.equal(await reap('r1-b-builder-i1'), { code: 0, stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'), stderr: '' })
   assert.equal(groupLeft(st.runner.pid), [], 'the lane was stopped: its process group is gone')
@@ -76,7 +76,7 @@ test('a live lane is stopped first, then reaped: directory removed and pruned, b
   assert.not.ok(git(w.checkout, 'worktree', 'list', '--porcelain').includes(dir), 'the worktree is pruned')
   assert.is(git(w.checkout, 'rev-parse', 'refs/heads/r1/b'), head, 'the branch is kept')
   const conv = await w.conv('2')
-  assert.equal([conv.archived, conv.activity.value], [true, 'stopped'])
+  assert.equal([conv.archived, conv.activity], [true, 'stopped'])
   assert.not.ok((JSON.parse(await w.h.ok(['conv', 'list', '--json'])) as any[]).some((c) => c.id === '2'), 'archived: gone from the conversation list')
   assert.match(await w.h.ok(['lane', 'list']), /\n2 +r1\/b +builder +i1 +archived +done /)
   assert.is(readFileSync(join(w.convDir('r1-b-builder-i1'), 'lane-brief.md'), 'utf8'), brief, 'the brief survives')
@@ -163,7 +163,7 @@ test('processes with their working directory inside are refused, each PID and co
     const before = await capture('r1-b-builder-i1', dir, 'r1/b')
     assert.equal(await reap('r1-b-builder-i1'), { code: 1, stdout: '', stderr: `svc: refused: a process has its working directory inside ${dir}: ${p1} (sleep 300)\n` })
     assert.ok(alive(harness), 'the live lane was not stopped for a reap that had to be refused')
-    assert.is((await w.conv('2')).activity.value, 'working')
+    assert.is((await w.conv('2')).activity, 'working')
     assert.ok(alive(p1), 'a reap never kills a process')
     assert.equal(await capture('r1-b-builder-i1', dir, 'r1/b'), before)
 
@@ -322,7 +322,7 @@ test('--keep: the ended conversation stays listed, not archived; a later reap ar
   assert.equal(await reap('r1-b-builder-i1', '--keep'), { code: 0, stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'), stderr: '' })
   assert.not.ok(existsSync(dir))
   const conv = await w.conv('2')
-  assert.equal([conv.archived, conv.activity.value], [false, 'stopped'])
+  assert.equal([conv.archived, conv.activity], [false, 'stopped'])
   assert.ok((JSON.parse(await w.h.ok(['conv', 'list', '--json'])) as any[]).some((c) => c.id === '2'), 'still in the conversation list')
   assert.match(await w.h.ok(['lane', 'list']), /\n2 +r1\/b +builder +i1 +stopped +done /)
   assert.equal(await reap('r1-b-builder-i1'), { code: 0, stdout: reapedLine('r1', 'b', 'builder', '2', undefined, 'r1/b'), stderr: `warning: ${dir} was already gone\n` })

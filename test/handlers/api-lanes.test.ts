@@ -102,11 +102,11 @@ test('POST /api/lanes: a body over the limit is 413', async () => {
 // ---- GET /api/lanes ----
 
 test('GET /api/lanes: every lane, each with its activity; archived lanes carry activity stopped', async () => {
-  const lanes = [laneView(), laneView({ id: '8', name: 'r1-b-critic-i1', role: 'critic', archived: true, activity: { value: 'stopped', evidence: { source: 'archive', at: 5 } } })]
+  const lanes = [laneView(), laneView({ id: '8', name: 'r1-b-critic-i1', role: 'critic', archived: true, activity: 'stopped', evidence: { source: 'archive', at: 5 } })]
   const { ask, calls } = harness({ laneList: async () => lanes })
   const r = await answer(ask('/api/lanes'))
   assert.equal(r, { status: 200, body: lanes })
-  assert.equal((r.body as typeof lanes).map((l) => l.activity.value), ['working', 'stopped'])
+  assert.equal((r.body as typeof lanes).map((l) => l.activity), ['working', 'stopped'])
   assert.equal(calls, [{ method: 'laneList', input: {} }])
 })
 
@@ -151,7 +151,7 @@ test('GET /api/lanes/:name: an unknown lane or a conversation that is not a lane
 // ---- POST /api/lanes/:name/reap ----
 
 const reaped: ReapResult = {
-  lane: laneView({ archived: true, activity: { value: 'stopped', evidence: { source: 'archive', at: 9 } } }),
+  lane: laneView({ archived: true, activity: 'stopped', evidence: { source: 'archive', at: 9 } }),
   removed: '/home/u/src/app-lanes/r1-b',
   parked: { patch: '/home/u/.service/agents/conv-r1-b-builder-i1/parked-2026.patch', ref: 'refs/svc/parked/r1-b-builder-i1', paths: 2 },
   warnings: [],

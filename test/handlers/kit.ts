@@ -85,7 +85,7 @@ export const laneView = (extra: Partial<LaneView> = {}): LaneView => ({
   cost: { usd: 0.25, estimated: false },
   createdAt: NOW,
   archived: false,
-  activity: { value: 'working', evidence: { source: 'process start', at: NOW } },
+  activity: 'working', evidence: { source: 'process start', at: NOW },
   report: { seq: 1, status: 'done', at: NOW + 1000 },
   branch: 'r1/b',
   git: { branch: 'r1/b', head: 'abcdef0123456789', upstream: 'origin/r1/b', ahead: 0, behind: 0, dirty: false, asOf: NOW },
@@ -100,7 +100,7 @@ export const convView = (extra: Partial<ConvView> = {}): ConvView => ({
   cwd: '/home/u/src/app',
   createdAt: NOW,
   archived: false,
-  activity: { value: 'starting', evidence: { source: 'launch', at: NOW } },
+  activity: 'starting', evidence: { source: 'launch', at: NOW },
   ...extra,
 })
 

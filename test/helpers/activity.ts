@@ -14,7 +14,7 @@ export async function rpc(h: TestHome, method: string, body: unknown): Promise<a
 }
 
 /** `working`, `idle`, `needs-you (plan)`… as `svc conv list` writes it. */
-export const label = (v: { activity: { value: string; reason?: string } }) => v.activity.value + (v.activity.reason ? ` (${v.activity.reason})` : '')
+export const label = (v: { activity: string; reason?: string }) => v.activity + (v.reason ? ` (${v.reason})` : '')
 
 /** Every distinct activity a conversation shows, polled every 15 ms, until stopped; `starting` before the harness
  * published itself is left out. */

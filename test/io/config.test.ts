@@ -1,3 +1,4 @@
+import { parse as parseYaml } from 'yaml'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { mkdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
@@ -17,7 +18,7 @@ test.after(() => {
 /** The error parseProjects throws for this text. */
 function errorOf(text: string, path = FILE): SvcError {
   try {
-    parseProjects(path, text)
+    parseProjects(path, text, parseYaml)
   } catch (e) {
     assert.instance(e, SvcError)
     return e as SvcError
@@ -58,7 +59,7 @@ other.proj_2:
 `
 
 test('parseProjects: valid YAML with a gauntlet block', () => {
-  const p = parseProjects(FILE, VALID)
+  const p = parseProjects(FILE, VALID, parseYaml)
   assert.equal(p, {
     myproj: {
       path: '/home/u/src/myproj',
@@ -82,15 +83,15 @@ test('parseProjects: valid YAML with a gauntlet block', () => {
 test('parseProjects: every effort and harness value is accepted', () => {
   for (const effort of ['low', 'medium', 'high'])
     for (const harness of ['claude', 'codex', 'shell', 'none']) {
-      const p = parseProjects(FILE, `p:\n  path: /x\n  gauntlet:\n    roles:\n      verifier:\n        effort: ${effort}\n        harness: ${harness}\n`)
+      const p = parseProjects(FILE, `p:\n  path: /x\n  gauntlet:\n    roles:\n      verifier:\n        effort: ${effort}\n        harness: ${harness}\n`, parseYaml)
       assert.equal(p.p.gauntlet?.roles?.verifier, { effort, harness })
     }
 })
 
 test('parseProjects: an empty file (or only comments) is no projects', () => {
-  assert.equal(parseProjects(FILE, ''), {})
-  assert.equal(parseProjects(FILE, '\n\n  \n'), {})
-  assert.equal(parseProjects(FILE, '# nothing configured yet\n'), {})
+  assert.equal(parseProjects(FILE, '', parseYaml), {})
+  assert.equal(parseProjects(FILE, '\n\n  \n', parseYaml), {})
+  assert.equal(parseProjects(FILE, '# nothing configured yet\n', parseYaml), {})
 })
 
 test('parseProjects: invalid YAML is one line naming the file', () => {

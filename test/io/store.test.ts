@@ -280,7 +280,7 @@ test('a record.json holding another conversation refuses to load, naming the fil
   assert.is(readFileSync(file, 'utf8'), text)
 })
 
-test('stale temp files are listed in staleTemps and removed by removeStaleTemps', async () => {
+test('stale temp files are found by the sweep and removed by removeStaleTemps', async () => {
   const home = freshHome()
   const s1 = await Store.open(home)
   await newConv(s1, 'alpha')
@@ -292,6 +292,8 @@ test('stale temp files are listed in staleTemps and removed by removeStaleTemps'
   writeFileSync(t2, '')
   writeFileSync(keep, 'brief')
   const s2 = await Store.open(home)
+  assert.equal(s2.staleTemps, [], 'temp files are found by the sweep after start, not by the load')
+  await s2.sweep()
   assert.equal([...s2.staleTemps].sort(), [t1, t2].sort())
   assert.is(s2.getByName('alpha')?.id, '1', 'the record still loads')
   const removed = await s2.removeStaleTemps()

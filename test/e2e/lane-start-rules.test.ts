@@ -1,0 +1,297 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { writeProjectsYaml } from '../../fixtures/sample-project.js'
+import { alive, git, until } from '../helpers/home.js'
+import { DEFAULT_CONFIG, LaneWorld, q, sha, startLine } from './lane-start-kit.js'
+
+// `svc lane start` refusals: who may launch what (SPEC.md 5), one live lane per run/key/role, --reuse, --replace,
+// the critic rules, usage and configuration errors. Every refusal exits 1 with one `svc: ` line and leaves nothing
+// behind: no directory, branch, worktree, conversation or process.
+
+let w: LaneWorld
+test.before.each(() => {
+  w = new LaneWorld('lane-rules')
+})
+test.after.each(async () => {
+  await w.stop()
+})
+
+/** A bash function for lane scripts: `try <name> <svc lane start args...>` writes <name>.out, .err and .code. */
+const tryFn = (out: string) => `set +e\ntry() { n=$1; shift; svc lane start "$@" > ${q(out)}/$n.out 2> ${q(out)}/$n.err; echo $? > ${q(out)}/$n.code; }\n`
+
+const tried = (name: string) => ({
+  code: Number(readFileSync(join(w.out, `${name}.code`), 'utf8')),
+  out: readFileSync(join(w.out, `${name}.out`), 'utf8'),
+  err: readFileSync(join(w.out, `${name}.err`), 'utf8'),
+})
+
+test('an orchestrator lane launches builders, verifiers and play lanes of its own run, and nothing else', async () => {
+  await w.begin()
+  const script =
+    tryFn(w.out) +
+    [
+      "try builder --key x --role builder --harness none --model m --prompt 'build x'",
+      "try verifier --key x --role verifier --harness none --model m --prompt 'verify x'",
+      "try play --key x --role play --harness none --model m --prompt 'play'",
+      "try critic --for x --role critic --harness none --model m --at HEAD --prompt 'judge'",
+      "try orch --key sub --role orchestrator --harness none --model m --prompt 'sub'",
+      "try otherrun --run r9 --key y --role builder --harness none --model m --prompt 'b'",
+      `touch ${q(join(w.out, 'orch-done'))}`,
+    ].join('\n')
+  const o = await w.started(['--run', 'r1', '--key', 'lead', '--role', 'orchestrator', '--harness', 'shell', '--prompt', script])
+  await w.outFile('orch-done', 'the orchestrator script')
+
+  const b = tried('builder')
+  assert.is(b.code, 0, b.err)
+  const bid = /conv (\d+) /.exec(b.out)?.[1] ?? ''
+  assert.is(b.out, startLine('r1', 'x', 'builder', 1, bid, 'r1-x-builder-i1', join(w.lanes, 'r1-x')), 'the run is inherited')
+  const bv = await w.show(bid)
+  assert.is(bv.parent, o.id)
+  assert.is(bv.lane.run, 'r1')
+  assert.is(tried('verifier').code, 0)
+  assert.is(tried('play').code, 0)
+  assert.equal(tried('critic'), { code: 1, out: '', err: 'svc: refused: an orchestrator lane cannot launch a critic lane; only a root conversation can\n' })
+  assert.equal(tried('orch'), { code: 1, out: '', err: 'svc: refused: an orchestrator lane cannot launch an orchestrator lane; only a root conversation can\n' })
+  assert.equal(tried('otherrun'), { code: 1, out: '', err: 'svc: refused: an orchestrator lane of run r1 launches only into its own run, not r9\n' })
+
+  const s = await w.snapshot()
+  assert.equal(s.lanes, ['r1-lead-orch', 'r1-x', 'r1-x-play-i1', 'r1-x-verify-i1'], 'the refused launches left no directory')
+  assert.is(s.branches, 'main\nr1/x')
+  assert.is(s.convs, 5)
+})
+
+test('builder and critic lanes, and a successor of a builder, cannot launch anything', async () => {
+  await w.begin()
+  const attempts = (who: string) =>
+    ['builder', 'critic', 'verifier', 'play', 'orchestrator']
+      .map((role) => `try ${who}-${role} --run r1 --key ${role === 'critic' ? 'b' : 'n'} ${role === 'critic' ? '--for b' : ''} --role ${role} --harness none --model m --at HEAD --prompt x`)
+      .join('\n')
+  // --at is refused for builder and play lanes, but only after the launcher: the launcher rule speaks first.
+  writeFileSync(join(w.out, 'succ.sh'), tryFn(w.out) + attempts('succ') + `\ntouch ${q(join(w.out, 'succ-done'))}\n`)
+  const builderScript = tryFn(w.out) + attempts('builder') + `\nsvc handoff --harness shell --prompt "$(cat ${q(join(w.out, 'succ.sh'))})" > ${q(join(w.out, 'succ.id'))}\ntouch ${q(join(w.out, 'builder-done'))}`
+  const b = await w.started(['--run', 'r1', '--key', 'b', '--role', 'builder', '--harness', 'shell', '--prompt', builderScript])
+  await w.outFile('builder-done')
+  await w.outFile('succ-done')
+  await w.started(['--run', 'r1', '--for', 'b', '--role', 'critic', '--at', 'origin/main', '--harness', 'shell', '--prompt', tryFn(w.out) + attempts('critic') + `\ntouch ${q(join(w.out, 'critic-done'))}`])
+  await w.outFile('critic-done')
+  for (const who of ['builder', 'succ', 'critic'])
+    for (const role of ['builder', 'critic', 'verifier', 'play', 'orchestrator'])
+      assert.equal(tried(`${who}-${role}`), { code: 1, out: '', err: `svc: refused: a ${who === 'critic' ? 'critic' : 'builder'} lane cannot launch lanes\n` }, `${who} launching a ${role}`)
+  const succ = await w.show(readFileSync(join(w.out, 'succ.id'), 'utf8').trim())
+  assert.is(succ.parent, b.id)
+  const s = await w.snapshot()
+  assert.equal(s.lanes, ['r1-b', 'r1-b-critic-i1'])
+  assert.is(s.branches, 'main\nr1/b')
+  assert.is(s.convs, 4, 'root, builder, its successor, critic')
+})
+
+test('a handed-off orchestrator keeps its standing: its successor launches a builder of the run, not a critic', async () => {
+  await w.begin()
+  writeFileSync(
+    join(w.out, 'succ.sh'),
+    tryFn(w.out) + "try sb --key y --role builder --harness none --model m --prompt 'build y'\ntry sc --for y --role critic --harness none --model m --at HEAD --prompt c\n" + `touch ${q(join(w.out, 'succ-done'))}\n`,
+  )
+  const o = await w.started(['--run', 'r1', '--key', 'lead', '--role', 'orchestrator', '--harness', 'shell', '--prompt', `svc handoff --harness shell --prompt "$(cat ${q(join(w.out, 'succ.sh'))})" > ${q(join(w.out, 'succ.id'))}`])
+  await w.outFile('succ-done', 'the successor script')
+  const succId = readFileSync(join(w.out, 'succ.id'), 'utf8').trim()
+  const succ = await w.show(succId)
+  assert.is(succ.kind, 'successor')
+  assert.is(succ.parent, o.id)
+  const sb = tried('sb')
+  assert.is(sb.code, 0, sb.err)
+  const id = /conv (\d+) /.exec(sb.out)?.[1] ?? ''
+  assert.is(sb.out, startLine('r1', 'y', 'builder', 1, id, 'r1-y-builder-i1', join(w.lanes, 'r1-y')))
+  assert.is((await w.show(id)).parent, succId, 'the builder nests under the successor that launched it')
+  assert.equal(tried('sc'), { code: 1, out: '', err: 'svc: refused: an orchestrator lane cannot launch a critic lane; only a root conversation can\n' })
+
+  // A successor of a root is no lane: it keeps the root's standing, critics included.
+  const rootSucc = (await w.h.ok(['handoff', '--harness', 'none'], { env: { SERVICE_CONVERSATION: w.root } })).trim()
+  const c = await w.started(['--run', 'r1', '--for', 'y', '--role', 'critic', '--at', 'origin/main', '--model', 'm', '--harness', 'none', '--prompt', 'judge'], { as: rootSucc })
+  assert.is((await w.show(c.id)).parent, rootSucc)
+})
+
+test('the project of a launch: --project, else the launcher\'s, else the checkout holding the current directory', async () => {
+  await w.begin()
+  const bare = (await w.h.ok(['conv', 'new', '--harness', 'none', '--cwd', w.h.home])).trim()
+  const args = ['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x']
+  await w.refused(args, 'svc: no project for this launch: pass --project, or run from inside a checkout listed in projects.yaml\n', { as: bare, cwd: w.h.home })
+  const a = await w.started(args, { as: bare, cwd: join(w.project.checkout, 'src') })
+  assert.is(a.cwd, join(w.lanes, 'r1-k'))
+  assert.is((await w.show(a.id)).project, 'sample')
+  const b = await w.started(['--run', 'r1', '--key', 'k2', '--role', 'builder', '--project', 'sample', '--harness', 'none', '--prompt', 'x'], { as: bare, cwd: w.h.home })
+  assert.is(b.cwd, join(w.lanes, 'r1-k2'))
+})
+
+test('one live lane per run, key and role: a starting lane counts; --replace stops the live one first', async () => {
+  await w.begin()
+  const a = await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
+  assert.is((await w.show(a.id)).activity, 'starting')
+  await w.refused(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'], `svc: lane r1/k builder i1 is live (conv ${a.id}); pass --replace to stop it and launch anew\n`)
+  // Another role or another key of the same run is a different lane.
+  await w.started(['--run', 'r1', '--key', 'k', '--role', 'verifier', '--model', 'm', '--harness', 'none', '--prompt', 'x'])
+  await w.started(['--run', 'r1', '--key', 'k2', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
+
+  const s = await w.started(['--run', 'r1', '--key', 'sh', '--role', 'builder', '--harness', 'shell', '--prompt', 'sleep 30'])
+  await w.until(s.id, 'working')
+  const state = JSON.parse(w.agentFile(s.name, 'state.json'))
+  assert.ok(alive(state.harness.pid))
+  await w.refused(['--run', 'r1', '--key', 'sh', '--role', 'builder', '--harness', 'shell', '--prompt', 'sleep 30'], `svc: lane r1/sh builder i1 is live (conv ${s.id}); pass --replace to stop it and launch anew\n`)
+  const r = await w.started(['--run', 'r1', '--key', 'sh', '--role', 'builder', '--replace', '--harness', 'shell', '--prompt', 'sleep 30'])
+  assert.is(r.line, startLine('r1', 'sh', 'builder', 2, r.id, 'r1-sh-builder-i2', join(w.lanes, 'r1-sh-i2')))
+  assert.not.ok(alive(state.harness.pid), 'the replaced harness is gone')
+  assert.not.ok(alive(state.runner.pid), 'its runner is gone')
+  assert.is((await w.show(s.id)).activity, 'stopped')
+  assert.is((await w.show(r.id)).activity, 'working')
+
+  const n = await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--replace', '--harness', 'none', '--prompt', 'x'])
+  assert.is(n.iteration, 2)
+  assert.is((await w.show(a.id)).activity, 'stopped', 'a harness-none lane is replaced too')
+})
+
+test('--reuse: the same directory and iteration in a new conversation; refused while live or with no earlier lane', async () => {
+  await w.begin()
+  await w.refused(['--run', 'r1', '--key', 'k', '--role', 'builder', '--reuse', '--harness', 'none', '--prompt', 'x'], 'svc: refused: no earlier builder lane r1/k to reuse\n')
+  const a = await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'shell', '--prompt', 'echo wip > wip.txt'])
+  await w.until(a.id, 'stopped')
+  const before = await w.snapshot()
+  const b = await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--reuse', '--harness', 'shell', '--prompt', 'cat wip.txt > seen.txt\nsleep 30'])
+  assert.is(b.line, startLine('r1', 'k', 'builder', 1, b.id, 'r1-k-builder-i1-2', join(w.lanes, 'r1-k')))
+  assert.is.not(b.id, a.id)
+  const after = await w.snapshot()
+  assert.equal(after.lanes, before.lanes, 'no new directory')
+  assert.is(after.branches, before.branches, 'no new branch')
+  assert.is(after.convs, before.convs + 1)
+  const v = await w.show(b.id)
+  assert.equal([v.lane.iteration, v.lane.dir, v.lane.branch, v.cwd], [1, 'r1-k', 'r1/k', join(w.lanes, 'r1-k')])
+  assert.ok(w.agentFile(b.name, 'contract.md').includes('- Iteration: i1'))
+  const seen = join(w.lanes, 'r1-k', 'seen.txt')
+  await until(() => existsSync(seen) && readFileSync(seen, 'utf8'), 'the respawn read the earlier work', 30_000)
+  assert.is(readFileSync(seen, 'utf8'), 'wip\n', 'the earlier work is there')
+
+  await w.refused(['--run', 'r1', '--key', 'k', '--role', 'builder', '--reuse', '--harness', 'none', '--prompt', 'x'], `svc: lane r1/k builder i1 is live (conv ${b.id}); pass --replace to stop it and launch anew\n`)
+  const c = await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--reuse', '--replace', '--harness', 'none', '--prompt', 'x'])
+  assert.is(c.line, startLine('r1', 'k', 'builder', 1, c.id, 'r1-k-builder-i1-3', join(w.lanes, 'r1-k')))
+  assert.is((await w.show(b.id)).activity, 'stopped')
+})
+
+test('critic rules: --for required, --key must match it, the builder must exist, and without --at a done report', async () => {
+  await w.begin()
+  const b = await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
+  const critic = ['--role', 'critic', '--run', 'r1', '--harness', 'none', '--prompt', 'judge']
+  await w.refused([...critic, '--key', 'k'], 'svc: a critic needs --for <builder key>\n')
+  await w.refused([...critic, '--for', 'k', '--key', 'j'], 'svc: --key j differs from --for k; a critic takes the key of the builder it judges\n')
+  await w.refused([...critic, '--for', 'zz'], 'svc: refused: no builder zz in run r1\n')
+  await w.refused([...critic, '--for', 'k'], 'svc: builder k i1 has no done report; pass --at <sha>\n')
+  await w.refused(['--role', 'verifier', '--run', 'r1', '--for', 'k', '--model', 'm', '--harness', 'none', '--prompt', 'v'], 'svc: builder k i1 has no done report; pass --at <sha>\n')
+  await w.refused([...critic, '--for', 'k', '--at', 'deadbeef'], `svc: refused: --at deadbeef names no commit in ${w.project.checkout}\n`)
+  await w.refused(['--role', 'builder', '--run', 'r1', '--for', 'k', '--harness', 'none', '--prompt', 'x'], 'svc: --for is for critic and verifier lanes, not builder\n')
+  const c = await w.started([...critic, '--for', 'k', '--at', 'origin/main'])
+  assert.is(c.line, startLine('r1', 'k', 'critic', 1, c.id, 'r1-k-critic-i1', join(w.lanes, 'r1-k-critic-i1')))
+  assert.is((await w.show(c.id)).lane.for.id, b.id)
+})
+
+test('a critic respawned with --reuse keeps its directory and the builder row it judged', async () => {
+  await w.begin()
+  const b1 = await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
+  const at = sha(w.project.checkout, 'origin/main')
+  const c1 = await w.started(['--run', 'r1', '--for', 'k', '--role', 'critic', '--at', at, '--harness', 'none', '--prompt', 'judge'])
+  await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--replace', '--harness', 'none', '--prompt', 'x'])
+  await w.refused(['--run', 'r1', '--for', 'k', '--role', 'critic', '--reuse', '--replace', '--at', at, '--harness', 'none', '--prompt', 'again'], `svc: --at does not go with --reuse: the lane continues in r1-k-critic-i1 as it is\n`)
+  const c2 = await w.started(['--run', 'r1', '--for', 'k', '--role', 'critic', '--reuse', '--replace', '--harness', 'none', '--prompt', 'again'])
+  assert.is(c2.line, startLine('r1', 'k', 'critic', 1, c2.id, 'r1-k-critic-i1-2', join(w.lanes, 'r1-k-critic-i1')))
+  assert.equal((await w.show(c2.id)).lane.for, { id: b1.id, key: 'k', iteration: 1, sha: at }, 'still judging builder i1')
+  assert.ok(w.agentFile(c2.name, 'contract.md').includes(`You judge builder k i1 at commit ${at}`))
+  assert.is((await w.show(c1.id)).activity, 'stopped')
+})
+
+test('usage refusals: run, keys, role, brief, effort, model, launcher, refs; nothing left behind', async () => {
+  await w.begin()
+  await w.started(['--run', 'r1', '--key', 'taken', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
+  const b = ['--role', 'builder', '--harness', 'none']
+  const cases: [string[], string, Parameters<LaneWorld['start']>[1]?][] = [
+    [[...b, '--key', 'k', '--prompt', 'x'], 'svc: --run is required when the launcher is a root conversation\n'],
+    [[...b, '--run', 'R1', '--key', 'k', '--prompt', 'x'], "svc: invalid run key 'R1': it must match ^[a-z0-9][a-z0-9-]{0,31}$\n"],
+    [[...b, '--run', 'r_1', '--key', 'k', '--prompt', 'x'], "svc: invalid run key 'r_1': it must match ^[a-z0-9][a-z0-9-]{0,31}$\n"],
+    [[...b, '--run', 'r'.repeat(33), '--key', 'k', '--prompt', 'x'], `svc: invalid run key '${'r'.repeat(33)}': it must match ^[a-z0-9][a-z0-9-]{0,31}$\n`],
+    [[...b, '--run', 'r1', '--key', 'K', '--prompt', 'x'], "svc: invalid lane key 'K': it must match ^[a-z0-9][a-z0-9._-]{0,39}$\n"],
+    [[...b, '--run', 'r1', '--key', '.k', '--prompt', 'x'], "svc: invalid lane key '.k': it must match ^[a-z0-9][a-z0-9._-]{0,39}$\n"],
+    [[...b, '--run', 'r1', '--key', 'a/b', '--prompt', 'x'], "svc: invalid lane key 'a/b': it must match ^[a-z0-9][a-z0-9._-]{0,39}$\n"],
+    [[...b, '--run', 'r1', '--key', 'k'.repeat(41), '--prompt', 'x'], `svc: invalid lane key '${'k'.repeat(41)}': it must match ^[a-z0-9][a-z0-9._-]{0,39}$\n`],
+    [[...b, '--run', 'r1', '--prompt', 'x'], 'svc: one of --key or --for is required\n'],
+    [['--run', 'r1', '--key', 'k', '--harness', 'none', '--prompt', 'x'], 'svc: --role is required: one of builder, critic, verifier, play, orchestrator\n'],
+    [['--run', 'r1', '--key', 'k', '--role', 'boss', '--prompt', 'x'], "svc: --role must be one of builder, critic, verifier, play, orchestrator, not 'boss'\n"],
+    [[...b, '--run', 'r1', '--key', 'k', '--effort', 'max', '--prompt', 'x'], "svc: --effort must be one of low, medium, high, not 'max'\n"],
+    [[...b, '--run', 'r1', '--key', 'k'], 'svc: give exactly one of --brief <file> or --prompt <text>\n'],
+    [[...b, '--run', 'r1', '--key', 'k', '--prompt', 'x', '--brief', 'brief.md'], 'svc: give exactly one of --brief <file> or --prompt <text>\n'],
+    [[...b, '--run', 'r1', '--key', 'k', '--brief', 'missing.md'], `svc: cannot read the brief ${join(w.h.home, 'missing.md')}: ENOENT\n`],
+    [[...b, '--run', 'r1', '--key', 'k', '--prompt', ' \n'], 'svc: the brief is empty\n'],
+    [['--role', 'verifier', '--harness', 'none', '--run', 'r1', '--key', 'k', '--prompt', 'x'], 'svc: refused: no model for role verifier: pass --model or set gauntlet.roles.verifier.model in projects.yaml\n'],
+    [[...b, '--run', 'r1', '--key', 'k', '--at', 'HEAD', '--prompt', 'x'], 'svc: --at is for detached worktrees (orchestrator, critic, verifier), not builder\n'],
+    [['--role', 'orchestrator', '--harness', 'none', '--run', 'r1', '--key', 'k', '--from', 'main', '--prompt', 'x'], 'svc: --from is for builder lanes, not orchestrator\n'],
+    [[...b, '--run', 'r1', '--key', 'k', '--from', 'nope', '--prompt', 'x'], 'svc: refused: cannot cut r1/k from nope: no such commit\n'],
+    [[...b, '--run', 'r1', '--key', 'k', '--branch', 'main', '--prompt', 'x'], 'svc: refused: branch main already exists\n'],
+    [[...b, '--run', 'r1', '--key', 'k', '--branch', 'r1/taken', '--prompt', 'x'], 'svc: refused: branch r1/taken already exists\n'],
+    [['--role', 'orchestrator', '--harness', 'none', '--run', 'r1', '--key', 'k', '--at', 'nope', '--prompt', 'x'], `svc: refused: --at nope names no commit in ${w.project.checkout}\n`],
+    [[...b, '--run', 'r1', '--key', 'k', '--project', 'nosuch', '--prompt', 'x'], `svc: no project nosuch in ${join(w.h.service, 'projects.yaml')}\n`],
+    [[...b, '--run', 'r1', '--key', 'k', '--prompt', 'x'], 'svc: SERVICE_CONVERSATION is not set: run svc lane start inside a conversation, or pass --parent <conv>\n', { env: { SERVICE_CONVERSATION: undefined } }],
+    [[...b, '--run', 'r1', '--key', 'k', '--prompt', 'x'], 'svc: no conversation 999\nhint: svc conv list shows the conversations\n', { as: '999' }],
+  ]
+  writeFileSync(join(w.h.home, 'brief.md'), 'a brief\n')
+  for (const [args, stderr, opts] of cases) await w.refused(args, stderr, { cwd: w.h.home, ...opts })
+})
+
+test('projects.yaml: a wrong entry is one line naming the file and the key', async () => {
+  await w.begin()
+  const file = join(w.h.service, 'projects.yaml')
+  const good = readFileSync(file, 'utf8')
+  const args = ['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x']
+  writeFileSync(file, good.replace('effort: "high"', 'effort: extreme'))
+  await w.refused(args, `svc: ${file}: sample.gauntlet.roles.builder.effort: expected ("low" | "medium" | "high"), got "extreme"\n`)
+  writeFileSync(file, good.replace('  gauntlet:', '  gauntlet:\n    colour: blue'))
+  await w.refused(args, `svc: ${file}: sample.gauntlet.colour: unknown key\n`)
+  writeFileSync(file, good.replace('    roles:', '    roles:\n      boss:\n        model: m'))
+  await w.refused(args, /^svc: .*projects\.yaml: sample\.gauntlet\.roles\.boss: .+\n$/)
+  writeFileSync(file, good + 'broken: [\n')
+  await w.refused(args, /^svc: .*projects\.yaml: not valid YAML: .+\n$/)
+  writeFileSync(file, good)
+  await w.started(args)
+})
+
+test('lanes_root: under /tmp, outside the home, the home itself, or containing the checkout is refused', async () => {
+  await w.begin()
+  const file = join(w.h.service, 'projects.yaml')
+  const args = ['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x']
+  const roots: [string, string][] = [
+    ['/tmp/svc-lanes-test', 'the lanes root /tmp/svc-lanes-test lies under /tmp'],
+    [join(w.h.dir, 'lanes'), `the lanes root ${join(w.h.dir, 'lanes')} is not under the home directory ${w.h.home}`],
+    ['/var/lanes', `the lanes root /var/lanes is not under the home directory ${w.h.home}`],
+    [w.h.home, `the lanes root ${w.h.home} is not under the home directory ${w.h.home}`],
+    [join(w.h.home, 'src'), `the lanes root ${join(w.h.home, 'src')} contains the project checkout ${w.project.checkout}`],
+    [w.project.checkout, `the lanes root ${w.project.checkout} contains the project checkout ${w.project.checkout}`],
+  ]
+  const tmp = mkdtempSync('/tmp/svc-lanes-link-')
+  try {
+    symlinkSync(tmp, join(w.h.home, 'lanes-link'))
+    roots.push([join(w.h.home, 'lanes-link', 'x'), `the lanes root ${join(tmp, 'x')} lies under /tmp`])
+    for (const [root, problem] of roots) {
+      writeProjectsYaml(w.h.service, w.project, { gauntlet: { ...DEFAULT_CONFIG.gauntlet, lanes_root: root } })
+      await w.refused(args, `svc: ${file}: sample.gauntlet.lanes_root: ${problem}\n`)
+      assert.not.ok(existsSync(join(root, 'r1-k')), root)
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true })
+  }
+  assert.not.ok(existsSync('/tmp/svc-lanes-test'))
+
+  writeProjectsYaml(w.h.service, w.project, { gauntlet: { ...DEFAULT_CONFIG.gauntlet, lanes_root: '~/my-lanes' } })
+  const a = await w.started(args)
+  assert.is(a.cwd, join(w.h.home, 'my-lanes', 'r1-k'), '~ is the home')
+  writeProjectsYaml(w.h.service, w.project, { gauntlet: { ...DEFAULT_CONFIG.gauntlet, lanes_root: '../rel-lanes' } })
+  const b = await w.started(['--run', 'r1', '--key', 'k2', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
+  assert.is(b.cwd, join(w.h.home, 'src', 'rel-lanes', 'r1-k2'), 'a relative root is relative to the checkout')
+  assert.is(sha(b.cwd), git(w.project.checkout, 'rev-parse', 'origin/main'))
+})
+
+test.run()

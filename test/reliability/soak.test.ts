@@ -1,0 +1,80 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { join } from 'node:path'
+import { ensureKernel, httpTransport } from '../../cli/connect.js'
+import { processIo } from '../../cli/io.js'
+import { writeProjectsYaml, createSampleProject } from '../../fixtures/sample-project.js'
+import { remotePort } from '../../kernel/port-client.js'
+import type { KernelPort } from '../../kernel/port.js'
+import { TestHome, alive } from '../helpers/home.js'
+import { recordFigure } from './figures.js'
+
+const KILLS = Number(process.env.SERVICE_SOAK_KILLS ?? 200)
+
+test(`random-kill soak: ${KILLS} SIGKILLs of the kernel at random moments under load; every acknowledged write survives`, async () => {
+  const h = new TestHome('soak')
+  try {
+    const project = createSampleProject(join(h.home, 'src'))
+    writeProjectsYaml(h.service, project, { gauntlet: { roles: { play: { model: 'm', harness: 'none' } } } })
+    const io = { ...processIo(), env: h.env() }
+    const port = async (): Promise<KernelPort> => remotePort(httpTransport((await ensureKernel(io))!))
+    const root = (await (await port()).convNew({ harness: 'none', project: project.key })).id
+    const acks: { conv: string; reports: number[] }[] = []
+    let stop = false
+    let failures = 0
+    // Clients: each creates a play lane, then files reports on it; a failed call is retried on a fresh kernel.
+    const client = async (n: number) => {
+      let p = await port()
+      let i = 0
+      while (!stop) {
+        try {
+          const lane = await p.laneStart({ conversation: root, run: 'soak', key: `c${n}-${i++}`, role: 'play', prompt: 'x', noWait: true })
+          const entry = { conv: lane.lane.id, reports: [] as number[] }
+          acks.push(entry)
+          for (let r = 0; r < 3 && !stop; r++) {
+            const rep = await p.laneReport({ conversation: lane.lane.id, body: `BLOCKED ${r}`, status: 'blocked' })
+            entry.reports.push(rep.report.seq)
+          }
+        } catch (e) {
+          if (process.env.SOAK_DEBUG) console.error(String(e))
+          failures++
+          await new Promise((r) => setTimeout(r, 20))
+          p = await port().catch(() => p)
+        }
+      }
+    }
+    const clients = [client(1), client(2), client(3)]
+    let kills = 0
+    while (kills < KILLS) {
+      // A kill at a random moment after the kernel answers again, while the clients' calls are in flight.
+      await port().catch(() => undefined)
+      await new Promise((r) => setTimeout(r, 30 + Math.random() * 300))
+      const k = h.kernelFile()
+      if (!k || !alive(k.pid)) continue
+      try {
+        process.kill(k.pid, 'SIGKILL')
+        kills++
+      } catch {}
+    }
+    stop = true
+    await Promise.all(clients)
+    const p = await port()
+    let checked = 0
+    for (const a of acks) {
+      const v = await p.convShow({ conv: a.conv })
+      assert.ok(v.lane, `acknowledged lane ${a.conv}`)
+      for (const seq of a.reports) {
+        const w = await p.laneWait({ lane: a.conv, after: String(seq - 1), timeoutMs: 0 })
+        assert.ok(w.kind === 'report' && w.report.seq === seq, `acknowledged report ${seq} of ${a.conv}`)
+        checked++
+      }
+      checked++
+    }
+    assert.ok(acks.length >= KILLS / 4, `the load made progress (${acks.length} lanes)`)
+    recordFigure('random-kill soak under load (3 clients launching and reporting)', `${kills} SIGKILLs, ${failures} calls cut off and retried, ${checked} acknowledged writes checked, 0 lost`)
+  } finally {
+    await h.stop()
+  }
+})
+
+test.run()
