@@ -47,7 +47,7 @@ interface ReportsDoc {
 export class Store {
   private records = new Map<string, Low<ConversationRecord>>()
   private byName = new Map<string, string>()
-  private reportDocs = new Map<string, Low<ReportsDoc>>()
+  private reportDocs = new Map<string, Promise<Low<ReportsDoc>>>()
   private queue = new KeyedQueue()
   private maxId = 0
   private lastReportAt = 0
@@ -180,12 +180,15 @@ export class Store {
     })
   }
 
-  private async reportsDoc(name: string): Promise<Low<ReportsDoc>> {
+  /** One lowdb instance per reports file, ever: concurrent first reads share the one being loaded (two instances
+   * would each hold their own copy, and a report written through one would be missing from the other). */
+  private reportsDoc(name: string): Promise<Low<ReportsDoc>> {
     let doc = this.reportDocs.get(name)
     if (!doc) {
-      doc = new Low<ReportsDoc>(new AtomicJsonFile(convFiles(this.home, name).reports), { reports: [] })
-      await doc.read()
+      const low = new Low<ReportsDoc>(new AtomicJsonFile(convFiles(this.home, name).reports), { reports: [] })
+      doc = low.read().then(() => low)
       this.reportDocs.set(name, doc)
+      doc.catch(() => this.reportDocs.delete(name))
     }
     return doc
   }

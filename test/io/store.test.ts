@@ -352,4 +352,17 @@ test('release() does not free the name of a created conversation', async () => {
   assert.is((e as SvcError).code, 'conflict')
 })
 
+test('a report written while the reports are first read by another caller is seen by every later read', async () => {
+  const home = freshHome()
+  const store = await Store.open(home)
+  const rec = await newConv(store, 'racer')
+  for (let round = 0; round < 20; round++) {
+    const fresh = await Store.open(home)
+    // First access to the reports from two callers at once: a read and a write.
+    const [, written] = await Promise.all([fresh.reports(rec.name), fresh.appendReport(rec.name, { status: 'blocked', body: `BLOCKED ${round}` })])
+    const seen = await fresh.reports(rec.name)
+    assert.ok(seen.some((r) => r.seq === written.seq), `round ${round}: the written report is visible`)
+  }
+})
+
 test.run()
