@@ -5,9 +5,9 @@ import type { Report } from '../kernel/domain/report.js'
 
 /** Write a store of `n` conversations straight to disk (as the kernel would have left them): the first `lanes` are
  * play lanes of run `bench` under a root, the rest ended root conversations; each lane gets `reportsPer` reports. */
-export function writeStore(service: string, opts: { n: number; lanes: number; reportsPer: number; lanesRoot: string }) {
+export function writeStore(service: string, opts: { n: number; lanes: number; reportsPer: number; lanesRoot: string; createdAt?: number }) {
   const agents = join(service, 'agents')
-  const now = Date.now() - 3600_000
+  const now = opts.createdAt ?? Date.now() - 3600_000
   const write = (rec: ConversationRecord, reports: Report[]) => {
     const dir = join(agents, `conv-${rec.name}`)
     mkdirSync(dir, { recursive: true })

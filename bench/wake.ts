@@ -12,7 +12,8 @@ const REPORTS = 200
 export async function bench(): Promise<Figure[]> {
   const h = benchHome('wake')
   try {
-    writeStore(h.service, { n: 21, lanes: 20, reportsPer: 0, lanesRoot: join(h.home, 'lanes') })
+    // Lanes created now, with no harness: they count as starting (live) for three minutes, longer than this runs.
+    writeStore(h.service, { n: 21, lanes: 20, reportsPer: 0, lanesRoot: join(h.home, 'lanes'), createdAt: Date.now() })
     const k = (await ensureKernel({ ...processIo(), env: h.env }))!
     const port = remotePort(httpTransport(k))
     const latencies: number[] = []
@@ -21,7 +22,10 @@ export async function bench(): Promise<Figure[]> {
       const child = spawn(process.execPath, [SVC, 'lane', 'wait', '--run', 'bench', ...(cursor ? ['--after', cursor] : []), '--timeout', '30'], { env: h.env, stdio: ['ignore', 'pipe', 'pipe'] })
       let stderr = ''
       child.stderr.on('data', (d) => (stderr += d))
-      const printed = new Promise<number>((resolve) => child.stdout.once('data', () => resolve(Date.now())))
+      const printed = new Promise<number>((resolve, reject) => {
+        child.stdout.once('data', () => resolve(Date.now()))
+        child.once('close', (code) => reject(new Error(`wait exited ${code} before printing: ${stderr}`)))
+      })
       const closed = new Promise<void>((resolve) => child.on('close', () => resolve()))
       // Give the CLI time to start and block on the kernel, as a waiting orchestrator would be.
       await new Promise((r) => setTimeout(r, 180))

@@ -36,9 +36,19 @@ export function watchAgents(dirs: string[], onEvent: (e: ConvFileEvent) => void)
   watcher.on('add', emit).on('change', emit).on('unlink', emit)
   // chokidar never says ready when it is given no path at all.
   const ready = dirs.length ? new Promise<void>((resolve) => watcher.once('ready', () => resolve())) : Promise.resolve()
+  // chokidar's add and unwatch are not free (an unwatch of an unknown path rescans its parent, which holds every
+  // conversation): only real changes reach it.
+  const watched = new Set(dirs)
   return {
-    add: (dir) => void watcher.add(dir),
-    remove: (dir) => void watcher.unwatch(dir),
+    add: (dir) => {
+      if (watched.has(dir)) return
+      watched.add(dir)
+      watcher.add(dir)
+    },
+    remove: (dir) => {
+      if (!watched.delete(dir)) return
+      watcher.unwatch(dir)
+    },
     close: () => watcher.close(),
     ready,
   }
