@@ -14,6 +14,8 @@ export interface ReapFacts {
   /** Git-backed lanes: changed or untracked paths in the worktree. */
   dirtyPaths: number
   park: boolean
+  /** Git-backed lanes: the worktree is locked (its reason), so git would not remove it without force. */
+  locked?: string
 }
 
 /** SPEC.md 4.1 reap steps 1-4, in order: the first refusal, or undefined when the reap may go on. */
@@ -27,6 +29,8 @@ export function reapRefusal(f: ReapFacts, limitS: number): string | undefined {
     const list = [...f.processes].sort((a, b) => a.pid - b.pid).map((p) => `${p.pid} (${p.command || '?'})`).join(', ')
     return `refused: ${f.processes.length === 1 ? 'a process has its' : `${f.processes.length} processes have their`} working directory inside ${f.dirReal}: ${list}`
   }
+  if (f.locked !== undefined)
+    return `refused: the worktree ${f.dirReal} is locked (${f.locked || 'no reason given'}); unlock it with git worktree unlock once nothing is using it`
   if (f.dirtyPaths > 0 && !f.park)
     return `refused: ${f.dirReal} has uncommitted changes (${f.dirtyPaths} path${f.dirtyPaths === 1 ? '' : 's'}); commit them, or pass --park to save them to a patch`
   return undefined

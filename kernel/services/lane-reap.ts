@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fsyncSync, lstatSync, openSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync } from 'node:fs'
+import { closeSync, existsSync, readFileSync, fsyncSync, lstatSync, openSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync } from 'node:fs'
 import { dirname, join, resolve as resolvePath } from 'node:path'
 import { isLive } from '../domain/activity.js'
 import { SvcError } from '../domain/errors.js'
@@ -81,9 +81,17 @@ async function gather(ctx: KernelContext, rec: LaneRecord, park: boolean, stoppe
     processes,
     dirtyPaths: status?.dirtyPaths ?? 0,
     park,
+    ...(worktree ? lockOf(rec.cwd) : {}),
     worktree,
     branch: status?.branch,
   }
+}
+
+/** A locked worktree (git worktree lock, or an add still initializing) has a `locked` file holding the reason. */
+function lockOf(dir: string): { locked?: string } {
+  const gitDir = git.worktreeGitDir(dir)
+  if (!gitDir || !existsSync(join(gitDir, 'locked'))) return {}
+  return { locked: readFileSync(join(gitDir, 'locked'), 'utf8').trim() }
 }
 
 /** Step 1: stop a live lane through the conversation stop mechanism, and give its harness up to 30 s to be gone. */

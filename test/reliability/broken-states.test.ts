@@ -47,7 +47,7 @@ test('a lane whose worktree is locked: reap refuses with git\'s reason and archi
   git(s.project.checkout, 'worktree', 'lock', '--reason', 'initializing', dir)
   const r = await h.svc(['lane', 'reap', 'r1-b-builder-i1'])
   assert.is(r.code, 1)
-  assert.match(r.stderr, /^svc: .*locked/)
+  assert.is(r.stderr, `svc: refused: the worktree ${dir} is locked (initializing); unlock it with git worktree unlock once nothing is using it\n`)
   assert.is(r.stderr.trim().split('\n').length, 1)
   assert.ok(existsSync(dir))
   assert.is(JSON.parse(await h.ok(['conv', 'show', 'r1-b-builder-i1', '--json'])).archived, false)
