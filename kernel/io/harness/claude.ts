@@ -1,6 +1,6 @@
 import type { NeedsYouReason } from '../../domain/keys.js'
 import type { RunnerState } from '../../domain/runner-state.js'
-import { busy, failureText, hold, joinQueued } from './common.js'
+import { busy, failureText, hold, joinQueued, jsonEvent } from './common.js'
 import type { Answer, ProcessAdapter, Reduction, TranscriptLine } from './types.js'
 
 const jsonLine = (value: unknown) => JSON.stringify(value) + '\n'
@@ -98,12 +98,8 @@ export const claudeAdapter: ProcessAdapter = {
     return { state: { phase: { value: 'working', source: 'stream: first user message', at: now } } }
   },
   stdoutLine(line, state, now): Reduction {
-    let ev: Record<string, any>
-    try {
-      ev = JSON.parse(line)
-    } catch {
-      return { transcript: [{ kind: 'stdout', text: line }] }
-    }
+    const ev = jsonEvent(line)
+    if (!ev) return { transcript: [{ kind: 'stdout', text: line }] }
     switch (ev.type) {
       case 'system':
         return ev.subtype === 'init'

@@ -1,6 +1,6 @@
 import type { LaunchSpec, RunnerState } from '../../domain/runner-state.js'
 import { addUsage, estimateUsd } from '../../domain/token-cost.js'
-import { busy, exitText, failureText, hold, joinQueued, stderrGist } from './common.js'
+import { busy, exitText, failureText, hold, joinQueued, stderrGist, jsonEvent } from './common.js'
 import type { HarnessAdapter, LaunchPlan, Reduction, TranscriptLine } from './types.js'
 
 /** One `codex exec` process: a new thread with its first message, or `resume <thread>` with a further one. Options go
@@ -64,12 +64,8 @@ export const codexAdapter: HarnessAdapter = {
     return { state: { ...model, phase: { value: 'working', source: 'launch: first message', at: now } } }
   },
   stdoutLine(line, state, now): Reduction {
-    let ev: Record<string, any>
-    try {
-      ev = JSON.parse(line)
-    } catch {
-      return { transcript: [{ kind: 'stdout', text: line }] }
-    }
+    const ev = jsonEvent(line)
+    if (!ev) return { transcript: [{ kind: 'stdout', text: line }] }
     switch (ev.type) {
       case 'thread.started':
         return { state: { session: String(ev.thread_id) }, transcript: [{ kind: 'system', text: `thread ${ev.thread_id}` }] }

@@ -34,3 +34,13 @@ export function hold(text: string, state: RunnerState): Reduction {
     ],
   }
 }
+
+/** One line of a JSON event stream as an object, or undefined for anything else (it is then plain output). */
+export function jsonEvent(line: string): Record<string, any> | undefined {
+  try {
+    const v = JSON.parse(line)
+    return v && typeof v === 'object' && !Array.isArray(v) ? v : undefined
+  } catch {
+    return undefined
+  }
+}
