@@ -7,7 +7,7 @@ import { remotePort } from '../kernel/port-client.js'
 import { bigProject } from './big-repo.js'
 import { benchHome, median, SVC, timeCommand, type Figure } from './lib.js'
 
-const RUNS = 5
+const RUNS = 3
 
 /** `svc lane start --no-wait` of a builder in a repository of 20 000 files against `git worktree add` of the same;
  * the same with sparse_checkout selecting 5%; 50 concurrent starts against 50 serial worktree adds. */
