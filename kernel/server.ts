@@ -108,6 +108,14 @@ export async function runKernel(home: string): Promise<void> {
     setAsideKernelFile(paths.kernelJson, other)
   }
   log('info', `kernel ${VERSION} pid ${process.pid} listening on 127.0.0.1:${boundPort}, home ${home}`)
+  // From the moment it holds the manifest: a kernel whose manifest is gone or names another stops, even if it never
+  // became ready (so a removed home leaves no kernel behind).
+  timers.push(
+    setInterval(() => {
+      const k = readKernelFile(paths.kernelJson)
+      if (k?.token !== token) void stop(`${paths.kernelJson} no longer names this kernel`)
+    }, SELF_CHECK_EVERY_MS),
+  )
 
   for (const d of store.orphanDirs) log('warn', `conversation directory without a record (an interrupted creation): ${d}`)
   const first = await reconcile(ctx, { graceMs: 10_000 })
@@ -134,11 +142,5 @@ export async function runKernel(home: string): Promise<void> {
     .catch((e) => log('error', `sweep: ${e.message}`))
 
   timers.push(setInterval(() => void reconcile(ctx, { graceMs: 10_000 }).catch((e) => log('error', `reconcile: ${e.message}`)), RECONCILE_EVERY_MS))
-  timers.push(
-    setInterval(() => {
-      const k = readKernelFile(paths.kernelJson)
-      if (k?.token !== token) void stop(`${paths.kernelJson} no longer names this kernel`)
-    }, SELF_CHECK_EVERY_MS),
-  )
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, () => void stop(sig))
 }
