@@ -1,3 +1,4 @@
+import { writeFiles } from '../../fixtures/sample-project.js'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { execFileSync } from 'node:child_process'
@@ -19,10 +20,7 @@ function repo(files: Record<string, string | Buffer>): string {
   const dir = join(BASE, `r${n++}`)
   mkdirSync(dir, { recursive: true })
   git(dir, 'init', '-q', '-b', 'main')
-  for (const [p, c] of Object.entries(files)) {
-    mkdirSync(join(dir, p, '..'), { recursive: true })
-    writeFileSync(join(dir, p), c)
-  }
+  writeFiles(dir, files)
   git(dir, 'add', '-A')
   git(dir, 'commit', '-qm', 'base', '--allow-empty')
   return dir
