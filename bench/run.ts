@@ -1,4 +1,4 @@
-import type { Figure } from './lib.js'
+import { removeBenchHomes, type Figure } from './lib.js'
 
 /** `npm run bench`: every benchmark, each figure beside its target and the ratio to its floor; exits non-zero when
  * a target is missed. `npm run bench -- <name>...` runs only those. */
@@ -6,17 +6,24 @@ const ALL = ['cli', 'wake', 'store', 'api', 'start', 'reap'] as const
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : [...ALL]
 const figures: Figure[] = []
 const started = Date.now()
-for (const name of chosen) {
-  if (!(ALL as readonly string[]).includes(name)) {
-    console.error(`unknown benchmark ${name}; one of ${ALL.join(', ')}`)
-    process.exit(1)
+const unknown = chosen.find((name) => !(ALL as readonly string[]).includes(name))
+if (unknown) {
+  console.error(`unknown benchmark ${unknown}; one of ${ALL.join(', ')}`)
+  process.exit(1)
+}
+try {
+  for (const name of chosen) {
+    const t0 = Date.now()
+    const mod = (await import(`./${name}.js`)) as { bench: () => Promise<Figure[]> }
+    const got = await mod.bench()
+    figures.push(...got)
+    for (const f of got) print(f)
+    console.log(`  (${name}: ${((Date.now() - t0) / 1000).toFixed(1)} s)`)
   }
-  const t0 = Date.now()
-  const mod = (await import(`./${name}.js`)) as { bench: () => Promise<Figure[]> }
-  const got = await mod.bench()
-  figures.push(...got)
-  for (const f of got) print(f)
-  console.log(`  (${name}: ${((Date.now() - t0) / 1000).toFixed(1)} s)`)
+} finally {
+  const removing = Date.now()
+  removeBenchHomes()
+  console.log(`  (removing the bench homes: ${((Date.now() - removing) / 1000).toFixed(1)} s)`)
 }
 
 function print(f: Figure) {

@@ -1,4 +1,4 @@
-import { rmSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ensureKernel, httpTransport } from '../cli/connect.js'
 import { processIo } from '../cli/io.js'
@@ -7,7 +7,7 @@ import { remotePort } from '../kernel/port-client.js'
 import { bigProject } from './big-repo.js'
 import { benchHome, median, SVC, timeCommand, type Figure } from './lib.js'
 
-const RUNS = 3
+const RUNS = 5
 
 /** `svc lane start --no-wait` of a builder in a repository of 20 000 files against `git worktree add` of the same;
  * the same with sparse_checkout selecting 5%; 50 concurrent starts against 50 serial worktree adds. */
@@ -39,16 +39,23 @@ export async function bench(): Promise<Figure[]> {
     const sparse: number[] = []
     for (let i = 0; i < RUNS; i++) sparse.push(await timeCommand(process.execPath, [SVC, 'lane', 'start', '--run', 's', '--key', `k${i}`, '--role', 'builder', '--prompt', 'x', '--no-wait'], { env }))
     writeProjectsYaml(h.service, { ...p }, { gauntlet: { roles } })
-    // What git itself needs for a sparse worktree (the same three steps the kernel runs), for comparison.
+    // The floor of a sparse start, measured here: a Node process (the CLI), the fetch SPEC.md requires before
+    // every git-backed launch, and git's own steps for a sparse worktree (the same three the kernel runs).
+    const nodes: number[] = []
+    const fetchesT: number[] = []
     const gitSparse: number[] = []
     for (let i = 0; i < RUNS; i++) {
       const dir = join(lanes, `gs-${i}`)
-      const t0 = Date.now()
+      nodes.push(await timeCommand(process.execPath, ['-e', '0']))
+      fetchesT.push(await timeCommand('git', ['fetch', '--quiet', '--prune', 'origin'], { cwd: p.checkout }))
+      const t0 = process.hrtime.bigint()
       await timeCommand('git', ['worktree', 'add', '--quiet', '--no-checkout', '-b', `gs/${i}`, dir, 'origin/main'], { cwd: p.checkout })
       await timeCommand('git', ['sparse-checkout', 'set', '--no-cone', '/d00/'], { cwd: dir })
       await timeCommand('git', ['checkout', '--quiet'], { cwd: dir })
-      gitSparse.push(Date.now() - t0)
+      gitSparse.push(Number(process.hrtime.bigint() - t0) / 1e6)
     }
+    const sparseFloor = median(nodes) + median(fetchesT) + median(gitSparse)
+    const floorNote = `node -e 0 ${median(nodes).toFixed(0)} ms + git fetch ${median(fetchesT).toFixed(0)} ms + git's sparse steps ${median(gitSparse).toFixed(0)} ms`
 
     // 50 concurrent starts of different keys, against 50 serial worktree adds of the same tree. A project of 2 000
     // files keeps this within the bench's time (50 × 20 000 files would take minutes on each side).
@@ -65,11 +72,12 @@ export async function bench(): Promise<Figure[]> {
     const f = median(floors)
     return [
       { what: 'svc lane start --no-wait, builder, 20 000 files', value: median(starts), unit: 'ms', target: '≤ 1.3× git worktree add', ok: median(starts) <= 1.3 * f, floor: { what: 'git worktree add', value: f } },
-      { what: 'the same with sparse_checkout selecting 5%', value: median(sparse), unit: 'ms', target: '≥ 5× faster than git worktree add of the full tree', ok: median(sparse) * 5 <= f, floor: { what: 'full git worktree add', value: f }, note: `git alone, the same sparse steps: ${median(gitSparse)} ms` },
+      { what: 'the same with sparse_checkout selecting 5%', value: median(sparse), unit: 'ms', target: '≥ 5× faster than git worktree add of the full tree', ok: median(sparse) * 5 <= f, floor: { what: 'full git worktree add', value: f }, note: `its own floor: ${floorNote}` },
+      // The target above is below the floor on this machine (see README, Benchmarks); this is the one proposed.
+      { what: 'the same, against its own floor (proposed target)', value: median(sparse), unit: 'ms', target: '≤ 1.3× node + fetch + git sparse steps', ok: median(sparse) <= 1.3 * sparseFloor, floor: { what: 'that floor', value: sparseFloor } },
       { what: '50 lanes started concurrently (different keys, 2 000 files)', value: concurrent, unit: 'ms', target: '≤ 1.2× 50 serial git worktree add', ok: concurrent <= 1.2 * serial, floor: { what: '50 × git worktree add, serial', value: serial } },
     ]
   } finally {
-    rmSync(join(h.home, 'src'), { recursive: true, force: true })
     h.cleanup()
   }
 }

@@ -42,9 +42,16 @@ export const httpTransport = (k: KernelFile): Transport => (path, body) =>
         res.on('error', reject)
       },
     )
-    req.on('error', (e) => reject(new SvcError('unavailable', `kernel on port ${k.port} did not answer: ${e.message}`)))
+    req.on('error', (e) => reject(transportError(k, e)))
     req.end(data)
   })
+
+/** A refused connection means the request reached no kernel: it is marked so that it may be sent again. */
+function transportError(k: KernelFile, e: NodeJS.ErrnoException): SvcError {
+  const err = new SvcError('unavailable', `kernel on port ${k.port} did not answer: ${e.message}`)
+  if (e.code === 'ECONNREFUSED') Object.assign(err, { notDelivered: true })
+  return err
+}
 
 async function answers(k: KernelFile): Promise<boolean> {
   try {
@@ -108,7 +115,14 @@ export async function ensureKernel(io: Io, start = true): Promise<KernelFile | u
   throw new SvcError('unavailable', `the kernel did not come up within ${START_LIMIT_MS / 1000} s`, `see ${paths.kernelLog}`)
 }
 
-export async function connect(io: Io): Promise<KernelPort> {
-  const k = await ensureKernel(io)
+/** A port on the kernel of this home. Unless `verify`, a kernel.json naming a live kernel of this version is
+ * trusted without a round trip (the kernel claims it only once it listens); a refused request then says so. */
+export async function connect(io: Io, verify = true): Promise<KernelPort> {
+  let k: KernelFile | undefined
+  if (!verify) {
+    const current = readKernelFile(homePaths(resolveHome(io)).kernelJson)
+    if (current && !staleReason(current, VERSION)) k = current
+  }
+  k ??= await ensureKernel(io)
   return remotePort(httpTransport(k!))
 }

@@ -1,4 +1,3 @@
-import sade from 'sade'
 import { SvcError, oneLine } from '../kernel/domain/errors.js'
 import type { KernelPort } from '../kernel/port.js'
 import { VERSION } from '../kernel/version.js'
@@ -6,7 +5,9 @@ import { EXIT_CODE } from './exit-code.js'
 import { processIo, type Args, type Io } from './io.js'
 import { COMMANDS, type CommandSpec } from './table.js'
 
-function program() {
+/** The help text: sade is loaded only here, so no other call pays for it (nor for the CommonJS loader it needs). */
+async function program() {
+  const { default: sade } = await import('sade')
   const prog = sade('svc').version(VERSION)
   for (const c of COMMANDS) {
     if (c.hidden) continue
@@ -79,14 +80,22 @@ const REPEATABLE = new Set(['laneWait', 'convShow', 'convList', 'convAwaitStart'
 /** A port that connects (starting the kernel if none answers) on its first call. */
 export function lazyPort(io: Io): KernelPort {
   let real: Promise<KernelPort> | undefined
+  // The first call trusts a fresh kernel.json without asking the kernel first; a request that reached no one
+  // (nothing listens on the port) is sent again, whatever it asks, once a kernel was found that answers.
+  let verify = false
   return new Proxy({} as KernelPort, {
     get: (_t, method: string) => async (input: unknown) => {
       for (let attempt = 0; ; attempt++) {
-        real ??= import('./connect.js').then((m) => m.connect(io))
+        real ??= import('./connect.js').then((m) => m.connect(io, verify))
         const port = (await real) as unknown as Record<string, (i: unknown) => Promise<unknown>>
         try {
           return await port[method](input)
         } catch (e) {
+          if (!verify && (e as { notDelivered?: boolean }).notDelivered) {
+            verify = true
+            real = undefined
+            continue
+          }
           if (!(e instanceof SvcError && e.code === 'unavailable' && REPEATABLE.has(method) && attempt < 50)) throw e
           real = undefined
           await new Promise((r) => setTimeout(r, Math.min(1000, 50 * (attempt + 1))))
@@ -103,7 +112,7 @@ export async function dispatch(argv: string[], io: Io = processIo(), port: Kerne
       io.err(`svc: unknown command '${argv.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ')}'\nhint: svc --help lists the commands\n`)
       return 1
     }
-    program().help(cmd?.name)
+    ;(await program()).help(cmd?.name)
     return 0
   }
   try {

@@ -19,7 +19,7 @@ interface Ran {
 async function run(cwd: string, args: string[], extraEnv: Record<string, string> = {}, input?: string): Promise<Ran> {
   // zx loads on first use: the kernel starts quicker, and most starts run no git at once.
   const { $ } = await (zxCore ??= import('zx/core'))
-  const p = $({ cwd, env: { ...env, ...extraEnv }, quiet: true, nothrow: true, verbose: false, input })`git ${args}`
+  const p = $({ cwd, env: { ...env, ...extraEnv }, quiet: true, nothrow: true, verbose: false, input, ...SH })`exec git ${args}`
   const out = await p
   return { ok: out.exitCode === 0, stdout: out.stdout, stderr: out.stderr.trim(), code: out.exitCode }
 }
@@ -32,6 +32,10 @@ export async function git(cwd: string, args: string[], extraEnv: Record<string, 
 }
 
 export const gitTry = run
+
+/** The POSIX shell, which execs git at once: about a millisecond less per call than bash with zx's prelude, on
+ * every git call of a start, a list or a reap. Each argument is single-quoted, which needs no other escape. */
+const SH = { shell: '/bin/sh', prefix: '', postfix: '', quote: (arg: string) => `'${String(arg).replace(/'/g, `'\\''`)}'` }
 
 let zxCore: Promise<typeof import('zx/core')> | undefined
 

@@ -1,5 +1,12 @@
 import { readFileSync, readdirSync, readlinkSync, existsSync, realpathSync } from 'node:fs'
-import { execFileSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+
+/** Output of a command, child_process loaded on first use only: the CLI reads process start times from /proc
+ * on every call and never spawns, so it does not pay for loading it. */
+function execText(cmd: string, args: string[]): string {
+  const { execFileSync } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process')
+  return execFileSync(cmd, args, { encoding: 'utf8' })
+}
 
 const hasProc = existsSync('/proc/self/stat')
 
@@ -18,7 +25,7 @@ export function processStartTime(pid: number): string | undefined {
     }
   }
   try {
-    return execFileSync('ps', ['-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8' }).trim() || undefined
+    return execText('ps', ['-o', 'lstart=', '-p', String(pid)]).trim() || undefined
   } catch {
     return undefined
   }
@@ -108,7 +115,7 @@ export function processesInside(given: string): ProcessInfo[] {
   }
   let out = ''
   try {
-    out = execFileSync('lsof', ['-a', '-d', 'cwd', '-Fpn'], { encoding: 'utf8' })
+    out = execText('lsof', ['-a', '-d', 'cwd', '-Fpn'])
   } catch (e) {
     out = String((e as { stdout?: string }).stdout ?? '')
   }
@@ -118,7 +125,7 @@ export function processesInside(given: string): ProcessInfo[] {
     else if (line.startsWith('n') && inside(line.slice(1))) {
       let command = ''
       try {
-        command = execFileSync('ps', ['-o', 'command=', '-p', String(pid)], { encoding: 'utf8' }).trim()
+        command = execText('ps', ['-o', 'command=', '-p', String(pid)]).trim()
       } catch {}
       found.push({ pid, cwd: line.slice(1), command })
     }

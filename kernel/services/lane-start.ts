@@ -135,12 +135,16 @@ async function prepareDirectory(ctx: KernelContext, project: ProjectContext, pla
     mkdirSync(dir, { mode: 0o755 })
     return { undo: async () => rmdirSync(dir) }
   }
-  if (!(await git.isWorkTree(repo))) throw new SvcError('usage', `project ${project.key}: ${repo} is not a git checkout`)
-  await git.fetchOrigin(repo, askedAt)
+  // The fetch runs while the checks that need no fetched ref do; their refusals come first.
+  const fetched = git.fetchOrigin(repo, askedAt)
+  fetched.catch(() => {})
+  const [isRepo, branchTaken] = await Promise.all([git.isWorkTree(repo), plan.branch ? git.refExists(repo, `refs/heads/${plan.branch}`) : false])
+  if (!isRepo) throw new SvcError('usage', `project ${project.key}: ${repo} is not a git checkout`)
+  if (branchTaken) throw new SvcError('conflict', `refused: branch ${plan.branch} already exists`)
+  await fetched
   mkdirSync(project.lanesRoot, { recursive: true, mode: 0o755 })
   const sparse = project.entry.gauntlet?.sparse_checkout
   if (plan.branch) {
-    if (await git.refExists(repo, `refs/heads/${plan.branch}`)) throw new SvcError('conflict', `refused: branch ${plan.branch} already exists`)
     const start = await git.revParse(repo, plan.startPoint!)
     if (!start) throw new SvcError('usage', `refused: cannot cut ${plan.branch} from ${printable(plan.startPoint!)}: no such commit`)
     await git.worktreeAdd({ repo, dir, branch: plan.branch, startPoint: start, sparse })

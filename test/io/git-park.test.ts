@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, unli
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { addedGitlinks, diffBinaryToFile, quoteAmbiguousHeaders, snapshotTree, treeFromPatch } from '../../kernel/io/git.js'
+import { addedGitlinks, diffBinaryToFile, gitTry, quoteAmbiguousHeaders, snapshotTree, treeFromPatch } from '../../kernel/io/git.js'
 
 // The park helpers of kernel/io/git.ts: a worktree's every change, through a patch file, back to the same tree.
 
@@ -105,6 +105,18 @@ test('addedGitlinks names a repository inside the worktree that HEAD does not ha
   assert.equal(await addedGitlinks(dir, await snapshotTree(dir)), ['inner'])
   rmSync(join(dir, 'inner'), { recursive: true })
   assert.equal(await addedGitlinks(dir, await snapshotTree(dir)), [])
+})
+
+test('every argument reaches git as it was given, through the shell zx runs: quotes, $, backquotes, newlines, globs', async () => {
+  const dir = repo({ 'a.txt': 'a\n' })
+  const odd = ["it's", 'a b', '$HOME', '`id`', '\\', '"q"', 'ünï', 'x\ny', '*', '--', "'", "''", '$(echo no)', ';', '|&<>']
+  const r = await gitTry(dir, ['rev-parse', '--sq-quote', ...odd])
+  assert.ok(r.ok, r.stderr)
+  // --sq-quote gives each argument back single-quoted for sh; sh's own reading of that line is the check.
+  const back = execFileSync('sh', ['-c', `for a in ${r.stdout.trim()}; do printf '%s\\0' "$a"; done`], { encoding: 'utf8' }).split('\0').slice(0, -1)
+  assert.equal(back, odd)
+  const input = await gitTry(dir, ['hash-object', '--stdin'], {}, "it's input\n")
+  assert.equal(input.stdout.trim(), execFileSync('git', ['hash-object', '--stdin'], { cwd: dir, input: "it's input\n", encoding: 'utf8' }).trim())
 })
 
 test.run()
