@@ -13,3 +13,23 @@ export class KeyedQueue {
     return next
   }
 }
+
+/** At most `limit` calls at once; the others wait their turn, first come first served. */
+export class Limiter {
+  private running = 0
+  private waiting: (() => void)[] = []
+
+  constructor(private readonly limit: number) {}
+
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve))
+    else this.running++
+    try {
+      return await fn()
+    } finally {
+      const next = this.waiting.shift()
+      if (next) next()
+      else this.running--
+    }
+  }
+}

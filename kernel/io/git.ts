@@ -1,7 +1,8 @@
 import { copyFileSync, existsSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { join, resolve as resolvePath } from 'node:path'
 import { SvcError } from '../domain/errors.js'
-import { KeyedQueue } from '../serial.js'
+import { availableParallelism } from 'node:os'
+import { KeyedQueue, Limiter } from '../serial.js'
 
 /** Git through zx: reads take no optional locks; fetch and worktree add/remove/prune run one at a time per
  * repository. A process result never leaves this file: callers get strings, booleans or an SvcError. */
@@ -45,21 +46,32 @@ const perRepo = new KeyedQueue()
 /** One mutating git operation at a time per repository. */
 export const serialized = <T>(repo: string, fn: () => Promise<T>): Promise<T> => perRepo.run(repo, fn)
 
-/** Concurrent fetches of one repository join the one under way if it started after they were asked for. */
-const fetches = new Map<string, { startedAt: number; p: Promise<void> }>()
+/** The fetch of a repository that asks made after it may still join: one waiting for its turn (it will begin after
+ * every ask made so far), or one under way that began after the ask. */
+interface Fetch {
+  startedAt?: number
+  p: Promise<void>
+}
+const fetches = new Map<string, Fetch>()
+
+/** Fetch origin, so that what it holds when this is asked (askedAt) is here when this resolves; concurrent asks
+ * share fetches (fifty starts at once run two or three, not fifty, each of which would hold up worktree adds). */
 export function fetchOrigin(repo: string, askedAt = Date.now()): Promise<void> {
   const current = fetches.get(repo)
-  if (current && current.startedAt >= askedAt) return current.p
-  const startedAt = Date.now()
-  const p = serialized(repo, async () => {
+  if (current && (current.startedAt === undefined || current.startedAt > askedAt)) return current.p
+  const fetch: Fetch = { p: Promise.resolve() }
+  fetch.p = serialized(repo, async () => {
+    fetch.startedAt = Date.now()
     const r = await run(repo, ['fetch', '--quiet', '--prune', 'origin'])
     if (!r.ok) throw new SvcError('conflict', `git fetch origin failed in ${repo}: ${lastLine(r.stderr)}`)
   })
-  fetches.set(repo, { startedAt, p })
-  p.finally(() => {
-    if (fetches.get(repo)?.p === p) fetches.delete(repo)
-  }).catch(() => {})
-  return p
+  fetches.set(repo, fetch)
+  fetch.p
+    .finally(() => {
+      if (fetches.get(repo) === fetch) fetches.delete(repo)
+    })
+    .catch(() => {})
+  return fetch.p
 }
 
 export async function revParse(cwd: string, ref: string): Promise<string | undefined> {
@@ -97,19 +109,31 @@ export interface WorktreeAdd {
   sparse?: string[]
 }
 
-/** `git worktree add`, with sparse-checkout patterns applied before the files are written. */
+/** Checkouts at once: as many as there are cores. Fifty at once on two cores take longer than two at a time. */
+const checkouts = new Limiter(availableParallelism())
+
+/** `git worktree add`, its files written outside the repository's lock: only adding the worktree (its admin
+ * directory, the branch) touches what worktrees share, so that part runs one at a time per repository and the
+ * checkouts of several new worktrees run side by side. Sparse-checkout patterns are applied before any file is
+ * written. */
 export async function worktreeAdd(w: WorktreeAdd): Promise<void> {
   await serialized(w.repo, async () => {
-    const args = ['worktree', 'add', '--quiet']
-    if (w.sparse?.length) args.push('--no-checkout')
+    const args = ['worktree', 'add', '--quiet', '--no-checkout']
     if (w.branch) args.push('-b', w.branch)
     else args.push('--detach')
     args.push(w.dir, w.startPoint)
     await git(w.repo, args)
   })
-  if (w.sparse?.length) {
-    await git(w.dir, ['sparse-checkout', 'set', '--no-cone', '--stdin'], {}, w.sparse.join('\n') + '\n')
-    await git(w.dir, ['checkout', '--quiet'])
+  try {
+    await checkouts.run(async () => {
+      if (w.sparse?.length) await git(w.dir, ['sparse-checkout', 'set', '--no-cone', '--stdin'], {}, w.sparse.join('\n') + '\n')
+      await git(w.dir, ['checkout', '--quiet'])
+    })
+  } catch (e) {
+    // Half a worktree is no worktree: what this added goes again, and the caller sees why.
+    await worktreeRemove(w.repo, w.dir, true).catch(() => {})
+    if (w.branch) await deleteBranch(w.repo, w.branch).catch(() => {})
+    throw e
   }
 }
 

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeProjectsYaml } from '../../fixtures/sample-project.js'
 import { git } from '../helpers/home.js'
@@ -246,6 +246,21 @@ test('sparse_checkout is applied to each new worktree, and only to it', async ()
   assert.equal(readdirSync(o.cwd).sort(), ['.git', 'src'])
   assert.ok(existsSync(join(w.project.checkout, 'README.md')), 'the checkout keeps every file')
   assert.is(git(w.project.checkout, 'status', '--porcelain'), '')
+})
+
+test('a checkout that fails after the worktree was added leaves nothing: no directory, worktree, branch or conversation', async () => {
+  // The hook's exit status is checkout's (githooks(5)): the new worktree's files are written, then the launch fails.
+  const hooks = join(w.project.checkout, '.git', 'hooks')
+  mkdirSync(hooks, { recursive: true })
+  writeFileSync(join(hooks, 'post-checkout'), '#!/bin/sh\necho "checkout hook says no" >&2\nexit 3\n', { mode: 0o755 })
+  await w.begin()
+  for (const sparse of [undefined, ['src/']]) {
+    writeProjectsYaml(w.h.service, w.project, { gauntlet: { ...(sparse ? { sparse_checkout: sparse } : {}), roles: { builder: { model: 'm' } } } })
+    await w.refused(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'], /^svc: git checkout failed in .*r1-k: checkout hook says no\n$/)
+  }
+  rmSync(join(hooks, 'post-checkout'))
+  const b = await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
+  assert.ok(existsSync(join(b.cwd, 'src', 'app.sh')), 'the same launch succeeds once the hook lets it')
 })
 
 test('the base is fetched before every git-backed launch', async () => {
