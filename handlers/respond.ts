@@ -17,15 +17,17 @@ export function issueMessage(issues: readonly v.BaseIssue<unknown>[], what = 'fi
 
 type Parsed<S extends v.GenericSchema> = { ok: true; value: v.InferOutput<S> } | { ok: false; res: Response }
 
-const serialized = new WeakMap<object, string>()
-/** JSON of a result; a result object the kernel hands out again (a cached list) is serialized once. */
-function serialize(value: object): string {
-  let text = serialized.get(value)
-  if (text === undefined) {
-    text = JSON.stringify(value)
-    serialized.set(value, text)
+const serialized = new WeakMap<object, Uint8Array<ArrayBuffer>>()
+const utf8 = new TextEncoder()
+/** JSON of a result, as bytes; a result object the kernel hands out again (a cached list) is serialized and encoded
+ * once, not on every answer (a list of 1000 lanes is over 300 KB). */
+function serialize(value: object): Uint8Array<ArrayBuffer> {
+  let bytes = serialized.get(value)
+  if (bytes === undefined) {
+    bytes = utf8.encode(JSON.stringify(value)) as Uint8Array<ArrayBuffer>
+    serialized.set(value, bytes)
   }
-  return text
+  return bytes
 }
 
 /** Answer with the result of a kernel call, or its error as `{"error":{"code","message"}}` with its status. */

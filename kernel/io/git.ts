@@ -195,7 +195,8 @@ export function parseStatus(out: string): GitFacts {
 export function worktreeGitDir(dir: string): string | undefined {
   const dotGit = join(dir, '.git')
   try {
-    const st = statSync(dotGit)
+    const st = statSync(dotGit, { throwIfNoEntry: false })
+    if (!st) return undefined
     if (st.isDirectory()) return dotGit
     const m = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, 'utf8'))
     return m ? resolvePath(dir, m[1].trim()) : undefined
@@ -209,8 +210,8 @@ export function worktreeStamp(dir: string): string {
   const gitDir = worktreeGitDir(dir)
   const m = (p: string) => {
     try {
-      const s = statSync(p)
-      return `${s.mtimeMs}:${s.size}:${s.ino}`
+      const s = statSync(p, { throwIfNoEntry: false })
+      return s ? `${s.mtimeMs}:${s.size}:${s.ino}` : '-'
     } catch {
       return '-'
     }
