@@ -103,7 +103,7 @@ export async function originHead(repo: string): Promise<string | undefined> {
 export interface WorktreeAdd {
   repo: string
   dir: string
-  /** A new branch to create at startPoint, or a detached checkout of startPoint. */
+  /** A new branch to create at startPoint (a commit or any ref), or a detached checkout of startPoint. */
   branch?: string
   startPoint: string
   sparse?: string[]
@@ -119,7 +119,8 @@ const checkouts = new Limiter(availableParallelism())
 export async function worktreeAdd(w: WorktreeAdd): Promise<void> {
   await serialized(w.repo, async () => {
     const args = ['worktree', 'add', '--quiet', '--no-checkout']
-    if (w.branch) args.push('-b', w.branch)
+    // --no-track: a branch cut from origin/<x> must not take it as its upstream (the lane pushes its own branch).
+    if (w.branch) args.push('--no-track', '-b', w.branch)
     else args.push('--detach')
     args.push(w.dir, w.startPoint)
     await git(w.repo, args)

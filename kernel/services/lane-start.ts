@@ -145,9 +145,13 @@ async function prepareDirectory(ctx: KernelContext, project: ProjectContext, pla
   mkdirSync(project.lanesRoot, { recursive: true, mode: 0o755 })
   const sparse = project.entry.gauntlet?.sparse_checkout
   if (plan.branch) {
-    const start = await git.revParse(repo, plan.startPoint!)
-    if (!start) throw new SvcError('usage', `refused: cannot cut ${plan.branch} from ${printable(plan.startPoint!)}: no such commit`)
-    await git.worktreeAdd({ repo, dir, branch: plan.branch, startPoint: start, sparse })
+    try {
+      await git.worktreeAdd({ repo, dir, branch: plan.branch, startPoint: plan.startPoint!, sparse })
+    } catch (e) {
+      // Asked only when git refused: a start point that names no commit gets its own message.
+      if (!(await git.revParse(repo, plan.startPoint!))) throw new SvcError('usage', `refused: cannot cut ${plan.branch} from ${printable(plan.startPoint!)}: no such commit`)
+      throw e
+    }
     return {
       repo,
       branch: plan.branch,

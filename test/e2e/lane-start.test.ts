@@ -27,6 +27,7 @@ test('builder i1: worktree <run>-<key> on branch <run>/<key> cut from origin/mai
   assert.is(branchOf(dir), 'r1/api')
   assert.is(sha(dir), sha(w.project.checkout, 'origin/main'))
   assert.is(git(dir, 'status', '--porcelain'), '', 'a clean checkout')
+  assert.is(git(dir, 'for-each-ref', '--format=%(upstream)', 'refs/heads/r1/api'), '', 'the branch tracks nothing: not origin/main, which it was cut from')
   assert.is(w.agentFile(l.name, 'lane-brief.md'), brief, 'the brief, byte for byte')
   const contract = w.agentFile(l.name, 'contract.md')
   for (const fact of ['- Role: builder', '- Run: r1', '- Lane key: api', '- Iteration: i1', `- Working directory: ${dir}`, '- Branch: r1/api', 'svc lane report --file'])
