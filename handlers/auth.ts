@@ -11,7 +11,13 @@ export function constantTimeEqual(given: string, expected: string): boolean {
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]'])
-export const TOKEN_COOKIE = 'svc_token'
+/** The deck's token cookie, named by the port of the Host: a browser shares cookies across the ports of one host,
+ * while each kernel (one per SERVICE_HOME) listens on its own port with its own token. One name for all would let
+ * logging in to one deck log the browser out of another. */
+export function tokenCookie(host: string): string {
+  const port = /:(\d+)$/.exec(host)?.[1]
+  return port ? `svc_token_${port}` : 'svc_token'
+}
 
 /** The Host must name the loopback (no DNS rebinding); a mutating request from another origin is refused; every
  * route needs the token, as a bearer header or the deck's cookie. */
@@ -26,7 +32,7 @@ export const guard: MiddlewareHandler<HandlerEnv> = async (c, next) => {
   // The one route without a token: it trades a one-time code for the cookie.
   if (c.req.path === '/deck/login' && c.req.method === 'GET') return next()
   const header = c.req.header('authorization') ?? ''
-  const given = header.startsWith('Bearer ') ? header.slice(7) : getCookie(c, TOKEN_COOKIE) ?? ''
+  const given = header.startsWith('Bearer ') ? header.slice(7) : getCookie(c, tokenCookie(host)) ?? ''
   if (!constantTimeEqual(given, c.env.token)) return c.json(errorBody('unauthorized', 'missing or wrong token'), 401)
   await next()
 }

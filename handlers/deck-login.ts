@@ -1,6 +1,6 @@
 import { Hono } from 'hono'
 import { setCookie } from 'hono/cookie'
-import { TOKEN_COOKIE } from './auth.js'
+import { tokenCookie } from './auth.js'
 import type { HandlerEnv } from './env.js'
 import { toErrorResponse } from './errors.js'
 
@@ -14,6 +14,6 @@ export const deckLogin = new Hono<HandlerEnv>().get('/login', async (c) => {
     const { body, status } = toErrorResponse(e)
     return c.text(body.error.message + '\n', status)
   }
-  setCookie(c, TOKEN_COOKIE, c.env.token, { httpOnly: true, sameSite: 'Strict', path: '/' })
+  setCookie(c, tokenCookie(c.req.header('host') ?? ''), c.env.token, { httpOnly: true, sameSite: 'Strict', path: '/' })
   return c.redirect('/', 303)
 })

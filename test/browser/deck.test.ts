@@ -58,7 +58,7 @@ deck('svc deck prints a one-time link; the browser trades it for the cookie and 
   assert.is(new URL(w.page.url()).pathname, '/')
   assert.is(await w.page.title(), 'Command Deck')
   const [cookie] = await w.browser.cookies()
-  assert.equal([cookie.name, cookie.value, cookie.httpOnly, cookie.sameSite, cookie.path], ['svc_token', w.api.token, true, 'Strict', '/'])
+  assert.equal([cookie.name, cookie.value, cookie.httpOnly, cookie.sameSite, cookie.path], [`svc_token_${w.api.port}`, w.api.token, true, 'Strict', '/'])
   assert.is(await w.page.evaluate(() => document.cookie), '', 'the token is out of reach of page scripts')
   await w.page.locator(`li[data-id="${w.s.root}"]`).waitFor(WAIT)
   await w.page.waitForFunction(() => document.body.dataset.live === 'yes', undefined, WAIT)
@@ -230,6 +230,23 @@ deck('reap from the conversation page: refused while dirty, then with park the w
   await shot(w, 'deck-final.png')
   w.g.open('c')
   w.g.open('o')
+})
+
+deck('a second kernel on the same machine: logging in to its deck leaves the browser logged in to the first', async (w) => {
+  const other = new TestHome('browser-second')
+  try {
+    await other.ok(['conv', 'new', '--harness', 'none'])
+    const url = JSON.parse(await other.ok(['deck', '--json', '--no-open'])).url as string
+    await w.page.goto(url)
+    assert.is(await w.page.title(), 'Command Deck', 'the second deck')
+    const first = await w.page.goto(w.api.base + '/')
+    assert.is(first?.status(), 200, 'the first deck still lets the browser in')
+    assert.is(await w.page.title(), 'Command Deck')
+    const names = (await w.browser.cookies()).map((c) => c.name).sort()
+    assert.equal(names, [`svc_token_${other.kernelFile()!.port}`, `svc_token_${w.api.port}`].sort(), 'one cookie per kernel')
+  } finally {
+    await other.stop()
+  }
 })
 
 deck.run()

@@ -46,10 +46,16 @@ test('a wrong token (any length), another scheme, or an empty bearer: 401', asyn
 test('the token as a bearer header or as the deck cookie is let in', async () => {
   const { ask, calls } = harness({ laneList: lanes })
   assert.is((await ask('/api/lanes')).status, 200)
-  assert.is((await ask('/api/lanes', { token: null, headers: { cookie: `svc_token=${TOKEN}` } })).status, 200)
-  const wrongCookie = await answer(ask('/api/lanes', { token: null, headers: { cookie: `svc_token=${'c'.repeat(64)}` } }))
+  assert.is((await ask('/api/lanes', { token: null, headers: { cookie: `svc_token_4100=${TOKEN}` } })).status, 200)
+  const wrongCookie = await answer(ask('/api/lanes', { token: null, headers: { cookie: `svc_token_4100=${'c'.repeat(64)}` } }))
   assert.equal(wrongCookie, { status: 401, body: err('unauthorized', 'missing or wrong token') })
-  assert.is(calls.length, 2)
+  // The cookie is the port's own: another kernel's deck cookie on the same host is not this one's.
+  for (const cookie of [`svc_token_4200=${TOKEN}`, `svc_token=${TOKEN}`]) {
+    const other = await answer(ask('/api/lanes', { token: null, headers: { cookie } }))
+    assert.equal(other, { status: 401, body: err('unauthorized', 'missing or wrong token') }, cookie)
+  }
+  assert.is((await ask('/api/lanes', { token: null, headers: { cookie: `svc_token_4200=x; svc_token_4100=${TOKEN}` } })).status, 200, 'beside the cookie of another port')
+  assert.is(calls.length, 3)
 })
 
 test('the Host must name the loopback: another name (DNS rebinding) or none is 403, before the token is even looked at', async () => {
@@ -92,7 +98,7 @@ test('GET /deck/login trades a one-time code for the token cookie (HttpOnly, Sam
   const res = await ask('/deck/login?code=abc123', { token: null })
   assert.is(res.status, 303)
   assert.is(res.headers.get('location'), '/')
-  assert.is(res.headers.get('set-cookie'), `svc_token=${TOKEN}; Path=/; HttpOnly; SameSite=Strict`)
+  assert.is(res.headers.get('set-cookie'), `svc_token_4100=${TOKEN}; Path=/; HttpOnly; SameSite=Strict`, 'named by the port of the Host')
   assert.equal(calls, [{ method: 'deckRedeem', input: { code: 'abc123' } }])
 })
 
