@@ -223,6 +223,53 @@ test('20 lanes reporting concurrently while 3 waits follow the run by cursor: ea
   }
 })
 
+test('five lanes, four waits and a kernel killed between two rounds of reports: every wait gets every report once, in order', async () => {
+  const n = 5
+  for (let i = 0; i < n; i++)
+    // First a blocked report (a done one would end the builder's iteration; blocked exits 4), then the done one.
+    await start(['--key', `k${i}`, '--role', 'builder', '--no-wait', '--prompt', `${gate('a')}; svc lane report --status blocked --stdin <<<'BLOCKED k${i} first' || [ $? = 4 ]; ${gate('b')}; svc lane report --allow-unpushed --stdin <<<'k${i} second'`])
+  const follow = async () => {
+    const seen: string[] = []
+    let cursor: string | undefined
+    while (seen.length < 2 * n) {
+      const r = await h.svc(['lane', 'wait', '--run', 'r1', ...(cursor ? ['--after', cursor] : []), '--timeout', '60'])
+      if (r.code !== 0 && r.code !== 4) throw new Error(`wait exited ${r.code}: ${r.stderr}`)
+      cursor = /--after (\S+)\n$/.exec(r.stderr)![1]
+      seen.push(r.stdout.trim())
+    }
+    return seen
+  }
+  const followers = [follow(), follow(), follow()]
+  // One wait on a single lane, asked before its second report and still waiting when the kernel dies.
+  const single = (async () => {
+    await until(() => existsSync(join(h.service, 'agents', 'conv-r1-k0-builder-i1', 'reports.json')) && reportsOf('r1-k0-builder-i1').length === 1, 'k0 first report', 30_000)
+    return h.svc(['lane', 'wait', 'r1-k0-builder-i1', '--after', '1', '--timeout', '60'])
+  })()
+  await new Promise((r) => setTimeout(r, 500))
+  open('a')
+  await until(() => Array.from({ length: n }, (_, i) => `r1-k${i}-builder-i1`).every((name) => existsSync(join(h.service, 'agents', `conv-${name}`, 'reports.json')) && reportsOf(name).length === 1), 'the first round stored', 30_000)
+  await new Promise((r) => setTimeout(r, 300))
+  const k = h.kernelFile()!
+  process.kill(k.pid, 'SIGKILL')
+  await until(() => !alive(k.pid), 'kernel dead')
+  open('b')
+  // Settled, not raced: a failing wait must not leave the others to fail later, unheard.
+  const results = (await Promise.allSettled(followers)).map((r) => {
+    if (r.status === 'rejected') throw r.reason
+    return r.value
+  })
+  const expected = Array.from({ length: n }, (_, i) => reportsOf(`r1-k${i}-builder-i1`).map((r: { at: number; body: string }) => r))
+    .flat()
+    .sort((a: { at: number }, b: { at: number }) => a.at - b.at)
+    .map((r: { body: string }) => r.body.trim())
+  assert.is(expected.length, 2 * n, 'every report stored, none lost to the kill')
+  for (const seen of results) assert.equal(seen, expected, 'each wait: every report once, in the order they were stored')
+  const w = await single
+  assert.is(w.code, 0, w.stderr)
+  assert.is(w.stdout, 'k0 second\n')
+  assert.ok(h.kernelFile()!.pid !== k.pid, 'a new kernel served the second round')
+})
+
 test('a kernel restart during a wait is invisible: the wait reconnects and neither misses nor repeats a report', async () => {
   await start(['--key', 'b', '--role', 'builder', '--prompt', `${gate('1')}; svc lane report --allow-unpushed --stdin <<<'after restart'`])
   const pending = h.svc(['lane', 'wait', 'r1-b-builder-i1', '--timeout', '60'])
