@@ -2,34 +2,30 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { harnessLog, rpc, trackActivity, untilActivity } from '../helpers/activity.js'
-import { ROOT, TestHome, alive, until } from '../helpers/home.js'
+import { fakeHarnessHome, harnessLog, rpc, trackActivity, untilActivity } from '../helpers/activity.js'
+import { TestHome, alive, until } from '../helpers/home.js'
 import { setupProject } from '../helpers/project.js'
 
 /** The claude harness end to end: the real `svc`, kernel and runners driving the fake `claude` (fixtures/bin first
  * on the kernel's PATH), which checks its arguments and replays recorded stream-json sessions. */
 
-const BIN = join(ROOT, 'fixtures', 'bin')
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
+let f: ReturnType<typeof fakeHarnessHome>
 let h: TestHome
 let log: string
 test.before.each(() => {
-  h = new TestHome('claude')
-  log = join(h.dir, 'harness.jsonl')
-  h.extraEnv = { PATH: `${BIN}:${process.env.PATH}`, FAKE_HARNESS_LOG: log, FAKE_NODE: process.execPath }
+  f = fakeHarnessHome('claude')
+  ;({ h, log } = f)
 })
 test.after.each(async () => {
   await h.stop()
 })
 
-const convNew = async (prompt: string, ...more: string[]) => (await h.ok(['conv', 'new', '--harness', 'claude', '--cwd', h.home, '--prompt', prompt, ...more])).trim()
-const starts = () => harnessLog(log).filter((r) => r.event === 'start')
 const stdinOf = (type: string) => harnessLog(log).filter((r) => r.event === 'stdin' && r.type === type)
-const transcript = async (id: string) => (await rpc(h, 'convTranscript', { conv: id })).entries.map((e: any) => `${e.kind} ${e.text}`) as string[]
 
 test('a permission, a question and a plan: each needs-you with its request, each answered, working in between, idle at the end', async () => {
-  const id = await convNew('scenario:asks Set up the storage layer', '--model', 'claude-test-1', '--effort', 'high')
+  const id = await f.convNew('scenario:asks Set up the storage layer', '--model', 'claude-test-1', '--effort', 'high')
   const track = trackActivity(h, id)
 
   const perm = await untilActivity(h, id, 'needs-you (permission)')
@@ -63,7 +59,7 @@ test('a permission, a question and a plan: each needs-you with its request, each
   assert.is(idle.pending, undefined)
 
   // What the CLI was started with and what it was sent.
-  const [start] = starts()
+  const [start] = f.starts()
   assert.equal(start.argv.slice(0, 10), ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--model', 'claude-test-1', '--effort', 'high'])
   assert.is(start.argv[10], '--session-id')
   assert.match(start.argv[11], UUID)
@@ -79,7 +75,7 @@ test('a permission, a question and a plan: each needs-you with its request, each
   ])
   assert.equal(responses[1].response.updatedInput.answers, { 'Which database should the new service use?': 'Postgres' })
   assert.is(responses[2].response.message, 'smaller steps, please')
-  const lines = await transcript(id)
+  const lines = await f.transcript(id)
   assert.ok(lines.includes(`system session ${start.argv[11]} model claude-test-1`))
   assert.ok(lines.includes('user deny (plan: ExitPlanMode): smaller steps, please'))
   assert.ok(lines.includes('assistant Answers received: allow, allow, deny.'))
@@ -90,12 +86,12 @@ test('a permission, a question and a plan: each needs-you with its request, each
 })
 
 test('tell: a message during a turn is held until the result, then sent; working throughout; tell when idle starts a turn; the cost adds up', async () => {
-  const id = await convNew('scenario:slow A long task', '--model', 'claude-test-2')
+  const id = await f.convNew('scenario:slow A long task', '--model', 'claude-test-2')
   const track = trackActivity(h, id)
   await untilActivity(h, id, 'working')
   assert.is(await h.ok(['tell', id, 'first extra']), `sent to conv ${id} (c${id})\n`)
   await h.ok(['tell', id, 'second extra'])
-  await until(async () => (await transcript(id)).filter((l) => l === 'system held until the current turn ends').length === 2, 'both messages held')
+  await until(async () => (await f.transcript(id)).filter((l) => l === 'system held until the current turn ends').length === 2, 'both messages held')
   writeFileSync(join(h.home, 'release-turn'), '') // the recorded turn runs until this file exists
   const v = await untilActivity(h, id, 'idle')
   assert.equal(await track.stop(), ['working', 'idle'], 'never idle between the held messages and their turn')
@@ -105,7 +101,7 @@ test('tell: a message during a turn is held until the result, then sent; working
     ['scenario:slow A long task', false],
     ['first extra\n\nsecond extra', false],
   ])
-  assert.ok((await transcript(id)).includes('assistant You said: first extra\n\nsecond extra'))
+  assert.ok((await f.transcript(id)).includes('assistant You said: first extra\n\nsecond extra'))
 
   const again = trackActivity(h, id)
   await h.ok(['tell', id, 'third'])
@@ -116,7 +112,7 @@ test('tell: a message during a turn is held until the result, then sent; working
 })
 
 test('stop: an interrupt request on stdin, then the process ends; stopped', async () => {
-  const id = await convNew('scenario:basic Read the code')
+  const id = await f.convNew('scenario:basic Read the code')
   await untilActivity(h, id, 'idle')
   const state = JSON.parse(readFileSync(join(h.service, 'agents', `conv-c${id}`, 'state.json'), 'utf8'))
   assert.is(await h.ok(['conv', 'stop', id]), `conv ${id} (c${id}) stopped\n`)
@@ -130,22 +126,22 @@ test('stop: an interrupt request on stdin, then the process ends; stopped', asyn
 })
 
 test('SIGTERM without a result: a harness stuck in its turn ignores the interrupt and is ended by signal; stopped, no result', async () => {
-  const id = await convNew('scenario:sigterm Run everything')
-  await until(async () => (await transcript(id)).some((l) => l.startsWith('assistant Running the whole suite')), 'the turn under way')
+  const id = await f.convNew('scenario:sigterm Run everything')
+  await until(async () => (await f.transcript(id)).some((l) => l.startsWith('assistant Running the whole suite')), 'the turn under way')
   assert.is((await rpc(h, 'convShow', { conv: id })).activity, 'working')
   assert.is(await h.ok(['conv', 'stop', id]), `conv ${id} (c${id}) stopped\n`)
   const v = await rpc(h, 'convShow', { conv: id })
   assert.is(v.activity, 'stopped')
   assert.is(v.evidence.detail, 'signal SIGTERM')
   assert.is(v.cost, undefined)
-  const lines = await transcript(id)
+  const lines = await f.transcript(id)
   assert.not.ok(lines.some((l) => l.startsWith('system result:')), 'no result event')
   assert.ok(lines.includes('system harness exited (SIGTERM)'))
   assert.is(stdinOf('control_request').length, 1, 'the interrupt was sent')
 })
 
 test('failed login: failed-to-start with the CLI’s own text; nothing takes messages', async () => {
-  const id = await convNew('scenario:login Do work')
+  const id = await f.convNew('scenario:login Do work')
   const v = await untilActivity(h, id, 'failed-to-start')
   assert.is(v.evidence.source, 'spawn')
   assert.is(v.evidence.detail, 'Invalid API key · Please run /login')
@@ -158,7 +154,7 @@ test('failed login: failed-to-start with the CLI’s own text; nothing takes mes
 
 test('a CLI that does not know a flag: failed-to-start with its error line', async () => {
   h.extraEnv.FAKE_CLAUDE_REJECT = '--effort'
-  const id = await convNew('scenario:basic hi', '--effort', 'low')
+  const id = await f.convNew('scenario:basic hi', '--effort', 'low')
   const v = await untilActivity(h, id, 'failed-to-start')
   assert.is(v.evidence.detail, "claude exited with code 1: error: unknown option '--effort'")
 })
@@ -181,15 +177,15 @@ test('lanes: a builder on claude with model and effort goes through its requests
   assert.is(v.model, 'claude-test-3')
   assert.equal(v.cost, { usd: 0.0587, estimated: false })
   assert.is(v.lane.role, 'builder')
-  const builder = starts().find((x) => x.cwd === `${s.lanesRoot}/r1-store`)
+  const builder = f.starts().find((x) => x.cwd === `${s.lanesRoot}/r1-store`)
   assert.equal(builder.argv.slice(6, 10), ['--model', 'claude-test-3', '--effort', 'low'])
   assert.is(builder.env.SERVICE_CONVERSATION, v.id)
-  assert.match((await transcript(lane))[0], 'session ')
+  assert.match((await f.transcript(lane))[0], 'session ')
 
   const p = await h.svc(['lane', 'start', '--key', 'toy', '--role', 'play', '--run', 'r1', '--harness', 'claude', '--model', 'claude-test-3', '--prompt', 'scenario:basic play freely'], { env: s.env })
   assert.is(p.code, 0, p.stderr)
   await untilActivity(h, 'conv-r1-toy-play-i1', 'idle')
-  const play = starts().find((x) => x.cwd === `${s.lanesRoot}/r1-toy-play-i1`)
+  const play = f.starts().find((x) => x.cwd === `${s.lanesRoot}/r1-toy-play-i1`)
   assert.equal(play.argv.slice(-4), ['--permission-prompt-tool', 'stdio', '--setting-sources', 'user'])
   assert.equal(play.env, {}, 'no SERVICE_* variable')
   assert.is(play.svcOnPath, false)

@@ -3,35 +3,29 @@ import * as assert from 'uvu/assert'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { estimateUsd } from '../../kernel/domain/token-cost.js'
-import { harnessLog, rpc, trackActivity, untilActivity } from '../helpers/activity.js'
-import { ROOT, TestHome, alive, until } from '../helpers/home.js'
+import { fakeHarnessHome, rpc, trackActivity, untilActivity } from '../helpers/activity.js'
+import { TestHome, alive, until } from '../helpers/home.js'
 import { setupProject } from '../helpers/project.js'
 
 /** The codex harness end to end: `codex exec --json` per turn (the fake, first on the kernel's PATH), the runner
  * alive and waiting between turns, further messages by `codex exec resume <thread_id>`. */
 
-const BIN = join(ROOT, 'fixtures', 'bin')
-
+let f: ReturnType<typeof fakeHarnessHome>
 let h: TestHome
-let log: string
 test.before.each(() => {
-  h = new TestHome('codex')
-  log = join(h.dir, 'harness.jsonl')
-  h.extraEnv = { PATH: `${BIN}:${process.env.PATH}`, FAKE_HARNESS_LOG: log, FAKE_NODE: process.execPath }
+  f = fakeHarnessHome('codex')
+  h = f.h
 })
 test.after.each(async () => {
   await h.stop()
 })
 
-const convNew = async (prompt: string, ...more: string[]) => (await h.ok(['conv', 'new', '--harness', 'codex', '--cwd', h.home, '--prompt', prompt, ...more])).trim()
-const starts = () => harnessLog(log).filter((r) => r.event === 'start')
 const stateOf = (id: string) => JSON.parse(readFileSync(join(h.service, 'agents', `conv-c${id}`, 'state.json'), 'utf8'))
-const transcript = async (id: string) => (await rpc(h, 'convTranscript', { conv: id })).entries.map((e: any) => `${e.kind} ${e.text}`) as string[]
 const TURN1 = { input: 24763, cachedInput: 24448, output: 122 }
 const TURN2 = { input: 26110, cachedInput: 24704, output: 58 }
 
 test('one turn per process: working → idle; alive is the runner waiting; tell resumes the thread; the cost is an estimate from tokens', async () => {
-  const id = await convNew('scenario:basic Fix the login form', '--model', 'gpt-5-codex', '--effort', 'medium')
+  const id = await f.convNew('scenario:basic Fix the login form', '--model', 'gpt-5-codex', '--effort', 'medium')
   const track = trackActivity(h, id)
   const idle = await untilActivity(h, id, 'idle')
   assert.equal(await track.stop(), ['working', 'idle'])
@@ -40,7 +34,7 @@ test('one turn per process: working → idle; alive is the runner waiting; tell 
   assert.equal(idle.cost, { usd: estimateUsd('gpt-5-codex', TURN1), estimated: true })
   assert.match(await h.ok(['conv', 'show', id]), '\ncost: $0.00 (estimate)\n')
 
-  const [first] = starts()
+  const [first] = f.starts()
   assert.equal(first.argv, ['exec', '--json', '-C', h.home, '-m', 'gpt-5-codex', '-c', 'model_reasoning_effort="medium"', '-s', 'workspace-write', '--skip-git-repo-check', '--', 'scenario:basic Fix the login form'])
   assert.is(first.env.SERVICE_CONVERSATION, id)
   const state = stateOf(id)
@@ -53,11 +47,11 @@ test('one turn per process: working → idle; alive is the runner waiting; tell 
   await untilActivity(h, id, 'working')
   const done = await untilActivity(h, id, 'idle')
   assert.equal(await again.stop(), ['idle', 'working', 'idle'])
-  const second = starts()[1]
+  const second = f.starts()[1]
   assert.equal(second.argv.slice(-4), ['resume', state.session, '--', 'add notes'])
   assert.equal(second.argv.slice(0, 11), first.argv.slice(0, 11), 'the same model, effort and sandbox')
   assert.equal(done.cost, { usd: estimateUsd('gpt-5-codex', { input: TURN1.input + TURN2.input, cachedInput: TURN1.cachedInput + TURN2.cachedInput, output: TURN1.output + TURN2.output }), estimated: true })
-  const lines = await transcript(id)
+  const lines = await f.transcript(id)
   assert.ok(lines.includes(`system thread ${state.session}`))
   assert.ok(lines.includes('assistant Read the brief: scenario:basic Fix the login form'))
   assert.ok(lines.includes('assistant You said: add notes'))
@@ -69,33 +63,33 @@ test('one turn per process: working → idle; alive is the runner waiting; tell 
 })
 
 test('messages during a turn are held and resume the thread together when it ends; working throughout', async () => {
-  const id = await convNew('scenario:slow Build it')
+  const id = await f.convNew('scenario:slow Build it')
   const track = trackActivity(h, id)
-  await until(async () => (await transcript(id)).includes("tool $ bash -lc 'make build'"), 'the turn under way')
+  await until(async () => (await f.transcript(id)).includes("tool $ bash -lc 'make build'"), 'the turn under way')
   await h.ok(['tell', id, 'also update the docs'])
   await h.ok(['tell', id, 'and the changelog'])
-  await until(async () => (await transcript(id)).filter((l) => l === 'system held until the current turn ends').length === 2, 'both held')
+  await until(async () => (await f.transcript(id)).filter((l) => l === 'system held until the current turn ends').length === 2, 'both held')
   writeFileSync(join(h.home, 'release-turn'), '') // the recorded turn runs until this file exists
   await untilActivity(h, id, 'idle', 30_000)
   assert.equal(await track.stop(), ['working', 'idle'])
-  const runs = starts()
+  const runs = f.starts()
   assert.is(runs.length, 2, 'one process for the held messages')
   assert.equal(runs[1].argv.slice(-2), ['--', 'also update the docs\n\nand the changelog'])
 })
 
 test('stop between turns ends the runner; stop during a turn ends codex by signal', async () => {
-  const a = await convNew('scenario:basic Quick one')
+  const a = await f.convNew('scenario:basic Quick one')
   await untilActivity(h, a, 'idle')
   assert.is(await h.ok(['conv', 'stop', a]), `conv ${a} (c${a}) stopped\n`)
   const va = await rpc(h, 'convShow', { conv: a })
   assert.is(va.activity, 'stopped')
   assert.is(va.evidence.source, 'stop (SIGTERM)')
   assert.is(va.evidence.detail, 'signal SIGTERM')
-  assert.ok((await transcript(a)).includes('system runner stopped between turns (SIGTERM)'))
+  assert.ok((await f.transcript(a)).includes('system runner stopped between turns (SIGTERM)'))
 
-  const b = await convNew('scenario:sigterm Test everything')
-  await until(async () => (await transcript(b)).includes("tool $ bash -lc 'make test-all'"), 'the turn under way')
-  const run = starts().at(-1)
+  const b = await f.convNew('scenario:sigterm Test everything')
+  await until(async () => (await f.transcript(b)).includes("tool $ bash -lc 'make test-all'"), 'the turn under way')
+  const run = f.starts().at(-1)
   assert.is(await h.ok(['conv', 'stop', b]), `conv ${b} (c${b}) stopped\n`)
   const vb = await rpc(h, 'convShow', { conv: b })
   assert.is(vb.activity, 'stopped')
@@ -105,7 +99,7 @@ test('stop between turns ends the runner; stop during a turn ends codex by signa
 })
 
 test('failed login: failed-to-start with codex’s message; the runner ends', async () => {
-  const id = await convNew('scenario:login Do work')
+  const id = await f.convNew('scenario:login Do work')
   const v = await untilActivity(h, id, 'failed-to-start')
   assert.is(v.evidence.detail, 'codex exited with code 1: unexpected status 401 Unauthorized: Missing bearer or basic authentication in header')
   await until(() => !alive(stateOf(id).runner.pid), 'the runner ends')
@@ -118,13 +112,13 @@ test('lanes: a builder on codex with its effort; a play lane reads no AGENTS.md 
   assert.is(r.code, 0, r.stderr)
   const v = await untilActivity(h, 'conv-r2-api-builder-i1', 'idle')
   assert.equal(v.cost, { usd: estimateUsd('gpt-5-mini', TURN1), estimated: true })
-  const builder = starts().find((x) => x.cwd === `${s.lanesRoot}/r2-api`)
+  const builder = f.starts().find((x) => x.cwd === `${s.lanesRoot}/r2-api`)
   assert.equal(builder.argv.slice(0, 11), ['exec', '--json', '-C', `${s.lanesRoot}/r2-api`, '-m', 'gpt-5-mini', '-c', 'model_reasoning_effort="low"', '-s', 'workspace-write', '--skip-git-repo-check'])
 
   const p = await h.svc(['lane', 'start', '--key', 'toy', '--role', 'play', '--run', 'r2', '--harness', 'codex', '--model', 'gpt-5-mini', '--prompt', 'scenario:basic play'], { env: s.env })
   assert.is(p.code, 0, p.stderr)
   await untilActivity(h, 'conv-r2-toy-play-i1', 'idle')
-  const play = starts().find((x) => x.cwd === `${s.lanesRoot}/r2-toy-play-i1`)
+  const play = f.starts().find((x) => x.cwd === `${s.lanesRoot}/r2-toy-play-i1`)
   assert.equal(play.argv.slice(4, 8), ['-m', 'gpt-5-mini', '-c', 'project_doc_max_bytes=0'])
   assert.equal(play.env, {})
   assert.is(play.svcOnPath, false)

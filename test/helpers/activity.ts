@@ -1,5 +1,6 @@
 import { readFileSync, existsSync } from 'node:fs'
-import type { TestHome } from './home.js'
+import { join } from 'node:path'
+import { ROOT, TestHome } from './home.js'
 
 /** Ask the running kernel of a test home directly (no CLI process per call), to watch activity change quickly. */
 export async function rpc(h: TestHome, method: string, body: unknown): Promise<any> {
@@ -64,4 +65,20 @@ export function harnessLog(path: string): any[] {
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l))
+}
+
+/** A test home whose kernel finds the fake harness CLIs (fixtures/bin) first on PATH, each writing what it was given
+ * to `log`; with the calls the harness suites share. */
+export function fakeHarnessHome(harness: 'claude' | 'codex') {
+  const h = new TestHome(harness)
+  const log = join(h.dir, 'harness.jsonl')
+  h.extraEnv = { PATH: `${join(ROOT, 'fixtures', 'bin')}:${process.env.PATH}`, FAKE_HARNESS_LOG: log, FAKE_NODE: process.execPath }
+  return {
+    h,
+    log,
+    convNew: async (prompt: string, ...more: string[]) => (await h.ok(['conv', 'new', '--harness', harness, '--cwd', h.home, '--prompt', prompt, ...more])).trim(),
+    /** The fake's start records, one per process it ran. */
+    starts: () => harnessLog(log).filter((r) => r.event === 'start'),
+    transcript: async (id: string) => (await rpc(h, 'convTranscript', { conv: id })).entries.map((e: any) => `${e.kind} ${e.text}`) as string[],
+  }
 }
