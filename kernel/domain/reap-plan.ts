@@ -56,5 +56,8 @@ export const keptHeadRef = (name: string) => `refs/svc/kept/${name}`
 /** The parked patch's file name: `parked-<timestamp>.patch`. */
 export const parkedPatchName = (now: Date) => `parked-${now.toISOString().replace(/[-:]/g, '').replace('.', '')}.patch`
 
+/** The ref that keeps a parked tree reachable, named after its patch file. */
+export const parkedRef = (conv: string, patchName: string) => `refs/svc/parked/${conv}/${patchName.replace(/^parked-/, '').replace(/\.patch$/, '')}`
+
 /** SPEC.md 4.1 reap step 7: the message when archiving fails after a successful reap. */
 export const archiveFailedMessage = (error: string, id: string) => `reaped, but archiving failed: ${error}; archive conv ${id} from the Command Deck`

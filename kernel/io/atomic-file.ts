@@ -1,5 +1,5 @@
 import { closeSync, fsyncSync, openSync, writeSync, renameSync, unlinkSync, readFileSync, mkdirSync } from 'node:fs'
-import { open, rename, unlink, mkdir, link } from 'node:fs/promises'
+import { open, rename, unlink, mkdir, link, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { faultPoint } from './fault.js'
 
@@ -8,6 +8,9 @@ const tempName = (path: string) => join(dirname(path), `.${basename(path)}.${pro
 
 /** Temp files of an interrupted write look like this; they are never read as data. */
 export const isTempName = (name: string) => /^\..+\.\d+\.\d+\.tmp$/.test(name)
+
+/** The pid of the process that made a temp file, from its name. */
+export const tempOwner = (name: string): number | undefined => Number(/\.(\d+)\.\d+\.tmp$/.exec(name)?.[1]) || undefined
 
 async function fsyncDir(dir: string) {
   const h = await open(dir, 'r')
@@ -59,28 +62,37 @@ export function writeFileAtomicSync(path: string, content: string, mode = 0o600)
 }
 
 /** Create a file only if it does not exist yet, content complete or not at all. Returns false if it existed. */
-export async function createFileOnce(path: string, content: string, mode = 0o600): Promise<boolean> {
+export function createFileOnce(path: string, content: string, mode = 0o600): Promise<boolean> {
+  return publishFileOnce(path, (tmp) => writeFile(tmp, content, { mode, flag: 'wx' }))
+}
+
+/** Make a file whole under a temp name (`fill` writes it: this process, or a program such as git), then give it
+ * its name only if that name is free: fsync, an exclusive link, fsync of the directory. Returns false if the name
+ * was taken (nothing replaced). A temp a crash leaves behind has a temp name, so the store's sweep removes it. */
+export async function publishFileOnce(path: string, fill: (tmp: string) => Promise<void>): Promise<boolean> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 })
   const tmp = tempName(path)
-  const h = await open(tmp, 'wx', mode)
   try {
-    await h.writeFile(content)
-    await h.sync()
-  } finally {
-    await h.close()
-  }
-  try {
-    await link(tmp, path)
+    await fill(tmp)
+    const h = await open(tmp, 'r')
+    try {
+      await h.sync()
+    } finally {
+      await h.close()
+    }
+    try {
+      await link(tmp, path)
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false
+      throw e
+    }
+    await fsyncDir(dirname(path))
     return true
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false
-    throw e
   } finally {
     await unlink(tmp).catch(() => {})
   }
 }
 
-/** Append one line durably. */
 export async function appendLine(path: string, line: string): Promise<void> {
   const h = await open(path, 'a', 0o600)
   try {

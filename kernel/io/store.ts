@@ -6,7 +6,7 @@ import { SvcError } from '../domain/errors.js'
 import { WRITE_ONCE_FIELDS, type ConversationRecord } from '../domain/conversation.js'
 import type { Report } from '../domain/report.js'
 import { convFiles, homePaths } from '../home.js'
-import { isTempName, writeFileAtomic } from './atomic-file.js'
+import { isTempName, tempOwner, writeFileAtomic } from './atomic-file.js'
 import { KeyedQueue } from '../serial.js'
 
 /** lowdb adapter: reads refuse a file that does not parse (never reset silently); writes are atomic. */
@@ -95,7 +95,8 @@ export class Store {
       for (const d of await readdir(agents)) {
         if (!d.startsWith('conv-')) continue
         const entries = await readdir(join(agents, d)).catch(() => [] as string[])
-        for (const e of entries) if (isTempName(e)) this.staleTemps.push(join(agents, d, e))
+        // Not this kernel's own: a write of this process may be under way.
+        for (const e of entries) if (isTempName(e) && tempOwner(e) !== process.pid) this.staleTemps.push(join(agents, d, e))
         if (entries.includes('reports.json')) {
           const st = await stat(join(agents, d, 'reports.json')).catch(() => undefined)
           if (st) this.lastReportAt = Math.max(this.lastReportAt, Math.ceil(st.mtimeMs))

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, readFileSync, fsyncSync, lstatSync, openSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync, lstatSync, readdirSync, readlinkSync, realpathSync, rmSync } from 'node:fs'
 import { dirname, join, resolve as resolvePath } from 'node:path'
 import { isLive } from '../domain/activity.js'
 import { SvcError } from '../domain/errors.js'
@@ -10,11 +10,13 @@ import {
   keptHeadRef,
   nestedRepoRefusal,
   parkedPatchName,
+  parkedRef,
   reapRefusal,
   unpushedWarning,
   type ReapFacts,
 } from '../domain/reap-plan.js'
 import { convFiles } from '../home.js'
+import { publishFileOnce } from '../io/atomic-file.js'
 import { faultFlag } from '../io/fault.js'
 import * as git from '../io/git.js'
 import { processesInside, type ProcessInfo } from '../io/procs.js'
@@ -107,16 +109,6 @@ async function stopLane(ctx: KernelContext, rec: LaneRecord): Promise<void> {
   while (ctx.runners.harnessAlive(rec.name) && Date.now() < deadline) await sleep(100)
 }
 
-/** On disk before the worktree is cleaned: the file's bytes, or a directory's new entry. */
-function syncPath(path: string) {
-  const fd = openSync(path, 'r')
-  try {
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
-  }
-}
-
 /** Save every change of the worktree to parked-<timestamp>.patch, prove the patch file reproduces it, keep its
  * tree reachable from a ref, check once more that nothing changed meanwhile, and only then clean the tree. */
 async function parkWork(ctx: KernelContext, rec: LaneRecord, paths: number): Promise<NonNullable<ReapResult['parked']>> {
@@ -126,18 +118,12 @@ async function parkWork(ctx: KernelContext, rec: LaneRecord, paths: number): Pro
   if (nested.length) throw new SvcError('conflict', nestedRepoRefusal(dir, nested))
   const name = parkedPatchName(new Date())
   const path = join(convFiles(ctx.home, rec.name).dir, name)
-  if (existsSync(path)) throw new SvcError('conflict', `refused: ${path} already exists; nothing was cleaned`)
-  const tmp = join(dirname(path), `.${name}.${process.pid}.tmp`)
-  try {
+  const made = await publishFileOnce(path, async (tmp) => {
     await git.diffBinaryToFile(dir, 'HEAD', tree, tmp)
     if ((await git.treeFromPatch(dir, tmp)) !== tree) throw new SvcError('conflict', 'refused: the parked patch does not reproduce the worktree; nothing was cleaned')
-    syncPath(tmp)
-    renameSync(tmp, path)
-    syncPath(dirname(path))
-  } finally {
-    rmSync(tmp, { force: true })
-  }
-  const ref = `refs/svc/parked/${rec.name}/${name.slice('parked-'.length, -'.patch'.length)}`
+  })
+  if (!made) throw new SvcError('conflict', `refused: ${path} already exists; nothing was cleaned`)
+  const ref = parkedRef(rec.name, name)
   await git.keepTree(dir, tree, ref, `svc: parked work of conv ${rec.id} (${rec.name})\n\nThe patch: ${path}`)
   // Just before the tree is cleaned: it still holds exactly what the patch reproduces.
   if ((await git.snapshotTree(dir)) !== tree)

@@ -8,7 +8,9 @@ import {
   appendLine,
   createFileOnce,
   isTempName,
+  publishFileOnce,
   readTextOrUndefined,
+  tempOwner,
   writeFileAtomic,
   writeFileAtomicSync,
 } from '../../kernel/io/atomic-file.js'
@@ -161,6 +163,33 @@ test('readTextOrUndefined: missing file gives undefined, existing gives its text
   writeFileSync(join(dir, 'yes'), 'hello')
   assert.is(readTextOrUndefined(join(dir, 'yes')), 'hello')
   assert.throws(() => readTextOrUndefined(dir))
+})
+
+test('publishFileOnce: what fill wrote under a temp name of this process gets the name, once; a failing fill or a taken name leaves no file', async () => {
+  const dir = freshDir()
+  const path = join(dir, 'parked-1.patch')
+  let seen = ''
+  assert.is(await publishFileOnce(path, async (tmp) => {
+    seen = tmp
+    writeFileSync(tmp, 'first\n')
+  }), true)
+  assert.ok(isTempName(seen.slice(dir.length + 1)), seen)
+  assert.is(tempOwner(seen.slice(dir.length + 1)), process.pid, 'swept by no kernel but a later one')
+  assert.is(readFileSync(path, 'utf8'), 'first\n')
+  assert.is(await publishFileOnce(path, async (tmp) => writeFileSync(tmp, 'second\n')), false, 'the name was taken')
+  assert.is(readFileSync(path, 'utf8'), 'first\n', 'nothing replaced')
+  const other = join(dir, 'parked-2.patch')
+  let failed = ''
+  try {
+    await publishFileOnce(other, async (tmp) => {
+      writeFileSync(tmp, 'half')
+      throw new Error('the patch does not reproduce the worktree')
+    })
+  } catch (e) {
+    failed = (e as Error).message
+  }
+  assert.is(failed, 'the patch does not reproduce the worktree')
+  assert.equal(readdirSync(dir), ['parked-1.patch'], 'no temp file and no half file left')
 })
 
 test.run()
