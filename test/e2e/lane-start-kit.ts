@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 
 import { join } from 'node:path'
 import * as assert from 'uvu/assert'
 import { createSampleProject, writeProjectsYaml, type ProjectConfig, type SampleProject } from '../../fixtures/sample-project.js'
-import { TestHome, git, until, type Result } from '../helpers/home.js'
+import { TestHome, git, processesOfHome, until, type Result } from '../helpers/home.js'
 
 /** The shared world of the `svc lane start` end-to-end suites: a throwaway home with a git identity, a sample
  * project (bare origin + checkout) listed in projects.yaml, and a root conversation to launch from. */
@@ -70,7 +70,7 @@ export class LaneWorld {
         .sort(),
       convs: await this.convCount(),
       agents: readdirSync(join(this.h.service, 'agents')).sort(),
-      procs: procsOfHome(this.h.service),
+      procs: processesOfHome(this.h.service).sort((a, b) => a - b),
     }
   }
 
@@ -148,19 +148,6 @@ export function parseLine(stdout: string): Launched {
 /** The exact line `start` prints. */
 export const startLine = (run: string, key: string, role: string, n: number, id: string, name: string, cwd: string) =>
   `Lane ${run}/${key} ${role} i${n}: conv ${id} (${name}) in ${cwd}\n`
-
-/** Pids of the processes that carry this service home in their environment (kernel, runners, harnesses). */
-export function procsOfHome(service: string): number[] {
-  const needle = `SERVICE_HOME=${service}\0`
-  const pids: number[] = []
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue
-    try {
-      if ((readFileSync(`/proc/${d}/environ`, 'latin1') + '\0').includes(needle)) pids.push(Number(d))
-    } catch {}
-  }
-  return pids.sort((a, b) => a - b)
-}
 
 /** The commit a ref names in a repository. */
 export const sha = (cwd: string, ref = 'HEAD') => git(cwd, 'rev-parse', ref)

@@ -26,6 +26,7 @@ test('report outside a lane, and inside a successor of a lane: not inside a lane
   assert.is(outside.code, 1)
   assert.is(outside.stderr, 'svc: not inside a lane\n')
   const unset = await h.svc(['lane', 'report', '--stdin'], { input: 'x', env: { SERVICE_CONVERSATION: undefined } })
+  assert.is(unset.code, 1)
   assert.is(unset.stderr, 'svc: not inside a lane\n')
   await start(['--key', 'o', '--role', 'orchestrator', '--prompt', `svc handoff --harness none > ${h.home}/succ; ${gate('1')}`])
   const succ = (await until(() => existsSync(join(h.home, 'succ')) && readFileSync(join(h.home, 'succ'), 'utf8').trim(), 'successor id')) as string
@@ -86,6 +87,7 @@ test('blocked must begin with RULING, SPEND, ONE-WAY or BLOCKED; blocked and fai
   await start(['--key', 'b', '--role', 'builder', '--prompt', script])
   await until(() => existsSync(join(h.home, 'c3')), 'script end')
   assert.is(readFileSync(join(h.home, 'e1'), 'utf8'), 'svc: refused: a blocked report must begin with one of the words RULING, SPEND, ONE-WAY, BLOCKED\n')
+  assert.is(readFileSync(join(h.home, 'c1'), 'utf8').trim(), '1', 'a refusal exits 1')
   assert.is(readFileSync(join(h.home, 'c2'), 'utf8').trim(), '4')
   assert.is(readFileSync(join(h.home, 'c3'), 'utf8').trim(), '4')
   const w1 = await h.svc(['lane', 'wait', 'r1-b-builder-i1'])
@@ -117,12 +119,12 @@ test('critic verdicts: exactly one, with the done report; every refusal of rule 
   writeFileSync(join(h.home, 'nojson.json'), 'not json')
   const v = join(h.home, 'v.json')
   const script = [
-    `svc lane report --stdin <<<'no verdict' 2> ${h.home}/e1 || true`,
-    `svc lane report --stdin --status blocked --verdict NOT_YET <<<'BLOCKED x' 2> ${h.home}/e2 || true`,
-    `svc lane report --stdin --verdict MAYBE <<<'x' 2> ${h.home}/e3 || true`,
-    `svc lane report --stdin --verdict NOT_YET --verdict-file ${h.home}/bad.json <<<'x' 2> ${h.home}/e4 || true`,
-    `svc lane report --stdin --verdict NOT_YET --verdict-file ${h.home}/nojson.json <<<'x' 2> ${h.home}/e5 || true`,
-    `svc lane report --stdin --verdict NOT_YET --verdict-file ${h.home}/missing.json <<<'x' 2> ${h.home}/e6 || true`,
+    `svc lane report --stdin <<<'no verdict' 2> ${h.home}/e1 || echo $? > ${h.home}/c1`,
+    `svc lane report --stdin --status blocked --verdict NOT_YET <<<'BLOCKED x' 2> ${h.home}/e2 || echo $? > ${h.home}/c2`,
+    `svc lane report --stdin --verdict MAYBE <<<'x' 2> ${h.home}/e3 || echo $? > ${h.home}/c3`,
+    `svc lane report --stdin --verdict NOT_YET --verdict-file ${h.home}/bad.json <<<'x' 2> ${h.home}/e4 || echo $? > ${h.home}/c4`,
+    `svc lane report --stdin --verdict NOT_YET --verdict-file ${h.home}/nojson.json <<<'x' 2> ${h.home}/e5 || echo $? > ${h.home}/c5`,
+    `svc lane report --stdin --verdict NOT_YET --verdict-file ${h.home}/missing.json <<<'x' 2> ${h.home}/e6 || echo $? > ${h.home}/c6`,
     `svc lane report --stdin --verdict NOT_YET --verdict-file ${v} <<<'three defects'`,
     `svc lane report --stdin --verdict WOWED <<<'again' 2> ${h.home}/e7 || echo $? > ${h.home}/c7`,
   ].join('\n')
@@ -136,6 +138,7 @@ test('critic verdicts: exactly one, with the done report; every refusal of rule 
   assert.match(e(5), `svc: verdict file ${h.home}/nojson.json is not JSON: `)
   assert.is(e(6), `svc: cannot read the verdict file ${h.home}/missing.json: ENOENT\n`)
   assert.is(e(7), 'svc: refused: this critic has already filed its done report with its verdict\n')
+  for (let n = 1; n <= 7; n++) assert.is(readFileSync(join(h.home, `c${n}`), 'utf8').trim(), '1', `refusal ${n} exits 1`)
   const reports = reportsOf('r1-b-critic-i1')
   assert.is(reports.length, 1)
   assert.is(reports[0].verdict, 'NOT_YET')
@@ -145,9 +148,10 @@ test('critic verdicts: exactly one, with the done report; every refusal of rule 
 })
 
 test('--verdict from a builder is refused; --defects overrides the count', async () => {
-  await start(['--key', 'b', '--role', 'builder', '--prompt', `svc lane report --stdin --verdict WOWED <<<'x' 2> ${h.home}/e1 || true; ${buildAndReport('ok')}`])
+  await start(['--key', 'b', '--role', 'builder', '--prompt', `svc lane report --stdin --verdict WOWED <<<'x' 2> ${h.home}/e1 || echo $? > ${h.home}/c1; ${buildAndReport('ok')}`])
   await h.ok(['lane', 'wait', 'r1-b-builder-i1'])
   assert.is(readFileSync(join(h.home, 'e1'), 'utf8'), 'svc: refused: a builder files no verdict; --verdict is for critic and verifier lanes\n')
+  assert.is(readFileSync(join(h.home, 'c1'), 'utf8').trim(), '1')
   await start(['--key', 'all', '--role', 'verifier', '--prompt', `svc lane report --stdin --verdict DEFECTS --defects 7 <<<'seven'`])
   const w = await h.svc(['lane', 'wait', 'r1-all-verifier-i1'])
   assert.is(w.code, 0)

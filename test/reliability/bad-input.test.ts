@@ -31,7 +31,7 @@ test.after(async () => {
   await h.stop()
 })
 
-async function cli(args: string[], env: Record<string, string | undefined> = s.env) {
+async function cli(args: string[], env: Record<string, string | undefined> = s.env): Promise<string> {
   const r = await h.svc(args, { env })
   const what = JSON.stringify(args)
   assert.is(r.code, 1, `${what} exits 1: ${r.stderr}`)
@@ -40,6 +40,7 @@ async function cli(args: string[], env: Record<string, string | undefined> = s.e
   assert.ok(lines[0].startsWith('svc: ') && lines[0].length > 8, `${what}: one clear line, got ${JSON.stringify(r.stderr)}`)
   assert.ok(lines.length === 1 || (lines.length === 2 && lines[1].startsWith('hint: ')), `${what}: one line (and a hint), got ${JSON.stringify(r.stderr)}`)
   cases++
+  return r.stderr
 }
 
 async function http(method: string, path: string, body?: string, headers: Record<string, string> = {}) {
@@ -94,8 +95,9 @@ test('bad conversation references on every verb that takes one', async () => {
   // A lane reference that is not a lane, and identity that is not a lane.
   await cli(['lane', 'reap', s.root])
   await cli(['lane', 'stop', s.root])
-  await cli(['lane', 'report', '--stdin'], { ...s.env, SERVICE_CONVERSATION: 'conv-../x' })
-  await cli(['lane', 'report', '--stdin'], { ...s.env, SERVICE_CONVERSATION: '999' })
+  // SPEC.md gives these words exactly.
+  assert.is(await cli(['lane', 'report', '--stdin'], { ...s.env, SERVICE_CONVERSATION: 'conv-../x' }), 'svc: not inside a lane\n')
+  assert.is(await cli(['lane', 'report', '--stdin'], { ...s.env, SERVICE_CONVERSATION: '999' }), 'svc: not inside a lane\n')
   unchanged()
 })
 

@@ -62,7 +62,8 @@ test('a lane directory deleted behind the kernel\'s back: list shows no git fact
   assert.is(row.git, undefined)
   const r = await h.svc(['lane', 'reap', 'r1-b-builder-i1'])
   assert.is(r.code, 0, r.stderr)
-  assert.match(r.stderr, `warning: ${dir} was already gone`)
+  assert.is(r.stderr, `warning: ${dir} was already gone\n`)
+  assert.is(JSON.parse(await h.ok(['conv', 'show', 'r1-b-builder-i1', '--json'])).archived, true, 'archived')
   assert.not.match(git(s.project.checkout, 'worktree', 'list'), 'r1-b')
   assert.match(git(s.project.checkout, 'branch', '--list', 'r1/b'), 'r1/b', 'the branch is kept')
   states++

@@ -71,6 +71,9 @@ test(`random-kill soak: ${KILLS} SIGKILLs of the kernel at random moments under 
       checked++
     }
     assert.ok(acks.length >= KILLS / 4, `the load made progress (${acks.length} lanes)`)
+    // Reports too, not lanes alone: a report call failing every time would otherwise leave nothing to check.
+    const reports = acks.reduce((sum, a) => sum + a.reports.length, 0)
+    assert.ok(reports >= acks.length, `acknowledged reports to check (${reports} for ${acks.length} lanes)`)
     recordFigure('random-kill soak under load (3 clients launching and reporting)', `${kills} SIGKILLs, ${failures} calls cut off and retried, ${checked} acknowledged writes checked, 0 lost`)
   } finally {
     await h.stop()
