@@ -237,4 +237,3 @@ export type WaitResult =
 
 export type KernelPort = { [M in PortMethod]: (input: PortInput<M>) => Promise<PortOutputs[M]> }
 
-export const PORT_METHODS = Object.keys(PortSchemas) as PortMethod[]

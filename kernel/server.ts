@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { createApp } from '../handlers/app.js'
 import { convFiles, homePaths } from './home.js'
-import type { ConversationRecord } from './domain/conversation.js'
+import { mayStillChange, type ConversationRecord } from './domain/conversation.js'
 import { createFileOnce } from './io/atomic-file.js'
 import { ConfigFile } from './io/config.js'
 import { fileLog } from './io/log.js'
@@ -122,7 +122,7 @@ export async function runKernel(home: string): Promise<void> {
   if (first.adopted.length) log('info', `re-adopted runners of ${first.adopted.map((n) => 'conv-' + n).join(', ')}`)
 
   // Watch the directories of conversations that can still change; a new conversation is added as it is created.
-  const changing = (r: ConversationRecord) => r.harness !== 'none' && !r.archived && !r.ended && !ctx.facts.get(r.name).state?.ended
+  const changing = (r: ConversationRecord) => mayStillChange(r, ctx.facts.get(r.name).state)
   watcher = watchAgents(store.all().filter(changing).map((r) => convFiles(home, r.name).dir), (e) => {
     ctx.facts.invalidate(e.name)
     ctx.emit({ name: e.name, what: e.file === 'reports.json' ? 'report' : e.file === 'record.json' ? 'record' : 'state', fromWatcher: true })

@@ -48,3 +48,11 @@ export const conversationKind = (c: Pick<ConversationRecord, 'lane' | 'successor
 
 /** Facts that are written once: no update may carry them. */
 export const WRITE_ONCE_FIELDS = ['id', 'name', 'createdAt', 'parent', 'successor', 'lane'] as const
+
+/** A conversation a runner drives and that has not ended (nor been archived) as far as its record knows. */
+export const isDriven = (c: Pick<ConversationRecord, 'harness' | 'ended' | 'archived'>): boolean => c.harness !== 'none' && !c.ended && !c.archived
+
+/** Whether a conversation's files can still change: it is driven and its runner has not written its end. The
+ * watcher watches these, and the reconcile checks them. */
+export const mayStillChange = (c: Pick<ConversationRecord, 'harness' | 'ended' | 'archived'>, state: { ended?: unknown } | undefined): boolean =>
+  isDriven(c) && !state?.ended

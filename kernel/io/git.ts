@@ -88,12 +88,6 @@ export async function isWorkTree(dir: string): Promise<boolean> {
   return r.ok && r.stdout.trim() === 'true'
 }
 
-/** The top of the checkout holding dir, if any. */
-export async function topLevel(dir: string): Promise<string | undefined> {
-  const r = await run(dir, ['rev-parse', '--show-toplevel'])
-  return r.ok ? r.stdout.trim() : undefined
-}
-
 /** The default branch of origin as the clone knows it (refs/remotes/origin/HEAD), if set. */
 export async function originHead(repo: string): Promise<string | undefined> {
   const r = await run(repo, ['symbolic-ref', '--quiet', '--short', 'refs/remotes/origin/HEAD'])

@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs'
 import * as git from '../io/git.js'
+import { Limiter } from '../serial.js'
 
 /** A worktree's git facts are reused while its fingerprint (HEAD, index, top directory) is unchanged and they are
  * younger than this; an edit deeper in the tree shows within this time. */
 export const GIT_FACTS_TTL_MS = 2000
-const PARALLEL = 8
+/** Worktrees read at most eight at a time. */
+const reads = new Limiter(8)
 
 interface Entry {
   facts: git.GitFacts
@@ -24,14 +26,7 @@ export class GitFactsCache {
       if (e && now - e.at < GIT_FACTS_TTL_MS && e.stamp === git.worktreeStamp(dir)) out.set(dir, { ...e.facts, asOf: e.at })
       else todo.push(dir)
     }
-    let i = 0
-    const worker = async () => {
-      while (i < todo.length) {
-        const dir = todo[i++]
-        out.set(dir, await this.fresh(dir))
-      }
-    }
-    await Promise.all(Array.from({ length: Math.min(PARALLEL, todo.length) }, worker))
+    await Promise.all(todo.map((dir) => reads.run(async () => void out.set(dir, await this.fresh(dir)))))
     return out
   }
 

@@ -9,7 +9,3 @@ const adapters: Record<string, HarnessAdapter> = { shell: shellAdapter, claude: 
 export function adapterFor(harness: string): HarnessAdapter | undefined {
   return adapters[harness]
 }
-
-export function registerAdapter(a: HarnessAdapter) {
-  adapters[a.name] = a
-}
