@@ -1,4 +1,5 @@
 import { request, Agent } from 'node:http'
+import { percentile } from './lib.js'
 
 /** A load generator in its own process: `node load-client.js <port> <token> <path> <seconds> <connections>`; prints
  * {requests, rps, p50, p99} as JSON. Each connection sends its next request when the previous answer is complete. */
@@ -30,7 +31,5 @@ const worker = async () => {
 const t0 = Date.now()
 await Promise.all(Array.from({ length: Number(connections) }, worker))
 const elapsed = (Date.now() - t0) / 1000
-latencies.sort((a, b) => a - b)
-const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)]
-console.log(JSON.stringify({ requests: latencies.length, errors, rps: latencies.length / elapsed, p50: pct(50), p99: pct(99) }))
+console.log(JSON.stringify({ requests: latencies.length, errors, rps: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }))
 agent.destroy()
