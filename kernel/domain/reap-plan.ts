@@ -1,8 +1,9 @@
-import { isWithin } from './lane-paths.js'
+import type { Role } from './keys.js'
+import { isGitBacked, isWithin } from './lane-paths.js'
 
 /** What the reap knows about a lane's directory at one moment. */
 export interface ReapFacts {
-  role: string
+  role: Role
   /** The lane's directory as made at launch (a real path then). */
   dir: string
   /** Real path of the lane directory now, or undefined when it no longer exists. */
@@ -11,6 +12,8 @@ export interface ReapFacts {
   rootReal: string
   harnessAlive: boolean
   processes: { pid: number; command: string }[]
+  /** Git-backed lanes: the directory is still a git worktree of its own (a `.git` naming its worktree entry). */
+  worktree: boolean
   /** Git-backed lanes: changed or untracked paths in the worktree. */
   dirtyPaths: number
   park: boolean
@@ -29,12 +32,28 @@ export function reapRefusal(f: ReapFacts, limitS: number): string | undefined {
     const list = [...f.processes].sort((a, b) => a.pid - b.pid).map((p) => `${p.pid} (${p.command || '?'})`).join(', ')
     return `refused: ${f.processes.length === 1 ? 'a process has its' : `${f.processes.length} processes have their`} working directory inside ${f.dirReal}: ${list}`
   }
+  if (isGitBacked(f.role) && !f.worktree) return `refused: ${f.dirReal} is no longer a git worktree; look at it, then remove it yourself`
   if (f.locked !== undefined)
     return `refused: the worktree ${f.dirReal} is locked (${f.locked || 'no reason given'}); unlock it with git worktree unlock once nothing is using it`
   if (f.dirtyPaths > 0 && !f.park)
     return `refused: ${f.dirReal} has uncommitted changes (${f.dirtyPaths} path${f.dirtyPaths === 1 ? '' : 's'}); commit them, or pass --park to save them to a patch`
   return undefined
 }
+
+/** Which processes with their working directory inside the lane count against a reap. Before the stop, those the
+ * stop will end do not: anything of the lane's own process group, the runner and the harness. A process whose group
+ * is unknown (read without /proc) might be one of them, so only the check after the stop counts it. */
+export function countsAgainstReap(p: { pid: number; pgid?: number }, stopped: boolean, lane: { runnerPid?: number; harnessPid?: number }): boolean {
+  if (stopped) return true
+  return p.pgid !== undefined && p.pgid !== lane.runnerPid && p.pid !== lane.harnessPid
+}
+
+/** A play directory holding a `.git` anywhere inside (`found`, relative to it) is kept, never removed. */
+export const playKeptWarning = (dir: string, found: string) =>
+  `warning: ${dir} holds a .git${found === '.git' ? '' : ` (${found})`}; the play directory is kept`
+
+/** A lane whose directory was already gone reaps, with this warning. */
+export const alreadyGoneWarning = (dir: string) => `warning: ${dir} was already gone`
 
 /** Step 4: work a patch cannot carry (a repository inside the worktree) refuses the park before anything changes. */
 export const nestedRepoRefusal = (dir: string, paths: string[]) =>

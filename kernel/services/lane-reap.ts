@@ -5,12 +5,15 @@ import { SvcError } from '../domain/errors.js'
 import { isGitBacked } from '../domain/lane-paths.js'
 import type { LaneRecord } from '../domain/lane-summary.js'
 import {
+  alreadyGoneWarning,
   archiveFailedMessage,
+  countsAgainstReap,
   detachedKeptWarning,
   keptHeadRef,
   nestedRepoRefusal,
   parkedPatchName,
   parkedRef,
+  playKeptWarning,
   reapRefusal,
   unpushedWarning,
   type ReapFacts,
@@ -19,7 +22,7 @@ import { convFiles } from '../home.js'
 import { publishFileOnce } from '../io/atomic-file.js'
 import { faultFlag } from '../io/fault.js'
 import * as git from '../io/git.js'
-import { processesInside, type ProcessInfo } from '../io/procs.js'
+import { processesInside } from '../io/procs.js'
 import type { PortInput, ReapResult } from '../port.js'
 import { KeyedQueue } from '../serial.js'
 import type { KernelContext } from './context.js'
@@ -63,17 +66,16 @@ function findDotGit(dir: string, rel = ''): string | undefined {
   return undefined
 }
 
-/** What the reap needs to decide, read now. Before the stop (`stopped` false) only processes that the stop will
- * not end count: neither the harness nor anything else of the lane's own process group. Git commands the kernel
- * itself runs never count. */
-async function gather(ctx: KernelContext, rec: LaneRecord, park: boolean, stopped: boolean): Promise<ReapFacts & { worktree: boolean; branch?: string }> {
+/** What the reap needs to decide, read now, before the stop (`stopped` false) or after it. Git commands the kernel
+ * itself runs never count as processes inside the lane. */
+async function gather(ctx: KernelContext, rec: LaneRecord, park: boolean, stopped: boolean): Promise<ReapFacts & { branch?: string }> {
   const dirReal = realDir(rec.cwd)
   const own = dirReal === rec.cwd
   const worktree = isGitBacked(rec.lane.role) && own && git.worktreeGitDir(rec.cwd) !== undefined
   const status = worktree ? await git.statusFacts(rec.cwd) : undefined
   const state = ctx.facts.get(rec.name).state
-  const ownLane = (p: ProcessInfo) => p.pgid === undefined || p.pgid === state?.runner?.pid || p.pid === state?.harness?.pid
-  const processes = dirReal ? processesInside(dirReal).filter((p) => p.ppid !== process.pid && (stopped || !ownLane(p))) : []
+  const lane = { runnerPid: state?.runner?.pid, harnessPid: state?.harness?.pid }
+  const processes = dirReal ? processesInside(dirReal).filter((p) => p.ppid !== process.pid && countsAgainstReap(p, stopped, lane)) : []
   return {
     role: rec.lane.role,
     dir: rec.cwd,
@@ -162,7 +164,6 @@ export async function laneReap(ctx: KernelContext, cache: GitFactsCache, input: 
     let parked: ReapResult['parked']
     let removed: string | null = null
     if (facts.dirReal && isGitBacked(rec.lane.role)) {
-      if (!facts.worktree) throw new SvcError('conflict', `refused: ${rec.cwd} is no longer a git worktree; look at it, then remove it yourself`)
       if (facts.dirtyPaths > 0) parked = await parkWork(ctx, rec, facts.dirtyPaths)
       const w = await keepCommits(rec, facts.branch)
       if (w) warnings.push(w)
@@ -171,13 +172,13 @@ export async function laneReap(ctx: KernelContext, cache: GitFactsCache, input: 
       removed = rec.cwd
     } else if (facts.dirReal) {
       const dotGit = findDotGit(rec.cwd)
-      if (dotGit) warnings.push(`warning: ${rec.cwd} holds a .git${dotGit === '.git' ? '' : ` (${dotGit})`}; the play directory is kept`)
+      if (dotGit) warnings.push(playKeptWarning(rec.cwd, dotGit))
       else {
         rmSync(rec.cwd, { recursive: true })
         removed = rec.cwd
       }
     } else {
-      warnings.push(`warning: ${rec.cwd} was already gone`)
+      warnings.push(alreadyGoneWarning(rec.cwd))
       const repo = rec.lane.repo
       if (repo && isGitBacked(rec.lane.role)) await git.serialized(repo, () => git.git(repo, ['worktree', 'prune'])).catch(() => '')
     }

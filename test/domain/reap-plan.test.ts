@@ -1,21 +1,36 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { archiveFailedMessage, parkedPatchName, reapRefusal, unpushedWarning, type ReapFacts } from '../../kernel/domain/reap-plan.js'
+import {
+  alreadyGoneWarning,
+  archiveFailedMessage,
+  countsAgainstReap,
+  parkedPatchName,
+  playKeptWarning,
+  reapRefusal,
+  unpushedWarning,
+  type ReapFacts,
+} from '../../kernel/domain/reap-plan.js'
 import { LIST_COLUMNS, listCells } from '../../kernel/domain/list-columns.js'
 
 // The pure decisions of reap (SPEC.md 4.1 reap steps 1-4 in order) and the cells of a list row.
 
-const base: ReapFacts = { role: 'builder', dir: '/h/lanes/r1-b', dirReal: '/h/lanes/r1-b', rootReal: '/h/lanes', harnessAlive: false, processes: [], dirtyPaths: 0, park: false }
+const base: ReapFacts = { role: 'builder', dir: '/h/lanes/r1-b', dirReal: '/h/lanes/r1-b', rootReal: '/h/lanes', harnessAlive: false, processes: [], worktree: true, dirtyPaths: 0, park: false }
 
 test('reapRefusal: each refusal, and the first in step order wins', () => {
   assert.is(reapRefusal(base, 30), undefined)
-  const all: ReapFacts = { ...base, harnessAlive: true, dirReal: '/elsewhere/r1-b', processes: [{ pid: 7, command: 'sleep 9' }], dirtyPaths: 2 }
+  const all: ReapFacts = { ...base, harnessAlive: true, dirReal: '/elsewhere/r1-b', processes: [{ pid: 7, command: 'sleep 9' }], worktree: false, locked: 'x', dirtyPaths: 2 }
   assert.is(reapRefusal(all, 30), 'refused: the harness is still alive after 30 s')
   assert.is(reapRefusal({ ...all, harnessAlive: false }, 30), 'refused: /elsewhere/r1-b is outside the lanes root /h/lanes')
   assert.is(reapRefusal({ ...base, dirReal: '/h/lanes' }, 30), 'refused: /h/lanes is outside the lanes root /h/lanes', 'the root itself is not a lane directory')
   assert.is(reapRefusal({ ...base, dirReal: '/h/lanes-other/x' }, 30), 'refused: /h/lanes-other/x is outside the lanes root /h/lanes', 'a sibling sharing the prefix')
   assert.is(reapRefusal({ ...all, harnessAlive: false, dirReal: '/h/lanes/r1-c' }, 30), "refused: /h/lanes/r1-b resolves to /h/lanes/r1-c, which is not this lane's directory")
   assert.is(reapRefusal({ ...all, harnessAlive: false, dirReal: base.dirReal }, 30), 'refused: a process has its working directory inside /h/lanes/r1-b: 7 (sleep 9)')
+  const notWorktree = "refused: /h/lanes/r1-b is no longer a git worktree; look at it, then remove it yourself"
+  assert.is(reapRefusal({ ...all, harnessAlive: false, dirReal: base.dirReal, processes: [] }, 30), notWorktree, 'before the lock and the changes')
+  assert.is(reapRefusal({ ...base, role: 'play', worktree: false }, 30), undefined, 'a play directory is no worktree')
+  assert.is(reapRefusal({ ...base, worktree: false, dirReal: undefined }, 30), undefined)
+  assert.is(reapRefusal({ ...base, locked: '', dirtyPaths: 1 }, 30), 'refused: the worktree /h/lanes/r1-b is locked (no reason given); unlock it with git worktree unlock once nothing is using it')
+  assert.is(reapRefusal({ ...base, locked: 'initializing' }, 30), 'refused: the worktree /h/lanes/r1-b is locked (initializing); unlock it with git worktree unlock once nothing is using it')
   const two = [{ pid: 90, command: 'b' }, { pid: 12, command: '' }]
   assert.is(reapRefusal({ ...base, processes: two }, 30), 'refused: 2 processes have their working directory inside /h/lanes/r1-b: 12 (?), 90 (b)')
   assert.is(reapRefusal({ ...base, dirtyPaths: 1 }, 30), 'refused: /h/lanes/r1-b has uncommitted changes (1 path); commit them, or pass --park to save them to a patch')
@@ -23,7 +38,21 @@ test('reapRefusal: each refusal, and the first in step order wins', () => {
   assert.is(reapRefusal({ ...base, dirReal: undefined, dirtyPaths: 3 }, 30), undefined, 'a directory already gone refuses nothing')
 })
 
+test('countsAgainstReap: before the stop, what the stop will end does not count; after it, everything does', () => {
+  const lane = { runnerPid: 100, harnessPid: 120 }
+  assert.is(countsAgainstReap({ pid: 300, pgid: 300 }, false, lane), true, 'a process of another group')
+  assert.is(countsAgainstReap({ pid: 101, pgid: 100 }, false, lane), false, "in the runner's group")
+  assert.is(countsAgainstReap({ pid: 120, pgid: 120 }, false, lane), false, 'the harness itself')
+  assert.is(countsAgainstReap({ pid: 130, pgid: 120 }, false, lane), true, "the harness's own group, when it is not the runner's")
+  assert.is(countsAgainstReap({ pid: 300 }, false, lane), false, 'group unknown: left to the check after the stop')
+  assert.is(countsAgainstReap({ pid: 300, pgid: 300 }, false, {}), true, 'a lane with no runner recorded')
+  for (const p of [{ pid: 300, pgid: 300 }, { pid: 101, pgid: 100 }, { pid: 120, pgid: 120 }, { pid: 300 }]) assert.is(countsAgainstReap(p, true, lane), true)
+})
+
 test('messages of steps 5 and 7, and the parked file name', () => {
+  assert.is(playKeptWarning('/h/lanes/p', '.git'), 'warning: /h/lanes/p holds a .git; the play directory is kept')
+  assert.is(playKeptWarning('/h/lanes/p', 'sub/repo/.git'), 'warning: /h/lanes/p holds a .git (sub/repo/.git); the play directory is kept')
+  assert.is(alreadyGoneWarning('/h/lanes/b'), 'warning: /h/lanes/b was already gone')
   assert.is(unpushedWarning('r1/b', 0), undefined)
   assert.is(unpushedWarning('r1/b', 1), 'warning: r1/b has 1 commit not on any remote; the branch is kept')
   assert.is(unpushedWarning('r1/b', 3), 'warning: r1/b has 3 commits not on any remote; the branch is kept')

@@ -184,6 +184,22 @@ test('processes with their working directory inside are refused, each PID and co
   assert.equal(await reap('r1-b-builder-i1'), { code: 0, stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'), stderr: '' })
 })
 
+test('a builder directory that is no longer a git worktree is refused before the lane is stopped, and nothing changes', async () => {
+  await w.start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('built b') + w.gate('never')])
+  await w.h.ok(['lane', 'wait', 'r1-b-builder-i1'])
+  const dir = join(w.lanes, 'r1-b')
+  const harness = await w.harnessPid('r1-b-builder-i1')
+  renameSync(join(dir, '.git'), join(dir, 'was.git'))
+  const files = filesOf(dir)
+  const worktrees = git(w.checkout, 'worktree', 'list', '--porcelain')
+  assert.equal(await reap('r1-b-builder-i1', '--park'), { code: 1, stdout: '', stderr: `svc: refused: ${dir} is no longer a git worktree; look at it, then remove it yourself\n` })
+  assert.ok(alive(harness), 'the live lane was not stopped for a reap that had to be refused')
+  assert.equal([filesOf(dir), git(w.checkout, 'worktree', 'list', '--porcelain')], [files, worktrees])
+  assert.equal([(await w.conv('2')).archived, parkedFiles('r1-b-builder-i1')], [false, []])
+  renameSync(join(dir, 'was.git'), join(dir, '.git'))
+  assert.equal(await reap('r1-b-builder-i1'), { code: 0, stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'), stderr: '' })
+})
+
 test('a dirty worktree is refused without --park, and nothing changes', async () => {
   await doneBuilder('b', DIRTY)
   const dir = join(w.lanes, 'r1-b')
