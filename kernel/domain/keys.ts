@@ -24,6 +24,9 @@ export type NeedsYouReason = (typeof NEEDS_YOU_REASONS)[number]
 export const isRole = (s: unknown): s is Role => typeof s === 'string' && (ROLES as readonly string[]).includes(s)
 export const isRunKey = (s: string) => RUN_KEY.test(s)
 export const isLaneKey = (s: string) => LANE_KEY.test(s)
+/** The refusals of a run or lane key that does not match its pattern. */
+export const invalidRunKey = (s: string) => `invalid run key '${s}': it must match ${RUN_KEY.source}`
+export const invalidLaneKey = (s: string) => `invalid lane key '${s}': it must match ${LANE_KEY.source}`
 
 export type ConvRef = { by: 'id'; id: string } | { by: 'name'; names: string[] }
 

@@ -1,4 +1,3 @@
-import type { ActivityView } from './activity.js'
 import type { ConversationRecord, LaneFacts } from './conversation.js'
 import type { Verdict } from './keys.js'
 import type { Report } from './report.js'
@@ -8,7 +7,6 @@ export type LaneRecord = ConversationRecord & { lane: LaneFacts }
 export interface LaneInfo {
   rec: LaneRecord
   reports: Report[]
-  activity: ActivityView
   /** Current head of the worktree, when git facts were read. */
   head?: string
 }
@@ -78,5 +76,3 @@ export function chainText(all: LaneInfo[], run: string, key: string): string {
   }
   return parts.join(' → ')
 }
-
-export const forText = (l: LaneFacts) => (l.for ? `${l.for.key} i${l.for.iteration}` : undefined)

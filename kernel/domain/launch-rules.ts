@@ -1,6 +1,6 @@
 import type { ConversationRecord } from './conversation.js'
 import { SvcError } from './errors.js'
-import { isLaneKey, isRunKey, type Effort, type Harness, type Role } from './keys.js'
+import { invalidLaneKey, invalidRunKey, isLaneKey, isRunKey, type Effort, type Harness, type Role } from './keys.js'
 import { nextIteration } from './iteration.js'
 import { builderBranch, isGitBacked, laneDirName } from './lane-paths.js'
 import { mayLaunch } from './launcher.js'
@@ -46,14 +46,14 @@ export function checkRequest(req: StartRequest, launcher: ConversationRecord, ef
     run = launcherRun
   }
   if (!run) throw new SvcError('usage', '--run is required when the launcher is a root conversation')
-  if (!isRunKey(run)) throw new SvcError('usage', `invalid run key '${run}': it must match ^[a-z0-9][a-z0-9-]{0,31}$`)
+  if (!isRunKey(run)) throw new SvcError('usage', invalidRunKey(run))
   if (req.role === 'critic' && !req.for) throw new SvcError('usage', 'a critic needs --for <builder key>')
   if (req.for !== undefined && req.role !== 'critic' && req.role !== 'verifier') throw new SvcError('usage', `--for is for critic and verifier lanes, not ${req.role}`)
-  if (req.for !== undefined && !isLaneKey(req.for)) throw new SvcError('usage', `invalid lane key '${req.for}': it must match ^[a-z0-9][a-z0-9._-]{0,39}$`)
+  if (req.for !== undefined && !isLaneKey(req.for)) throw new SvcError('usage', invalidLaneKey(req.for))
   if (req.for !== undefined && req.key !== undefined && req.key !== req.for) throw new SvcError('usage', `--key ${req.key} differs from --for ${req.for}; a ${req.role} takes the key of the builder it judges`)
   const key = req.key ?? req.for
   if (key === undefined) throw new SvcError('usage', 'one of --key or --for is required')
-  if (!isLaneKey(key)) throw new SvcError('usage', `invalid lane key '${key}': it must match ^[a-z0-9][a-z0-9._-]{0,39}$`)
+  if (!isLaneKey(key)) throw new SvcError('usage', invalidLaneKey(key))
   if (req.branch !== undefined && req.role !== 'builder') throw new SvcError('usage', `--branch is for builder lanes, not ${req.role}`)
   if (req.from !== undefined && req.role !== 'builder') throw new SvcError('usage', `--from is for builder lanes, not ${req.role}`)
   if (req.at !== undefined && (req.role === 'builder' || req.role === 'play')) throw new SvcError('usage', `--at is for detached worktrees (orchestrator, critic, verifier), not ${req.role}`)

@@ -1,7 +1,7 @@
 import type { ConversationRecord } from '../domain/conversation.js'
 import { formatCursor, parseCursor, type Cursor } from '../domain/cursor.js'
 import { SvcError } from '../domain/errors.js'
-import { isRunKey } from '../domain/keys.js'
+import { invalidRunKey, isRunKey } from '../domain/keys.js'
 import { pickNext, type WaitMember } from '../domain/wait-pick.js'
 import type { LaneRef, PortInput, WaitResult } from '../port.js'
 import type { KernelContext, KernelEvent } from './context.js'
@@ -38,7 +38,7 @@ function waitSet(ctx: KernelContext, input: PortInput<'laneWait'>): WaitSet {
     if (!after) throw new SvcError('usage', `--after '${input.after}' is not a cursor of the form <atMs>.<name>.<seq>`)
   }
   if (input.run !== undefined) {
-    if (!isRunKey(input.run)) throw new SvcError('usage', `invalid run key '${input.run}': it must match ^[a-z0-9][a-z0-9-]{0,31}$`)
+    if (!isRunKey(input.run)) throw new SvcError('usage', invalidRunKey(input.run))
     const run = input.run
     return { members: () => ctx.store.all().filter((r) => r.lane?.run === run), after, afterSeq: 0, what: `run ${run}`, format: formatCursor }
   }

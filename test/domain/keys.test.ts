@@ -7,6 +7,8 @@ import {
   ROLES,
   RUN_KEY,
   VERDICTS,
+  invalidLaneKey,
+  invalidRunKey,
   isLaneKey,
   isRole,
   isRunKey,
@@ -14,6 +16,11 @@ import {
 } from '../../kernel/domain/keys.js'
 
 const rep = (c: string, n: number) => c.repeat(n)
+
+test('the refusals of a bad key quote it and the pattern it must match', () => {
+  assert.is(invalidRunKey('R1'), "invalid run key 'R1': it must match ^[a-z0-9][a-z0-9-]{0,31}$")
+  assert.is(invalidLaneKey('.k'), "invalid lane key '.k': it must match ^[a-z0-9][a-z0-9._-]{0,39}$")
+})
 
 test('RUN_KEY is exactly the pattern of SPEC.md', () => {
   assert.is(RUN_KEY.source, '^[a-z0-9][a-z0-9-]{0,31}$')

@@ -165,6 +165,8 @@ test('show: the chain of a builder and its critics, then one line per lane; from
     [['lane', 'show', '--run', 'r1'], 'svc: show takes a lane, or --run with --key\n'],
     [['lane', 'show', '2', '--run', 'r1', '--key', 'b'], 'svc: show takes a lane, or --run with --key, not both\n'],
     [['lane', 'show', '--run', 'r1', '--key', 'nope'], 'svc: no lanes r1/nope\n'],
+    [['lane', 'show', '--run', 'R1', '--key', 'b'], "svc: invalid run key 'R1': it must match ^[a-z0-9][a-z0-9-]{0,31}$\n"],
+    [['lane', 'show', '--run', 'r1', '--key', '.b'], "svc: invalid lane key '.b': it must match ^[a-z0-9][a-z0-9._-]{0,39}$\n"],
     [['lane', 'show', w.s.root], `svc: conv ${w.s.root} (c${w.s.root}) is not a lane\n`],
   ]
   for (const [args, stderr] of cases) {
