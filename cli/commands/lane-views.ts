@@ -1,34 +1,14 @@
 import { SvcError } from '../../kernel/domain/errors.js'
-import { LIST_COLUMNS, listCells } from '../../kernel/domain/list-columns.js'
+import { LIST_COLUMNS, laneCells } from '../../kernel/domain/list-columns.js'
 import type { LaneView } from '../../kernel/port.js'
 import { json, table } from '../format.js'
 import type { Run } from '../table.js'
-
-const cells = (v: LaneView) =>
-  listCells({
-    id: v.id,
-    run: v.run,
-    key: v.key,
-    role: v.role,
-    iteration: v.iteration,
-    activity: v.activity,
-    archived: v.archived,
-    report: v.report,
-    for: v.for ? `${v.for.key} i${v.for.iteration}` : undefined,
-    verdict: v.verdict,
-    branch: v.git ? v.git.branch : v.branch,
-    head: v.git?.head,
-    ahead: v.git?.ahead,
-    dirty: v.git?.dirty,
-    model: v.model,
-    cost: v.cost,
-  })
 
 const opt = (v: unknown) => (v === undefined ? undefined : String(v))
 
 export const list: Run = async (port, args, io) => {
   const views = await port.laneList({ run: opt(args.run), parent: opt(args.parent) })
-  io.out(args.json ? json(views) : table([...LIST_COLUMNS], views.map(cells)))
+  io.out(args.json ? json(views) : table([...LIST_COLUMNS], views.map(laneCells)))
   return 0
 }
 

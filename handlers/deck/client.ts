@@ -1,9 +1,12 @@
 /** The deck's browser code: draws the tree from /api/tree and redraws on each server-sent change. */
 export const CLIENT = String.raw`
+import { LIST_COLUMNS, costText, laneCells } from '/deck/list-columns.js'
 const $ = (s, el = document) => el.querySelector(s)
 const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c])
 const ago = (t) => { const s = Math.max(0, Math.round((Date.now() - t) / 1000)); return s < 60 ? s + 's' : s < 3600 ? Math.floor(s / 60) + 'm' : Math.floor(s / 3600) + 'h' }
-const money = (c) => c ? (c.estimated ? '~' : '') + '$' + c.usd.toFixed(2) : ''
+const money = (c) => c ? costText(c) : ''
+/** A lane's cell of a list column, by the rules the CLI's list uses. */
+const cell = (lane, column) => laneCells(lane)[LIST_COLUMNS.indexOf(column)]
 async function api(path, opts) {
   const res = await fetch(path, { credentials: 'same-origin', headers: { 'content-type': 'application/json' }, ...opts })
   const body = await res.json().catch(() => ({}))
@@ -16,18 +19,20 @@ function activityChip(view) {
   const ev = e ? e.source + (e.detail ? ': ' + e.detail : '') + ', ' + ago(e.at) + ' ago' : ''
   return '<span class="chip activity-' + esc(view.archived ? 'archived' : view.activity) + '" data-activity="' + esc(view.activity) + '" title="' + esc(ev) + '">' + esc(label) + '</span> <span class="muted evidence">' + esc(ev) + '</span>'
 }
-function verdictBadge(v, link) {
+function verdictBadge(lane, link) {
+  const v = lane.verdict
   if (!v) return ''
-  const text = esc(v.value + ' ' + v.defects)
+  const text = esc(cell(lane, 'VERDICT'))
   const cls = 'badge verdict-' + esc(v.value) + (v.stale ? ' stale' : '')
   const title = v.stale ? 'stale: the branch moved past the judged commit' : 'judged ' + esc((v.judged || '').slice(0, 7))
   return link ? '<a class="' + cls + '" data-verdict-link="' + esc(v.by) + '" href="/conv/' + esc(v.by) + '" title="' + title + '">' + text + '</a>' : '<span class="' + cls + '" data-verdict="' + esc(v.value) + '" title="' + title + '">' + text + '</span>'
 }
 function gitCell(l) {
-  const g = l.git
-  if (!g) return l.branch ? '<span class="muted git" data-git="' + esc(l.branch) + '">' + esc(l.branch) + '</span>' : ''
-  const at = (g.branch || 'detached') + '@' + (g.head || '').slice(0, 7)
-  return '<span class="muted git" data-git="' + esc(at) + '">' + esc(at) + (g.ahead !== undefined ? ' ahead ' + g.ahead : '') + (g.dirty ? ' dirty' : ' clean') + '</span>'
+  if (!l.git && !l.branch) return ''
+  const at = cell(l, 'BRANCH@SHA')
+  const ahead = cell(l, 'AHEAD')
+  const dirty = cell(l, 'DIRTY')
+  return '<span class="muted git" data-git="' + esc(at) + '">' + esc(at + (ahead !== '-' ? ' ahead ' + ahead : '') + (dirty !== '-' ? ' dirty ' + dirty : '')) + '</span>'
 }
 function row(tree, node) {
   const c = tree.conversations[node.id]
@@ -42,7 +47,7 @@ function row(tree, node) {
   if (l) {
     parts.push('<span class="report" data-report="' + esc(l.report ? l.report.status : '') + '">' + esc(l.report ? 'report: ' + l.report.status : 'no report') + '</span>')
     parts.push(gitCell(l))
-    parts.push(verdictBadge(l.verdict, l.role === 'builder'))
+    parts.push(verdictBadge(l, l.role === 'builder'))
   }
   if (c.model) parts.push('<span class="muted">' + esc(c.model) + '</span>')
   if (c.cost) parts.push('<span class="muted cost">' + money(c.cost) + '</span>')
@@ -78,9 +83,9 @@ async function drawConv(ref) {
   $('#title').textContent = '#' + c.id + ' ' + c.name
   $('#facts').innerHTML = activityChip(lane || c) + ' <span class="muted">' + esc(c.harness + ' ' + (c.model || '') + ' ' + money(c.cost)) + '</span>' +
     (lane ? ' <span class="chip">' + esc(lane.run + '/' + lane.key + ' ' + lane.role + ' i' + lane.iteration) + '</span>' +
-      (lane.for ? ' <span class="muted">for ' + esc(lane.for.key + ' i' + lane.for.iteration) + '</span>' : '') +
+      (lane.for ? ' <span class="muted">for ' + esc(cell(lane, 'FOR')) + '</span>' : '') +
       ' <span class="report" data-report="' + esc(lane.report ? lane.report.status : '') + '">' + esc(lane.report ? 'report: ' + lane.report.status : 'no report') + '</span> ' +
-      gitCell(lane) + ' ' + verdictBadge(lane.verdict, lane.role === 'builder') : '')
+      gitCell(lane) + ' ' + verdictBadge(lane, lane.role === 'builder') : '')
   const needs = c.activity === 'needs-you'
   $('#needs').hidden = !needs
   $('#needs-what').textContent = needs ? pendingText(c) : ''

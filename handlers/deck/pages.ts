@@ -1,4 +1,5 @@
 import { Hono } from 'hono'
+import { costText, laneCells, LIST_COLUMNS, listCells } from '../../kernel/domain/list-columns.js'
 import type { HandlerEnv } from '../env.js'
 import { CLIENT } from './client.js'
 import { STYLE } from './style.js'
@@ -24,6 +25,9 @@ const treePage = (title: string) =>
 <ul id="tree" class="tree"></ul>`,
   )
 
+/** The list's cell rules, as a module the deck's browser code imports: the very functions the CLI runs. */
+const LIST_COLUMNS_JS = [`export const LIST_COLUMNS = ${JSON.stringify(LIST_COLUMNS)}`, ...[laneCells, listCells, costText].map((f) => `export ${f}`)].join('\n')
+
 /** The Command Deck and the Agents page (the same tree of conversations), and a conversation's page. */
 export const deckPages = new Hono<HandlerEnv>()
   .get('/', (c) => c.html(treePage('Command Deck')))
@@ -40,3 +44,4 @@ export const deckPages = new Hono<HandlerEnv>()
     ),
   )
   .get('/deck/client.js', (c) => c.body(CLIENT, 200, { 'content-type': 'text/javascript; charset=utf-8' }))
+  .get('/deck/list-columns.js', (c) => c.body(LIST_COLUMNS_JS, 200, { 'content-type': 'text/javascript; charset=utf-8' }))

@@ -20,6 +20,35 @@ export interface ListRowFacts {
   cost?: { usd: number; estimated: boolean }
 }
 
+/** A lane as the API answers it (the fields of LaneView the cells are made from). */
+export type LaneCellsInput = Omit<ListRowFacts, 'for' | 'head' | 'ahead' | 'dirty'> & {
+  for?: { key: string; iteration: number }
+  git?: { branch?: string; head?: string; ahead?: number; dirty: boolean }
+}
+
+/** The cells of a lane's row, for the CLI's list and the deck alike. This module imports nothing: the deck serves
+ * these functions' own text to the browser (handlers/deck/pages.ts), so each rule is written once. */
+export function laneCells(v: LaneCellsInput): string[] {
+  return listCells({
+    id: v.id,
+    run: v.run,
+    key: v.key,
+    role: v.role,
+    iteration: v.iteration,
+    activity: v.activity,
+    archived: v.archived,
+    report: v.report,
+    for: v.for ? `${v.for.key} i${v.for.iteration}` : undefined,
+    verdict: v.verdict,
+    branch: v.git ? v.git.branch : v.branch,
+    head: v.git?.head,
+    ahead: v.git?.ahead,
+    dirty: v.git?.dirty,
+    model: v.model,
+    cost: v.cost,
+  })
+}
+
 /** The cells of one row: `-` where a fact does not apply or is unknown. */
 export function listCells(r: ListRowFacts): string[] {
   const dash = (v: string | undefined) => v ?? '-'
@@ -36,6 +65,11 @@ export function listCells(r: ListRowFacts): string[] {
     r.ahead === undefined ? '-' : String(r.ahead),
     r.dirty === undefined ? '-' : r.dirty ? 'yes' : 'no',
     dash(r.model),
-    r.cost ? `${r.cost.estimated ? '~' : ''}$${r.cost.usd.toFixed(2)}` : '-',
+    r.cost ? costText(r.cost) : '-',
   ]
+}
+
+/** A cost as the list and the deck print it: `~` marks an estimate. */
+export function costText(c: { usd: number; estimated: boolean }): string {
+  return `${c.estimated ? '~' : ''}$${c.usd.toFixed(2)}`
 }

@@ -89,8 +89,10 @@ deck('every conversation as a tree: the builder nested under the orchestrator th
   assert.match((await builder.locator('.evidence').textContent())!, /^process start, \d+s ago$/)
   assert.is((await builder.locator('[data-report]').textContent())!.trim(), 'no report')
   const lane = (await w.api.get(`/api/lanes/${b}`)).body
-  // Not pushed yet (the builder waits at its gate): no upstream, so no ahead count.
-  assert.is((await builder.locator('[data-git]').textContent())!.trim(), `r1/b@${lane.git.head.slice(0, 7)} clean`)
+  // Not pushed yet (the builder waits at its gate): no upstream, so no ahead count. The words are the list's.
+  assert.is((await builder.locator('[data-git]').textContent())!.trim(), `r1/b@${lane.git.head.slice(0, 7)} dirty no`)
+  const listed = (await w.h.ok(['lane', 'list'])).split('\n').find((l) => l.startsWith(`${b} `))!.split(/ +/)
+  assert.equal(listed.slice(8, 11), [`r1/b@${lane.git.head.slice(0, 7)}`, '-', 'no'], 'the CLI prints the same cells')
   assert.match((await builder.textContent())!, 'model-builder')
   assert.is((await row(w, oid).locator('[data-role]').textContent())!.trim(), 'orchestrator i1')
   await shot(w, 'deck-tree.png')

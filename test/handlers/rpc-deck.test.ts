@@ -1,11 +1,13 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CLIENT } from '../../handlers/deck/client.js'
 import { HTTP_STATUS } from '../../handlers/status.js'
 import { ERROR_CODES } from '../../kernel/domain/errors.js'
+import { LIST_COLUMNS, laneCells, type LaneCellsInput } from '../../kernel/domain/list-columns.js'
 import { answer, err, harness, refuse } from './kit.js'
 
 // ---- /rpc ----
@@ -74,15 +76,36 @@ test('GET /conv/:ref: the conversation page with transcript, composer, needs-you
   assert.not.match(hostile, '<img src=x>')
 })
 
-test('GET /deck/client.js: the browser code, as JavaScript that parses', async () => {
+/** Does this text parse as a JavaScript module? */
+const parsesAsModule = (code: string) => spawnSync(process.execPath, ['--input-type=module', '--check'], { input: code }).status === 0
+
+test('GET /deck/client.js: the browser code, as a JavaScript module that parses', async () => {
   const { ask } = harness({})
   const res = await ask('/deck/client.js')
   assert.is(res.status, 200)
   assert.is(res.headers.get('content-type'), 'text/javascript; charset=utf-8')
   const code = await res.text()
   assert.is(code, CLIENT)
-  assert.not.throws(() => new Function(code))
+  assert.ok(parsesAsModule(code))
+  assert.not.ok(parsesAsModule(code + '\n(('), 'the check can fail')
   for (const route of ['/api/tree', '/api/events', '/api/convs/', '/tell', '/answer', '/reap']) assert.match(code, route)
+})
+
+test('GET /deck/list-columns.js: the very cell rules of the CLI list, as a module the deck imports', async () => {
+  const { ask } = harness({})
+  const res = await ask('/deck/list-columns.js')
+  assert.is(res.status, 200)
+  assert.is(res.headers.get('content-type'), 'text/javascript; charset=utf-8')
+  const served = await import(`data:text/javascript,${encodeURIComponent(await res.text())}`)
+  assert.equal(served.LIST_COLUMNS, [...LIST_COLUMNS])
+  const lanes: LaneCellsInput[] = [
+    { id: '2', run: 'r1', key: 'b', role: 'builder', iteration: 1, activity: 'working', archived: false, branch: 'r1/b', git: { branch: 'r1/b', head: '0123456789', ahead: 2, dirty: true }, model: 'm', cost: { usd: 0.5, estimated: true } },
+    { id: '3', run: 'r1', key: 'b', role: 'critic', iteration: 1, activity: 'idle', archived: false, for: { key: 'b', iteration: 1 }, report: { status: 'done' }, verdict: { value: 'NOT_YET', defects: 3 }, git: { head: 'abcdef01', dirty: false } },
+    { id: '4', run: 'r1', key: 'p', role: 'play', iteration: 1, activity: 'stopped', archived: true, branch: 'r1/p' },
+  ]
+  for (const l of lanes) assert.equal(served.laneCells(l), laneCells(l))
+  assert.equal(served.laneCells(lanes[1]).slice(8, 11), ['(detached)@abcdef0', '-', 'no'])
+  assert.is(served.costText({ usd: 1.234, estimated: false }), '$1.23')
 })
 
 // ---- what the handlers may import ----
@@ -98,6 +121,7 @@ function runtimeImports(entry: string, seen = new Set<string>()): Set<string> {
     const src = readFileSync(file, 'utf8')
     for (const m of src.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm)) {
       const spec = m[1] ?? m[2] ?? m[3]
+      if (spec.startsWith('/deck/')) continue // the browser's import, in the deck's client code
       if (spec.startsWith('.')) visit(resolve(dirname(file), spec))
       else out.add(spec)
     }
