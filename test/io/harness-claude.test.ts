@@ -3,9 +3,9 @@ import * as assert from 'uvu/assert'
 import { loadStream } from '../../fixtures/streams.js'
 import type { LaunchSpec, RunnerState } from '../../kernel/domain/runner-state.js'
 import { claudeAdapter, permissionResponse, userLine } from '../../kernel/io/harness/claude.js'
-import { freshState, NOW, replay } from '../helpers/replay.js'
+import { freshState, launchSpec, NOW, replay } from '../helpers/replay.js'
 
-const spec = (extra: Partial<LaunchSpec> = {}): LaunchSpec => ({ id: '7', name: 'r1-b', harness: 'claude', cwd: '/lanes/r1-b', env: {}, envDrop: [], envDropPrefixes: [], play: false, ...extra })
+const spec = (extra: Partial<LaunchSpec> = {}) => launchSpec({ harness: 'claude', ...extra })
 const working = (): RunnerState => ({ ...freshState(), phase: { value: 'working', source: 'test', at: NOW } })
 const exit = (code: number | null, extra: Partial<{ signal: string | null; stopping: boolean; stderrTail: string[] }> = {}) => ({ code, signal: null, stopping: false, stderrTail: [], ...extra })
 
@@ -123,7 +123,7 @@ test('basic then a follow-up: idle after each result, the cost is cumulative fro
   const first = replay(claudeAdapter, loadStream('claude', 'basic'))
   assert.equal(first.phases, ['working', 'idle'])
   assert.equal(first.state.cost, { usd: 0.0213, estimated: false })
-  const tell = claudeAdapter.deliver('and the tests?', first.state, NOW + 100)
+  const tell = claudeAdapter.deliver('and the tests?', first.state, NOW + 100, spec())
   assert.is(tell.stdin, userLine('and the tests?'))
   assert.is(tell.state?.phase?.value, 'working')
   const second = replay(claudeAdapter, loadStream('claude', '_followup').slice(1), { state: { ...first.state, ...tell.state }, vars: { PROMPT: 'and the tests?', TOTAL_COST: 0.0213 }, started: false })
@@ -134,21 +134,21 @@ test('basic then a follow-up: idle after each result, the cost is cumulative fro
 })
 
 test('a message during a turn is held, then sent (joined with others) when the result comes; working until the next result', () => {
-  const held1 = claudeAdapter.deliver('one more thing', working(), NOW)
+  const held1 = claudeAdapter.deliver('one more thing', working(), NOW, spec())
   assert.is(held1.stdin, undefined)
   assert.equal(held1.state, { queued: ['one more thing'] })
   assert.equal(held1.transcript, [
     { kind: 'user', text: 'one more thing' },
     { kind: 'system', text: 'held until the current turn ends' },
   ])
-  const state = { ...working(), ...held1.state, ...claudeAdapter.deliver('and another', { ...working(), ...held1.state }, NOW).state }
+  const state = { ...working(), ...held1.state, ...claudeAdapter.deliver('and another', { ...working(), ...held1.state }, NOW, spec()).state }
   assert.equal(state.queued, ['one more thing', 'and another'])
   const res = claudeAdapter.stdoutLine(JSON.stringify({ type: 'result', subtype: 'success', total_cost_usd: 0.5 }), state, NOW + 1)
   assert.is(res.stdin, userLine('one more thing\n\nand another'))
   assert.equal(res.state?.queued, [])
   assert.is(res.state?.phase?.value, 'working')
   assert.is(res.state?.phase?.source, 'stream: result; held messages sent')
-  const held2 = claudeAdapter.deliver('while it waits on me', { ...freshState(), phase: { value: 'needs-you', reason: 'plan', source: 't', at: NOW } }, NOW)
+  const held2 = claudeAdapter.deliver('while it waits on me', { ...freshState(), phase: { value: 'needs-you', reason: 'plan', source: 't', at: NOW } }, NOW, spec())
   assert.equal(held2.state?.queued, ['while it waits on me'])
 })
 
@@ -163,7 +163,7 @@ test('sigterm: the turn never finishes; the replay stays working, with no result
   assert.equal(r.phases, ['working'])
   assert.is(r.state.turns, undefined)
   assert.is(r.state.cost, undefined)
-  const end = claudeAdapter.exited(exit(null, { signal: 'SIGTERM', stopping: true }), r.state, NOW)
+  const end = claudeAdapter.exited(exit(null, { signal: 'SIGTERM', stopping: true }), r.state, NOW, spec())
   assert.equal(end, { end: true }, 'a stop is no failure to start')
 })
 
@@ -172,7 +172,7 @@ test('login: an authentication failure is a spawn error with the CLI’s text, a
   assert.equal(r.state.spawnError, { at: NOW + 2, message: 'Invalid API key · Please run /login' })
   assert.ok(r.reductions.some((x) => x.closeInput))
   assert.ok(r.transcript.some((l) => l.kind === 'error' && l.text === 'authentication_failed: Invalid API key · Please run /login'))
-  const end = claudeAdapter.exited(exit(0), r.state, NOW + 10)
+  const end = claudeAdapter.exited(exit(0), r.state, NOW + 10, spec())
   assert.equal(end, { end: true }, 'the first error stays the evidence')
 })
 
@@ -183,11 +183,11 @@ test('a rate limit is reported, not a failure to start', () => {
 })
 
 test('exiting before a first finished turn, unasked, is a spawn error with the CLI’s own words', () => {
-  const bad = claudeAdapter.exited(exit(1, { stderrTail: ['', "error: unknown option '--effort'"] }), freshState(), NOW)
+  const bad = claudeAdapter.exited(exit(1, { stderrTail: ['', "error: unknown option '--effort'"] }), freshState(), NOW, spec())
   assert.equal(bad, { end: true, state: { spawnError: { at: NOW, message: "claude exited with code 1: error: unknown option '--effort'" } } })
-  const killed = claudeAdapter.exited(exit(null, { signal: 'SIGKILL' }), working(), NOW)
+  const killed = claudeAdapter.exited(exit(null, { signal: 'SIGKILL' }), working(), NOW, spec())
   assert.equal(killed.state?.spawnError?.message, 'claude was killed by SIGKILL')
-  assert.equal(claudeAdapter.exited(exit(1), { ...working(), turns: 2 }, NOW), { end: true }, 'after a finished turn an exit is just the end')
+  assert.equal(claudeAdapter.exited(exit(1), { ...working(), turns: 2 }, NOW, spec()), { end: true }, 'after a finished turn an exit is just the end')
 })
 
 test.run()

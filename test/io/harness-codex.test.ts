@@ -4,9 +4,9 @@ import { codexTurnEntries, loadStream } from '../../fixtures/streams.js'
 import type { LaunchSpec, RunnerState } from '../../kernel/domain/runner-state.js'
 import { estimateUsd, pricesFor } from '../../kernel/domain/token-cost.js'
 import { codexAdapter, codexTurn } from '../../kernel/io/harness/codex.js'
-import { freshState, NOW, replay } from '../helpers/replay.js'
+import { freshState, launchSpec, NOW, replay } from '../helpers/replay.js'
 
-const spec = (extra: Partial<LaunchSpec> = {}): LaunchSpec => ({ id: '8', name: 'r1-c', harness: 'codex', cwd: '/lanes/r1-c', env: {}, envDrop: [], envDropPrefixes: [], play: false, firstMessage: 'the contract', ...extra })
+const spec = (extra: Partial<LaunchSpec> = {}) => launchSpec({ id: '8', name: 'r1-c', harness: 'codex', cwd: '/lanes/r1-c', firstMessage: 'the contract', ...extra })
 const exit = (code: number | null, extra: Partial<{ signal: string | null; stopping: boolean; stderrTail: string[] }> = {}) => ({ code, signal: null, stopping: false, stderrTail: [], ...extra })
 const turn = (scenario: string, n: number) => codexTurnEntries(loadStream('codex', scenario), n)
 const TURN1_USD = (315 * 1.25 + 24448 * 0.125 + 122 * 10) / 1e6

@@ -3,14 +3,11 @@ import * as assert from 'uvu/assert'
 import { claudeAdapter } from '../../kernel/io/harness/claude.js'
 import { shellAdapter } from '../../kernel/io/harness/shell.js'
 import { adapterFor } from '../../kernel/io/harness/index.js'
-import type { LaunchSpec, RunnerState } from '../../kernel/domain/runner-state.js'
+import type { RunnerState } from '../../kernel/domain/runner-state.js'
+import { freshState, launchSpec, NOW } from '../helpers/replay.js'
 
-const NOW = 1_700_000_000_000
-
-function spec(extra: Partial<LaunchSpec> = {}): LaunchSpec {
-  return { id: '7', name: 'r1-b', harness: 'claude', cwd: '/lanes/r1-b', env: {}, envDrop: [], envDropPrefixes: [], play: false, ...extra }
-}
-const emptyState = (): RunnerState => ({ runner: { pid: 100, start: '555' } })
+const spec = launchSpec
+const emptyState = freshState
 
 // ---- shell ----
 
@@ -32,7 +29,7 @@ test('shell buildLaunch without a script refuses', () => {
 })
 
 test('shell started: phase working at the given time', () => {
-  const r = shellAdapter.started(NOW)
+  const r = shellAdapter.started(NOW, spec({ harness: 'shell', script: '/s' }))
   assert.is(r.state?.phase?.value, 'working')
   assert.is(r.state?.phase?.at, NOW)
   assert.type(r.state?.phase?.source, 'string')
@@ -45,11 +42,11 @@ test('shell stdoutLine: a stdout transcript line and no state change', () => {
 })
 
 test('shell deliver: appended to the inbox file with one trailing newline, never stdin', () => {
-  const r = shellAdapter.deliver('please also fix x', emptyState(), NOW)
+  const r = shellAdapter.deliver('please also fix x', emptyState(), NOW, launchSpec({ harness: 'shell' }))
   assert.is(r.appendToFile, 'please also fix x\n')
   assert.is(r.stdin, undefined)
   assert.equal(r.transcript, [{ kind: 'user', text: 'please also fix x' }])
-  assert.is(shellAdapter.deliver('already\n', emptyState(), NOW).appendToFile, 'already\n')
+  assert.is(shellAdapter.deliver('already\n', emptyState(), NOW, launchSpec({ harness: 'shell' })).appendToFile, 'already\n')
 })
 
 // ---- claude ----
@@ -108,8 +105,8 @@ test('claude buildLaunch: minimal spec has no optional flags and no initial inpu
   assert.is(plan.stdin, 'keep-open')
 })
 
-test('claude started: working', () => {
-  const r = claudeAdapter.started(NOW)
+test('claude started with a first message: working', () => {
+  const r = claudeAdapter.started(NOW, spec({ firstMessage: 'go' }))
   assert.is(r.state?.phase?.value, 'working')
   assert.is(r.state?.phase?.at, NOW)
 })
@@ -202,7 +199,7 @@ test('claude stdoutLine: an unknown event type changes nothing', () => {
 test('claude: the recorded stream folded in order ends idle with model, session and cost', () => {
   let state = emptyState()
   const phases: string[] = []
-  const started = claudeAdapter.started(NOW)
+  const started = claudeAdapter.started(NOW, spec({ firstMessage: 'go' }))
   state = { ...state, ...started.state }
   phases.push(state.phase!.value)
   STREAM.forEach((line, i) => {
@@ -218,7 +215,7 @@ test('claude: the recorded stream folded in order ends idle with model, session 
 })
 
 test('claude deliver: a user line on stdin and phase working', () => {
-  const r = claudeAdapter.deliver('next step', emptyState(), NOW)
+  const r = claudeAdapter.deliver('next step', emptyState(), NOW, launchSpec())
   assert.is(r.stdin, userLine('next step'))
   assert.is(r.state?.phase?.value, 'working')
   assert.is(r.state?.phase?.at, NOW)

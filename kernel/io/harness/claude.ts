@@ -94,7 +94,7 @@ export const claudeAdapter: ProcessAdapter = {
     }
   },
   started(now, spec) {
-    if (spec && !spec.firstMessage) return { state: { phase: { value: 'idle', source: 'launch: no first message', at: now } } }
+    if (!spec.firstMessage) return { state: { phase: { value: 'idle', source: 'launch: no first message', at: now } } }
     return { state: { phase: { value: 'working', source: 'stream: first user message', at: now } } }
   },
   stdoutLine(line, state, now): Reduction {

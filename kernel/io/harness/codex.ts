@@ -59,8 +59,8 @@ export const codexAdapter: HarnessAdapter = {
     return spec.resume ? { ...plan, notes: ['codex exec cannot fork a thread: this conversation starts a new one'] } : plan
   },
   started(now, spec) {
-    const model = spec?.model ? { model: spec.model } : {}
-    if (spec && spec.firstMessage === undefined) return { state: { ...model, phase: { value: 'idle', source: 'launch: waiting for a first message', at: now } } }
+    const model = spec.model ? { model: spec.model } : {}
+    if (spec.firstMessage === undefined) return { state: { ...model, phase: { value: 'idle', source: 'launch: waiting for a first message', at: now } } }
     return { state: { ...model, phase: { value: 'working', source: 'launch: first message', at: now } } }
   },
   stdoutLine(line, state, now): Reduction {
@@ -91,7 +91,6 @@ export const codexAdapter: HarnessAdapter = {
   },
   deliver(text, state, now, spec) {
     if (busy(state)) return hold(text, state)
-    if (!spec) return { transcript: [{ kind: 'error', text: 'no launch spec to start a codex turn with' }] }
     return {
       spawn: codexTurn(spec, text, state.session),
       state: { phase: { value: 'working', source: state.session ? 'launch: codex exec resume' : 'launch: first message', at: now } },
@@ -108,7 +107,7 @@ export const codexAdapter: HarnessAdapter = {
     const transcript: TranscriptLine[] = said ? [{ kind: 'error', text: said }] : []
     const error: Partial<RunnerState> = said ? { lastError: { at: now, message: said } } : {}
     const held = state.queued ?? []
-    if (held.length && spec) {
+    if (held.length) {
       return {
         end: false,
         transcript,

@@ -55,17 +55,17 @@ export interface HarnessAdapter {
   /** The first process; undefined when there is nothing to run before a first message arrives. */
   buildLaunch(spec: LaunchSpec): LaunchPlan | undefined
   /** State right after the first process started (or, with no first process, right after the runner did). */
-  started(now: number, spec?: LaunchSpec): Reduction
+  started(now: number, spec: LaunchSpec): Reduction
   /** One line of the harness's stdout. */
   stdoutLine(line: string, state: RunnerState, now: number): Reduction
   /** A message sent with `tell`: how it reaches the harness. */
-  deliver(text: string, state: RunnerState, now: number, spec?: LaunchSpec): Reduction & { appendToFile?: string }
+  deliver(text: string, state: RunnerState, now: number, spec: LaunchSpec): Reduction & { appendToFile?: string }
   /** An answer to the pending request; a harness without requests has none. */
   answer?(a: Answer, state: RunnerState, now: number): Reduction
   /** Bytes asking the harness to stop its turn, written before any signal. */
   interrupt?(state: RunnerState): string | undefined
   /** A harness process exited; `end` says the conversation is over (else the runner waits for messages). */
-  exited(exit: ExitFacts, state: RunnerState, now: number, spec?: LaunchSpec): Reduction & { end: boolean }
+  exited(exit: ExitFacts, state: RunnerState, now: number, spec: LaunchSpec): Reduction & { end: boolean }
 }
 
 /** An adapter whose conversation always starts with a process (the first message, or none, is given to it). */
