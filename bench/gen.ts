@@ -2,17 +2,18 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { ConversationRecord } from '../kernel/domain/conversation.js'
 import type { Report } from '../kernel/domain/report.js'
+import { convFiles } from '../kernel/home.js'
+import type { ReportsDoc } from '../kernel/io/store.js'
 
 /** Write a store of `n` conversations straight to disk (as the kernel would have left them): the first `lanes` are
  * play lanes of run `bench` under a root, the rest ended root conversations; each lane gets `reportsPer` reports. */
 export function writeStore(service: string, opts: { n: number; lanes: number; reportsPer: number; lanesRoot: string; createdAt?: number }) {
-  const agents = join(service, 'agents')
   const now = opts.createdAt ?? Date.now() - 3600_000
   const write = (rec: ConversationRecord, reports: Report[]) => {
-    const dir = join(agents, `conv-${rec.name}`)
-    mkdirSync(dir, { recursive: true })
-    writeFileSync(join(dir, 'record.json'), JSON.stringify(rec))
-    if (reports.length) writeFileSync(join(dir, 'reports.json'), JSON.stringify({ reports }))
+    const files = convFiles(service, rec.name)
+    mkdirSync(files.dir, { recursive: true })
+    writeFileSync(files.record, JSON.stringify(rec))
+    if (reports.length) writeFileSync(files.reports, JSON.stringify({ reports } satisfies ReportsDoc))
   }
   write({ id: '1', name: 'root', createdAt: now, harness: 'none', cwd: service, project: 'bench' }, [])
   let at = now

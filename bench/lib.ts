@@ -1,9 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdirSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
+import { makeServiceHome, serviceEnv } from '../fixtures/service-home.js'
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 export const SVC = join(ROOT, 'dist', 'cli', 'main.js')
@@ -42,12 +42,8 @@ export function removeBenchHomes(): void {
 
 /** A throwaway HOME with its service home, under the user's home (lanes roots may not lie under /tmp). */
 export function benchHome(label: string) {
-  const dir = join(homedir(), '.svc-bench-homes', `${label}-${randomBytes(3).toString('hex')}`)
-  const home = join(dir, 'home')
-  const service = join(home, '.service')
-  mkdirSync(service, { recursive: true, mode: 0o700 })
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, SERVICE_HOME: service }
-  for (const k of Object.keys(env)) if (k.startsWith('SERVICE_') && k !== 'SERVICE_HOME') delete env[k]
+  const { dir, home, service } = makeServiceHome(join(homedir(), '.svc-bench-homes'), label)
+  const env = serviceEnv(home, service)
   return {
     dir,
     home,

@@ -217,16 +217,12 @@ export function worktreeStamp(dir: string): string {
 /** The tree of everything in the worktree (tracked changes and untracked files, ignored ones aside), built in a
  * temporary index so the worktree's own index is never touched. */
 export async function snapshotTree(dir: string): Promise<string> {
-  const gitDir = worktreeGitDir(dir)
-  if (!gitDir) throw new SvcError('conflict', `${dir} is not a git worktree`)
-  const index = join(gitDir, `svc-snapshot-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`)
-  try {
-    const e = { GIT_INDEX_FILE: index }
+  return withTempIndex(dir, 'snapshot', async (index, e) => {
     // Start from a copy of the worktree's own index: its stat data spares hashing every unchanged file. `add -A`
     // then makes the copy match the working tree whatever it held, so the tree is the same as from HEAD's.
     // The copy gets an mtime a second older than the index: git rehashes an entry whose file is not older than
     // the index ("racily clean"), and a copy made now would hide an edit of the same size in the same second.
-    const own = join(gitDir, 'index')
+    const own = join(worktreeGitDir(dir)!, 'index')
     if (existsSync(own)) {
       const st = statSync(own)
       copyFileSync(own, index)
@@ -234,6 +230,17 @@ export async function snapshotTree(dir: string): Promise<string> {
     } else await git(dir, ['read-tree', 'HEAD'], e)
     await git(dir, ['add', '-A'], e)
     return (await git(dir, ['write-tree'], e)).trim()
+  })
+}
+
+/** Run `fn` with an index file of its own in the worktree's git directory (and the environment naming it for
+ * git), removed afterwards whatever happens: the worktree's own index is never touched. */
+async function withTempIndex<T>(dir: string, label: string, fn: (index: string, env: Record<string, string>) => Promise<T>): Promise<T> {
+  const gitDir = worktreeGitDir(dir)
+  if (!gitDir) throw new SvcError('conflict', `${dir} is not a git worktree`)
+  const index = join(gitDir, `svc-${label}-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`)
+  try {
+    return await fn(index, { GIT_INDEX_FILE: index })
   } finally {
     rmSync(index, { force: true })
   }
@@ -242,17 +249,11 @@ export async function snapshotTree(dir: string): Promise<string> {
 /** Apply the patch file to HEAD in a temporary index and return the resulting tree: proof that it reproduces the
  * work. */
 export async function treeFromPatch(dir: string, patchPath: string): Promise<string> {
-  const gitDir = worktreeGitDir(dir)
-  if (!gitDir) throw new SvcError('conflict', `${dir} is not a git worktree`)
-  const index = join(gitDir, `svc-verify-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`)
-  try {
-    const e = { GIT_INDEX_FILE: index }
+  return withTempIndex(dir, 'verify', async (_, e) => {
     await git(dir, ['read-tree', 'HEAD'], e)
     if (statSync(patchPath).size > 0) await git(dir, ['apply', '--cached', '--binary', '--whitespace=nowarn', patchPath], e)
     return (await git(dir, ['write-tree'], e)).trim()
-  } finally {
-    rmSync(index, { force: true })
-  }
+  })
 }
 
 /** Write the patch from `from` to `to` into a file, byte for byte: git writes it itself, because the text of a

@@ -10,19 +10,26 @@ function execText(cmd: string, args: string[]): string {
 
 const hasProc = existsSync('/proc/self/stat')
 
+/** The fields of /proc/<pid>/stat this module reads, or undefined if the process is gone. The command name in
+ * parentheses may hold spaces and parentheses itself, so the fields are counted from its last `)`. */
+export function procStat(pid: number | string): { state: string; ppid: number; pgid: number; start: string } | undefined {
+  let stat: string
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  } catch {
+    return undefined
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return { state: fields[0], ppid: Number(fields[1]), pgid: Number(fields[2]), start: fields[19] }
+}
+
 /** Start time of a process (clock ticks since boot on Linux, a date string elsewhere); undefined if it is gone.
  * Together with the pid it names one process: pids are reused, start times are not. */
 export function processStartTime(pid: number): string | undefined {
   if (!Number.isInteger(pid) || pid <= 0) return undefined
   if (hasProc) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      if (fields[0] === 'Z') return undefined // a zombie has exited
-      return fields[19]
-    } catch {
-      return undefined
-    }
+    const st = procStat(pid)
+    return st && st.state !== 'Z' ? st.start : undefined // a zombie has exited
   }
   try {
     return execText('ps', ['-o', 'lstart=', '-p', String(pid)]).trim() || undefined
@@ -64,11 +71,8 @@ export function groupAlive(pgid: number): boolean {
   }
   for (const p of readdirSync('/proc')) {
     if (!/^\d+$/.test(p)) continue
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      if (fields[0] !== 'Z' && Number(fields[2]) === pgid) return true
-    } catch {}
+    const st = procStat(p)
+    if (st && st.state !== 'Z' && st.pgid === pgid) return true
   }
   return false
 }
@@ -102,14 +106,11 @@ export function processesInside(given: string): ProcessInfo[] {
       }
       if (!inside(cwd)) continue
       let command = ''
-      let ids: { ppid?: number; pgid?: number } = {}
       try {
         command = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ')
-        const stat = readFileSync(`/proc/${p}/stat`, 'utf8')
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-        ids = { ppid: Number(fields[1]), pgid: Number(fields[2]) }
       } catch {}
-      found.push({ pid: Number(p), cwd, command, ...ids })
+      const st = procStat(p)
+      found.push({ pid: Number(p), cwd, command, ...(st ? { ppid: st.ppid, pgid: st.pgid } : {}) })
     }
     return found
   }

@@ -1,7 +1,7 @@
 import { Low, type Adapter } from 'lowdb'
 import { readFile, mkdir, unlink, readdir, stat } from 'node:fs/promises'
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { SvcError } from '../domain/errors.js'
 import { WRITE_ONCE_FIELDS, type ConversationRecord } from '../domain/conversation.js'
 import type { Report } from '../domain/report.js'
@@ -38,7 +38,7 @@ function parseStoreFile<T>(path: string, text: string): T {
   }
 }
 
-interface ReportsDoc {
+export interface ReportsDoc {
   reports: Report[]
 }
 
@@ -63,12 +63,12 @@ export class Store {
     const store = new Store(home)
     const agents = homePaths(home).agents
     mkdirSync(agents, { recursive: true, mode: 0o700 })
-    for (const d of readdirSync(agents)) if (d.startsWith('conv-')) store.loadDir(join(agents, d), d.slice(5))
+    for (const d of readdirSync(agents)) if (d.startsWith('conv-')) store.loadDir(d.slice(5))
     return store
   }
 
-  private loadDir(dir: string, name: string) {
-    const path = join(dir, 'record.json')
+  private loadDir(name: string) {
+    const { dir, record: path } = convFiles(this.home, name)
     let text: string
     try {
       text = readFileSync(path, 'utf8')
@@ -94,11 +94,12 @@ export class Store {
       const agents = homePaths(this.home).agents
       for (const d of await readdir(agents)) {
         if (!d.startsWith('conv-')) continue
-        const entries = await readdir(join(agents, d)).catch(() => [] as string[])
+        const files = convFiles(this.home, d.slice(5))
+        const entries = await readdir(files.dir).catch(() => [] as string[])
         // Not this kernel's own: a write of this process may be under way.
-        for (const e of entries) if (isTempName(e) && tempOwner(e) !== process.pid) this.staleTemps.push(join(agents, d, e))
-        if (entries.includes('reports.json')) {
-          const st = await stat(join(agents, d, 'reports.json')).catch(() => undefined)
+        for (const e of entries) if (isTempName(e) && tempOwner(e) !== process.pid) this.staleTemps.push(join(files.dir, e))
+        if (entries.includes(basename(files.reports))) {
+          const st = await stat(files.reports).catch(() => undefined)
           if (st) this.lastReportAt = Math.max(this.lastReportAt, Math.ceil(st.mtimeMs))
         }
       }

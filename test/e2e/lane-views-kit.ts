@@ -3,6 +3,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync,
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { TestHome, alive, until } from '../helpers/home.js'
+import { procStat } from '../../kernel/io/procs.js'
 import { setupProject, type Setup } from '../helpers/project.js'
 
 /** The shared world of the list, show, stop and reap suites: a throwaway home, the sample project, a root
@@ -145,11 +146,8 @@ export function groupLeft(pgid: number): number[] {
   const left: number[] = []
   for (const p of readdirSync('/proc')) {
     if (!/^\d+$/.test(p)) continue
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8')
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      if (f[0] !== 'Z' && Number(f[2]) === pgid) left.push(Number(p))
-    } catch {}
+    const st = procStat(p)
+    if (st && st.state !== 'Z' && st.pgid === pgid) left.push(Number(p))
   }
   return left
 }

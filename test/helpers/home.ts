@@ -4,6 +4,8 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { randomBytes } from 'node:crypto'
+import { procStat } from '../../kernel/io/procs.js'
+import { makeServiceHome, serviceEnv } from '../../fixtures/service-home.js'
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 export const SVC_MAIN = join(ROOT, 'dist', 'cli', 'main.js')
@@ -26,15 +28,11 @@ export class TestHome {
   extraEnv: Record<string, string> = {}
 
   constructor(label = 't') {
-    this.dir = join(TEST_HOMES, `${label}-${process.pid}-${randomBytes(4).toString('hex')}`)
-    this.home = join(this.dir, 'home')
-    this.service = join(this.home, '.service')
-    mkdirSync(this.service, { recursive: true, mode: 0o700 })
+    ;({ dir: this.dir, home: this.home, service: this.service } = makeServiceHome(TEST_HOMES, label))
   }
 
   env(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-    const env: NodeJS.ProcessEnv = { ...process.env, HOME: this.home, SERVICE_HOME: this.service, ...this.extraEnv }
-    for (const k of Object.keys(env)) if (k.startsWith('SERVICE_') && k !== 'SERVICE_HOME' && !(k in this.extraEnv)) delete env[k]
+    const env = serviceEnv(this.home, this.service, this.extraEnv)
     for (const [k, v] of Object.entries(extra)) {
       if (v === undefined) delete env[k]
       else env[k] = v
@@ -106,8 +104,7 @@ export class TestHome {
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0)
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
+    return procStat(pid)?.state !== 'Z'
   } catch {
     return false
   }

@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { groupAlive, isAlive, processStartTime, processesInside, signalGroup, signalProcess } from '../../kernel/io/procs.js'
+import { groupAlive, isAlive, processStartTime, processesInside, procStat, signalGroup, signalProcess } from '../../kernel/io/procs.js'
 
 const BASE = join(homedir(), '.svc-test-homes', `io-procs-${process.pid}-${randomBytes(4).toString('hex')}`)
 mkdirSync(BASE, { recursive: true, mode: 0o700 })
@@ -31,11 +31,8 @@ function childrenOf(pid: number): { pid: number; state: string }[] {
   const out: { pid: number; state: string }[] = []
   for (const p of readdirSync('/proc')) {
     if (!/^\d+$/.test(p)) continue
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      if (Number(fields[1]) === pid) out.push({ pid: Number(p), state: fields[0] })
-    } catch {}
+    const st = procStat(p)
+    if (st?.ppid === pid) out.push({ pid: Number(p), state: st.state })
   }
   return out
 }

@@ -70,7 +70,9 @@ test(`random-kill soak: ${KILLS} SIGKILLs of the kernel at random moments under 
       }
       checked++
     }
-    assert.ok(acks.length >= KILLS / 4, `the load made progress (${acks.length} lanes)`)
+    // That there was load to check, not a speed: a quiet machine completes about one lane in two kills, one whose
+    // disk is slow to create files (right after a large delete) one in six.
+    assert.ok(acks.length >= KILLS / 8, `the load made progress (${acks.length} lanes)`)
     // Reports too, not lanes alone: a report call failing every time would otherwise leave nothing to check.
     const reports = acks.reduce((sum, a) => sum + a.reports.length, 0)
     assert.ok(reports >= acks.length, `acknowledged reports to check (${reports} for ${acks.length} lanes)`)
