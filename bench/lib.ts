@@ -1,9 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { rmSync } from 'node:fs'
+import { readdirSync, rmSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { makeServiceHome, serviceEnv } from '../fixtures/service-home.js'
+import { Limiter } from '../kernel/serial.js'
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 export const SVC = join(ROOT, 'dist', 'cli', 'main.js')
@@ -36,8 +37,26 @@ const leftBehind: string[] = []
  * slow to create files for minutes after (its inode allocator steps over every recently freed inode: a profile of
  * 20 000 file creations right after such a delete shows most of 6 s of system time in recently_deleted, against
  * 0.7 s on a quiet disk), and the benchmarks that follow would measure that instead of themselves. */
-export function removeBenchHomes(): void {
-  for (const dir of leftBehind.splice(0)) rmSync(dir, { recursive: true, force: true })
+export async function removeBenchHomes(): Promise<void> {
+  const homes = leftBehind.splice(0)
+  // The disk waits on each freed block (it is mounted with discard), so removals side by side finish sooner: four
+  // at once took 3.1 s for 40 000 files where one at a time took 6.5 s. The lanes and checkouts lie four levels down.
+  const four = new Limiter(4)
+  const rm = (path: string) => new Promise<void>((resolve) => spawn('rm', ['-rf', '--', path], { stdio: 'ignore' }).on('close', () => resolve()))
+  await Promise.all(homes.flatMap((dir) => entriesAt(dir, 4)).map((path) => four.run(() => rm(path))))
+  for (const dir of homes) rmSync(dir, { recursive: true, force: true })
+}
+
+/** The paths `depth` levels below `dir`; files and empty folders above that go in the final removal. */
+function entriesAt(dir: string, depth: number): string[] {
+  if (depth === 0) return [dir]
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return []
+  }
+  return names.flatMap((n) => entriesAt(join(dir, n), depth - 1))
 }
 
 /** A throwaway HOME with its service home, under the user's home (lanes roots may not lie under /tmp). */

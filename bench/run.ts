@@ -22,7 +22,7 @@ try {
   }
 } finally {
   const removing = Date.now()
-  removeBenchHomes()
+  await removeBenchHomes()
   console.log(`  (removing the bench homes: ${((Date.now() - removing) / 1000).toFixed(1)} s)`)
 }
 

@@ -7,7 +7,9 @@ import { remotePort } from '../kernel/port-client.js'
 import { bigProject } from './big-repo.js'
 import { benchHome, median, SVC, timeCommand, type Figure } from './lib.js'
 
-const RUNS = 5
+const RUNS = 3
+/** Rounds of the concurrency figure: each measures both sides, in alternating order. */
+const ROUNDS = 3
 
 /** `svc lane start --no-wait` of a builder in a repository of 20 000 files against `git worktree add` of the same;
  * the same with sparse_checkout selecting 5%; 50 concurrent starts against 50 serial worktree adds. */
@@ -57,17 +59,33 @@ export async function bench(): Promise<Figure[]> {
     const sparseFloor = median(nodes) + median(fetchesT) + median(gitSparse)
     const floorNote = `node -e 0 ${median(nodes).toFixed(0)} ms + git fetch ${median(fetchesT).toFixed(0)} ms + git's sparse steps ${median(gitSparse).toFixed(0)} ms`
 
-    // 50 concurrent starts of different keys, against 50 serial worktree adds of the same tree. A project of 2 000
-    // files keeps this within the bench's time (50 × 20 000 files would take minutes on each side).
-    const small = bigProject(join(h.home, 'src-small'), 2_000)
+    // 50 concurrent starts of different keys, against 50 serial worktree adds of the same tree, in ROUNDS rounds.
+    // A project of 1 000 files keeps this within the bench's time: every round writes 100 trees, and this disk
+    // (mounted with discard) removes about 4 000 files a second at the end. A smaller tree weighs the kernel's own
+    // cost of a start more, not less.
+    const small = bigProject(join(h.home, 'src-small'), 1_000)
     writeProjectsYaml(h.service, { ...small, key: 'small' }, { gauntlet: { roles } })
     const smallRoot = (await port.convNew({ harness: 'none', project: 'small' })).id
-    const serial0 = Date.now()
-    for (let i = 0; i < 50; i++) await timeCommand('git', ['worktree', 'add', '--quiet', '-b', `floor/${i}`, join(`${small.checkout}-lanes`, `floor-${i}`), 'origin/main'], { cwd: small.checkout })
-    const serial = Date.now() - serial0
-    const conc0 = Date.now()
-    await Promise.all(Array.from({ length: 50 }, (_, i) => timeCommand(process.execPath, [SVC, 'lane', 'start', '--run', 'c', '--key', `k${i}`, '--role', 'builder', '--prompt', 'x', '--no-wait', '--project', 'small'], { env: { ...env, SERVICE_CONVERSATION: smallRoot } })))
-    const concurrent = Date.now() - conc0
+    const serialAdds = async (r: number) => {
+      const t0 = Date.now()
+      for (let i = 0; i < 50; i++) await timeCommand('git', ['worktree', 'add', '--quiet', '-b', `floor/${r}-${i}`, join(`${small.checkout}-lanes`, `floor-${r}-${i}`), 'origin/main'], { cwd: small.checkout })
+      return Date.now() - t0
+    }
+    const concurrentStarts = async (r: number) => {
+      const t0 = Date.now()
+      await Promise.all(Array.from({ length: 50 }, (_, i) => timeCommand(process.execPath, [SVC, 'lane', 'start', '--run', `c${r}`, '--key', `k${i}`, '--role', 'builder', '--prompt', 'x', '--no-wait', '--project', 'small'], { env: { ...env, SERVICE_CONVERSATION: smallRoot } })))
+      return Date.now() - t0
+    }
+    const serials: number[] = []
+    const concurrents: number[] = []
+    for (let r = 0; r < ROUNDS; r++) {
+      // Alternate which side goes first, so neither always meets the disk the other has just filled.
+      if (r % 2) concurrents.push(await concurrentStarts(r))
+      serials.push(await serialAdds(r))
+      if (r % 2 === 0) concurrents.push(await concurrentStarts(r))
+    }
+    const serial = median(serials)
+    const concurrent = median(concurrents)
     gitIn(p.checkout, 'worktree', 'prune')
     const f = median(floors)
     return [
@@ -76,7 +94,7 @@ export async function bench(): Promise<Figure[]> {
       // The target above lies below the floor on this machine (README, Benchmarks); this is the one proposed: the
       // floor plus what a start through the kernel must add (the CLI's own code, an HTTP call, durable writes).
       { what: 'the same, against its own floor (proposed target)', value: median(sparse), unit: 'ms', target: '≤ 1.5× node + fetch + git sparse steps', ok: median(sparse) <= 1.5 * sparseFloor, floor: { what: 'that floor', value: sparseFloor } },
-      { what: '50 lanes started concurrently (different keys, 2 000 files)', value: concurrent, unit: 'ms', target: '≤ 1.2× 50 serial git worktree add', ok: concurrent <= 1.2 * serial, floor: { what: '50 × git worktree add, serial', value: serial } },
+      { what: '50 lanes started concurrently (different keys, 1 000 files)', value: concurrent, unit: 'ms', target: '≤ 1.2× 50 serial git worktree add', ok: concurrent <= 1.2 * serial, floor: { what: '50 × git worktree add, serial', value: serial }, note: `medians of ${ROUNDS} rounds: concurrent ${concurrents.join(', ')} ms; serial ${serials.join(', ')} ms` },
     ]
   } finally {
     h.cleanup()
