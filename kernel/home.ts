@@ -1,5 +1,5 @@
 import { homedir } from 'node:os'
-import { join } from 'node:path'
+import { join, sep } from 'node:path'
 
 /** Every path the service keeps under its home (DESIGN.md 3). */
 export function serviceHome(env: NodeJS.ProcessEnv = process.env): { dir: string; explicit: boolean } {
@@ -17,21 +17,41 @@ export const homePaths = (home: string) => ({
 
 export const convDir = (home: string, name: string) => join(home, 'agents', `conv-${name}`)
 
+/** The files of a conversation's directory (DESIGN.md 3), by what each holds. */
+export const CONV_FILE_NAMES = {
+  record: 'record.json',
+  reports: 'reports.json',
+  state: 'state.json',
+  mark: 'mark.json',
+  launch: 'launch.json',
+  inbox: 'inbox.jsonl',
+  answers: 'answers.jsonl',
+  shellInbox: 'inbox.txt',
+  transcript: 'transcript.jsonl',
+  brief: 'lane-brief.md',
+  contract: 'contract.md',
+  runnerLog: 'runner.log',
+} as const
+
+/** The paths of a conversation's files. Built by concatenation, not path.join: the kernel asks for every
+ * conversation's at start, and 10 000 calls of joins took 160 ms. */
 export const convFiles = (home: string, name: string) => {
   const dir = convDir(home, name)
+  const at = (f: string) => `${dir}${sep}${f}`
+  const n = CONV_FILE_NAMES
   return {
     dir,
-    record: join(dir, 'record.json'),
-    reports: join(dir, 'reports.json'),
-    state: join(dir, 'state.json'),
-    mark: join(dir, 'mark.json'),
-    launch: join(dir, 'launch.json'),
-    inbox: join(dir, 'inbox.jsonl'),
-    answers: join(dir, 'answers.jsonl'),
-    shellInbox: join(dir, 'inbox.txt'),
-    transcript: join(dir, 'transcript.jsonl'),
-    brief: join(dir, 'lane-brief.md'),
-    contract: join(dir, 'contract.md'),
-    runnerLog: join(dir, 'runner.log'),
+    record: at(n.record),
+    reports: at(n.reports),
+    state: at(n.state),
+    mark: at(n.mark),
+    launch: at(n.launch),
+    inbox: at(n.inbox),
+    answers: at(n.answers),
+    shellInbox: at(n.shellInbox),
+    transcript: at(n.transcript),
+    brief: at(n.brief),
+    contract: at(n.contract),
+    runnerLog: at(n.runnerLog),
   }
 }

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { createApp } from '../handlers/app.js'
-import { convFiles, homePaths } from './home.js'
+import { CONV_FILE_NAMES, convFiles, homePaths } from './home.js'
 import { mayStillChange, type ConversationRecord } from './domain/conversation.js'
 import { createFileOnce } from './io/atomic-file.js'
 import { ConfigFile } from './io/config.js'
@@ -122,10 +122,10 @@ export async function runKernel(home: string): Promise<void> {
   if (first.adopted.length) log('info', `re-adopted runners of ${first.adopted.map((n) => 'conv-' + n).join(', ')}`)
 
   // Watch the directories of conversations that can still change; a new conversation is added as it is created.
-  const changing = (r: ConversationRecord) => mayStillChange(r, ctx.facts.get(r.name).state)
+  const changing = (r: ConversationRecord) => mayStillChange(r, () => ctx.facts.get(r.name).state)
   watcher = watchAgents(store.all().filter(changing).map((r) => convFiles(home, r.name).dir), (e) => {
     ctx.facts.invalidate(e.name)
-    ctx.emit({ name: e.name, what: e.file === 'reports.json' ? 'report' : e.file === 'record.json' ? 'record' : 'state', fromWatcher: true })
+    ctx.emit({ name: e.name, what: e.file === CONV_FILE_NAMES.reports ? 'report' : e.file === CONV_FILE_NAMES.record ? 'record' : 'state', fromWatcher: true })
   })
   const w = watcher
   ctx.events.on('change', (e: KernelEvent) => {

@@ -53,6 +53,7 @@ export const WRITE_ONCE_FIELDS = ['id', 'name', 'createdAt', 'parent', 'successo
 export const isDriven = (c: Pick<ConversationRecord, 'harness' | 'ended' | 'archived'>): boolean => c.harness !== 'none' && !c.ended && !c.archived
 
 /** Whether a conversation's files can still change: it is driven and its runner has not written its end. The
- * watcher watches these, and the reconcile checks them. */
-export const mayStillChange = (c: Pick<ConversationRecord, 'harness' | 'ended' | 'archived'>, state: { ended?: unknown } | undefined): boolean =>
-  isDriven(c) && !state?.ended
+ * watcher watches these, and the reconcile checks them. The runner's state is read only for a driven one: at
+ * start the kernel asks this of every conversation, and most have ended. */
+export const mayStillChange = (c: Pick<ConversationRecord, 'harness' | 'ended' | 'archived'>, stateOf: () => { ended?: unknown } | undefined): boolean =>
+  isDriven(c) && !stateOf()?.ended

@@ -1,11 +1,11 @@
 import { Low, type Adapter } from 'lowdb'
 import { readFile, mkdir, unlink, readdir, stat } from 'node:fs/promises'
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
-import { basename, join } from 'node:path'
+import { join } from 'node:path'
 import { SvcError } from '../domain/errors.js'
 import { WRITE_ONCE_FIELDS, type ConversationRecord } from '../domain/conversation.js'
 import type { Report } from '../domain/report.js'
-import { convFiles, homePaths } from '../home.js'
+import { CONV_FILE_NAMES, convFiles, homePaths } from '../home.js'
 import { isTempName, tempOwner, writeFileAtomic } from './atomic-file.js'
 import { KeyedQueue } from '../serial.js'
 
@@ -98,7 +98,7 @@ export class Store {
         const entries = await readdir(files.dir).catch(() => [] as string[])
         // Not this kernel's own: a write of this process may be under way.
         for (const e of entries) if (isTempName(e) && tempOwner(e) !== process.pid) this.staleTemps.push(join(files.dir, e))
-        if (entries.includes(basename(files.reports))) {
+        if (entries.includes(CONV_FILE_NAMES.reports)) {
           const st = await stat(files.reports).catch(() => undefined)
           if (st) this.lastReportAt = Math.max(this.lastReportAt, Math.ceil(st.mtimeMs))
         }

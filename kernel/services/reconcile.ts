@@ -13,7 +13,7 @@ export async function reconcile(ctx: KernelContext, opts: { graceMs: number }): 
     if (!isDriven(rec)) continue
     ctx.facts.invalidate(rec.name)
     const s = ctx.facts.get(rec.name).state
-    if (!mayStillChange(rec, s)) continue
+    if (!mayStillChange(rec, () => s)) continue
     const runnerAlive = Boolean(s?.runner && isAlive(s.runner.pid, s.runner.start))
     const harnessAlive = Boolean(s?.harness && isAlive(s.harness.pid, s.harness.start))
     if (runnerAlive || harnessAlive || ctx.runners.runnerAlive(rec.name)) {

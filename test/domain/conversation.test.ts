@@ -15,14 +15,17 @@ test('isDriven: a runner drives it, and its record says neither ended nor archiv
       }
 })
 
-test('mayStillChange: driven, and its runner has not written its end', () => {
+test('mayStillChange: driven, and its runner has not written its end; the state is read only when driven', () => {
+  const unread = () => {
+    throw new Error('the state of a conversation that is not driven was read')
+  }
   const live = { harness: 'shell', ended: undefined, archived: undefined } as never
-  assert.is(mayStillChange(live, undefined), true, 'no state yet: the runner may still write one')
-  assert.is(mayStillChange(live, {}), true)
-  assert.is(mayStillChange(live, { ended: { at: 2 } }), false, 'the runner wrote its end')
-  assert.is(mayStillChange({ harness: 'none' } as never, undefined), false)
-  assert.is(mayStillChange({ harness: 'shell', ended } as never, {}), false)
-  assert.is(mayStillChange({ harness: 'shell', archived: true } as never, {}), false)
+  assert.is(mayStillChange(live, () => undefined), true, 'no state yet: the runner may still write one')
+  assert.is(mayStillChange(live, () => ({})), true)
+  assert.is(mayStillChange(live, () => ({ ended: { at: 2 } })), false, 'the runner wrote its end')
+  assert.is(mayStillChange({ harness: 'none' } as never, unread), false)
+  assert.is(mayStillChange({ harness: 'shell', ended } as never, unread), false)
+  assert.is(mayStillChange({ harness: 'shell', archived: true } as never, unread), false)
 })
 
 test.run()
