@@ -174,3 +174,8 @@ export function answeredVerdict(runLanes: LaneRow[], key: string, iteration: num
   const verdict = newest(c.reports.filter((r) => r.verdict))
   return { id: c.rec.id, verdict: verdict?.verdict, verdictFile: verdict?.verdictFile }
 }
+
+/** SPEC.md 4.1 launch rule 5: the base is fetched before every git-backed launch. A fetch of the repository serves
+ * an ask when what origin held at the ask is sure to be in it: the fetch has not begun yet (it waits its turn), or
+ * began after the ask. So concurrent launches share fetches without one ever starting from an older fetch. */
+export const fetchServes = (fetch: { startedAt?: number }, askedAt: number): boolean => fetch.startedAt === undefined || fetch.startedAt > askedAt

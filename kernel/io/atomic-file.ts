@@ -93,6 +93,7 @@ export async function publishFileOnce(path: string, fill: (tmp: string) => Promi
   }
 }
 
+/** Append one line durably. */
 export async function appendLine(path: string, line: string): Promise<void> {
   const h = await open(path, 'a', 0o600)
   try {

@@ -1,6 +1,7 @@
 import { copyFileSync, existsSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { join, resolve as resolvePath } from 'node:path'
 import { SvcError } from '../domain/errors.js'
+import { fetchServes } from '../domain/launch-rules.js'
 import { availableParallelism } from 'node:os'
 import { KeyedQueue, Limiter } from '../serial.js'
 
@@ -46,8 +47,7 @@ const perRepo = new KeyedQueue()
 /** One mutating git operation at a time per repository. */
 export const serialized = <T>(repo: string, fn: () => Promise<T>): Promise<T> => perRepo.run(repo, fn)
 
-/** The fetch of a repository that asks made after it may still join: one waiting for its turn (it will begin after
- * every ask made so far), or one under way that began after the ask. */
+/** The newest fetch of a repository; asks join it while domain/launch-rules' fetchServes says it serves them. */
 interface Fetch {
   startedAt?: number
   p: Promise<void>
@@ -58,7 +58,7 @@ const fetches = new Map<string, Fetch>()
  * share fetches (fifty starts at once run two or three, not fifty, each of which would hold up worktree adds). */
 export function fetchOrigin(repo: string, askedAt = Date.now()): Promise<void> {
   const current = fetches.get(repo)
-  if (current && (current.startedAt === undefined || current.startedAt > askedAt)) return current.p
+  if (current && fetchServes(current, askedAt)) return current.p
   const fetch: Fetch = { p: Promise.resolve() }
   fetch.p = serialized(repo, async () => {
     fetch.startedAt = Date.now()
@@ -126,10 +126,16 @@ export async function worktreeAdd(w: WorktreeAdd): Promise<void> {
     })
   } catch (e) {
     // Half a worktree is no worktree: what this added goes again, and the caller sees why.
-    await worktreeRemove(w.repo, w.dir, true).catch(() => {})
-    if (w.branch) await deleteBranch(w.repo, w.branch).catch(() => {})
+    await undoWorktreeAdd(w.repo, w.dir, w.branch)
     throw e
   }
+}
+
+/** Take back a worktree this process added (and the branch it cut for it), as far as git lets: a launch that
+ * fails after the add leaves neither behind. */
+export async function undoWorktreeAdd(repo: string, dir: string, branch?: string): Promise<void> {
+  await worktreeRemove(repo, dir, true).catch(() => {})
+  if (branch) await deleteBranch(repo, branch).catch(() => {})
 }
 
 /** Remove a worktree without force (git refuses if it holds changes), then prune. */
@@ -217,12 +223,12 @@ export function worktreeStamp(dir: string): string {
 /** The tree of everything in the worktree (tracked changes and untracked files, ignored ones aside), built in a
  * temporary index so the worktree's own index is never touched. */
 export async function snapshotTree(dir: string): Promise<string> {
-  return withTempIndex(dir, 'snapshot', async (index, e) => {
+  return withTempIndex(dir, 'snapshot', async (index, e, gitDir) => {
     // Start from a copy of the worktree's own index: its stat data spares hashing every unchanged file. `add -A`
     // then makes the copy match the working tree whatever it held, so the tree is the same as from HEAD's.
     // The copy gets an mtime a second older than the index: git rehashes an entry whose file is not older than
     // the index ("racily clean"), and a copy made now would hide an edit of the same size in the same second.
-    const own = join(worktreeGitDir(dir)!, 'index')
+    const own = join(gitDir, 'index')
     if (existsSync(own)) {
       const st = statSync(own)
       copyFileSync(own, index)
@@ -235,12 +241,12 @@ export async function snapshotTree(dir: string): Promise<string> {
 
 /** Run `fn` with an index file of its own in the worktree's git directory (and the environment naming it for
  * git), removed afterwards whatever happens: the worktree's own index is never touched. */
-async function withTempIndex<T>(dir: string, label: string, fn: (index: string, env: Record<string, string>) => Promise<T>): Promise<T> {
+async function withTempIndex<T>(dir: string, label: string, fn: (index: string, env: Record<string, string>, gitDir: string) => Promise<T>): Promise<T> {
   const gitDir = worktreeGitDir(dir)
   if (!gitDir) throw new SvcError('conflict', `${dir} is not a git worktree`)
   const index = join(gitDir, `svc-${label}-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`)
   try {
-    return await fn(index, { GIT_INDEX_FILE: index })
+    return await fn(index, { GIT_INDEX_FILE: index }, gitDir)
   } finally {
     rmSync(index, { force: true })
   }

@@ -155,16 +155,13 @@ async function prepareDirectory(ctx: KernelContext, project: ProjectContext, pla
     return {
       repo,
       branch: plan.branch,
-      undo: async () => {
-        await git.worktreeRemove(repo, dir, true).catch(() => {})
-        await git.deleteBranch(repo, plan.branch!).catch(() => {})
-      },
+      undo: () => git.undoWorktreeAdd(repo, dir, plan.branch),
     }
   }
   const at = await git.revParse(repo, plan.at!)
   if (!at) throw new SvcError('usage', `refused: --at ${printable(plan.at!)} names no commit in ${repo}`)
   await git.worktreeAdd({ repo, dir, startPoint: at, sparse })
-  return { repo, at, undo: () => git.worktreeRemove(repo, dir, true).catch(() => {}) }
+  return { repo, at, undo: () => git.undoWorktreeAdd(repo, dir) }
 }
 
 async function createLane(

@@ -1,4 +1,4 @@
-import { isDriven, mayStillChange } from '../domain/conversation.js'
+import { mayStillChange } from '../domain/conversation.js'
 import { isAlive } from '../io/procs.js'
 import type { KernelContext } from './context.js'
 
@@ -10,10 +10,10 @@ export async function reconcile(ctx: KernelContext, opts: { graceMs: number }): 
   const ended: string[] = []
   const now = Date.now()
   for (const rec of ctx.store.all()) {
-    if (!isDriven(rec)) continue
-    ctx.facts.invalidate(rec.name)
+    // The state, read fresh, only for a conversation that is driven.
+    const stateNow = () => (ctx.facts.invalidate(rec.name), ctx.facts.get(rec.name).state)
+    if (!mayStillChange(rec, stateNow)) continue
     const s = ctx.facts.get(rec.name).state
-    if (!mayStillChange(rec, () => s)) continue
     const runnerAlive = Boolean(s?.runner && isAlive(s.runner.pid, s.runner.start))
     const harnessAlive = Boolean(s?.harness && isAlive(s.harness.pid, s.harness.start))
     if (runnerAlive || harnessAlive || ctx.runners.runnerAlive(rec.name)) {
