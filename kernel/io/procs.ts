@@ -61,20 +61,24 @@ export function signalProcess(pid: number, signal: NodeJS.Signals): boolean {
 
 /** Is any process of this group still there (zombies aside)? */
 export function groupAlive(pgid: number): boolean {
-  if (!hasProc) {
-    try {
-      process.kill(-pgid, 0)
-      return true
-    } catch {
-      return false
-    }
+  if (hasProc) return groupMembers(pgid).length > 0
+  try {
+    process.kill(-pgid, 0)
+    return true
+  } catch {
+    return false
   }
+}
+
+/** The processes of this group that are still there (zombies aside), from /proc. */
+export function groupMembers(pgid: number): number[] {
+  const pids: number[] = []
   for (const p of readdirSync('/proc')) {
     if (!/^\d+$/.test(p)) continue
     const st = procStat(p)
-    if (st && st.state !== 'Z' && st.pgid === pgid) return true
+    if (st && st.state !== 'Z' && st.pgid === pgid) pids.push(Number(p))
   }
-  return false
+  return pids
 }
 
 export interface ProcessInfo {

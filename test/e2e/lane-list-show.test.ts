@@ -4,7 +4,8 @@ import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from 'n
 import { join } from 'node:path'
 import { git, until } from '../helpers/home.js'
 import { buildAndReport } from '../helpers/project.js'
-import { World, alive, groupLeft } from './lane-views-kit.js'
+import { groupMembers } from '../../kernel/io/procs.js'
+import { World, alive } from './lane-views-kit.js'
 
 // `svc lane list`, `show`, `stop` and the messaging rule (SPEC.md 4.1 list/show/stop, 4.2, section 3).
 
@@ -182,10 +183,10 @@ test('stop: through the conversation stop mechanism; the whole process group of 
   await w.reached('s')
   const bg = Number(readFileSync(join(w.h.home, 'bg'), 'utf8'))
   const st = w.state('r1-s-builder-i1')
-  assert.ok(alive(bg) && alive(st.harness.pid) && groupLeft(st.runner.pid).length >= 3)
+  assert.ok(alive(bg) && alive(st.harness.pid) && groupMembers(st.runner.pid).length >= 3)
   const r = await w.h.svc(['lane', 'stop', 'conv-r1-s-builder-i1'])
   assert.equal(r, { code: 0, stdout: 'Lane r1/s builder i1 stopped: conv 2 (r1-s-builder-i1)\n', stderr: '' })
-  assert.equal(groupLeft(st.runner.pid), [], 'no process of the group is left')
+  assert.equal(groupMembers(st.runner.pid), [], 'no process of the group is left')
   assert.not.ok(alive(bg), 'the background child ended with it')
   assert.not.ok(alive(st.harness.pid))
   const v = await w.lane('2')

@@ -6,7 +6,8 @@ import { join } from 'node:path'
 import { git, until } from '../helpers/home.js'
 import { buildAndReport } from '../helpers/project.js'
 import { writeProjectsYaml } from '../../fixtures/sample-project.js'
-import { World, alive, filesOf, gitEnv, groupLeft, worktreeTree } from './lane-views-kit.js'
+import { groupMembers } from '../../kernel/io/procs.js'
+import { World, alive, filesOf, gitEnv, worktreeTree } from './lane-views-kit.js'
 
 // `svc lane reap`: steps 1-7 of SPEC.md 4.1 in order, every refusal, and that a refusal changes nothing.
 
@@ -70,7 +71,7 @@ test('a live lane is stopped first, then reaped: directory removed and pruned, b
   assert.is((await w.conv('2')).activity, 'working')
 
   assert.equal(await reap('r1-b-builder-i1'), { code: 0, stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'), stderr: '' })
-  assert.equal(groupLeft(st.runner.pid), [], 'the lane was stopped: its process group is gone')
+  assert.equal(groupMembers(st.runner.pid), [], 'the lane was stopped: its process group is gone')
   assert.not.ok(alive(st.harness.pid))
   assert.not.ok(existsSync(dir))
   assert.not.ok(git(w.checkout, 'worktree', 'list', '--porcelain').includes(dir), 'the worktree is pruned')
@@ -96,7 +97,7 @@ test('a harness that ignores SIGTERM: the stop escalates to SIGKILL and the reap
   assert.equal(await reap('r1-b-builder-i1'), { code: 0, stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'), stderr: '' })
   assert.ok(Date.now() - t0 < 30_000, `took ${Date.now() - t0} ms`)
   assert.not.ok(alive(st.harness.pid))
-  assert.equal(groupLeft(st.runner.pid), [])
+  assert.equal(groupMembers(st.runner.pid), [])
   assert.is((await w.conv('2')).archived, true)
 })
 

@@ -3,7 +3,6 @@ import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync,
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { TestHome, alive, until } from '../helpers/home.js'
-import { procStat } from '../../kernel/io/procs.js'
 import { setupProject, type Setup } from '../helpers/project.js'
 
 /** The shared world of the list, show, stop and reap suites: a throwaway home, the sample project, a root
@@ -139,17 +138,6 @@ export async function treeOfPatch(repo: string, commit: string, patch: string): 
   } finally {
     rmSync(index, { force: true })
   }
-}
-
-/** The processes of this group that are left (zombies aside). */
-export function groupLeft(pgid: number): number[] {
-  const left: number[] = []
-  for (const p of readdirSync('/proc')) {
-    if (!/^\d+$/.test(p)) continue
-    const st = procStat(p)
-    if (st && st.state !== 'Z' && st.pgid === pgid) left.push(Number(p))
-  }
-  return left
 }
 
 export { alive }
