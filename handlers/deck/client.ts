@@ -5,8 +5,8 @@ const $ = (s, el = document) => el.querySelector(s)
 const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c])
 const ago = (t) => { const s = Math.max(0, Math.round((Date.now() - t) / 1000)); return s < 60 ? s + 's' : s < 3600 ? Math.floor(s / 60) + 'm' : Math.floor(s / 3600) + 'h' }
 const money = (c) => c ? costText(c) : ''
-/** A lane's cell of a list column, by the rules the CLI's list uses. */
-const cell = (lane, column) => laneCells(lane)[LIST_COLUMNS.indexOf(column)]
+/** A lane's cells by list column, made by the rules the CLI's list uses. */
+const cellsOf = (lane) => { const v = laneCells(lane); return Object.fromEntries(LIST_COLUMNS.map((c, i) => [c, v[i]])) }
 async function api(path, opts) {
   const res = await fetch(path, { credentials: 'same-origin', headers: { 'content-type': 'application/json' }, ...opts })
   const body = await res.json().catch(() => ({}))
@@ -22,16 +22,14 @@ function activityChip(view) {
 function verdictBadge(lane, link) {
   const v = lane.verdict
   if (!v) return ''
-  const text = esc(cell(lane, 'VERDICT'))
+  const text = esc(cellsOf(lane).VERDICT)
   const cls = 'badge verdict-' + esc(v.value) + (v.stale ? ' stale' : '')
   const title = v.stale ? 'stale: the branch moved past the judged commit' : 'judged ' + esc((v.judged || '').slice(0, 7))
   return link ? '<a class="' + cls + '" data-verdict-link="' + esc(v.by) + '" href="/conv/' + esc(v.by) + '" title="' + title + '">' + text + '</a>' : '<span class="' + cls + '" data-verdict="' + esc(v.value) + '" title="' + title + '">' + text + '</span>'
 }
 function gitCell(l) {
-  if (!l.git && !l.branch) return ''
-  const at = cell(l, 'BRANCH@SHA')
-  const ahead = cell(l, 'AHEAD')
-  const dirty = cell(l, 'DIRTY')
+  const { 'BRANCH@SHA': at, AHEAD: ahead, DIRTY: dirty } = cellsOf(l)
+  if (at === '-') return ''
   return '<span class="muted git" data-git="' + esc(at) + '">' + esc(at + (ahead !== '-' ? ' ahead ' + ahead : '') + (dirty !== '-' ? ' dirty ' + dirty : '')) + '</span>'
 }
 function row(tree, node) {
@@ -83,7 +81,7 @@ async function drawConv(ref) {
   $('#title').textContent = '#' + c.id + ' ' + c.name
   $('#facts').innerHTML = activityChip(lane || c) + ' <span class="muted">' + esc(c.harness + ' ' + (c.model || '') + ' ' + money(c.cost)) + '</span>' +
     (lane ? ' <span class="chip">' + esc(lane.run + '/' + lane.key + ' ' + lane.role + ' i' + lane.iteration) + '</span>' +
-      (lane.for ? ' <span class="muted">for ' + esc(cell(lane, 'FOR')) + '</span>' : '') +
+      (lane.for ? ' <span class="muted">for ' + esc(cellsOf(lane).FOR) + '</span>' : '') +
       ' <span class="report" data-report="' + esc(lane.report ? lane.report.status : '') + '">' + esc(lane.report ? 'report: ' + lane.report.status : 'no report') + '</span> ' +
       gitCell(lane) + ' ' + verdictBadge(lane, lane.role === 'builder') : '')
   const needs = c.activity === 'needs-you'
