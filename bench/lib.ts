@@ -86,13 +86,14 @@ export function timeCommand(cmd: string, args: string[], opts: { env?: NodeJS.Pr
   })
 }
 
-/** Median wall time of `runs` runs, alternating with the floor so both see the same machine state. */
-export async function versus(runs: number, a: () => Promise<number>, b: () => Promise<number>): Promise<{ a: number; b: number }> {
+/** Median wall time of `runs` runs, alternating with the floor so both see the same machine state; each is given
+ * the number of its run. */
+export async function versus(runs: number, a: (i: number) => Promise<number>, b: (i: number) => Promise<number>): Promise<{ a: number; b: number }> {
   const as: number[] = []
   const bs: number[] = []
   for (let i = 0; i < runs; i++) {
-    as.push(await a())
-    bs.push(await b())
+    as.push(await a(i))
+    bs.push(await b(i))
   }
   return { a: median(as), b: median(bs) }
 }
