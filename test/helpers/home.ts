@@ -1,17 +1,29 @@
 import { spawn, execFileSync } from 'node:child_process'
-import { mkdirSync, rmSync, readdirSync, readFileSync, existsSync } from 'node:fs'
+import { rmSync, readdirSync, readFileSync, existsSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { randomBytes } from 'node:crypto'
 import { procStat } from '../../kernel/io/procs.js'
-import { makeServiceHome, serviceEnv } from '../../fixtures/service-home.js'
+import { makeServiceHome, serviceEnv, uniqueDir } from '../../fixtures/service-home.js'
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 export const SVC_MAIN = join(ROOT, 'dist', 'cli', 'main.js')
 
 /** Where test homes live: under the user's home (a lanes root may not lie under /tmp). */
 export const TEST_HOMES = join(homedir(), '.svc-test-homes')
+
+/** A scratch directory's path for one suite, under TEST_HOMES. */
+export const scratchDir = (label: string) => uniqueDir(TEST_HOMES, label)
+
+/** The error a promise rejects with; fails the test when it resolves. */
+export async function rejection(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p
+  } catch (e) {
+    return e as Error
+  }
+  throw new Error('expected a rejection')
+}
 
 export interface Result {
   code: number

@@ -1,9 +1,8 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { scratchDir } from '../helpers/home.js'
 import { chmodSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { randomBytes } from 'node:crypto'
 import {
   appendLine,
   createFileOnce,
@@ -15,7 +14,7 @@ import {
   writeFileAtomicSync,
 } from '../../kernel/io/atomic-file.js'
 
-const BASE = join(homedir(), '.svc-test-homes', `io-atomic-${process.pid}-${randomBytes(4).toString('hex')}`)
+const BASE = scratchDir('io-atomic')
 let n = 0
 function freshDir(): string {
   const dir = join(BASE, `d${++n}`)

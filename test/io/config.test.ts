@@ -1,14 +1,13 @@
 import { parse as parseYaml } from 'yaml'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { scratchDir } from '../helpers/home.js'
 import { mkdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
-import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { randomBytes } from 'node:crypto'
 import { ConfigFile, parseProjects } from '../../kernel/io/config.js'
 import { SvcError } from '../../kernel/domain/errors.js'
 
-const BASE = join(homedir(), '.svc-test-homes', `io-config-${process.pid}-${randomBytes(4).toString('hex')}`)
+const BASE = scratchDir('io-config')
 const FILE = '/home/u/.service/projects.yaml'
 
 test.after(() => {

@@ -1,16 +1,15 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { scratchDir } from '../helpers/home.js'
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { randomBytes } from 'node:crypto'
 import { fetchOrigin } from '../../kernel/io/git.js'
 
 // fetchOrigin: every ask gets a fetch that began after it, and concurrent asks share fetches (SPEC.md 4.1 start,
 // launch rule 5: the base is fetched before every git-backed launch).
 
-const BASE = join(homedir(), '.svc-test-homes', `io-git-fetch-${process.pid}-${randomBytes(4).toString('hex')}`)
+const BASE = scratchDir('io-git-fetch')
 const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com', GIT_CONFIG_NOSYSTEM: '1' }
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim()
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))

@@ -1,16 +1,15 @@
 import { writeFiles } from '../../fixtures/sample-project.js'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { scratchDir } from '../helpers/home.js'
 import { execFileSync } from 'node:child_process'
 import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
-import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { randomBytes } from 'node:crypto'
 import { addedGitlinks, diffBinaryToFile, gitTry, quoteAmbiguousHeaders, snapshotTree, treeFromPatch } from '../../kernel/io/git.js'
 
 // The park helpers of kernel/io/git.ts: a worktree's every change, through a patch file, back to the same tree.
 
-const BASE = join(homedir(), '.svc-test-homes', `io-git-park-${process.pid}-${randomBytes(4).toString('hex')}`)
+const BASE = scratchDir('io-git-park')
 const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com', GIT_CONFIG_NOSYSTEM: '1' }
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, encoding: 'utf8' }).trim()
 let n = 0

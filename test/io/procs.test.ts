@@ -1,13 +1,12 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { scratchDir } from '../helpers/home.js'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
-import { homedir } from 'node:os'
+import { mkdirSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
-import { randomBytes } from 'node:crypto'
 import { groupAlive, isAlive, processStartTime, processesInside, procStat, signalGroup, signalProcess } from '../../kernel/io/procs.js'
 
-const BASE = join(homedir(), '.svc-test-homes', `io-procs-${process.pid}-${randomBytes(4).toString('hex')}`)
+const BASE = scratchDir('io-procs')
 mkdirSync(BASE, { recursive: true, mode: 0o700 })
 const ROOT = realpathSync(BASE)
 

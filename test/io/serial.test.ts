@@ -1,18 +1,10 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { KeyedQueue, Limiter } from '../../kernel/serial.js'
+import { rejection } from '../helpers/home.js'
 
 // The kernel's two concurrency tools: one call at a time per key, and at most N calls at once.
 
-/** The error a promise rejects with (fails the test when it resolves). */
-async function rejection(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p
-  } catch (e) {
-    return e as Error
-  }
-  throw new Error('expected a rejection')
-}
 
 const tick = () => new Promise((r) => setTimeout(r, 1))
 

@@ -1,14 +1,14 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { rejection, scratchDir } from '../helpers/home.js'
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { randomBytes } from 'node:crypto'
 import { Store } from '../../kernel/io/store.js'
 import { SvcError } from '../../kernel/domain/errors.js'
 import { WRITE_ONCE_FIELDS, type ConversationRecord } from '../../kernel/domain/conversation.js'
 
-const BASE = join(homedir(), '.svc-test-homes', `io-store-${process.pid}-${randomBytes(4).toString('hex')}`)
+const BASE = scratchDir('io-store')
 let n = 0
 /** A fresh service home for one test. */
 function freshHome(): string {
@@ -24,14 +24,6 @@ function record(id: string, name: string, extra: Partial<ConversationRecord> = {
   return { id, name, createdAt: 1_700_000_000_000 + Number(id), harness: 'none', cwd: '/somewhere', ...extra }
 }
 
-async function rejects(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p
-  } catch (e) {
-    return e
-  }
-  assert.unreachable('expected a rejection')
-}
 
 /** Create a conversation through the store the way the kernel does: reserve, then create. */
 async function newConv(store: Store, name: string | undefined, extra: Partial<ConversationRecord> = {}) {
@@ -70,7 +62,7 @@ test('reserve gives increasing ids and creates the directory exclusively', async
   assert.equal(b, { id: '2', name: 'c2-0' })
   assert.ok(existsSync(convDir(home, 'c2-0')))
   // a preferred name already reserved is a conflict
-  const e = await rejects(store.reserve('alpha', fallback))
+  const e = await rejection(store.reserve('alpha', fallback))
   assert.instance(e, SvcError)
   assert.is((e as SvcError).code, 'conflict')
 })
@@ -155,14 +147,14 @@ test("update refuses every write-once field with 'forbidden' and leaves the file
   assert.ok(WRITE_ONCE_FIELDS.includes('parent'))
   assert.ok(WRITE_ONCE_FIELDS.includes('lane'))
   for (const patch of patches) {
-    const e = await rejects(store.update(lane.id, patch))
+    const e = await rejection(store.update(lane.id, patch))
     assert.instance(e, SvcError, JSON.stringify(patch))
     assert.is((e as SvcError).code, 'forbidden', JSON.stringify(patch))
     assert.ok(readFileSync(file).equals(before), `file unchanged after ${JSON.stringify(patch)}`)
     assert.is(JSON.stringify(store.get(lane.id)), inMemory, `record unchanged after ${JSON.stringify(patch)}`)
   }
   for (const f of WRITE_ONCE_FIELDS) {
-    const e = await rejects(store.update(lane.id, { [f]: undefined } as Partial<ConversationRecord>))
+    const e = await rejection(store.update(lane.id, { [f]: undefined } as Partial<ConversationRecord>))
     assert.is((e as SvcError).code, 'forbidden', f)
   }
   assert.ok(readFileSync(file).equals(before))
@@ -171,7 +163,7 @@ test("update refuses every write-once field with 'forbidden' and leaves the file
 
 test('update of an unknown conversation is not_found', async () => {
   const store = await Store.open(freshHome())
-  const e = await rejects(store.update('404', { title: 'x' }))
+  const e = await rejection(store.update('404', { title: 'x' }))
   assert.instance(e, SvcError)
   assert.is((e as SvcError).code, 'not_found')
 })
@@ -248,7 +240,7 @@ test('a record.json that does not parse: open rejects naming the file, and the f
   const bytes = Buffer.from('{"id": "7", "name": "broken", \u0000 truncated')
   writeFileSync(file, bytes)
   const mtime = statSync(file).mtimeMs
-  const e = await rejects(Store.open(home))
+  const e = await rejection(Store.open(home))
   assert.instance(e, Error)
   assert.ok((e as Error).message.includes(file), (e as Error).message)
   assert.not.ok((e as Error).message.includes('\n'), 'one line')
@@ -263,7 +255,7 @@ test('an empty record.json also refuses to load (never reset silently)', async (
   mkdirSync(dir, { recursive: true })
   const file = join(dir, 'record.json')
   writeFileSync(file, '')
-  const e = await rejects(Store.open(home))
+  const e = await rejection(Store.open(home))
   assert.ok((e as Error).message.includes(file))
   assert.is(readFileSync(file, 'utf8'), '')
 })
@@ -275,7 +267,7 @@ test('a record.json holding another conversation refuses to load, naming the fil
   const file = join(dir, 'record.json')
   const text = JSON.stringify(record('3', 'beta'))
   writeFileSync(file, text)
-  const e = await rejects(Store.open(home))
+  const e = await rejection(Store.open(home))
   assert.ok((e as Error).message.includes(file))
   assert.is(readFileSync(file, 'utf8'), text)
 })
@@ -338,7 +330,7 @@ test('without release() a reserved name stays taken', async () => {
   const store = await Store.open(home)
   await store.reserve('gamma', fallback)
   rmSync(convDir(home, 'gamma'), { recursive: true })
-  const e = await rejects(store.reserve('gamma', fallback))
+  const e = await rejection(store.reserve('gamma', fallback))
   assert.is((e as SvcError).code, 'conflict')
 })
 
@@ -348,7 +340,7 @@ test('release() does not free the name of a created conversation', async () => {
   const a = await newConv(store, 'alpha')
   store.release('alpha')
   assert.equal(store.getByName('alpha'), a)
-  const e = await rejects(store.reserve('alpha', fallback))
+  const e = await rejection(store.reserve('alpha', fallback))
   assert.is((e as SvcError).code, 'conflict')
 })
 
