@@ -46,8 +46,12 @@ test(`random-kill soak: ${KILLS} SIGKILLs of the kernel at random moments under 
     const clients = [client(1), client(2), client(3)]
     let kills = 0
     while (kills < KILLS) {
-      // A kill at a random moment after the kernel answers again, while the clients' calls are in flight.
+      // A kill at a random moment after the kernel answers again, while the clients' calls are in flight. Should the
+      // lanes fall behind one per four kills (a slow moment of the machine can cut off every call), the next kill
+      // waits for them (at most 5 s): what is checked at the end must not hang on the machine's speed.
       await port().catch(() => undefined)
+      const limit = Date.now() + 5000
+      while (acks.length < kills / 4 && Date.now() < limit) await new Promise((r) => setTimeout(r, 10))
       await new Promise((r) => setTimeout(r, 30 + Math.random() * 300))
       const k = h.kernelFile()
       if (!k || !alive(k.pid)) continue
@@ -70,9 +74,8 @@ test(`random-kill soak: ${KILLS} SIGKILLs of the kernel at random moments under 
       }
       checked++
     }
-    // That there was load to check, not a speed: a quiet machine completes about one lane in two kills, one whose
-    // disk is slow to create files (right after a large delete) one in six.
-    assert.ok(acks.length >= KILLS / 8, `the load made progress (${acks.length} lanes)`)
+    // That there was load to check: at least one lane in four kills.
+    assert.ok(acks.length >= KILLS / 4, `the load made progress (${acks.length} lanes)`)
     // Reports too, not lanes alone: a report call failing every time would otherwise leave nothing to check.
     const reports = acks.reduce((sum, a) => sum + a.reports.length, 0)
     assert.ok(reports >= acks.length, `acknowledged reports to check (${reports} for ${acks.length} lanes)`)
