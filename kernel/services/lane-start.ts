@@ -90,18 +90,21 @@ export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'
   if (parent.id !== launcher.id) checkRequest({ ...input, run }, parent, effectiveLauncher(parent.id, (id) => ctx.store.get(id)))
   const project = await resolveProject(ctx, input.project, launcher, input.cwd)
   const defaults = project.entry.gauntlet?.roles?.[input.role] ?? {}
+  // Launch rule 5: a new worktree is cut from a fresh fetch. The fetch begins now, beside the steps that need no
+  // fetched ref; a launch refused meanwhile leaves it to finish on its own.
+  const fetched = isGitBacked(input.role) && !input.reuse ? git.fetchOrigin(project.checkout, Date.now()) : undefined
+  fetched?.catch(() => {})
   const defaultBranch = project.entry.default_branch ?? (await git.originHead(project.checkout)) ?? 'main'
   const baseRef = `origin/${defaultBranch}`
 
   const rec = await starts.run(`${run}\0${key}\0${input.role}`, async () => {
-    const askedAt = Date.now()
     let plan = planLaunch(input, run, key, await laneRows(ctx, run), defaults, baseRef)
     if (plan.replace) {
       await stopConversation(ctx, plan.replace.rec, REPLACE_STOP_MS)
       plan = planLaunch({ ...input, replace: false }, run, key, await laneRows(ctx, run), defaults, baseRef)
     }
     const dir = join(project.lanesRoot, plan.dirName)
-    const made = await prepareDirectory(ctx, project, plan, dir, baseRef, askedAt)
+    const made = await prepareDirectory(ctx, project, plan, dir, fetched)
     try {
       return await createLane(ctx, { plan, dir, brief, input, launcher: parent, project: project.key, made })
     } catch (e) {
@@ -123,7 +126,7 @@ interface Made {
 }
 
 /** Create the lane's directory: a worktree (fetched base first), an empty play directory, or the reused one. */
-async function prepareDirectory(ctx: KernelContext, project: ProjectContext, plan: LaunchPlan, dir: string, baseRef: string, askedAt: number): Promise<Made> {
+async function prepareDirectory(ctx: KernelContext, project: ProjectContext, plan: LaunchPlan, dir: string, fetched: Promise<void> | undefined): Promise<Made> {
   const repo = project.checkout
   if (plan.reuse) {
     if (!existsSync(dir)) throw new SvcError('conflict', `refused: the directory ${dir} of conv ${plan.reuse.rec.id} is gone (reaped?); start a new iteration instead`)
@@ -135,20 +138,22 @@ async function prepareDirectory(ctx: KernelContext, project: ProjectContext, pla
     mkdirSync(dir, { mode: 0o755 })
     return { undo: async () => rmdirSync(dir) }
   }
-  // The fetch runs while the checks that need no fetched ref do; their refusals come first.
-  const fetched = git.fetchOrigin(repo, askedAt)
-  fetched.catch(() => {})
-  const [isRepo, branchTaken] = await Promise.all([git.isWorkTree(repo), plan.branch ? git.refExists(repo, `refs/heads/${plan.branch}`) : false])
-  if (!isRepo) throw new SvcError('usage', `project ${project.key}: ${repo} is not a git checkout`)
-  if (branchTaken) throw new SvcError('conflict', `refused: branch ${plan.branch} already exists`)
-  await fetched
+  // The questions whose answers refuse a launch are asked only once git has failed: each is a git process, and run
+  // beside the fetch they slowed it down.
+  try {
+    await (fetched ?? git.fetchOrigin(repo, Date.now()))
+  } catch (e) {
+    if (!(await git.isWorkTree(repo))) throw new SvcError('usage', `project ${project.key}: ${repo} is not a git checkout`)
+    throw e
+  }
   mkdirSync(project.lanesRoot, { recursive: true, mode: 0o755 })
   const sparse = project.entry.gauntlet?.sparse_checkout
   if (plan.branch) {
     try {
       await git.worktreeAdd({ repo, dir, branch: plan.branch, startPoint: plan.startPoint!, sparse })
     } catch (e) {
-      // Asked only when git refused: a start point that names no commit gets its own message.
+      // Asked only when git refused: a branch taken and a start point that names no commit get their own message.
+      if (await git.refExists(repo, `refs/heads/${plan.branch}`)) throw new SvcError('conflict', `refused: branch ${plan.branch} already exists`)
       if (!(await git.revParse(repo, plan.startPoint!))) throw new SvcError('usage', `refused: cannot cut ${plan.branch} from ${printable(plan.startPoint!)}: no such commit`)
       throw e
     }

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeProjectsYaml } from '../../fixtures/sample-project.js'
 import { alive, git, until } from '../helpers/home.js'
@@ -210,6 +210,10 @@ test('usage refusals: run, keys, role, brief, effort, model, launcher, refs; not
   await w.begin()
   await w.started(['--run', 'r1', '--key', 'taken', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
   const b = ['--role', 'builder', '--harness', 'none']
+  // A project whose path holds no git checkout: its launches are refused, and none of its lanes roots is made.
+  const plain = join(w.h.home, 'src', 'plain')
+  mkdirSync(plain)
+  writeProjectsYaml(w.h.service, { key: 'plain', origin: '', checkout: plain }, { gauntlet: { roles: { builder: { model: 'm' } } } })
   const cases: [string[], string, Parameters<LaneWorld['start']>[1]?][] = [
     [[...b, '--key', 'k', '--prompt', 'x'], 'svc: --run is required when the launcher is a root conversation\n'],
     [[...b, '--run', 'R1', '--key', 'k', '--prompt', 'x'], "svc: invalid run key 'R1': it must match ^[a-z0-9][a-z0-9-]{0,31}$\n"],
@@ -234,6 +238,7 @@ test('usage refusals: run, keys, role, brief, effort, model, launcher, refs; not
     [[...b, '--run', 'r1', '--key', 'k', '--branch', 'main', '--prompt', 'x'], 'svc: refused: branch main already exists\n'],
     [[...b, '--run', 'r1', '--key', 'k', '--branch', 'r1/taken', '--prompt', 'x'], 'svc: refused: branch r1/taken already exists\n'],
     [['--role', 'orchestrator', '--harness', 'none', '--run', 'r1', '--key', 'k', '--at', 'nope', '--prompt', 'x'], `svc: refused: --at nope names no commit in ${w.project.checkout}\n`],
+    [[...b, '--run', 'r1', '--key', 'k', '--project', 'plain', '--prompt', 'x'], `svc: project plain: ${plain} is not a git checkout\n`],
     [[...b, '--run', 'r1', '--key', 'k', '--project', 'nosuch', '--prompt', 'x'], `svc: no project nosuch in ${join(w.h.service, 'projects.yaml')}\n`],
     [[...b, '--run', 'r1', '--key', 'k', '--prompt', 'x'], 'svc: SERVICE_CONVERSATION is not set: run svc lane start inside a conversation, or pass --parent <conv>\n', { env: { SERVICE_CONVERSATION: undefined } }],
     [[...b, '--run', 'r1', '--key', 'k', '--prompt', 'x'], 'svc: no conversation 999\nhint: svc conv list shows the conversations\n', { as: '999' }],
