@@ -127,13 +127,14 @@ export async function worktreeTree(dir: string): Promise<string> {
   }
 }
 
-/** The tree a patch file makes of a commit, applied in a temporary index of the repository. */
+/** The tree a patch file makes of a commit, applied in a temporary index of the repository. A tree equal to the
+ * commit parks as an empty patch, which changes nothing. */
 export async function treeOfPatch(repo: string, commit: string, patch: string): Promise<string> {
   const index = join(repo, '..', `.idx-${process.pid}-${Math.random().toString(36).slice(2)}`)
   try {
     const e = { GIT_INDEX_FILE: index }
     await gitA(repo, ['read-tree', commit], e)
-    await gitA(repo, ['apply', '--cached', '--binary', patch], e)
+    await gitA(repo, ['apply', '--cached', '--binary', '--allow-empty', patch], e)
     return await gitA(repo, ['write-tree'], e)
   } finally {
     rmSync(index, { force: true })
