@@ -87,9 +87,22 @@ export function timeCommand(cmd: string, args: string[], opts: { env?: NodeJS.Pr
 }
 
 /** Write out what earlier runs left to write (sync), before a timed run: otherwise a run pays for the one before
- * it. After a checkout of 20 000 files, whichever ran next took 80–170 ms longer. */
+ * it. After a checkout of 20 000 files, whichever ran next took 77–179 ms longer. */
 export function flushWrites(): void {
   spawnSync('sync')
+}
+
+/** timeCommand, once what earlier runs left to write is written (flushWrites, untimed). */
+export function timeFlushed(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<number> {
+  flushWrites()
+  return timeCommand(cmd, args, opts)
+}
+
+/** Wall time of `n` calls at once, in ms. */
+export async function wallTimeOfAll(n: number, call: (i: number) => Promise<unknown>): Promise<number> {
+  const t0 = Date.now()
+  await Promise.all(Array.from({ length: n }, (_, i) => call(i)))
+  return Date.now() - t0
 }
 
 /** Median wall time of `runs` runs of each, alternating with the floor so both see the same machine state, and

@@ -5,7 +5,7 @@ import { processIo } from '../cli/io.js'
 import { gitIn, writeProjectsYaml } from '../fixtures/sample-project.js'
 import { remotePort } from '../kernel/port-client.js'
 import { bigProject } from './big-repo.js'
-import { benchHome, flushWrites, median, SVC, timeCommand, versus, type Figure } from './lib.js'
+import { benchHome, flushWrites, median, SVC, timeCommand, timeFlushed, versus, wallTimeOfAll, type Figure } from './lib.js'
 
 const RUNS = 3
 /** Runs of the full start and its floor: an even number, so that each goes first as often as the other. */
@@ -28,13 +28,13 @@ export async function bench(): Promise<Figure[]> {
     const root = (await port.convNew({ harness: 'none', project: p.key })).id
     const env = { ...h.env, SERVICE_CONVERSATION: root }
 
-    // Each timed run of a large tree begins with nothing left to write (flushWrites).
-    const addFloor = (n: number) => (flushWrites(), timeCommand('git', ['worktree', 'add', '--quiet', '-b', `floor/${n}`, join(lanes, `floor-${n}`), 'origin/main'], { cwd: p.checkout }))
-    const fullStart = (i: number) => (flushWrites(), timeCommand(process.execPath, [SVC, 'lane', 'start', '--run', 'b', '--key', `k${i}`, '--role', 'builder', '--prompt', 'x', '--no-wait'], { env }))
+    // Each timed run of a large tree begins with nothing left to write (timeFlushed).
+    const addFloor = (n: number) => timeFlushed('git', ['worktree', 'add', '--quiet', '-b', `floor/${n}`, join(lanes, `floor-${n}`), 'origin/main'], { cwd: p.checkout })
+    const fullStart = (i: number) => timeFlushed(process.execPath, [SVC, 'lane', 'start', '--run', 'b', '--key', `k${i}`, '--role', 'builder', '--prompt', 'x', '--no-wait'], { env })
     const full = await versus(FULL_RUNS, fullStart, addFloor)
     writeProjectsYaml(h.service, { ...p }, { gauntlet: { roles, sparse_checkout: ['/d00/'] } })
     const sparse: number[] = []
-    for (let i = 0; i < RUNS; i++) sparse.push((flushWrites(), await timeCommand(process.execPath, [SVC, 'lane', 'start', '--run', 's', '--key', `k${i}`, '--role', 'builder', '--prompt', 'x', '--no-wait'], { env })))
+    for (let i = 0; i < RUNS; i++) sparse.push(await timeFlushed(process.execPath, [SVC, 'lane', 'start', '--run', 's', '--key', `k${i}`, '--role', 'builder', '--prompt', 'x', '--no-wait'], { env }))
     writeProjectsYaml(h.service, { ...p }, { gauntlet: { roles } })
     // The floor of a sparse start, measured here: a Node process (the CLI), the fetch SPEC.md requires before
     // every git-backed launch, and git's own steps for a sparse worktree (the same three the kernel runs).
@@ -67,17 +67,10 @@ export async function bench(): Promise<Figure[]> {
       for (let i = 0; i < 50; i++) await timeCommand('git', ['worktree', 'add', '--quiet', '-b', `floor/${r}-${i}`, join(`${small.checkout}-lanes`, `floor-${r}-${i}`), 'origin/main'], { cwd: small.checkout })
       return Date.now() - t0
     }
-    const concurrentStarts = async (r: number) => {
-      const t0 = Date.now()
-      await Promise.all(Array.from({ length: 50 }, (_, i) => timeCommand(process.execPath, [SVC, 'lane', 'start', '--run', `c${r}`, '--key', `k${i}`, '--role', 'builder', '--prompt', 'x', '--no-wait', '--project', 'small'], { env: { ...env, SERVICE_CONVERSATION: smallRoot } })))
-      return Date.now() - t0
-    }
+    const concurrentStarts = (r: number) =>
+      wallTimeOfAll(50, (i) => timeCommand(process.execPath, [SVC, 'lane', 'start', '--run', `c${r}`, '--key', `k${i}`, '--role', 'builder', '--prompt', 'x', '--no-wait', '--project', 'small'], { env: { ...env, SERVICE_CONVERSATION: smallRoot } }))
     // What fifty starts must pay beside their adds, whatever the kernel does: fifty Node processes (the CLIs) at once.
-    const fiftyNodes = async () => {
-      const t0 = Date.now()
-      await Promise.all(Array.from({ length: 50 }, () => timeCommand(process.execPath, ['-e', '0'])))
-      return Date.now() - t0
-    }
+    const fiftyNodes = () => wallTimeOfAll(50, () => timeCommand(process.execPath, ['-e', '0']))
     const nodes50: number[] = []
     const serials: number[] = []
     const concurrents: number[] = []
