@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeProjectsYaml } from '../../fixtures/sample-project.js'
 import { git } from '../helpers/home.js'
@@ -257,11 +257,14 @@ test('a checkout that fails after the worktree was added leaves nothing: no dire
   await w.begin()
   for (const sparse of [undefined, ['src/']]) {
     writeProjectsYaml(w.h.service, w.project, { gauntlet: { ...(sparse ? { sparse_checkout: sparse } : {}), roles: { builder: { model: 'm' } } } })
-    await w.refused(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'], /^svc: git checkout failed in .*r1-k: checkout hook says no\n$/)
+    await w.refused(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'], /^svc: git hook failed in .*r1-k: checkout hook says no\n$/)
   }
-  rmSync(join(hooks, 'post-checkout'))
+  // A hook that lets it: it runs in the new worktree with the arguments `git worktree add` gives it.
+  const seen = join(w.h.dir, 'hook-args')
+  writeFileSync(join(hooks, 'post-checkout'), `#!/bin/sh\necho "$(pwd) $@" > '${seen}'\n`, { mode: 0o755 })
   const b = await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
   assert.ok(existsSync(join(b.cwd, 'src', 'app.sh')), 'the same launch succeeds once the hook lets it')
+  assert.is(readFileSync(seen, 'utf8'), `${b.cwd} ${'0'.repeat(40)} ${sha(b.cwd)} 1\n`)
 })
 
 test('the base is fetched before every git-backed launch', async () => {
