@@ -37,7 +37,7 @@ export async function bench(): Promise<Figure[]> {
     for (let i = 0; i < RUNS; i++) sparse.push(await timeFlushed(process.execPath, [SVC, 'lane', 'start', '--run', 's', '--key', `k${i}`, '--role', 'builder', '--prompt', 'x', '--no-wait'], { env }))
     writeProjectsYaml(h.service, { ...p }, { gauntlet: { roles } })
     // The floor of a sparse start, measured here: a Node process (the CLI), the fetch SPEC.md requires before
-    // every git-backed launch, and git's own steps for a sparse worktree (the same three the kernel runs).
+    // every git-backed launch, and git's own steps for a sparse worktree (the three the kernel runs to write it).
     const nodes: number[] = []
     const fetchesT: number[] = []
     const gitSparse: number[] = []
@@ -49,7 +49,7 @@ export async function bench(): Promise<Figure[]> {
       const t0 = process.hrtime.bigint()
       await timeCommand('git', ['worktree', 'add', '--quiet', '--no-checkout', '-b', `gs/${i}`, dir, 'origin/main'], { cwd: p.checkout })
       await timeCommand('git', ['sparse-checkout', 'set', '--no-cone', '/d00/'], { cwd: dir })
-      await timeCommand('git', ['checkout', '--quiet'], { cwd: dir })
+      await timeCommand('git', ['reset', '--hard', '--quiet'], { cwd: dir })
       gitSparse.push(Number(process.hrtime.bigint() - t0) / 1e6)
     }
     const sparseFloor = median(nodes) + median(fetchesT) + median(gitSparse)
