@@ -265,6 +265,12 @@ test('a checkout that fails after the worktree was added leaves nothing: no dire
   const b = await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
   assert.ok(existsSync(join(b.cwd, 'src', 'app.sh')), 'the same launch succeeds once the hook lets it')
   assert.is(readFileSync(seen, 'utf8'), `${b.cwd} ${'0'.repeat(40)} ${sha(b.cwd)} 1\n`)
+  // A hook where core.hooksPath puts it runs too.
+  const elsewhere = join(w.h.dir, 'hooks-elsewhere')
+  mkdirSync(elsewhere)
+  writeFileSync(join(elsewhere, 'post-checkout'), '#!/bin/sh\necho "the hooks path says no" >&2\nexit 3\n', { mode: 0o755 })
+  git(w.project.checkout, 'config', 'core.hooksPath', elsewhere)
+  await w.refused(['--run', 'r1', '--key', 'k2', '--role', 'builder', '--harness', 'none', '--prompt', 'x'], /^svc: git hook failed in .*r1-k2: the hooks path says no\n$/)
 })
 
 test('the base is fetched before every git-backed launch', async () => {
