@@ -245,6 +245,7 @@ test('usage refusals: run, keys, role, brief, effort, model, launcher, refs; not
   ]
   writeFileSync(join(w.h.home, 'brief.md'), 'a brief\n')
   for (const [args, stderr, opts] of cases) await w.refused(args, stderr, { cwd: w.h.home, ...opts })
+  assert.not.ok(existsSync(`${plain}-lanes`), 'the plain project gets no lanes root')
 })
 
 test('projects.yaml: a wrong entry is one line naming the file and the key', async () => {

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeProjectsYaml } from '../../fixtures/sample-project.js'
 import { git } from '../helpers/home.js'
@@ -265,7 +265,8 @@ test('a checkout that fails after the worktree was added leaves nothing: no dire
   const b = await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
   assert.ok(existsSync(join(b.cwd, 'src', 'app.sh')), 'the same launch succeeds once the hook lets it')
   assert.is(readFileSync(seen, 'utf8'), `${b.cwd} ${'0'.repeat(40)} ${sha(b.cwd)} 1\n`)
-  // A hook where core.hooksPath puts it runs too.
+  // A hook where core.hooksPath puts it runs too, with none left in .git/hooks: its path is git's to name.
+  rmSync(join(hooks, 'post-checkout'))
   const elsewhere = join(w.h.dir, 'hooks-elsewhere')
   mkdirSync(elsewhere)
   writeFileSync(join(elsewhere, 'post-checkout'), '#!/bin/sh\necho "the hooks path says no" >&2\nexit 3\n', { mode: 0o755 })
