@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { gitIn } from '../fixtures/sample-project.js'
+import { run } from './lib.js'
 
 /** A project of `files` small files in 20 top-level folders (so 5% is one folder): a bare origin holding one commit,
  * and a clone of it. The commit is written by `git fast-import` straight into a pack, so the clone holds no loose
@@ -22,7 +22,7 @@ export function bigProject(dir: string, files: number): { checkout: string; orig
   stream.push(`commit refs/heads/main\ncommitter Bench <bench@example.com> 0 +0000\ndata ${message.length}\n${message}`)
   for (let i = 0; i < files; i++) stream.push(`M 100644 :${i + 1} d${String(i % 20).padStart(2, '0')}/s${Math.floor(i / 20) % 50}/f${i}.txt\n`)
   stream.push('\n')
-  execFileSync('git', ['fast-import', '--quiet'], { cwd: origin, input: stream.join(''), stdio: ['pipe', 'ignore', 'pipe'] })
+  run('git', ['fast-import', '--quiet'], { cwd: origin, input: stream.join('') })
   gitIn(dir, 'clone', '--quiet', origin, checkout)
   return { checkout, origin, key: 'big' }
 }

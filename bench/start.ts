@@ -13,6 +13,9 @@ const FULL_RUNS = 4
 /** Rounds of the concurrency figure: each measures both sides, in alternating order. */
 const ROUNDS = 3
 
+/** The CLI's arguments for `svc lane start --no-wait` of builder `k<i>` in run `run`. */
+const startArgs = (run: string, i: number) => [SVC, 'lane', 'start', '--run', run, '--key', `k${i}`, '--role', 'builder', '--prompt', 'x', '--no-wait']
+
 /** `svc lane start --no-wait` of a builder in a repository of 20 000 files against `git worktree add` of the same;
  * the same with sparse_checkout selecting 5%; 50 concurrent starts against 50 serial worktree adds. */
 export async function bench(): Promise<Figure[]> {
@@ -30,11 +33,11 @@ export async function bench(): Promise<Figure[]> {
 
     // Each timed run of a large tree begins with nothing left to write (timeFlushed).
     const addFloor = (n: number) => timeFlushed('git', ['worktree', 'add', '--quiet', '-b', `floor/${n}`, join(lanes, `floor-${n}`), 'origin/main'], { cwd: p.checkout })
-    const fullStart = (i: number) => timeFlushed(process.execPath, [SVC, 'lane', 'start', '--run', 'b', '--key', `k${i}`, '--role', 'builder', '--prompt', 'x', '--no-wait'], { env })
+    const fullStart = (i: number) => timeFlushed(process.execPath, startArgs('b', i), { env })
     const full = await versus(FULL_RUNS, fullStart, addFloor)
     writeProjectsYaml(h.service, { ...p }, { gauntlet: { roles, sparse_checkout: ['/d00/'] } })
     const sparse: number[] = []
-    for (let i = 0; i < RUNS; i++) sparse.push(await timeFlushed(process.execPath, [SVC, 'lane', 'start', '--run', 's', '--key', `k${i}`, '--role', 'builder', '--prompt', 'x', '--no-wait'], { env }))
+    for (let i = 0; i < RUNS; i++) sparse.push(await timeFlushed(process.execPath, startArgs('s', i), { env }))
     writeProjectsYaml(h.service, { ...p }, { gauntlet: { roles } })
     // The floor of a sparse start, measured here: a Node process (the CLI), the fetch SPEC.md requires before
     // every git-backed launch, and git's own steps for a sparse worktree (the three the kernel runs to write it).
@@ -68,7 +71,7 @@ export async function bench(): Promise<Figure[]> {
       return Date.now() - t0
     }
     const concurrentStarts = (r: number) =>
-      wallTimeOfAll(50, (i) => timeCommand(process.execPath, [SVC, 'lane', 'start', '--run', `c${r}`, '--key', `k${i}`, '--role', 'builder', '--prompt', 'x', '--no-wait', '--project', 'small'], { env: { ...env, SERVICE_CONVERSATION: smallRoot } }))
+      wallTimeOfAll(50, (i) => timeCommand(process.execPath, [...startArgs(`c${r}`, i), '--project', 'small'], { env: { ...env, SERVICE_CONVERSATION: smallRoot } }))
     // What fifty starts must pay beside their adds, whatever the kernel does: fifty Node processes (the CLIs) at once.
     const fiftyNodes = () => wallTimeOfAll(50, () => timeCommand(process.execPath, ['-e', '0']))
     const nodes50: number[] = []
