@@ -19,6 +19,7 @@ import { deckTree, DeckCodes } from './services/deck.js'
 import { SvcError } from './domain/errors.js'
 import { convAnswer } from './services/conv-answer.js'
 import { doctor } from './services/doctor.js'
+import { issueClose, issueList, issueNew, issueShow } from './services/issues.js'
 
 /** The kernel's own KernelPort: every verb, in process. */
 export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: () => number; stop: () => void }): KernelPort {
@@ -69,5 +70,9 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
     deckTree: (input) => deckTree(ctx, gitFacts, input),
     deckCode: async () => deckCodes.issue(),
     deckRedeem: async (input) => deckCodes.redeem(input.code),
+    issueNew: (input) => issueNew(ctx, input),
+    issueList: (input) => issueList(ctx, input),
+    issueShow: (input) => issueShow(ctx, input),
+    issueClose: (input) => issueClose(ctx, input),
   }
 }

@@ -94,6 +94,10 @@ export const PortSchemas = {
   deckTree: v.strictObject({ run: opt(text(200)), parent: opt(ref) }),
   deckCode: v.strictObject({}),
   deckRedeem: v.strictObject({ code: text(200) }),
+  issueNew: v.strictObject({ project: opt(text(100)), title: text(1000), body: opt(text(1_000_000)), cwd: opt(text(4096)) }),
+  issueList: v.strictObject({ project: opt(text(100)), state: opt(v.picklist(['open', 'closed'], 'must be open or closed')) }),
+  issueShow: v.strictObject({ ref, project: opt(text(100)), cwd: opt(text(4096)) }),
+  issueClose: v.strictObject({ ref, project: opt(text(100)), cwd: opt(text(4096)) }),
 } as const
 
 export type PortMethod = keyof typeof PortSchemas
@@ -169,6 +173,23 @@ export interface PortOutputs {
   deckTree: DeckTree
   deckCode: { code: string; expiresAt: number }
   deckRedeem: { ok: true }
+  issueNew: IssueView
+  issueList: IssueView[]
+  issueShow: IssueView
+  issueClose: { issue: IssueView; already: boolean }
+}
+
+/** An issue a worker can belong to, as `svc issue` shows it. `project` and the times for local issues only. */
+export interface IssueView {
+  ref: string
+  tracker: 'local' | 'gh'
+  project?: string
+  title: string
+  state: 'open' | 'closed'
+  url: string
+  created?: string
+  closed?: string
+  body: string
 }
 
 /** Everything the deck draws: conversations as a tree, each row's view, and costs summed. */

@@ -3,7 +3,8 @@ import type { DoctorCheck } from '../../kernel/domain/doctor.js'
 import { json } from '../format.js'
 import type { Run } from '../table.js'
 
-const line = (c: DoctorCheck) => `${c.ok ? 'ok     ' : 'PROBLEM'}  ${c.name}: ${c.detail}\n${c.fix ? `         fix: ${c.fix}\n` : ''}`
+const label = (c: DoctorCheck) => (!c.ok ? 'PROBLEM' : c.note ? 'note   ' : 'ok     ')
+const line = (c: DoctorCheck) => `${label(c)}  ${c.name}: ${c.detail}\n${c.fix ? `         fix: ${c.fix}\n` : ''}`
 
 /** `svc doctor`: the kernel answering, harness CLIs and their versions, git and lsof, writable homes and lanes roots.
  * Exit 1 when anything is a problem. */

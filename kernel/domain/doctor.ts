@@ -32,6 +32,8 @@ export interface DoctorFacts {
   configPath: string
   configError?: string
   roots: LanesRootFact[]
+  /** gh, which only workers on gh: issues need: where, its version, and whether it is logged in. */
+  gh?: ToolFact & { auth?: { loggedIn: boolean; detail: string } }
 }
 
 export interface DoctorCheck {
@@ -39,6 +41,8 @@ export interface DoctorCheck {
   ok: boolean
   detail: string
   fix?: string
+  /** Not a problem, but worth knowing (with its fix): what only some uses need. */
+  note?: boolean
 }
 
 const RESTART = 'then restart the kernel (svc kernel stop; the next svc command starts it)'
@@ -64,7 +68,20 @@ function rootCheck(r: LanesRootFact, configPath: string): DoctorCheck {
   return { name, ok: true, detail: `${r.path} (${r.existing === r.path ? 'writable' : 'will be created'})` }
 }
 
-/** Every check, in the order shown: the kernel, the harness CLIs, git and lsof, the service home, the lanes roots. */
+/** What to do when gh is missing, and when it is not logged in (the refusals of the gh tracker say the same). */
+export const GH_INSTALL = 'install gh (https://cli.github.com), then log in with gh auth login'
+export const GH_LOGIN = 'gh auth login'
+
+/** gh is needed only by workers on gh: issues, so its absence or a missing login is a note, not a problem. */
+function ghCheck(gh: NonNullable<DoctorFacts['gh']>): DoctorCheck {
+  if (gh.path && gh.error) return { name: 'gh', ok: false, detail: `${gh.path} --version failed: ${gh.error}`, fix: `reinstall it: ${GH_INSTALL}` }
+  if (!gh.path) return { name: 'gh', ok: true, note: true, detail: "not found on the kernel's PATH; only workers on gh: issues need it", fix: GH_INSTALL }
+  const found = `${gh.version ?? 'found'} (${gh.path})`
+  if (gh.auth?.loggedIn) return { name: 'gh', ok: true, detail: `${found}; ${gh.auth.detail}` }
+  return { name: 'gh', ok: true, note: true, detail: `${found}; not logged in${gh.auth ? `: ${gh.auth.detail}` : ''}`, fix: GH_LOGIN }
+}
+
+/** Every check, in the order shown: the kernel, the harness CLIs, git and lsof, the service home, the lanes roots, gh. */
 export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
   const inUse = (h: string) => f.harnessesInUse.includes(h)
   const checks: DoctorCheck[] = [
@@ -80,5 +97,6 @@ export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
   if (f.configError) checks.push({ name: 'projects', ok: false, detail: f.configError, fix: `correct ${f.configPath}` })
   else if (!f.roots.length) checks.push({ name: 'projects', ok: true, detail: `none in ${f.configPath}; lanes need one` })
   for (const r of f.roots) checks.push(rootCheck(r, f.configPath))
+  if (f.gh) checks.push(ghCheck(f.gh))
   return checks
 }

@@ -4,6 +4,7 @@ import { doctorChecks, type DoctorCheck, type DoctorFacts, type LanesRootFact } 
 import { SvcError } from '../domain/errors.js'
 import type { Projects } from '../io/config.js'
 import { toolFact, writable } from '../io/tools.js'
+import { ghAuthStatus } from '../io/trackers/gh.js'
 import type { KernelContext } from './context.js'
 import { lanesRootOf } from './lane-start.js'
 
@@ -32,11 +33,12 @@ export async function doctor(ctx: KernelContext, kernel: DoctorFacts['kernel']):
   } catch (e) {
     configError = e instanceof SvcError ? e.message : `${ctx.config.path}: ${(e as Error).message}`
   }
-  const [claude, codex, git, lsof] = await Promise.all([
+  const [claude, codex, git, lsof, gh] = await Promise.all([
     toolFact('claude', ['--version']),
     toolFact('codex', ['--version']),
     toolFact('git', ['--version']),
     toolFact('lsof', undefined),
+    toolFact('gh', ['--version']).then(async (t) => (t.path && !t.error ? { ...t, auth: await ghAuthStatus({ timeoutMs: 10_000 }) } : t)),
   ])
   const configured = Object.values(projects).flatMap((p) => Object.values(p.gauntlet?.roles ?? {}).map((r) => r.harness))
   const checks = doctorChecks({
@@ -48,6 +50,7 @@ export async function doctor(ctx: KernelContext, kernel: DoctorFacts['kernel']):
     configPath: ctx.config.path,
     configError,
     roots: rootFacts(projects),
+    gh,
   })
   return { checks, problems: checks.filter((c) => !c.ok).length }
 }

@@ -1,0 +1,133 @@
+import type { ConversationRecord } from './conversation.js'
+import type { ErrorCode } from './errors.js'
+import { nextIteration } from './iteration.js'
+import { effectiveLauncher } from './launcher.js'
+
+/** The rules of `svc worker run` (SPEC.md section 1, DESIGN.md 3, workers): who may run a worker, on which issue,
+ * in which directory and branch, and how its reports are posted to the issue exactly once. Each decision is data;
+ * a refusal carries the error code and the exact message. */
+
+export interface Refusal {
+  ok: false
+  code: ErrorCode
+  message: string
+}
+export type Decision<T> = ({ ok: true } & T) | Refusal
+
+const refuse = (code: ErrorCode, message: string): Refusal => ({ ok: false, code, message })
+
+/** The facts written once on a worker's record. */
+export interface WorkerFacts {
+  /** The issue reference, as formatIssueRef prints it. */
+  issue: string
+  /** The effective launcher that ran it. */
+  starter: string
+  dir: string
+  branch: string
+  iteration: number
+}
+
+export type WorkerRecord = ConversationRecord & { worker?: WorkerFacts }
+
+const ONLY = 'only a root conversation or an orchestrator lane can'
+
+/** Who may run a worker: the effective launcher (successors followed) must be a root conversation or an
+ * orchestrator lane; a worker, builder, critic, verifier or play lane may not. Returns the effective launcher, the
+ * worker's starter. */
+export function mayRunWorker(launcherId: string, lookup: (id: string) => WorkerRecord | undefined): Decision<{ starter: WorkerRecord }> {
+  const eff = effectiveLauncher(launcherId, lookup) as WorkerRecord | undefined
+  if (!eff) return refuse('forbidden', `conv ${launcherId} has a broken chain of parent links; it cannot run workers`)
+  if (eff.worker) return refuse('forbidden', `refused: a worker cannot run workers; ${ONLY}`)
+  const role = eff.lane?.role
+  if (role && role !== 'orchestrator') return refuse('forbidden', `refused: a ${role} lane cannot run workers; ${ONLY}`)
+  return { ok: true, starter: eff }
+}
+
+/** A closed issue is no contract to work on, unless the caller says so. */
+export function checkIssueState(ref: string, state: 'open' | 'closed', allowClosed: boolean): Decision<object> {
+  if (state === 'closed' && !allowClosed) return refuse('conflict', `refused: issue ${ref} is closed; pass --allow-closed to run a worker on it anyway`)
+  return { ok: true }
+}
+
+/** `<root>/w-<slug>` for iteration 1, `-i<n>` after, as for builders. */
+export const workerDirName = (slug: string, iteration: number) => (iteration === 1 ? `w-${slug}` : `w-${slug}-i${iteration}`)
+
+/** `worker/<slug>` for iteration 1, `-i<n>` after. */
+export const workerBranch = (slug: string, iteration: number) => (iteration === 1 ? `worker/${slug}` : `worker/${slug}-i${iteration}`)
+
+/** An earlier worker of the same issue, as the plan needs it. */
+export interface WorkerRow {
+  id: string
+  createdAt: number
+  live: boolean
+  /** Its iteration filed a done report: its branch is frozen. */
+  doneReported: boolean
+  worker: Pick<WorkerFacts, 'dir' | 'branch' | 'iteration'>
+}
+
+export interface WorkerRequest {
+  replace?: boolean
+  reuse?: boolean
+  branch?: string
+  from?: string
+}
+
+export interface WorkerPlan {
+  iteration: number
+  dirName: string
+  branch: string
+  /** The earlier worker whose directory is reused. */
+  reuse?: WorkerRow
+  /** The live worker to stop first. */
+  replace?: WorkerRow
+}
+
+/** One live worker per issue; `--replace` stops it first, `--reuse` continues in the latest earlier worker's
+ * directory (keeping its iteration), as for lanes. */
+export function planWorker(ref: string, slug: string, earlier: readonly WorkerRow[], req: WorkerRequest): Decision<WorkerPlan> {
+  const rows = [...earlier].sort((a, b) => a.createdAt - b.createdAt)
+  const live = rows.find((r) => r.live)
+  if (live && !req.replace) return refuse('conflict', `worker ${ref} i${live.worker.iteration} is live (conv ${live.id}); pass --replace to stop it and run anew`)
+  if (!req.reuse) {
+    const iteration = nextIteration(rows.map((r) => r.worker))
+    return { ok: true, iteration, dirName: workerDirName(slug, iteration), branch: req.branch ?? workerBranch(slug, iteration), replace: live }
+  }
+  const reuse = rows.at(-1)
+  if (!reuse) return refuse('conflict', `refused: no earlier worker of ${ref} to reuse`)
+  const moot = (['from', 'branch'] as const).find((o) => req[o] !== undefined)
+  if (moot) return refuse('usage', `--${moot} does not go with --reuse: the worker continues in ${reuse.worker.dir} as it is`)
+  const sameIteration = rows.filter((r) => r.worker.iteration === reuse.worker.iteration)
+  if (sameIteration.some((r) => r.doneReported))
+    return refuse('conflict', `refused: branch ${reuse.worker.branch} of worker ${ref} i${reuse.worker.iteration} is frozen (its worker reported done); run a new iteration`)
+  return { ok: true, iteration: reuse.worker.iteration, dirName: reuse.worker.dir, branch: reuse.worker.branch, reuse, replace: live }
+}
+
+/** GitHub refuses a comment longer than this many characters. */
+export const COMMENT_MAX_CHARS = 65_536
+
+/** The marker that ends every posted report: which conversation's which report it is. */
+export const reportMarker = (conv: string, seq: number) => `<!-- svc-report conv-${conv} seq ${seq} -->`
+
+export interface PostedReport {
+  ref: string
+  conv: string
+  seq: number
+  status: string
+  body: string
+}
+
+/** The comment a report is posted as: a heading, the body (cut to fit, saying where the whole is), the marker. */
+export function reportComment(r: PostedReport, max = COMMENT_MAX_CHARS): string {
+  const head = `**Worker report** ${r.status} (conv-${r.conv}, report ${r.seq})\n\n`
+  const tail = `\n\n${reportMarker(r.conv, r.seq)}`
+  const body = r.body.trimEnd()
+  if (head.length + body.length + tail.length <= max) return head + body + tail
+  const note = `\n\n[cut: the whole report is in svc's report store under conv-${r.conv}, report ${r.seq}]`
+  return head + body.slice(0, Math.max(0, max - head.length - note.length - tail.length)) + note + tail
+}
+
+/** Has this report been posted already (a retry after a crash must not post twice)? Only a comment whose last
+ * line is the marker counts, so a comment that quotes a marker elsewhere does not stop a post. */
+export function alreadyPosted(marker: string, comments: readonly string[]): boolean {
+  return comments.some((c) => c.trimEnd().split('\n').at(-1)?.trim() === marker)
+}

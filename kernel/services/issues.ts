@@ -1,0 +1,111 @@
+import { existsSync, realpathSync } from 'node:fs'
+import { readdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import { SvcError } from '../domain/errors.js'
+import { formatIssueRef, onOrigin, parseGithubRemote, parseIssueRef, type GithubRepo, type IssueRef } from '../domain/issue-ref.js'
+import { isWithin } from '../domain/lane-paths.js'
+import { gitTry } from '../io/git.js'
+import { GhTracker } from '../io/trackers/gh.js'
+import { LocalIssues, type LocalIssue } from '../io/trackers/local.js'
+import type { IssueFacts } from '../io/trackers/types.js'
+import type { IssueView, PortInput } from '../port.js'
+import { printable, type KernelContext } from './context.js'
+
+/** `svc issue new|list|show|close`: the issues a worker can belong to. Local issues are kept per project under
+ * `<home>/issues/<project>/`; GitHub issues are read through gh. */
+
+const PROJECT_KEY = /^[a-z0-9][a-z0-9._-]{0,63}$/
+
+const issuesRoot = (ctx: KernelContext) => join(ctx.home, 'issues')
+const localIssues = (ctx: KernelContext, project: string) => new LocalIssues(join(issuesRoot(ctx), project), project)
+
+interface Project {
+  key: string
+  checkout?: string
+}
+
+/** The project named, else the one whose checkout holds `cwd`; it must be in projects.yaml. */
+async function projectOf(ctx: KernelContext, requested: string | undefined, cwd: string | undefined, what: string): Promise<Project> {
+  const projects = await ctx.config.projects()
+  let key = requested
+  if (key === undefined && cwd && existsSync(cwd)) {
+    const real = realpathSync(cwd)
+    key = Object.entries(projects).find(([, p]) => existsSync(p.path) && isWithin(real, realpathSync(p.path)))?.[0]
+  }
+  if (key === undefined) throw new SvcError('usage', `no project for ${what}: pass --project, or run from inside a checkout listed in projects.yaml`)
+  const entry = projects[key]
+  if (!entry) throw new SvcError('not_found', `no project ${printable(key)} in ${ctx.config.path}`, Object.keys(projects).length ? `projects: ${Object.keys(projects).join(', ')}` : undefined)
+  return { key, checkout: existsSync(entry.path) ? realpathSync(entry.path) : undefined }
+}
+
+/** The GitHub repository of the project's origin, if it is on github.com. */
+async function originOf(project: Project): Promise<GithubRepo | undefined> {
+  if (!project.checkout) return undefined
+  const r = await gitTry(project.checkout, ['remote', 'get-url', 'origin'])
+  return r.ok ? parseGithubRemote(r.stdout.trim()) : undefined
+}
+
+/** A reference parsed; the project is looked up only when the reference needs one (`local:` and `#`). */
+async function resolveRef(ctx: KernelContext, input: { ref: string; project?: string; cwd?: string }): Promise<{ ref: IssueRef; project?: Project }> {
+  const parsed = parseIssueRef(input.ref)
+  if (!parsed.ok) throw new SvcError('usage', parsed.message)
+  if (parsed.value.tracker === 'gh') return { ref: parsed.value }
+  const project = await projectOf(ctx, input.project, input.cwd, `issue ${printable(input.ref)}`)
+  const ref = onOrigin(parsed.value, parsed.value.tracker === 'origin' ? await originOf(project) : undefined)
+  if (!ref.ok) throw new SvcError('usage', ref.message)
+  return { ref: ref.value, project }
+}
+
+const localView = (project: string, i: LocalIssue): IssueView => ({
+  ref: formatIssueRef({ tracker: 'local', number: i.number }),
+  tracker: 'local',
+  project,
+  title: i.title,
+  state: i.state,
+  url: i.url,
+  created: i.created,
+  ...(i.closed ? { closed: i.closed } : {}),
+  body: i.body,
+})
+
+const ghView = (ref: IssueRef, f: IssueFacts): IssueView => ({ ref: formatIssueRef(ref), tracker: 'gh', title: f.title, state: f.state, url: f.url, body: f.body })
+
+export async function issueNew(ctx: KernelContext, input: PortInput<'issueNew'>, now = new Date()): Promise<IssueView> {
+  const title = input.title.trim()
+  if (!title) throw new SvcError('usage', 'the title is empty; pass --title <text>')
+  if (/[\r\n]/.test(title)) throw new SvcError('usage', 'the title must be one line; put the rest in --body or --body-file')
+  const project = await projectOf(ctx, input.project, input.cwd, 'the new issue')
+  const issues = localIssues(ctx, project.key)
+  const n = await issues.create(title, input.body ?? '', now)
+  return localView(project.key, await issues.read(n))
+}
+
+export async function issueList(ctx: KernelContext, input: PortInput<'issueList'>): Promise<IssueView[]> {
+  const keys = input.project !== undefined ? [(await projectOf(ctx, input.project, undefined, 'the list')).key] : await projectsWithIssues(ctx)
+  const views = (await Promise.all(keys.map(async (k) => (await localIssues(ctx, k).list()).map((i) => localView(k, i))))).flat()
+  return input.state ? views.filter((v) => v.state === input.state) : views
+}
+
+/** Every project directory under issues/, whether or not projects.yaml still names it: nothing kept is hidden. */
+async function projectsWithIssues(ctx: KernelContext): Promise<string[]> {
+  try {
+    return (await readdir(issuesRoot(ctx), { withFileTypes: true })).filter((d) => d.isDirectory() && PROJECT_KEY.test(d.name)).map((d) => d.name).sort()
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return []
+    throw e
+  }
+}
+
+export async function issueShow(ctx: KernelContext, input: PortInput<'issueShow'>): Promise<IssueView> {
+  const { ref, project } = await resolveRef(ctx, input)
+  if (ref.tracker === 'local') return localView(project!.key, await localIssues(ctx, project!.key).read(ref.number))
+  return ghView(ref, await new GhTracker().resolve(ref))
+}
+
+export async function issueClose(ctx: KernelContext, input: PortInput<'issueClose'>, now = new Date()): Promise<{ issue: IssueView; already: boolean }> {
+  const { ref, project } = await resolveRef(ctx, input)
+  if (ref.tracker === 'gh')
+    throw new SvcError('usage', `svc closes only its own local issues; close ${formatIssueRef(ref)} on GitHub`, `gh issue close ${ref.number} -R ${ref.owner}/${ref.repo}`)
+  const { issue, already } = await localIssues(ctx, project!.key).close(ref.number, now)
+  return { issue: localView(project!.key, issue), already }
+}
