@@ -88,4 +88,34 @@ test('lanes roots: a broken rule, an unwritable parent, a missing checkout; an u
   assert.equal(doctorChecks(facts({ roots: [] })).at(-1), { name: 'projects', ok: true, detail: 'none in /home/u/.service/projects.yaml; lanes need one' })
 })
 
+test('gh: missing or logged out is a note with its fix (only gh-linked workers need it); logged in is ok; a broken one is a problem', () => {
+  const gh = (g: DoctorFacts['gh']) => doctorChecks(facts({ gh: g })).at(-1)
+  assert.is(doctorChecks(facts()).some((c) => c.name === 'gh'), false, 'no gh facts, no check')
+  assert.equal(gh({}), {
+    name: 'gh',
+    ok: true,
+    note: true,
+    detail: "not found on the kernel's PATH; only workers on gh: issues need it",
+    fix: 'install gh (https://cli.github.com), then log in with gh auth login',
+  })
+  assert.equal(gh({ path: '/usr/bin/gh', version: 'gh version 2.63.0 (2024-11-27)', auth: { loggedIn: false, detail: 'You are not logged into any GitHub hosts. To log in, run: gh auth login' } }), {
+    name: 'gh',
+    ok: true,
+    note: true,
+    detail: 'gh version 2.63.0 (2024-11-27) (/usr/bin/gh); not logged in: You are not logged into any GitHub hosts. To log in, run: gh auth login',
+    fix: 'gh auth login',
+  })
+  assert.equal(gh({ path: '/usr/bin/gh', version: 'gh version 2.63.0 (2024-11-27)', auth: { loggedIn: true, detail: 'Logged in to github.com account octo (keyring)' } }), {
+    name: 'gh',
+    ok: true,
+    detail: 'gh version 2.63.0 (2024-11-27) (/usr/bin/gh); Logged in to github.com account octo (keyring)',
+  })
+  assert.equal(gh({ path: '/x/gh', error: 'exec format error' }), {
+    name: 'gh',
+    ok: false,
+    detail: '/x/gh --version failed: exec format error',
+    fix: 'reinstall it: install gh (https://cli.github.com), then log in with gh auth login',
+  })
+})
+
 test.run()

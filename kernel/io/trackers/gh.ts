@@ -43,7 +43,7 @@ export class GhTracker implements Tracker<GhIssue> {
   async resolve(i: GhIssue): Promise<IssueFacts> {
     const r = await this.gh(['issue', 'view', String(i.number), '-R', slug(i), '--json', 'title,body,url,state'], i)
     const parsed = v.safeParse(IssueJson, parseJson(r.stdout))
-    if (!parsed.success) throw new SvcError('unavailable', `gh issue view ${i.number} -R ${slug(i)} answered with something other than the issue's JSON: ${oneLine(r.stdout, 200)}`)
+    if (!parsed.success) throw new SvcError('unavailable', `gh issue view ${i.number} -R ${slug(i)} answered with something other than the issue's JSON: ${oneLine(r.stdout.trim(), 200)}`)
     const { title, body, url, state } = parsed.output
     return { title, body, url, state: state === 'OPEN' ? 'open' : 'closed' }
   }
@@ -53,7 +53,7 @@ export class GhTracker implements Tracker<GhIssue> {
     for (let page = 1; page <= MAX_PAGES; page++) {
       const r = await this.gh(['api', `repos/${slug(i)}/issues/${i.number}/comments?per_page=${PAGE}&page=${page}`], i)
       const parsed = v.safeParse(CommentsJson, parseJson(r.stdout))
-      if (!parsed.success) throw new SvcError('unavailable', `gh api answered the comments of ${refText(i)} with something other than a JSON list: ${oneLine(r.stdout, 200)}`)
+      if (!parsed.success) throw new SvcError('unavailable', `gh api answered the comments of ${refText(i)} with something other than a JSON list: ${oneLine(r.stdout.trim(), 200)}`)
       all.push(...parsed.output.map((c) => ({ id: String(c.id), body: c.body ?? '' })))
       if (parsed.output.length < PAGE) break
     }
@@ -76,8 +76,8 @@ export class GhTracker implements Tracker<GhIssue> {
 /** What went wrong, from gh's exit code and its last words. */
 function ghError(args: string[], r: Ran, i: GhIssue): SvcError {
   const said = lastLine(r.stderr) || lastLine(r.stdout)
-  if (r.missing) return new SvcError('unavailable', `gh is not installed (it is how svc reads ${refText(i)})`, GH_INSTALL)
-  if (r.code === 4 || /gh auth login|not logged in/i.test(r.stderr)) return new SvcError('unavailable', `gh is not logged in, so svc cannot read ${refText(i)}`, GH_LOGIN)
+  if (r.missing) return new SvcError('unavailable', `gh is not installed, so svc cannot reach ${refText(i)}`, GH_INSTALL)
+  if (r.code === 4 || /gh auth login|not logged in/i.test(r.stderr)) return new SvcError('unavailable', `gh is not logged in, so svc cannot reach ${refText(i)}`, GH_LOGIN)
   if (r.timedOut) return new SvcError('unavailable', `gh ${args.slice(0, 2).join(' ')} gave no answer for ${refText(i)} in time`)
   if (/Could not resolve to a Repository/i.test(r.stderr)) return new SvcError('not_found', `no repository ${slug(i)} on GitHub (or this login cannot see it)`)
   if (/Could not resolve to an issue|Not Found \(HTTP 404\)/i.test(r.stderr)) return new SvcError('not_found', `no issue ${refText(i)} on GitHub`)

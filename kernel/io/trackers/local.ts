@@ -11,12 +11,16 @@ import type { IssueComment, IssueFacts, IssueState, Tracker } from './types.js'
  * Numbers (of issues and of comments) are taken by creating the file exclusively: two racing creations never
  * share one. */
 
-const FrontMatter = v.object({
-  title: v.pipe(v.string(), v.minLength(1, 'must not be empty')),
-  state: v.picklist(['open', 'closed']),
-  created: v.pipe(v.string(), v.isoTimestamp('must be an ISO timestamp')),
-  closed: v.optional(v.pipe(v.string(), v.isoTimestamp('must be an ISO timestamp'))),
-})
+const timestamp = v.pipe(v.string('must be an ISO timestamp'), v.isoTimestamp('must be an ISO timestamp'))
+const FrontMatter = v.object(
+  {
+    title: v.pipe(v.string('must be text'), v.check((t) => t.trim() !== '', 'must not be empty')),
+    state: v.picklist(['open', 'closed'], 'must be open or closed'),
+    created: timestamp,
+    closed: v.optional(timestamp),
+  },
+  'must be a mapping with title, state and created',
+)
 
 export interface LocalIssue extends IssueFacts {
   number: number
@@ -126,13 +130,15 @@ export async function parseIssueFile(path: string, text: string): Promise<{ meta
   try {
     doc = (await yaml()).parse(m[1] ?? '')
   } catch (e) {
-    throw new SvcError('usage', `${path}: the front matter is not valid YAML: ${(e as Error).message.split('\n')[0]}`)
+    // The parser counts lines from the front matter's first; the file has the opening --- line before it.
+    const first = (e as Error).message.split('\n')[0].replace(/ at line (\d+), column (\d+):?$/, (_, l, c) => ` (line ${Number(l) + 1}, column ${c})`)
+    throw new SvcError('usage', `${path}: the front matter is not valid YAML: ${first}`)
   }
   const r = v.safeParse(FrontMatter, doc)
   if (!r.success) {
     const issue = r.issues[0]
     const key = v.getDotPath(issue)
-    const what = issue.received === 'undefined' ? `missing` : issue.expected && issue.kind === 'schema' ? `expected ${issue.expected}, got ${issue.received}` : issue.message
+    const what = key && issue.received === 'undefined' ? 'missing' : `${issue.message}, not ${issue.received}`
     throw new SvcError('usage', `${path}: front matter${key ? ` ${key}` : ''}: ${what}`)
   }
   return { meta: r.output, body: text.slice(m[0].length) }
