@@ -4,6 +4,8 @@ import { dirname, join } from 'node:path'
 import { ROOT, TestHome } from '../helpers/home.js'
 import { setupProject } from '../helpers/project.js'
 import { writeProjectsYaml } from '../../fixtures/sample-project.js'
+import { writeFileSync } from 'node:fs'
+import type { FakeGhState } from '../../fixtures/fake-gh.js'
 
 /** `svc doctor` run against a real kernel: the checks come from the kernel's own PATH (the one harnesses get). */
 
@@ -32,9 +34,10 @@ test('all well: harness CLIs with their versions, git, the home and the lanes ro
   assert.match(lines[4], /^ok {7}lsof: /)
   assert.is(lines[5], `ok       service home: ${h.service} (writable)`)
   assert.is(lines[6], `ok       lanes root of ${s.project.key}: ${s.lanesRoot} (will be created)`)
+  assert.match(lines[7], /^(ok|note) +gh: /)
   const json = JSON.parse((await h.ok(['doctor', '--json'])).toString())
   assert.is(json.problems, 0)
-  assert.is(json.checks.length, 7)
+  assert.is(json.checks.length, 8)
 })
 
 test('problems: no claude on the PATH, a lanes root under /tmp; each with its fix, exit 1', async () => {
@@ -53,6 +56,35 @@ test('problems: no claude on the PATH, a lanes root under /tmp; each with its fi
     r.stdout,
     `PROBLEM  lanes root of ${s.project.key}: the lanes root /tmp/svc-doctor-lanes lies under /tmp\n         fix: set ${s.project.key}.gauntlet.lanes_root in ${h.service}/projects.yaml to a directory under your home, outside /tmp, beside the checkout\n`,
   )
+})
+
+test('gh: its version and login; missing or logged out is a note with the exact fix on a second line, never a problem', async () => {
+  const GH_BIN = join(ROOT, 'fixtures', 'gh-bin')
+  const state = join(h.home, 'gh.json')
+  const write = (s: FakeGhState) => writeFileSync(state, JSON.stringify(s))
+  write({ loggedIn: false, repos: {} })
+  h.extraEnv = { PATH: `${BIN}:${GH_BIN}:${process.env.PATH}`, FAKE_NODE: process.execPath, FAKE_GH_STATE: state }
+  await setupProject(h)
+  const out = await h.svc(['doctor'])
+  assert.is(out.code, 0, out.stdout + out.stderr)
+  assert.match(
+    out.stdout,
+    `note     gh: gh version 2.63.0 (2024-11-27) (${GH_BIN}/gh); not logged in: You are not logged into any GitHub hosts. To log in, run: gh auth login\n         fix: gh auth login\n`,
+  )
+  write({ loggedIn: true, account: 'octo', repos: {} })
+  const ok = await h.svc(['doctor'])
+  assert.is(ok.code, 0)
+  assert.is(ok.stdout.split('\n').at(-2), `ok       gh: gh version 2.63.0 (2024-11-27) (${GH_BIN}/gh); Logged in to github.com account octo (keyring)`)
+  const json = JSON.parse(await h.ok(['doctor', '--json']))
+  assert.equal(json.checks.at(-1), { name: 'gh', ok: true, detail: `gh version 2.63.0 (2024-11-27) (${GH_BIN}/gh); Logged in to github.com account octo (keyring)` })
+})
+
+test('gh not found: a note saying which workers need it, with how to install it', async () => {
+  h.extraEnv = { PATH: `${BIN}:${[dirname(process.execPath), '/usr/bin', '/bin'].join(':')}`, FAKE_NODE: process.execPath }
+  await setupProject(h)
+  const r = await h.svc(['doctor'])
+  assert.is(r.code, 0, r.stdout + r.stderr)
+  assert.match(r.stdout, "note     gh: not found on the kernel's PATH; only workers on gh: issues need it\n         fix: install gh (https://cli.github.com), then log in with gh auth login\n")
 })
 
 test.run()
