@@ -74,6 +74,8 @@ export async function issueNew(ctx: KernelContext, input: PortInput<'issueNew'>,
   const title = input.title.trim()
   if (!title) throw new SvcError('usage', 'the title is empty; pass --title <text>')
   if (/[\r\n]/.test(title)) throw new SvcError('usage', 'the title must be one line; put the rest in --body or --body-file')
+  // A title is printed in tables and on terminals: no escape sequence may ride in it.
+  if (/[\x00-\x1f\x7f]/.test(title)) throw new SvcError('usage', 'the title holds a control character; write it as plain text')
   const project = await projectOf(ctx, input.project, input.cwd, 'the new issue')
   const issues = localIssues(ctx, project.key)
   const n = await issues.create(title, input.body ?? '', now)

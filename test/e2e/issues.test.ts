@@ -81,6 +81,8 @@ test('refusals: one line (and a hint where one helps), exit 1', async () => {
   await fails(['issue', 'new', '--project', 'app', '--title', '   '], 'svc: the title is empty; pass --title <text>\n')
   await fails(['issue', 'new', '--project', 'app'], "svc: --title is required: the issue's one-line title\n")
   await fails(['issue', 'new', '--project', 'app', '--title', 'a\nb'], 'svc: the title must be one line; put the rest in --body or --body-file\n')
+  await fails(['issue', 'new', '--project', 'app', '--title', 'red \x1b[31m title'], 'svc: the title holds a control character; write it as plain text\n')
+  await fails(['issue', 'show', '', '--project', 'app'], 'svc: ref: must not be empty\n')
   await fails(['issue', 'new', '--project', 'app', '--title', 'x', '--body', 'b', '--body-file', 'f'], 'svc: pass one of --body or --body-file, not both\n')
   await fails(['issue', 'new', '--project', 'app', '--title', 'x', '--body-file', 'missing.md'], `svc: cannot read the body file ${h.home}/missing.md: ENOENT\n`)
   await fails(['issue', 'new', '--title', 'x'], 'svc: no project for the new issue: pass --project, or run from inside a checkout listed in projects.yaml\n')
