@@ -1,0 +1,62 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { execFileSync } from 'node:child_process'
+import { readdirSync, readFileSync, realpathSync } from 'node:fs'
+import { join } from 'node:path'
+import { chromiumDir, chromiumExecutable } from '../helpers/chromium.js'
+
+/** The browser `npm install` brings must run on a fresh machine of this kind with nothing installed by hand: every
+ * library it or the libraries it ships load is either shipped beside it or part of the machine's base system. The
+ * base packages it needs are listed here; each is on a new machine of this kind (its package list names them). */
+const BASE_PACKAGES = ['libc6', 'libgcc-s1', 'libexpat1', 'libnspr4', 'libnss3']
+
+const libs = suite('chromium-libs')
+
+/** ELF files of the unpacked browser: the executable and the shared libraries beside it. */
+const elfFiles = (dir: string) =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && (e.name === 'chromium' || /\.so(\.\d+)*$/.test(e.name)))
+    .map((e) => join(e.parentPath, e.name))
+    .filter((f) => readFileSync(f).subarray(0, 4).toString('latin1') === '\x7fELF')
+
+/** `name => path` lines of ldd for one file; a library the loader cannot find shows as `name => not found`. */
+const resolved = (file: string) =>
+  execFileSync('ldd', [file], { encoding: 'utf8' })
+    .split('\n')
+    .map((l) => /^\s*(\S+) => (.+?)(?: \(0x[0-9a-f]+\))?$/.exec(l))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ lib: m[1], path: m[2] }))
+
+/** The Debian package that installed a library, under any of its names (/lib is /usr/lib on a merged system, and
+ * ldd may name a symbolic link). */
+function packageOf(path: string): string | undefined {
+  const names = [path, realpathSync(path)].flatMap((p) => [p, p.startsWith('/usr/') ? p.slice(4) : `/usr${p}`])
+  for (const name of names) {
+    try {
+      const line = execFileSync('dpkg-query', ['-S', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      return line.slice(0, line.indexOf(':'))
+    } catch {}
+  }
+  return undefined
+}
+
+libs('the browser npm installs loads only libraries it ships or the base system has: ldd finds every one', async () => {
+  await chromiumExecutable()
+  const dir = chromiumDir()
+  const files = elfFiles(dir)
+  assert.ok(files.includes(join(dir, 'chromium')), 'the executable is among the files checked')
+  const system = new Set<string>()
+  for (const f of files)
+    for (const { lib, path } of resolved(f)) {
+      assert.is.not(path, 'not found', `${f} needs ${lib}, which neither the package nor the system has`)
+      if (!realpathSync(path).startsWith(dir + '/')) system.add(path)
+    }
+  assert.ok(system.size > 0, 'the browser loads system libraries (libc at least)')
+  // Each system library belongs to a package of the base system, not to one installed by hand.
+  for (const path of system) {
+    const owner = packageOf(path)
+    assert.ok(owner && BASE_PACKAGES.includes(owner), `the browser loads ${path}, of package ${owner ?? '(none)'}, which is not in the base list ${BASE_PACKAGES.join(', ')}`)
+  }
+})
+
+libs.run()
