@@ -27,17 +27,22 @@ const resolved = (file: string) =>
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => ({ lib: m[1], path: m[2] }))
 
-/** The Debian package that installed a library, under any of its names (/lib is /usr/lib on a merged system, and
- * ldd may name a symbolic link). */
-function packageOf(path: string): string | undefined {
-  const names = [path, realpathSync(path)].flatMap((p) => [p, p.startsWith('/usr/') ? p.slice(4) : `/usr${p}`])
-  for (const name of names) {
-    try {
-      const line = execFileSync('dpkg-query', ['-S', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
-      return line.slice(0, line.indexOf(':'))
-    } catch {}
+/** The Debian package that installed each library, under any of its names (/lib is /usr/lib on a merged system, and
+ * ldd may name a symbolic link), asked of dpkg in one call. */
+function packagesOf(paths: string[]): Map<string, string | undefined> {
+  const namesOf = (path: string) => [path, realpathSync(path)].flatMap((p) => [p, p.startsWith('/usr/') ? p.slice(4) : `/usr${p}`])
+  let out: string
+  try {
+    out = execFileSync('dpkg-query', ['-S', ...new Set(paths.flatMap(namesOf))], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+  } catch (e) {
+    out = String((e as { stdout?: string }).stdout ?? '') // some names are unknown to dpkg: it says so and exits 1
   }
-  return undefined
+  const owner = new Map<string, string>()
+  for (const line of out.split('\n')) {
+    const m = /^([^:,\s]+)(?::\S+)?: (\/.+)$/.exec(line)
+    if (m) owner.set(m[2], m[1])
+  }
+  return new Map(paths.map((p) => [p, namesOf(p).map((n) => owner.get(n)).find(Boolean)]))
 }
 
 libs('the browser npm installs loads only libraries it ships or the base system has: ldd finds every one', async () => {
@@ -53,10 +58,8 @@ libs('the browser npm installs loads only libraries it ships or the base system 
     }
   assert.ok(system.size > 0, 'the browser loads system libraries (libc at least)')
   // Each system library belongs to a package of the base system, not to one installed by hand.
-  for (const path of system) {
-    const owner = packageOf(path)
+  for (const [path, owner] of packagesOf([...system]))
     assert.ok(owner && BASE_PACKAGES.includes(owner), `the browser loads ${path}, of package ${owner ?? '(none)'}, which is not in the base list ${BASE_PACKAGES.join(', ')}`)
-  }
 })
 
 libs.run()
