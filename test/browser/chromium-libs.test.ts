@@ -3,11 +3,13 @@ import * as assert from 'uvu/assert'
 import { execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromiumDir, chromiumExecutable } from '../helpers/chromium.js'
+import { chromium } from 'playwright-core'
+import { CHROMIUM_ARGS, chromiumDir, chromiumExecutable } from '../helpers/chromium.js'
 
 /** The browser `npm install` brings must run on a fresh machine of this kind with nothing installed by hand: every
  * library it or the libraries it ships load is either shipped beside it or part of the machine's base system. The
- * base packages it needs are listed here; each is on a new machine of this kind (its package list names them). */
+ * base packages it needs are listed here; each is on a new machine of this kind (its package list names them). Checked
+ * twice: what ldd resolves for the files, and what the running browser has mapped after drawing a page. */
 const BASE_PACKAGES = ['libc6', 'libgcc-s1', 'libexpat1', 'libnspr4', 'libnss3']
 
 const libs = suite('chromium-libs')
@@ -45,7 +47,7 @@ function packagesOf(paths: string[]): Map<string, string | undefined> {
   return new Map(paths.map((p) => [p, namesOf(p).map((n) => owner.get(n)).find(Boolean)]))
 }
 
-libs('the browser npm installs loads only libraries it ships or the base system has: ldd finds every one', async () => {
+libs('the browser npm installs needs only libraries it ships or the base system has: ldd finds every one', async () => {
   await chromiumExecutable()
   const dir = chromiumDir()
   const files = elfFiles(dir)
@@ -57,9 +59,42 @@ libs('the browser npm installs loads only libraries it ships or the base system 
       if (!realpathSync(path).startsWith(dir + '/')) system.add(path)
     }
   assert.ok(system.size > 0, 'the browser loads system libraries (libc at least)')
-  // Each system library belongs to a package of the base system, not to one installed by hand.
+  assertBasePackages(system)
+})
+
+libs('what the running browser has loaded after drawing a page: only its own libraries and those of the base system', async () => {
+  const exe = await chromiumExecutable()
+  const dir = chromiumDir()
+  const browser = await chromium.launch({ executablePath: exe, headless: true, args: CHROMIUM_ARGS })
+  let loaded: Set<string>
+  try {
+    const page = await browser.newPage()
+    await page.setContent('<h1 style="font-family: sans-serif">Command Deck ✓</h1><input value="text">')
+    assert.ok((await page.screenshot({ type: 'png' })).length > 0, 'a screenshot is drawn')
+    // Libraries opened at run time (dlopen) show in the processes' memory maps, which ldd cannot see.
+    const pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p) && cmdline(p).startsWith(exe))
+    assert.ok(pids.length > 0, 'the browser processes are found')
+    loaded = new Set(pids.flatMap((p) => [...readFileSync(`/proc/${p}/maps`, 'utf8').matchAll(/ (\/\S+\.so[.\d]*)$/gm)].map((m) => m[1])))
+  } finally {
+    await browser.close()
+  }
+  const own = [...loaded].filter((p) => p.startsWith(dir + '/'))
+  assert.ok(own.length > 0, 'it loads the graphics libraries it ships')
+  assertBasePackages(new Set([...loaded].filter((p) => !p.startsWith(dir + '/'))))
+})
+
+const cmdline = (pid: string) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+  } catch {
+    return ''
+  }
+}
+
+/** Each system library belongs to a package of the base system, not to one installed by hand. */
+function assertBasePackages(system: Set<string>) {
   for (const [path, owner] of packagesOf([...system]))
     assert.ok(owner && BASE_PACKAGES.includes(owner), `the browser loads ${path}, of package ${owner ?? '(none)'}, which is not in the base list ${BASE_PACKAGES.join(', ')}`)
-})
+}
 
 libs.run()
