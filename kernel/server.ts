@@ -22,7 +22,7 @@ import { Runners } from './services/runners.js'
 import { RuntimeFacts } from './services/runtime-facts.js'
 import { VERSION } from './version.js'
 
-const RECONCILE_EVERY_MS = testTiming('RECONCILE_EVERY', 15_000)
+const RECONCILE_EVERY_MS = 15_000
 /** How long a conversation may go without a runner before the reconcile marks it ended (its runner may be starting). */
 const RECONCILE_GRACE_MS = testTiming('RECONCILE_GRACE', 10_000)
 const SELF_CHECK_EVERY_MS = 2_000
