@@ -17,6 +17,9 @@ export interface Figure {
   /** The target as text, and whether the value meets it. */
   target: string
   ok: boolean
+  /** A target kept for information only (the issue's first ratio, replaced by one against a measured floor): printed
+   * with whether it is met, never counted as a miss. */
+  informational?: true
   floor?: { what: string; value: number }
   note?: string
 }

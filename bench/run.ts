@@ -1,7 +1,7 @@
 import { removeBenchHomes, type Figure } from './lib.js'
 
 /** `npm run bench`: every benchmark, each figure beside its target and the ratio to its floor; exits non-zero when
- * a target is missed. `npm run bench -- <name>...` runs only those. */
+ * a target is missed (a figure kept for information never counts). `npm run bench -- <name>...` runs only those. */
 const ALL = ['cli', 'wake', 'store', 'api', 'start', 'reap'] as const
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : [...ALL]
 const figures: Figure[] = []
@@ -28,9 +28,13 @@ try {
 
 function print(f: Figure) {
   const ratio = f.floor ? `  ${(f.value / f.floor.value).toFixed(2)}× of ${f.floor.what} (${f.floor.value.toFixed(1)} ${f.unit})` : ''
-  console.log(`${f.ok ? 'ok  ' : 'MISS'}  ${f.what}: ${f.value.toFixed(f.unit === 'req/s' ? 0 : 1)} ${f.unit}  target ${f.target}${ratio}${f.note ? `  [${f.note}]` : ''}`)
+  const verdict = f.informational ? (f.ok ? 'info' : 'info (not met)') : f.ok ? 'ok  ' : 'MISS'
+  const target = f.informational ? `for information, the issue's first target ${f.target}` : `target ${f.target}`
+  console.log(`${verdict}  ${f.what}: ${f.value.toFixed(f.unit === 'req/s' ? 0 : 1)} ${f.unit}  ${target}${ratio}${f.note ? `  [${f.note}]` : ''}`)
 }
 
-const missed = figures.filter((f) => !f.ok)
-console.log(`\n${figures.length - missed.length} of ${figures.length} targets met in ${((Date.now() - started) / 1000).toFixed(0)} s`)
+const judged = figures.filter((f) => !f.informational)
+const missed = judged.filter((f) => !f.ok)
+const info = figures.length - judged.length
+console.log(`\n${judged.length - missed.length} of ${judged.length} targets met${info ? ` (and ${info} figures for information)` : ''} in ${((Date.now() - started) / 1000).toFixed(0)} s`)
 process.exit(missed.length ? 1 : 0)

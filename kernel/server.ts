@@ -11,6 +11,7 @@ import { createFileOnce } from './io/atomic-file.js'
 import { ConfigFile } from './io/config.js'
 import { fileLog } from './io/log.js'
 import { processStartTime } from './io/procs.js'
+import { testTiming } from './io/test-timing.js'
 import { Store } from './io/store.js'
 import { watchAgents } from './io/watch.js'
 import { kernelPort } from './kernel.js'
@@ -22,6 +23,8 @@ import { RuntimeFacts } from './services/runtime-facts.js'
 import { VERSION } from './version.js'
 
 const RECONCILE_EVERY_MS = 15_000
+/** How long a conversation may go without a runner before the reconcile marks it ended (its runner may be starting). */
+const RECONCILE_GRACE_MS = testTiming('RECONCILE_GRACE', 10_000)
 const SELF_CHECK_EVERY_MS = 2_000
 
 /** The kernel process: one per SERVICE_HOME. Listens on the loopback, then claims kernel.json exclusively. */
@@ -118,7 +121,7 @@ export async function runKernel(home: string): Promise<void> {
   )
 
   for (const d of store.orphanDirs) log('warn', `conversation directory without a record (an interrupted creation): ${d}`)
-  const first = await reconcile(ctx, { graceMs: 10_000 })
+  const first = await reconcile(ctx, { graceMs: RECONCILE_GRACE_MS })
   if (first.adopted.length) log('info', `re-adopted runners of ${first.adopted.map((n) => 'conv-' + n).join(', ')}`)
 
   // Watch the directories of conversations that can still change; a new conversation is added as it is created.
@@ -141,6 +144,6 @@ export async function runKernel(home: string): Promise<void> {
     .then((removed) => removed.forEach((t) => log('warn', `removed temp file of an interrupted write: ${t}`)))
     .catch((e) => log('error', `sweep: ${e.message}`))
 
-  timers.push(setInterval(() => void reconcile(ctx, { graceMs: 10_000 }).catch((e) => log('error', `reconcile: ${e.message}`)), RECONCILE_EVERY_MS))
+  timers.push(setInterval(() => void reconcile(ctx, { graceMs: RECONCILE_GRACE_MS }).catch((e) => log('error', `reconcile: ${e.message}`)), RECONCILE_EVERY_MS))
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, () => void stop(sig))
 }

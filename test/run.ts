@@ -1,45 +1,108 @@
 import { spawn } from 'node:child_process'
-import { mkdirSync, writeFileSync, rmSync, rmdirSync, existsSync, readdirSync } from 'node:fs'
+import { mkdirSync, writeFileSync, readFileSync, rmSync, rmdirSync, existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT, TEST_HOMES } from './helpers/home.js'
+import { suiteOutcome } from './helpers/suite-outcome.js'
 
-/** Runs every uvu suite under dist/test, prints uvu's report, then the one line CI reads: `N passed, N failed`.
- * Each suite directory runs in its own process so one crash cannot hide the others' counts. */
-const groups = (process.argv.slice(2).length ? process.argv.slice(2) : ['domain', 'io', 'handlers', 'cli', 'e2e', 'reliability', 'browser']).filter((g) =>
-  existsSync(join(ROOT, 'dist', 'test', g)),
-)
-const suitePids: number[] = []
-let passed = 0
-let failed = 0
+/** Runs every uvu suite file under dist/test, each in its own process so that one crash cannot hide the others'
+ * counts, several side by side (most suites wait on the processes they drive), prints each file's report whole when
+ * it ends, then the time of each group, then the one line CI reads: `N passed, N failed`.
+ * `node dist/test/run.js [group ...]`; SERVICE_TEST_JOBS sets how many files run at once. */
+const ALL_GROUPS = ['domain', 'io', 'handlers', 'cli', 'e2e', 'reliability', 'browser']
+const groups = (process.argv.length > 2 ? process.argv.slice(2) : ALL_GROUPS).filter((g) => existsSync(join(ROOT, 'dist', 'test', g)))
+const JOBS = Math.max(1, Number(process.env.SERVICE_TEST_JOBS) || 4)
+/** A suite file still running after this long is stopped and counted as failed, so that a hang cannot stall CI. */
+const FILE_LIMIT_MS = 10 * 60 * 1000
+const DURATIONS = join(ROOT, 'test-artifacts', 'durations.json')
 const uvu = join(ROOT, 'node_modules', 'uvu', 'bin.js')
 
-for (const group of groups) {
-  const code = await new Promise<{ code: number; out: string }>((resolve) => {
-    const child = spawn(process.execPath, [uvu, join('dist', 'test', group), '.test.js$'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
+interface SuiteFile {
+  group: string
+  file: string
+}
+interface Outcome {
+  passed: number
+  failed: number
+  ms: number
+}
+
+const files: SuiteFile[] = groups.flatMap((group) =>
+  readdirSync(join(ROOT, 'dist', 'test', group))
+    .filter((f) => f.endsWith('.test.js'))
+    .sort()
+    .map((file) => ({ group, file })),
+)
+// Longest first (as the last run measured them; on a first run, by group: a reliability file takes about a minute,
+// an end-to-end one half that, a pure one a second), so that the slowest file does not start last.
+const lastMs: Record<string, number> = (() => {
+  try {
+    return JSON.parse(readFileSync(DURATIONS, 'utf8'))
+  } catch {
+    return {}
+  }
+})()
+const key = (s: SuiteFile) => `${s.group}/${s.file}`
+const GROUP_GUESS_MS: Record<string, number> = { reliability: 60_000, e2e: 30_000, browser: 30_000 }
+const guess = (s: SuiteFile) => lastMs[key(s)] ?? GROUP_GUESS_MS[s.group] ?? 1_000
+const queue = [...files].sort((a, b) => guess(b) - guess(a))
+
+const suitePids: number[] = []
+const outcomes = new Map<string, Outcome>()
+
+function runFile(s: SuiteFile): Promise<void> {
+  const started = Date.now()
+  return new Promise((resolve) => {
+    const pattern = `^${s.file.replace(/\./g, '\\.')}$`
+    const child = spawn(process.execPath, [uvu, join('dist', 'test', s.group), pattern], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
     if (child.pid) suitePids.push(child.pid)
     let out = ''
-    child.stdout.on('data', (d) => {
-      out += d
-      process.stdout.write(d)
+    child.stdout.on('data', (d) => (out += d))
+    child.stderr.on('data', (d) => (out += d))
+    const limit = setTimeout(() => {
+      out += `\n${key(s)}: stopped after ${FILE_LIMIT_MS / 60_000} minutes\n`
+      child.kill('SIGKILL')
+    }, FILE_LIMIT_MS)
+    child.on('close', (code, signal) => {
+      clearTimeout(limit)
+      const ms = Date.now() - started
+      const counted = suiteOutcome(out, code ?? (signal ? 1 : 0))
+      outcomes.set(key(s), { ...counted, ms })
+      process.stdout.write(out)
+      console.log(`${key(s)}: ${counted.passed} passed, ${counted.failed} failed in ${(ms / 1000).toFixed(1)} s\n`)
+      resolve()
     })
-    child.on('close', (c) => resolve({ code: c ?? 1, out }))
   })
-  const total = Number(/Total:\s+(\d+)/.exec(code.out)?.[1] ?? 0)
-  const ok = Number(/Passed:\s+(\d+)/.exec(code.out)?.[1] ?? 0)
-  const skipped = Number(/Skipped:\s+(\d+)/.exec(code.out)?.[1] ?? 0)
-  const noTests = /No test files found|Cannot find/.test(code.out) || (total === 0 && code.code === 0)
-  passed += ok
-  failed += total - ok - skipped
-  if (code.code !== 0 && total - ok - skipped === 0 && !noTests) failed += 1 // a suite that crashed before counting
 }
+
+const began = Date.now()
+await Promise.all(
+  Array.from({ length: Math.min(JOBS, queue.length) }, async () => {
+    for (let s = queue.shift(); s; s = queue.shift()) await runFile(s)
+  }),
+)
+
 // Only the homes of this run's suites (named <label>-<pid>-<random>): other runs may be using theirs right now.
 for (const name of existsSync(TEST_HOMES) ? readdirSync(TEST_HOMES) : [])
   if (suitePids.some((pid) => name.includes(`-${pid}-`))) rmSync(join(TEST_HOMES, name), { recursive: true, force: true })
 try {
   rmdirSync(TEST_HOMES) // only when empty
 } catch {}
+
+let passed = 0
+let failed = 0
+for (const o of outcomes.values()) {
+  passed += o.passed
+  failed += o.failed
+}
+for (const group of groups) {
+  const own = files.filter((s) => s.group === group).map((s) => outcomes.get(key(s))!)
+  const sum = own.reduce((t, o) => t + o.ms, 0)
+  console.log(`${group}: ${own.length} files, ${(sum / 1000).toFixed(1)} s of suite time`)
+}
+console.log(`${files.length} files, ${JOBS} at a time, in ${((Date.now() - began) / 1000).toFixed(1)} s`)
 const line = `${passed} passed, ${failed} failed`
 mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true })
+writeFileSync(DURATIONS, JSON.stringify({ ...lastMs, ...Object.fromEntries([...outcomes].map(([k, o]) => [k, o.ms])) }, null, 1) + '\n')
 writeFileSync(join(ROOT, 'test-artifacts', 'summary.txt'), line + '\n')
 console.log(line)
 process.exit(failed ? 1 : 0)

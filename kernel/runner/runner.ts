@@ -5,12 +5,14 @@ import { writeFileAtomicSync } from '../io/atomic-file.js'
 import { adapterFor } from '../io/harness/index.js'
 import type { Answer, LaunchPlan, Reduction } from '../io/harness/types.js'
 import { processStartTime, signalGroup } from '../io/procs.js'
+import { testTiming } from '../io/test-timing.js'
 import { startHarness, type HarnessExit, type HarnessProcess } from './harness-process.js'
 import { jsonlTail } from './jsonl-tail.js'
 
 /** After an interrupt request, the harness gets this long to end its turn and exit before SIGTERM. */
 const INTERRUPT_GRACE_MS = 1500
-const STOP_GRACE_MS = 5000
+/** After SIGTERM, the harness gets this long before its whole group is killed (a test build may shorten it). */
+const STOP_GRACE_MS = testTiming('STOP_GRACE', 5000)
 
 /** `svc runner <name>`: drives one conversation's harness. Detached in its own process group; it alone writes
  * state.json and transcript.jsonl in the conversation's directory. The adapter decides (purely) what each event,

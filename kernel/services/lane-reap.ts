@@ -25,13 +25,14 @@ import * as git from '../io/git.js'
 import { processesInside } from '../io/procs.js'
 import type { PortInput, ReapResult } from '../port.js'
 import { KeyedQueue } from '../serial.js'
+import { testTiming } from '../io/test-timing.js'
 import type { KernelContext } from './context.js'
 import { stopConversation } from './conversations.js'
 import type { GitFactsCache } from './git-facts.js'
 import { laneViews } from './lane-list.js'
 
-/** SPEC.md section 8: how long a reap waits for a live harness to stop. */
-export const REAP_STOP_MS = 30_000
+/** SPEC.md section 8: how long a reap waits for a live harness to stop (a test build may shorten it). */
+export const REAP_STOP_MS = testTiming('REAP_STOP', 30_000)
 const reaps = new KeyedQueue()
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 

@@ -3,17 +3,17 @@ import * as assert from 'uvu/assert'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { CHROMIUM_ARGS, chromiumExecutable } from '../helpers/chromium.js'
 import { ROOT, TestHome, until } from '../helpers/home.js'
 import { buildAndReport, setupProject, type Setup } from '../helpers/project.js'
 import { criticScript, gates, kernelApi } from '../e2e/api-kit.js'
 
-/** The Command Deck in a real browser (Debian's Chromium driven by playwright-core) against a real kernel running a
+/** The Command Deck in a real browser (the headless Chromium npm installs, driven by playwright-core) against a real kernel running a
  * real gauntlet: an orchestrator lane with a builder and a handed-off successor, a critic judging the builder, a lane
  * taking a message from the composer, a harness asking for permission, and a dirty lane reaped with park. Each step
  * leaves a screenshot in test-artifacts/screenshots/. */
 
 const SHOTS = join(ROOT, 'test-artifacts', 'screenshots')
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-component-update', '--disable-sync']
 const WAIT = { timeout: 20_000 }
 
 interface World {
@@ -37,7 +37,7 @@ deck.before(async (w) => {
   w.g = gates(w.h)
   w.ids = { root: w.s.root }
   mkdirSync(SHOTS, { recursive: true })
-  w.browser = await chromium.launchPersistentContext(join(w.h.dir, 'chromium-profile'), { executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 900 } })
+  w.browser = await chromium.launchPersistentContext(join(w.h.dir, 'chromium-profile'), { executablePath: await chromiumExecutable(), headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 900 } })
   w.page = w.browser.pages()[0] ?? (await w.browser.newPage())
 })
 

@@ -26,6 +26,20 @@ const stopped = (name: string) => until(async () => (await w.conv(name)).activit
 const parkedFiles = (name: string) => readdirSync(w.convDir(name)).filter((f) => f.startsWith('parked-'))
 const svcRefs = () => git(w.checkout, 'for-each-ref', '--format=%(refname)', 'refs/svc/')
 
+/** Stop the kernel and have the next svc call start one with a test build's environment (a kernel inherits the
+ * environment of the call that starts it). Returns the stopped kernel's file. */
+async function restartKernel(env: Record<string, string>) {
+  const k = w.h.kernelFile()!
+  await w.h.ok(['kernel', 'stop'])
+  await until(() => !alive(k.pid), 'the kernel stopped')
+  w.h.extraEnv = { ...w.h.extraEnv, SERVICE_TEST_BUILD: '1', ...env }
+  return k
+}
+
+/** The reap's stop limit (30 s in use) and the runner's grace before it kills its harness's group (5 s), shortened. */
+const REAP_STOP_MS = 1000
+const STOP_GRACE_MS = '300'
+
 /** Everything a refused reap must leave as it was. */
 async function capture(name: string, dir: string, branch?: string) {
   const conv = await w.conv(name)
@@ -89,6 +103,7 @@ test('a live lane is stopped first, then reaped: directory removed and pruned, b
 })
 
 test('a harness that ignores SIGTERM: the stop escalates to SIGKILL and the reap of the live lane completes within 30 s', async () => {
+  await restartKernel({ SERVICE_TEST_STOP_GRACE_MS: STOP_GRACE_MS })
   await w.start(['--key', 'b', '--role', 'builder', '--prompt', `trap '' TERM\n${w.mark('b')}\nwhile true; do sleep 0.1; done`])
   await w.reached('b')
   const st = w.state('r1-b-builder-i1')
@@ -101,7 +116,8 @@ test('a harness that ignores SIGTERM: the stop escalates to SIGKILL and the reap
   assert.is((await w.conv('2')).archived, true)
 })
 
-test('a harness still alive after 30 s is refused and nothing changes; once it is gone the reap completes', async () => {
+test('a harness still alive after the reap\'s stop limit (30 s in use) is refused and nothing changes; once it is gone the reap completes', async () => {
+  await restartKernel({ SERVICE_TEST_REAP_STOP_MS: String(REAP_STOP_MS), SERVICE_TEST_STOP_GRACE_MS: STOP_GRACE_MS })
   // The harness leaves the lane's process group (same pid, a session of its own) and ignores SIGTERM.
   await w.start(['--key', 'b', '--role', 'builder', '--prompt', `trap '' TERM\n${w.mark('b')}\nexec setsid sleep 1000`])
   await w.reached('b')
@@ -111,8 +127,8 @@ test('a harness still alive after 30 s is refused and nothing changes; once it i
   const before = await capture('r1-b-builder-i1', dir, 'r1/b')
   try {
     const t0 = Date.now()
-    assert.equal(await reap('r1-b-builder-i1'), { code: 1, stdout: '', stderr: 'svc: refused: the harness is still alive after 30 s\n' })
-    assert.ok(Date.now() - t0 >= 29_000, `waited ${Date.now() - t0} ms`)
+    assert.equal(await reap('r1-b-builder-i1'), { code: 1, stdout: '', stderr: `svc: refused: the harness is still alive after ${REAP_STOP_MS / 1000} s\n` })
+    assert.ok(Date.now() - t0 >= REAP_STOP_MS - 100, `waited ${Date.now() - t0} ms`)
     assert.ok(alive(harness))
     assert.equal(await capture('r1-b-builder-i1', dir, 'r1/b'), before, 'a refused reap changes nothing')
   } finally {
@@ -349,11 +365,7 @@ test('--keep: the ended conversation stays listed, not archived; a later reap ar
 test('archiving fails: the reap still succeeds and says how to archive from the Command Deck', async () => {
   await doneBuilder('b')
   const dir = join(w.lanes, 'r1-b')
-  // Restart the kernel with the archive fault armed; it inherits the environment of the svc call that starts it.
-  const k = w.h.kernelFile()!
-  await w.h.ok(['kernel', 'stop'])
-  await until(() => !alive(k.pid), 'the kernel stopped')
-  w.h.extraEnv = { SERVICE_TEST_BUILD: '1', SERVICE_FAULT_ARCHIVE: '1' }
+  const k = await restartKernel({ SERVICE_FAULT_ARCHIVE: '1' })
   const r = await reap('r1-b-builder-i1')
   assert.ok(w.h.kernelFile()!.pid !== k.pid)
   assert.equal(r, {

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 
 import { join } from 'node:path'
 import * as assert from 'uvu/assert'
 import { createSampleProject, writeProjectsYaml, type ProjectConfig, type SampleProject } from '../../fixtures/sample-project.js'
-import { TestHome, git, processesOfHome, until, type Result } from '../helpers/home.js'
+import { TestHome, git, launchGroupsOfHome, until, type Result } from '../helpers/home.js'
 
 /** The shared world of the `svc lane start` end-to-end suites: a throwaway home with a git identity, a sample
  * project (bare origin + checkout) listed in projects.yaml, and a root conversation to launch from. */
@@ -70,7 +70,7 @@ export class LaneWorld {
         .sort(),
       convs: await this.convCount(),
       agents: readdirSync(join(this.h.service, 'agents')).sort(),
-      procs: processesOfHome(this.h.service).sort((a, b) => a - b),
+      groups: launchGroupsOfHome(this.h.service, this.h.kernelFile()?.pid),
     }
   }
 
@@ -84,11 +84,11 @@ export class LaneWorld {
     if (typeof stderr === 'string') assert.is(r.stderr, stderr, what)
     else assert.match(r.stderr, stderr, what)
     assert.is(r.stdout, '', what)
-    const { procs, ...after } = await this.snapshot()
-    const { procs: procsBefore, ...rest } = before
+    const { groups, ...after } = await this.snapshot()
+    const { groups: groupsBefore, ...rest } = before
     assert.equal(after, rest, `${what}: nothing left behind`)
-    // Processes of earlier lanes may end meanwhile; none may appear.
-    assert.equal(procs.filter((p) => !procsBefore.includes(p)), [], `${what}: no new process`)
+    // Runners of earlier lanes may end meanwhile; none may appear.
+    assert.equal(groups.filter((g) => !groupsBefore.includes(g)), [], `${what}: no new runner or harness`)
   }
 
   /** Wait for a file a lane's script writes last, then read a file it wrote. */
@@ -123,7 +123,8 @@ export interface Snapshot {
   worktrees: string[]
   convs: number
   agents: string[]
-  procs: number[]
+  /** Process groups of runners and their harnesses. */
+  groups: number[]
 }
 
 export interface Launched {

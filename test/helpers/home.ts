@@ -134,6 +134,19 @@ export function processesOfHome(service: string): number[] {
   return out
 }
 
+/** Process groups a launch could have made for this home: a runner is spawned as its own group, and its harness runs
+ * in it. Left out are the kernel's group (the kernel and the short-lived git and lsof children it runs at any time)
+ * and this test process's group (the `svc` calls it makes), whose members come and go without any launch. */
+export function launchGroupsOfHome(service: string, kernelPid: number | undefined): number[] {
+  const others = new Set([procStat(process.pid)?.pgid, kernelPid === undefined ? undefined : procStat(kernelPid)?.pgid])
+  const groups = new Set<number>()
+  for (const pid of processesOfHome(service)) {
+    const pgid = procStat(pid)?.pgid
+    if (pgid !== undefined && !others.has(pgid)) groups.add(pgid)
+  }
+  return [...groups].sort((a, b) => a - b)
+}
+
 export function killRunners(service: string) {
   const agents = join(service, 'agents')
   if (!existsSync(agents)) return

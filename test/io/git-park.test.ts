@@ -82,12 +82,17 @@ test('quoteAmbiguousHeaders quotes only unquoted headers with a space, and leave
 test('snapshotTree sees an edit of the same size in the same second as the index (a racily clean entry)', async () => {
   const dir = repo({ 'f.txt': 'aaaa\n' })
   const index = join(dir, '.git', 'index')
+  // The index records the file at a time seconds ago, so that the snapshot is taken in a later second than the index
+  // was written without waiting for one to pass.
+  const past = new Date(Math.floor(Date.now() / 1000) * 1000 - 5000)
+  utimesSync(join(dir, 'f.txt'), past, past)
+  git(dir, 'update-index', '--refresh')
   const before = statSync(join(dir, 'f.txt'))
+  assert.is(before.mtimeMs, past.getTime())
   writeFileSync(join(dir, 'f.txt'), 'bbbb\n')
   // Same size and mtime as the index records, and the index no older than the file: only its bytes changed.
   utimesSync(join(dir, 'f.txt'), before.atime, before.mtime)
   utimesSync(index, before.atime, before.mtime)
-  await new Promise((r) => setTimeout(r, 1100)) // the snapshot is taken in a later second than the index was written
   const tree = await snapshotTree(dir)
   assert.is(git(dir, 'cat-file', '-p', `${tree}:f.txt`), 'bbbb')
   assert.is(git(dir, 'status', '--porcelain'), 'M f.txt', 'git itself sees the change (a status may rewrite the index: last)')

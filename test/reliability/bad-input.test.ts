@@ -1,7 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { join } from 'node:path'
-import { TestHome, alive } from '../helpers/home.js'
+import { TestHome, alive, until } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
 import { recordFigure } from './figures.js'
 import { snapshot } from './snapshot.js'
@@ -21,10 +21,18 @@ const roots = () => [h.service, s.lanesRoot]
 test.before(async () => {
   h = new TestHome('bad')
   s = await setupProject(h)
-  const out = await h.ok(['lane', 'start', '--run', 'r1', '--key', 'b', '--role', 'builder', '--harness', 'none', '--prompt', 'x', '--no-wait'], { env: s.env })
+  // Lane r1/b stays live for the whole suite through its harness: a lane that is only starting counts as live for
+  // 3 minutes, which the suite outlasts on a loaded machine (and then a second start of r1/b is no longer refused).
+  const out = await h.ok(['lane', 'start', '--run', 'r1', '--key', 'b', '--role', 'builder', '--harness', 'shell', '--prompt', 'exec sleep 3600', '--no-wait'], { env: s.env })
   lane = /conv (\d+)/.exec(out)![1]
+  await until(async () => JSON.parse(await h.ok(['conv', 'show', lane, '--json'])).activity === 'working', 'lane r1/b working')
   kernelPid = h.kernelFile()!.pid
-  before = snapshot(roots(), s.project.checkout)
+  // Once its runner has written what it writes at the harness's start, nothing changes until the suite ends.
+  before = (await until(async () => {
+    const first = snapshot(roots(), s.project.checkout)
+    await new Promise((r) => setTimeout(r, 200))
+    return snapshot(roots(), s.project.checkout) === first ? first : undefined
+  }, 'the files of lane r1/b settled'))!
 })
 test.after(async () => {
   recordFigure('bad input: cases over every verb and route, each refused with one clear message, store and files unchanged, kernel up', `${cases} cases`)
