@@ -3,7 +3,7 @@ import { resolve } from 'node:path'
 import { SvcError } from '../../kernel/domain/errors.js'
 import { REPORT_STATUSES } from '../../kernel/domain/keys.js'
 import { reportExitCode } from '../../kernel/domain/report-rules.js'
-import { json } from '../format.js'
+import { json, line } from '../format.js'
 import type { Io } from '../io.js'
 import type { Run } from '../table.js'
 import { oneOf } from './conv.js'
@@ -38,6 +38,6 @@ export const run: Run = async (port, args, io) => {
   })
   const lane = r.lane.lane!
   const verdict = r.report.verdict ? ` ${r.report.verdict} (${r.report.defects} defects)` : ''
-  io.out(args.json ? json(r) : `report #${r.report.seq} filed: ${lane.run}/${lane.key} ${lane.role} i${lane.iteration} ${r.report.status}${verdict}\n`)
+  io.out(args.json ? json(r) : line(`report #${r.report.seq} filed: ${lane.run}/${lane.key} ${lane.role} i${lane.iteration} ${r.report.status}${verdict}`))
   return reportExitCode(r.report.status)
 }

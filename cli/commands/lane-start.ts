@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { SvcError } from '../../kernel/domain/errors.js'
 import { EFFORTS, HARNESSES, ROLES } from '../../kernel/domain/keys.js'
-import { json } from '../format.js'
+import { json, line } from '../format.js'
 import { withProgress } from '../progress.js'
 import type { Run } from '../table.js'
 import { oneOf } from './conv.js'
@@ -44,6 +44,6 @@ export const run: Run = async (port, args, io) => {
     cwd: io.cwd,
   })
   const r = await withProgress(io, 'waiting for the lane to start', request)
-  io.out(args.json ? json(r) : r.line + '\n')
+  io.out(args.json ? json(r) : line(r.line))
   return 0
 }

@@ -1,8 +1,9 @@
 /** The deck's browser code: draws the tree from /api/tree and redraws on each server-sent change. */
 export const CLIENT = String.raw`
-import { LIST_COLUMNS, costText, laneCells } from '/deck/list-columns.js'
+import { LIST_COLUMNS, costText, laneCells, printable } from '/deck/list-columns.js'
 const $ = (s, el = document) => el.querySelector(s)
-const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c])
+// Shown text is made printable first (no control or bidirectional character reaches the page), then HTML-escaped.
+const esc = (s, keepLines = false) => printable(String(s ?? ''), keepLines).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c])
 const ago = (t) => { const s = Math.max(0, Math.round((Date.now() - t) / 1000)); return s < 60 ? s + 's' : s < 3600 ? Math.floor(s / 60) + 'm' : Math.floor(s / 3600) + 'h' }
 const money = (c) => c ? costText(c) : ''
 /** A lane's cells by list column, made by the rules the CLI's list uses. */

@@ -184,4 +184,21 @@ test('HTTP: malformed JSON, wrong types, unknown fields, NUL and newlines, huge 
   unchanged()
 })
 
+test('item 14: control characters in --model (or any shown field) never reach the terminal raw; a newline forges no table row', async () => {
+  const hostile = 'm\n99   r9/forged  builder  i1\x1b[2J\x9b\u202e'
+  await h.ok(['lane', 'start', '--run', 'r14', '--key', 'k', '--role', 'builder', '--harness', 'none', '--model', hostile, '--prompt', 'x', '--no-wait'], { env: s.env })
+  const raw = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/
+  const list = await h.ok(['lane', 'list', '--run', 'r14'])
+  const rows = list.trimEnd().split('\n')
+  assert.is(rows.length, 2, `a header and one row, got ${JSON.stringify(list)}`)
+  assert.not.match(list, raw)
+  assert.match(rows[1], 'm\\n99   r9/forged  builder  i1\\x1b[2J\\x9b\\u202e')
+  const show = await h.ok(['conv', 'show', 'r14-k-builder-i1'])
+  assert.not.match(show, raw)
+  assert.ok(show.split('\n').some((l) => l.startsWith('model: m\\n99')), show)
+  const r = await h.svc(['conv', 'show', `x\x1b[2J\u202e`])
+  assert.is(r.code, 1)
+  assert.not.match(r.stderr, raw)
+})
+
 test.run()
