@@ -25,6 +25,16 @@ const ProjectsFile = v.record(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9._-]{0
 
 export type ProjectEntry = v.InferOutput<typeof ProjectEntry>
 export type Projects = v.InferOutput<typeof ProjectsFile>
+export type RoleConfig = v.InferOutput<typeof RoleConfig>
+
+/** The entry of a project key a user gave: own keys only, so `__proto__` or `constructor` names no project. */
+export const projectEntry = (projects: Projects, key: string): ProjectEntry | undefined => (Object.hasOwn(projects, key) ? projects[key] : undefined)
+
+/** A role's defaults in a project's gauntlet block: own keys only. */
+export function roleConfig(entry: ProjectEntry, role: string): RoleConfig | undefined {
+  const roles: Record<string, RoleConfig> | undefined = entry.gauntlet?.roles
+  return roles && Object.hasOwn(roles, role) ? roles[role] : undefined
+}
 
 /** projects.yaml, parsed with a YAML parser and validated; re-read when the file changes. */
 export class ConfigFile {

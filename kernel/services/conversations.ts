@@ -7,6 +7,7 @@ import { CONV_NAME, type Harness } from '../domain/keys.js'
 import type { LaunchSpec, MarkState } from '../domain/runner-state.js'
 import { convFiles } from '../home.js'
 import { appendLine, createFileOnce, writeFileAtomic } from '../io/atomic-file.js'
+import { projectEntry } from '../io/config.js'
 import type { ConvView, PortInput, PortOutputs, TranscriptEntry } from '../port.js'
 import { printable, type KernelContext } from './context.js'
 import { harnessEnv } from './launch-env.js'
@@ -117,7 +118,7 @@ export async function convNew(ctx: KernelContext, input: PortInput<'convNew'>): 
     throw new SvcError('usage', `invalid name '${printable(input.name)}': use lower-case letters, digits, '.', '_' or '-', starting with a letter or digit`)
   let cwd = input.cwd
   if (input.project) {
-    const project = (await ctx.config.projects())[input.project]
+    const project = projectEntry(await ctx.config.projects(), input.project)
     if (!project) throw new SvcError('not_found', `no project ${input.project} in ${ctx.config.path}`)
     cwd ??= project.path
   }

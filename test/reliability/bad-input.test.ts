@@ -184,6 +184,16 @@ test('HTTP: malformed JSON, wrong types, unknown fields, NUL and newlines, huge 
   unchanged()
 })
 
+test('item 16: object keys from users are own keys only: --project __proto__ (constructor, toString) names no project', async () => {
+  const projects = join(h.service, 'projects.yaml')
+  for (const key of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+    assert.is(await cli(start(['--run', 'r1', '--key', 'k', '--project', key])), `svc: no project ${key} in ${projects}\n`)
+    assert.is(await cli(['conv', 'new', '--harness', 'none', '--project', key]), `svc: no project ${key} in ${projects}\n`)
+  }
+  for (const q of ['__proto__=1', 'constructor=x', 'toString=y']) await http('GET', `/api/lanes?${q}`)
+  unchanged()
+})
+
 test('item 14: control characters in --model (or any shown field) never reach the terminal raw; a newline forges no table row', async () => {
   const hostile = 'm\n99   r9/forged  builder  i1\x1b[2J\x9b\u202e'
   await h.ok(['lane', 'start', '--run', 'r14', '--key', 'k', '--role', 'builder', '--harness', 'none', '--model', hostile, '--prompt', 'x', '--no-wait'], { env: s.env })
