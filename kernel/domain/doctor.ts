@@ -32,6 +32,8 @@ export interface DoctorFacts {
   configPath: string
   configError?: string
   roots: LanesRootFact[]
+  /** Store files the kernel refused (path, what is wrong): their conversations are left out, the others work. */
+  badStoreFiles: { path: string; problem: string }[]
 }
 
 export interface DoctorCheck {
@@ -80,5 +82,7 @@ export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
   if (f.configError) checks.push({ name: 'projects', ok: false, detail: f.configError, fix: `correct ${f.configPath}` })
   else if (!f.roots.length) checks.push({ name: 'projects', ok: true, detail: `none in ${f.configPath}; lanes need one` })
   for (const r of f.roots) checks.push(rootCheck(r, f.configPath))
+  for (const b of f.badStoreFiles)
+    checks.push({ name: 'store file', ok: false, detail: `${b.path} ${b.problem}; its conversation is left out`, fix: `repair ${b.path} or move it away, then restart the kernel (svc kernel stop)` })
   return checks
 }

@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises'
 import * as v from 'valibot'
 import { SvcError } from '../domain/errors.js'
 import { EFFORTS, HARNESSES, ROLES } from '../domain/keys.js'
+import { issueText } from '../domain/shape.js'
 
 const RoleConfig = v.strictObject({
   model: v.optional(v.string()),
@@ -67,15 +68,5 @@ export function parseProjects(path: string, text: string, parse: (text: string) 
   if (doc === null || doc === undefined) return {}
   const result = v.safeParse(ProjectsFile, doc)
   if (result.success) return result.output
-  const issue = result.issues[0]
-  const key = v.getDotPath(issue) ?? '(top level)'
-  const what =
-    issue.expected === 'never'
-      ? 'unknown key'
-      : issue.received === 'undefined'
-        ? `missing; expected ${issue.expected}`
-        : issue.expected
-          ? `expected ${issue.expected}, got ${issue.received}`
-          : issue.message
-  throw new SvcError('usage', `${path}: ${key}: ${what}`)
+  throw new SvcError('usage', `${path}: ${issueText(result.issues)}`)
 }

@@ -48,6 +48,7 @@ export async function doctor(ctx: KernelContext, kernel: DoctorFacts['kernel']):
     configPath: ctx.config.path,
     configError,
     roots: rootFacts(projects),
+    badStoreFiles: [...ctx.store.badFiles].map(([path, problem]) => ({ path, problem })),
   })
   return { checks, problems: checks.filter((c) => !c.ok).length }
 }

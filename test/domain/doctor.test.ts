@@ -15,6 +15,7 @@ const facts = (extra: Partial<DoctorFacts> = {}): DoctorFacts => ({
   home: { path: '/home/u/.service', writable: true },
   configPath: '/home/u/.service/projects.yaml',
   roots: [{ project: 'app', path: '/home/u/src/app-lanes', existing: '/home/u/src', writable: true }],
+  badStoreFiles: [],
   ...extra,
 })
 
@@ -86,6 +87,20 @@ test('lanes roots: a broken rule, an unwritable parent, a missing checkout; an u
   const bad = doctorChecks(facts({ configError: '/p.yaml: app.path: missing; expected string', roots: [] }))
   assert.equal(bad.at(-1), { name: 'projects', ok: false, detail: '/p.yaml: app.path: missing; expected string', fix: 'correct /home/u/.service/projects.yaml' })
   assert.equal(doctorChecks(facts({ roots: [] })).at(-1), { name: 'projects', ok: true, detail: 'none in /home/u/.service/projects.yaml; lanes need one' })
+})
+
+test('item 12: each refused store file is a problem naming the file, with the fix', () => {
+  const path = '/home/u/.service/agents/conv-c7/record.json'
+  const checks = doctorChecks(facts({ badStoreFiles: [{ path, problem: 'does not hold what it should (id: expected a conversation id)' }] }))
+  const bad = checks.filter((c) => !c.ok)
+  assert.equal(bad, [
+    {
+      name: 'store file',
+      ok: false,
+      detail: `${path} does not hold what it should (id: expected a conversation id); its conversation is left out`,
+      fix: `repair ${path} or move it away, then restart the kernel (svc kernel stop)`,
+    },
+  ])
 })
 
 test.run()

@@ -69,6 +69,64 @@ test('a lane directory deleted behind the kernel\'s back: list shows no git fact
   states++
 })
 
+/** Runner files a runner or a mark could leave broken: each reads as no state for its conversation alone. */
+const BROKEN_RUNNER_FILES: [string, string, string][] = [
+  ['state.json', 'a string cost.usd', JSON.stringify({ runner: { pid: 1, start: 'x' }, cost: { usd: '0.50', estimated: false } })],
+  ['state.json', 'not JSON', '{"runner": {"pid": 1,'],
+  ['state.json', 'a phase that is none', JSON.stringify({ runner: { pid: 1, start: 'x' }, phase: { value: 'busy', source: 'x', at: 1 } })],
+  ['state.json', 'a JSON array', '[1, 2]'],
+  ['mark.json', 'a mark with no time', JSON.stringify({ value: 'idle', source: 'self-mark' })],
+  ['mark.json', 'JSON null', 'null'],
+]
+
+async function api(path: string): Promise<{ status: number; body: any }> {
+  const k = h.kernelFile()!
+  const res = await fetch(`http://127.0.0.1:${k.port}${path}`, { headers: { authorization: `Bearer ${k.token}` } })
+  return { status: res.status, body: await res.json() }
+}
+
+test('item 12: a broken state.json or mark.json reads as no state, named in the evidence and the log; lane list, conv show and the deck keep working', async () => {
+  await h.ok(['lane', 'start', '--run', 'r1', '--key', 'b', '--role', 'builder', '--harness', 'none', '--model', 'm', '--prompt', 'x', '--no-wait'], { env: s.env })
+  await h.ok(['lane', 'start', '--run', 'r1', '--key', 'c', '--role', 'builder', '--harness', 'none', '--model', 'm', '--prompt', 'x', '--no-wait'], { env: s.env })
+  for (const [file, what, content] of BROKEN_RUNNER_FILES) {
+    const path = join(h.service, 'agents', 'conv-r1-b-builder-i1', file)
+    writeFileSync(path, content)
+    const rows = JSON.parse(await h.ok(['lane', 'list', '--json']))
+    assert.is(rows.length, 2, `${file} with ${what}: lane list answers for every lane`)
+    assert.match(await h.ok(['lane', 'list']), 'r1/c', what)
+    const v = JSON.parse(await h.ok(['conv', 'show', 'r1-b-builder-i1', '--json']))
+    assert.is(v.cost, undefined, what)
+    assert.match(v.evidence.detail, `${path} `, `${what}: the evidence names the file`)
+    assert.match(await h.ok(['conv', 'show', 'r1-b-builder-i1']), path, what)
+    assert.is(JSON.parse(await h.ok(['conv', 'show', 'r1-c-builder-i1', '--json'])).evidence.detail, undefined, `${what}: the other lane is untouched`)
+    const tree = await api('/api/tree')
+    assert.is(tree.status, 200, `${what}: the deck's tree answers`)
+    assert.is(Object.keys(tree.body.lanes).length, 2)
+    assert.match(readFileSync(join(h.service, 'kernel.log'), 'utf8'), `runner file refused: ${path} `, what)
+    rmSync(path)
+    states++
+  }
+})
+
+test('item 12: a record with "id":"abc" is refused with one line naming it; the others keep working, new ids stay numbers, doctor names the file', async () => {
+  await h.ok(['kernel', 'stop'])
+  const dir = join(h.service, 'agents', 'conv-hostile')
+  mkdirSync(dir)
+  const file = join(dir, 'record.json')
+  writeFileSync(file, JSON.stringify({ id: 'abc', name: 'hostile', createdAt: 1, harness: 'none', cwd: '/' }))
+  const list = JSON.parse(await h.ok(['conv', 'list', '--json']))
+  assert.equal(list.map((c: { id: string }) => c.id), [s.root], 'the good conversation is listed')
+  const id = (await h.ok(['conv', 'new', '--harness', 'none', '--cwd', h.home])).trim()
+  assert.is(id, String(Number(s.root) + 1), 'the next id is a number')
+  const log = readFileSync(join(h.service, 'kernel.log'), 'utf8').split('\n').filter((l) => l.includes(file))
+  assert.is(log.length, 1, 'one log line names the file')
+  const doctor = await h.svc(['doctor'])
+  assert.is(doctor.code, 1)
+  assert.match(doctor.stdout, `PROBLEM  store file: ${file} does not hold what it should (id: `)
+  assert.match(doctor.stdout, `fix: repair ${file} or move it away, then restart the kernel (svc kernel stop)`)
+  states++
+})
+
 test('a runner whose harness died with no state written is marked ended by the reconcile', async () => {
   await h.ok(['lane', 'start', '--run', 'r1', '--key', 'p', '--role', 'play', '--prompt', 'sleep 60'], { env: s.env })
   const state = JSON.parse(readFileSync(join(h.service, 'agents', 'conv-r1-p-play-i1', 'state.json'), 'utf8'))
