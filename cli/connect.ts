@@ -43,6 +43,9 @@ export const httpTransport = (k: KernelFile): Transport => (path, body) =>
       },
     )
     req.on('error', (e) => reject(transportError(k, e)))
+    // A kernel that refuses a request (a body over its limit) answers and closes before the body is all sent: the
+    // write then fails on the socket after the answer was taken, which is no error of this call.
+    req.on('socket', (s) => s.on('error', () => {}))
     req.end(data)
   })
 

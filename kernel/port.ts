@@ -9,6 +9,8 @@ import type { DoctorCheck } from './domain/doctor.js'
 /** KernelPort: the whole contract between the kernel and its users (CLI, handlers). One method per verb, inputs
  * as valibot schemas; the RPC layer (handlers/rpc.ts, kernel/port-client.ts) is generated from this table. */
 
+/** The most characters a brief, a report body or a verdict file may hold (the CLI reads at most as many bytes). */
+export const MAX_TEXT = 1_000_000
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`))
 const ref = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters'))
 const opt = v.optional
@@ -51,7 +53,7 @@ export const PortSchemas = {
     key: opt(text(200)),
     for: opt(text(200)),
     role: v.picklist(ROLES, 'must be one of builder, critic, verifier, play, orchestrator'),
-    brief: opt(text(1_000_000)),
+    brief: opt(text(MAX_TEXT)),
     prompt: opt(text(1_000_000)),
     run: opt(text(200)),
     parent: opt(ref),
@@ -71,12 +73,12 @@ export const PortSchemas = {
   }),
   laneReport: v.strictObject({
     conversation: opt(ref),
-    body: text(1_000_000),
+    body: text(MAX_TEXT),
     status: opt(v.picklist(REPORT_STATUSES, 'must be one of done, blocked, failed')),
     allowUnpushed: opt(v.boolean()),
     verdict: opt(text(40)),
     defects: opt(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must be 0 or more'))),
-    verdictFile: opt(v.strictObject({ path: text(4096), text: text(1_000_000) })),
+    verdictFile: opt(v.strictObject({ path: text(4096), text: text(MAX_TEXT) })),
   }),
   laneWait: v.strictObject({
     lane: opt(ref),

@@ -1,5 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { TestHome, alive } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
@@ -181,6 +182,27 @@ test('HTTP: malformed JSON, wrong types, unknown fields, NUL and newlines, huge 
   for (const body of ['{', '{"conv":1}', '{"conv":"x","extra":true}']) await http('POST', '/rpc/convShow', body)
   await http('POST', '/rpc/noSuchMethod', '{}')
   await http('POST', '/rpc/laneWait', JSON.stringify({ run: 'r1', timeoutMs: 10_000_000 }))
+  unchanged()
+})
+
+test('item 15: bounded reads with a clear limit message, and no stack trace: /dev/zero, files and stdin over the limit, a body over 4 MB on the wire', async () => {
+  const limit = 1_000_000
+  const big = join(h.home, 'big.md')
+  writeFileSync(big, 'x'.repeat(limit + 1))
+  // Within the CLI's bound, but over the kernel's 4 MB once each control byte is escaped in the request's JSON.
+  const wide = join(h.home, 'wide.md')
+  writeFileSync(wide, '\x01'.repeat(limit))
+  const over = (what: string) => `svc: the ${what} is over the limit of ${limit} bytes\nhint: shorten it to at most ${limit} bytes\n`
+  assert.is(await cli(start(['--run', 'r1', '--key', 'k', '--brief', '/dev/zero'])), over('brief /dev/zero'))
+  assert.is(await cli(start(['--run', 'r1', '--key', 'k', '--brief', big])), over(`brief ${big} (${limit + 1} bytes)`))
+  assert.is(await cli(['lane', 'report', '--file', big]), over(`report ${big} (${limit + 1} bytes)`))
+  assert.is(await cli(['lane', 'report', '--file', '/dev/zero']), over('report /dev/zero'))
+  assert.is(await cli(['lane', 'report', '--stdin', '--verdict-file', '/dev/zero']), over('verdict file /dev/zero'))
+  const stdin = await h.svc(['lane', 'report', '--stdin'], { env: s.env, input: 'y'.repeat(limit + 1) })
+  assert.is(stdin.code, 1)
+  assert.is(stdin.stderr, over('standard input'))
+  assert.is(await cli(['lane', 'report', '--file', wide], { ...s.env, SERVICE_CONVERSATION: lane }), 'svc: request body over 4194304 bytes\n')
+  assert.is(await cli(start(['--run', 'r1', '--key', 'k', '--brief', h.home])), `svc: cannot read the brief ${h.home}: it is a directory\n`)
   unchanged()
 })
 
