@@ -5,6 +5,7 @@ import type { LaneFacts } from './domain/conversation.js'
 import { HARNESSES, NEEDS_YOU_REASONS, PHASES, EFFORTS, ROLES, REPORT_STATUSES } from './domain/keys.js'
 import type { Report } from './domain/report.js'
 import type { DoctorCheck } from './domain/doctor.js'
+import type { TranscriptPage } from './domain/transcript.js'
 
 /** KernelPort: the whole contract between the kernel and its users (CLI, handlers). One method per verb, inputs
  * as valibot schemas; the RPC layer (handlers/rpc.ts, kernel/port-client.ts) is generated from this table. */
@@ -37,7 +38,8 @@ export const PortSchemas = {
     phase: v.picklist(PHASES),
     reason: opt(v.picklist(NEEDS_YOU_REASONS)),
   }),
-  convTranscript: v.strictObject({ conv: ref, after: opt(v.pipe(v.number(), v.integer(), v.minValue(0))) }),
+  /** Without a cursor, the last page of the transcript; with one (a byte offset a page gave), what follows it. */
+  convTranscript: v.strictObject({ conv: ref, cursor: opt(v.pipe(v.number(), v.integer(), v.minValue(0))) }),
   tell: v.strictObject({ conv: ref, text: text(1_000_000), force: opt(v.boolean()), conversation: opt(ref) }),
   convAnswer: v.strictObject({ conv: ref, decision: v.picklist(['allow', 'deny'], 'must be allow or deny'), message: opt(text(100_000)) }),
   doctor: v.strictObject({}),
@@ -137,12 +139,7 @@ export interface ConvView {
   lane?: LaneFacts
 }
 
-export interface TranscriptEntry {
-  n: number
-  at: number
-  kind: string
-  text: string
-}
+export type { TranscriptEntry } from './domain/transcript.js'
 
 export interface PortOutputs {
   kernelStatus: KernelStatus
@@ -153,7 +150,7 @@ export interface PortOutputs {
   convStop: ConvView
   convArchive: ConvView
   convMark: ConvView
-  convTranscript: { entries: TranscriptEntry[] }
+  convTranscript: TranscriptPage
   tell: { delivered: true; conv: ConvView }
   convAnswer: { conv: ConvView; answered: { id: string; kind: string; tool?: string; decision: 'allow' | 'deny' } }
   doctor: { checks: DoctorCheck[]; problems: number }

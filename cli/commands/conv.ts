@@ -90,10 +90,22 @@ export const convArchive: Run = async (port, args, io) => {
   return 0
 }
 
+/** The whole transcript, a page at a time from the start (a page is bounded, so is the memory it takes). */
 export const convTranscript: Run = async (port, args, io) => {
-  const { entries } = await port.convTranscript({ conv: args._[0] })
-  if (args.json) io.out(json(entries))
-  else for (const e of entries) io.out(`${new Date(e.at).toISOString().slice(11, 19)} ${printable(e.kind).padEnd(9)} ${printable(e.text, true)}\n`)
+  let cursor = 0
+  let first = true
+  if (args.json) io.out('[')
+  for (;;) {
+    const page = await port.convTranscript({ conv: args._[0], cursor })
+    for (const e of page.entries) {
+      if (args.json) io.out(`${first ? '\n' : ',\n'}${JSON.stringify(e)}`)
+      else io.out(`${new Date(e.at).toISOString().slice(11, 19)} ${printable(e.kind).padEnd(9)} ${printable(e.text, true)}\n`)
+      first = false
+    }
+    if (!page.more || page.cursor === cursor) break
+    cursor = page.cursor
+  }
+  if (args.json) io.out(first ? ']\n' : '\n]\n')
   return 0
 }
 

@@ -90,9 +90,25 @@ async function drawConv(ref) {
   $('#needs-what').textContent = needs ? pendingText(c) : ''
   for (const el of [$('#allow'), $('#deny'), $('#answer-message')]) el.hidden = !c.pending
   $('#reap').hidden = !lane || lane.archived
-  const t = await api('/api/convs/' + encodeURIComponent(ref) + '/transcript')
-  $('#transcript').innerHTML = t.entries.map((e) => '<div class="t-' + esc(e.kind) + '" data-kind="' + esc(e.kind) + '">' + esc(new Date(e.at).toISOString().slice(11, 19) + ' ' + e.kind + ' ' + e.text) + '</div>').join('')
+  await drawTranscript(ref)
   document.body.dataset.drawn = String(Date.now())
+}
+const entryHtml = (e) => '<div class="t-' + esc(e.kind) + '" data-kind="' + esc(e.kind) + '">' + esc(new Date(e.at).toISOString().slice(11, 19) + ' ' + e.kind + ' ' + e.text, true) + '</div>'
+/** The transcript is fetched once from its last page, then only what follows the cursor the kernel last gave:
+ * each change costs a page at most, however long the transcript. Draws run one after another. */
+let transcriptCursor
+let transcriptDrawn = Promise.resolve()
+function drawTranscript(ref) {
+  transcriptDrawn = transcriptDrawn.catch(() => {}).then(async () => {
+    for (;;) {
+      const t = await api('/api/convs/' + encodeURIComponent(ref) + '/transcript' + (transcriptCursor === undefined ? '' : '?cursor=' + transcriptCursor))
+      if (t.entries.length) $('#transcript').insertAdjacentHTML('beforeend', t.entries.map(entryHtml).join(''))
+      const moved = t.cursor !== transcriptCursor
+      transcriptCursor = t.cursor
+      if (!t.more || !moved) break
+    }
+  })
+  return transcriptDrawn
 }
 function live(draw) {
   let timer

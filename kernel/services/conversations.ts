@@ -8,10 +8,10 @@ import type { LaunchSpec, MarkState } from '../domain/runner-state.js'
 import { convFiles } from '../home.js'
 import { appendLine, createFileOnce, writeFileAtomic } from '../io/atomic-file.js'
 import { projectEntry } from '../io/config.js'
-import type { ConvView, PortInput, PortOutputs, TranscriptEntry } from '../port.js'
+import type { ConvView, PortInput, PortOutputs } from '../port.js'
 import { printable, type KernelContext } from './context.js'
 import { harnessEnv } from './launch-env.js'
-import { readFile, rm } from 'node:fs/promises'
+import { rm } from 'node:fs/promises'
 
 export interface NewConversation {
   name?: string
@@ -208,20 +208,4 @@ export async function successor(ctx: KernelContext, input: PortInput<'successor'
     resume: input.kind === 'fork' && harness === source.harness ? sourceSession : undefined,
   })
   return ctx.view(rec)
-}
-
-export async function transcript(ctx: KernelContext, rec: ConversationRecord, after = 0): Promise<TranscriptEntry[]> {
-  let text = ''
-  try {
-    text = await readFile(convFiles(ctx.home, rec.name).transcript, 'utf8')
-  } catch {}
-  const out: TranscriptEntry[] = []
-  for (const line of text.split('\n')) {
-    if (!line) continue
-    try {
-      const e = JSON.parse(line) as TranscriptEntry
-      if (e.n > after) out.push(e)
-    } catch {}
-  }
-  return out
 }
