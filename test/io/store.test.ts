@@ -1,5 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { brokenRecords } from '../helpers/broken-records.js'
 import { rejection, scratchDir } from '../helpers/home.js'
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
@@ -230,26 +231,8 @@ test('reports of a conversation with none is an empty list', async () => {
   assert.equal(await store.reports('alpha'), [])
 })
 
-/** Broken record files of every kind met: each must be refused alone, the file untouched. */
-const BROKEN_RECORDS: [string, (name: string) => string | Buffer][] = [
-  ['does not parse', (name) => Buffer.from(`{"id": "7", "name": "${name}", \u0000 truncated`)],
-  ['empty', () => ''],
-  ['a JSON array', () => '[]'],
-  ['JSON null', () => 'null'],
-  ['an id that is no number ("abc")', (name) => JSON.stringify(record('1', name, { id: 'abc' }))],
-  ['an id of the wrong type (a number)', (name) => JSON.stringify({ ...record('1', name), id: 7 })],
-  ['an id with a sign or a fraction', (name) => JSON.stringify(record('1', name, { id: '-3.5' }))],
-  ['another conversation\'s record', () => JSON.stringify(record('3', 'beta'))],
-  ['a name that is no name', () => JSON.stringify(record('4', '../x'))],
-  ['a createdAt that is a string', (name) => JSON.stringify({ ...record('5', name), createdAt: 'yesterday' })],
-  ['an unknown harness', (name) => JSON.stringify({ ...record('6', name), harness: 'vim' })],
-  ['lane facts with a role that is none', (name) => JSON.stringify({ ...record('8', name), lane: { run: 'r', key: 'k', role: 'boss', dir: 'd', root: '/r', iteration: 1 } })],
-  ['ended with no time', (name) => JSON.stringify({ ...record('9', name), ended: { source: 'stop', detail: 'x' } })],
-  ['the id of another record', (name) => JSON.stringify(record('1', name))],
-]
-
 test('item 12: every kind of broken record.json is refused alone, naming the file, untouched; the others load and ids never become NaN', async () => {
-  for (const [what, content] of BROKEN_RECORDS) {
+  for (const [what, content] of brokenRecords('1')) {
     const home = freshHome()
     const s1 = await Store.open(home)
     const good = await newConv(s1, 'good')

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { TestHome, git } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
 import { recordFigure } from './figures.js'
+import { brokenRecords } from '../helpers/broken-records.js'
 
 let h: TestHome
 let s: Setup
@@ -17,6 +18,8 @@ test.after.each(async () => {
 })
 
 let states = 0
+/** Kinds of hostile store and runner file injected (the figure of item 12). */
+let hostileFiles = 0
 
 test('a stale temp file of the store is removed at start and logged; the record beside it loads', async () => {
   await h.ok(['kernel', 'stop'])
@@ -104,27 +107,39 @@ test('item 12: a broken state.json or mark.json reads as no state, named in the 
     assert.is(Object.keys(tree.body.lanes).length, 2)
     assert.match(readFileSync(join(h.service, 'kernel.log'), 'utf8'), `runner file refused: ${path} `, what)
     rmSync(path)
-    states++
+    hostileFiles++
   }
 })
 
-test('item 12: a record with "id":"abc" is refused with one line naming it; the others keep working, new ids stay numbers, doctor names the file', async () => {
+test('item 12: broken records ("id":"abc" and every other kind) and a broken reports file are refused, each with one line naming it; the others keep working, new ids stay numbers, doctor names each file', async () => {
+  await h.ok(['lane', 'start', '--run', 'r1', '--key', 'b', '--role', 'builder', '--harness', 'none', '--model', 'm', '--prompt', 'x', '--no-wait'], { env: s.env })
   await h.ok(['kernel', 'stop'])
-  const dir = join(h.service, 'agents', 'conv-hostile')
-  mkdirSync(dir)
-  const file = join(dir, 'record.json')
-  writeFileSync(file, JSON.stringify({ id: 'abc', name: 'hostile', createdAt: 1, harness: 'none', cwd: '/' }))
+  const kinds = brokenRecords(s.root)
+  const files = kinds.map(([, content], i) => {
+    const dir = join(h.service, 'agents', `conv-hostile-${i}`)
+    mkdirSync(dir)
+    writeFileSync(join(dir, 'record.json'), content(`hostile-${i}`))
+    return join(dir, 'record.json')
+  })
+  const reports = join(h.service, 'agents', 'conv-r1-b-builder-i1', 'reports.json')
+  writeFileSync(reports, '{"reports": [{"seq": 1, "at": 1, "status": "done"}]}')
+  files.push(reports)
   const list = JSON.parse(await h.ok(['conv', 'list', '--json']))
-  assert.equal(list.map((c: { id: string }) => c.id), [s.root], 'the good conversation is listed')
+  assert.equal(list.map((c: { name: string }) => c.name).sort(), [`c${s.root}`, 'r1-b-builder-i1'], 'the good conversations are listed')
+  assert.is(JSON.parse(await h.ok(['lane', 'list', '--json']))[0].report, undefined, 'the lane whose reports file is broken is listed, with no report')
   const id = (await h.ok(['conv', 'new', '--harness', 'none', '--cwd', h.home])).trim()
-  assert.is(id, String(Number(s.root) + 1), 'the next id is a number')
-  const log = readFileSync(join(h.service, 'kernel.log'), 'utf8').split('\n').filter((l) => l.includes(file))
-  assert.is(log.length, 1, 'one log line names the file')
+  assert.match(id, /^[1-9][0-9]*$/, 'the next id is a number')
+  const log = readFileSync(join(h.service, 'kernel.log'), 'utf8').split('\n')
+  for (const f of files) assert.is(log.filter((l) => l.includes(`store file ${f} `)).length, 1, `one log line names ${f}`)
   const doctor = await h.svc(['doctor'])
   assert.is(doctor.code, 1)
-  assert.match(doctor.stdout, `PROBLEM  store file: ${file} does not hold what it should (id: `)
-  assert.match(doctor.stdout, `fix: repair ${file} or move it away, then restart the kernel (svc kernel stop)`)
-  states++
+  for (const f of files) {
+    assert.match(doctor.stdout, `PROBLEM  store file: ${f} `)
+    assert.match(doctor.stdout, `fix: repair ${f} or move it away, then restart the kernel (svc kernel stop)`)
+  }
+  assert.match(doctor.stdout, `PROBLEM  store file: ${files[kinds.findIndex(([what]) => what.includes('abc'))]} does not hold what it should (id: `)
+  hostileFiles += files.length
+  recordFigure('hostile records: kinds of broken record, reports and runner file injected (record.json, reports.json, state.json, mark.json)', `${hostileFiles} kinds, each refused with one line naming the file; every other conversation kept working`)
 })
 
 test('a runner whose harness died with no state written is marked ended by the reconcile', async () => {
