@@ -1,13 +1,13 @@
 import * as v from 'valibot'
-import { CONV_ID, CONV_NAME, EFFORTS, HARNESSES, ROLES } from './keys.js'
+import { CONV_ID, CONV_NAME, EFFORTS, HARNESSES, LANE_KEY, ROLES, RUN_KEY } from './keys.js'
 
 const num = v.pipe(v.number(), v.finite())
 const opt = v.optional
 
 /** The facts the store keeps for one conversation's lane. `lane` and `parent` are written once, at creation. */
 export const LaneFactsSchema = v.object({
-  run: v.string(),
-  key: v.string(),
+  run: v.pipe(v.string(), v.regex(RUN_KEY, 'a run key')),
+  key: v.pipe(v.string(), v.regex(LANE_KEY, 'a lane key')),
   role: v.picklist(ROLES),
   /** Judged builder row of a critic or verifier, written once at launch. */
   for: opt(v.object({ id: v.string(), key: v.string(), iteration: num, sha: opt(v.string()) })),

@@ -56,7 +56,6 @@ function checkJson<T>(json: Checked<unknown>, check: (json: unknown) => Checked<
 
 const checkRecord = (json: unknown) => checkShape(ConversationRecordSchema, json)
 const checkReports = (json: unknown) => checkShape(ReportsDocSchema, json)
-export type { ReportsDoc }
 
 /** One document per conversation (its record) and one per conversation's reports, each its own lowdb instance,
  * so a write stays small however large the store grows. The kernel is the only writer. */

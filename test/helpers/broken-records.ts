@@ -16,6 +16,7 @@ export const brokenRecords = (takenId: string): [string, (name: string) => strin
   ['a createdAt that is a string', (name) => JSON.stringify(record('5', name, { createdAt: 'yesterday' }))],
   ['an unknown harness', (name) => JSON.stringify(record('6', name, { harness: 'vim' }))],
   ['lane facts with a role that is none', (name) => JSON.stringify(record('8', name, { lane: { run: 'r', key: 'k', role: 'boss', dir: 'd', root: '/r', iteration: 1 } }))],
+  ['lane facts with a run key of __proto__', (name) => JSON.stringify(record('10', name, { lane: { run: '__proto__', key: 'k', role: 'builder', dir: 'd', root: '/r', iteration: 1 } }))],
   ['ended with no time', (name) => JSON.stringify(record('9', name, { ended: { source: 'stop', detail: 'x' } }))],
   ['the id of another record', (name) => JSON.stringify(record(takenId, name))],
 ]
