@@ -10,7 +10,9 @@ export function issueText(issues: readonly v.BaseIssue<unknown>[]): string {
     issue.expected === 'never'
       ? 'unknown key'
       : issue.received === 'undefined'
-        ? `missing; expected ${issue.expected}`
+        ? issue.expected?.startsWith('"') // an absent key: the key itself is what was expected
+          ? 'missing'
+          : `missing; expected ${issue.expected}`
         : issue.expected
           ? `expected ${issue.expected}, got ${issue.received}`
           : issue.message
