@@ -1,6 +1,6 @@
 import { Low, type Adapter } from 'lowdb'
 import { readFile, mkdir, unlink, readdir, stat } from 'node:fs/promises'
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SvcError } from '../domain/errors.js'
 import { ConversationRecordSchema, WRITE_ONCE_FIELDS, type ConversationRecord } from '../domain/conversation.js'
@@ -37,6 +37,17 @@ class AtomicJsonFile<T> implements Adapter<T> {
   }
   write(data: T): Promise<void> {
     return writeFileAtomic(this.path, JSON.stringify(data, null, 1) + '\n')
+  }
+}
+
+/** A file's text; a pipe or a device in its place is refused (opened without blocking, never read). */
+function readRegularFile(path: string): string {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
+  try {
+    if (!fstatSync(fd).isFile()) throw Object.assign(new Error('not a regular file'), { code: 'not a regular file' })
+    return readFileSync(fd, 'utf8')
+  } finally {
+    closeSync(fd)
   }
 }
 
@@ -90,7 +101,7 @@ export class Store {
     const { dir, record: path } = convFiles(this.home, name)
     let text: string
     try {
-      text = readFileSync(path, 'utf8')
+      text = readRegularFile(path)
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') this.orphanDirs.push(dir)
       else if ((e as NodeJS.ErrnoException).code !== 'ENOTDIR') this.refuse(path, `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`)

@@ -23,7 +23,9 @@ function stampOf(path: string): string {
   try {
     // Most conversations have no mark.json, many no state.json: asking without a thrown error is much cheaper.
     const s = statSync(path, { throwIfNoEntry: false })
-    return s ? `${s.ino}:${s.size}:${s.mtimeMs}` : 'absent'
+    if (!s) return 'absent'
+    // A pipe or a device put there would block the read (or never end): it is refused unread.
+    return s.isFile() ? `${s.ino}:${s.size}:${s.mtimeMs}` : 'not a file'
   } catch {
     return 'absent'
   }
@@ -36,6 +38,7 @@ const MAX_RUNNER_FILE = 1024 * 1024
  * what is wrong. A file that vanished between the stat and the read is simply absent. */
 function readChecked<S extends v.GenericSchema>(path: string, stamp: string, schema: S): Cached<v.InferOutput<S>> {
   if (stamp === 'absent') return { stamp }
+  if (stamp === 'not a file') return { stamp, problem: `${path} is not a regular file; read as absent` }
   if (Number(stamp.split(':')[1]) > MAX_RUNNER_FILE) return { stamp, problem: `${path} is over ${MAX_RUNNER_FILE} bytes; read as absent` }
   let json: unknown
   try {

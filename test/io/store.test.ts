@@ -4,6 +4,7 @@ import { brokenRecords } from '../helpers/broken-records.js'
 import { rejection, scratchDir } from '../helpers/home.js'
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
+import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { Store } from '../../kernel/io/store.js'
 import { SvcError } from '../../kernel/domain/errors.js'
@@ -255,6 +256,17 @@ test('item 12: every kind of broken record.json is refused alone, naming the fil
     assert.is(statSync(file).mtimeMs, mtime)
     assert.equal(readdirSync(convDir(home, 'x-broken')), ['record.json'], `${what}: nothing written beside it`)
   }
+})
+
+test('item 12: a record.json that is a pipe is refused without being read (the load never blocks)', async () => {
+  const home = freshHome()
+  const good = await newConv(await Store.open(home), 'good')
+  mkdirSync(convDir(home, 'x-pipe'))
+  const file = join(convDir(home, 'x-pipe'), 'record.json')
+  assert.is(spawnSync('mkfifo', [file]).status, 0)
+  const s = await Store.open(home)
+  assert.equal(s.all(), [good])
+  assert.equal([...s.badFiles], [[file, 'cannot be read (not a regular file)']])
 })
 
 test('item 12: a refused record keeps its well-formed id taken, so a repaired record never shares it', async () => {

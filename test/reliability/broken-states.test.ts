@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { TestHome, git } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
@@ -73,13 +74,14 @@ test('a lane directory deleted behind the kernel\'s back: list shows no git fact
 })
 
 /** Runner files a runner or a mark could leave broken: each reads as no state for its conversation alone. */
-const BROKEN_RUNNER_FILES: [string, string, string][] = [
+const BROKEN_RUNNER_FILES: [string, string, string | 'fifo'][] = [
   ['state.json', 'a string cost.usd', JSON.stringify({ runner: { pid: 1, start: 'x' }, cost: { usd: '0.50', estimated: false } })],
   ['state.json', 'not JSON', '{"runner": {"pid": 1,'],
   ['state.json', 'a phase that is none', JSON.stringify({ runner: { pid: 1, start: 'x' }, phase: { value: 'busy', source: 'x', at: 1 } })],
   ['state.json', 'a JSON array', '[1, 2]'],
   ['mark.json', 'a mark with no time', JSON.stringify({ value: 'idle', source: 'self-mark' })],
   ['mark.json', 'JSON null', 'null'],
+  ['state.json', 'a pipe that no one writes (a read would block)', 'fifo'],
 ]
 
 async function api(path: string): Promise<{ status: number; body: any }> {
@@ -93,7 +95,8 @@ test('item 12: a broken state.json or mark.json reads as no state, named in the 
   await h.ok(['lane', 'start', '--run', 'r1', '--key', 'c', '--role', 'builder', '--harness', 'none', '--model', 'm', '--prompt', 'x', '--no-wait'], { env: s.env })
   for (const [file, what, content] of BROKEN_RUNNER_FILES) {
     const path = join(h.service, 'agents', 'conv-r1-b-builder-i1', file)
-    writeFileSync(path, content)
+    if (content === 'fifo') spawnSync('mkfifo', [path])
+    else writeFileSync(path, content)
     const rows = JSON.parse(await h.ok(['lane', 'list', '--json']))
     assert.is(rows.length, 2, `${file} with ${what}: lane list answers for every lane`)
     assert.match(await h.ok(['lane', 'list']), 'r1/c', what)
