@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { ConversationRecord } from '../kernel/domain/conversation.js'
 import type { Report } from '../kernel/domain/report.js'
 import { convFiles } from '../kernel/home.js'
-import type { ReportsDoc } from '../kernel/io/store.js'
+import type { ReportsDoc } from '../kernel/domain/report.js'
 
 /** Write a store of `n` conversations straight to disk (as the kernel would have left them): the first `lanes` are
  * play lanes of run `bench` under a root, the rest ended root conversations; each lane gets `reportsPer` reports. */

@@ -22,6 +22,8 @@ export function resolveHome(io: Io): string {
   return dir
 }
 
+const quieted = new WeakSet<object>()
+
 /** HTTP over node:http (quicker to load than fetch, which matters on every CLI call). */
 export const httpTransport = (k: KernelFile): Transport => (path, body) =>
   new Promise((resolve, reject) => {
@@ -43,6 +45,13 @@ export const httpTransport = (k: KernelFile): Transport => (path, body) =>
       },
     )
     req.on('error', (e) => reject(transportError(k, e)))
+    // A kernel that refuses a request (a body over its limit) answers and closes before the body is all sent: the
+    // write then fails on the socket after the answer was taken, which is no error of this call.
+    req.on('socket', (s) => {
+      if (quieted.has(s)) return // a kept-alive socket carries many requests: one listener is enough
+      quieted.add(s)
+      s.on('error', () => {})
+    })
     req.end(data)
   })
 

@@ -1,4 +1,6 @@
+import { appendFileSync, existsSync } from 'node:fs'
 import { SvcError, oneLine } from '../kernel/domain/errors.js'
+import { homePaths, serviceHome } from '../kernel/home.js'
 import type { KernelPort } from '../kernel/port.js'
 import { VERSION } from '../kernel/version.js'
 import { EXIT_CODE } from './exit-code.js'
@@ -63,14 +65,28 @@ export function parseArgs(cmd: CommandSpec, rest: string[]): Args {
   return args
 }
 
+/** Keep the details of an unexpected error in cli.log of the service home; where they went, if anywhere. */
+function logDetails(io: Io, e: unknown): string | undefined {
+  const { dir } = serviceHome(io.env)
+  if (!existsSync(dir)) return undefined
+  const path = homePaths(dir).cliLog
+  try {
+    appendFileSync(path, `${new Date().toISOString()} svc ${VERSION} pid ${process.pid}: ${(e as Error)?.stack ?? String(e)}\n`, { mode: 0o600 })
+    return path
+  } catch {
+    return undefined
+  }
+}
+
+/** Any error as one line (and a hint): never a stack trace. An unexpected one says where its details were kept. */
 export function printError(io: Io, e: unknown): number {
   if (e instanceof SvcError) {
     io.err(`svc: ${e.message}\n`)
     if (e.hint) io.err(`hint: ${e.hint}\n`)
     return EXIT_CODE[e.code]
   }
-  io.err(`svc: internal error: ${oneLine((e as Error)?.message ?? String(e))}\n`)
-  if (io.env.SERVICE_DEBUG) io.err(`${(e as Error)?.stack}\n`)
+  const where = logDetails(io, e)
+  io.err(`svc: internal error: ${oneLine((e as Error)?.message ?? String(e))}${where ? ` (details in ${oneLine(where)})` : ''}\n`)
   return 1
 }
 

@@ -1,3 +1,5 @@
+import { readStdinBounded } from './read-input.js'
+
 /** What a command may touch: its streams, environment and working directory. Tests pass their own. */
 export interface Io {
   out: (text: string) => void
@@ -5,6 +7,7 @@ export interface Io {
   env: NodeJS.ProcessEnv
   cwd: string
   isTTY: boolean
+  /** Standard input, read with the bound of cli/read-input.ts. */
   readStdin: () => Promise<string>
 }
 
@@ -14,11 +17,7 @@ export const processIo = (): Io => ({
   env: process.env,
   cwd: process.cwd(),
   isTTY: Boolean(process.stderr.isTTY),
-  readStdin: async () => {
-    const chunks: Buffer[] = []
-    for await (const c of process.stdin) chunks.push(c as Buffer)
-    return Buffer.concat(chunks).toString('utf8')
-  },
+  readStdin: () => readStdinBounded(process.stdin),
 })
 
 export type Args = Record<string, unknown> & { _: string[] }

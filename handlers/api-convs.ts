@@ -6,8 +6,9 @@ import { jsonBody, query, respond } from './respond.js'
 
 export const TellBody = v.omit(PortSchemas.tell, ['conv', 'conversation'])
 export const AnswerBody = v.omit(PortSchemas.convAnswer, ['conv'])
+/** `cursor`: the byte offset a page answered; without it, the last page. */
 const TranscriptQuery = v.strictObject({
-  after: v.optional(v.pipe(v.string(), v.regex(/^\d{1,15}$/, 'must be a whole number'), v.transform(Number))),
+  cursor: v.optional(v.pipe(v.string(), v.regex(/^\d{1,15}$/, 'must be a whole number'), v.transform(Number))),
 })
 
 /** What the deck needs beyond the lanes API: the tree, one conversation, its transcript, tell, answers. */

@@ -56,7 +56,8 @@ export async function jsonBody<S extends v.GenericSchema>(c: Context<HandlerEnv>
 
 /** The query parameters validated by a (strict object) schema of strings; each parameter at most once. */
 export function query<S extends v.GenericSchema>(c: Context<HandlerEnv>, schema: S): Parsed<S> {
-  const raw: Record<string, string> = {}
+  // No prototype: a parameter named __proto__ is a key like any other (and refused as unknown), not a setter.
+  const raw: Record<string, string> = Object.create(null)
   for (const [k, val] of new URL(c.req.url).searchParams) {
     if (Object.hasOwn(raw, k)) return { ok: false, res: c.json(errorBody('usage', `query parameter ${k} given twice`), 400) }
     raw[k] = val

@@ -11,6 +11,8 @@ export function serviceHome(env: NodeJS.ProcessEnv = process.env): { dir: string
 export const homePaths = (home: string) => ({
   kernelJson: join(home, 'kernel.json'),
   kernelLog: join(home, 'kernel.log'),
+  /** Details (the stack) of the CLI's unexpected errors, which it reports on one line. */
+  cliLog: join(home, 'cli.log'),
   agents: join(home, 'agents'),
   projects: join(home, 'projects.yaml'),
 })

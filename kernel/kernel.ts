@@ -20,6 +20,8 @@ import { SvcError } from './domain/errors.js'
 import { convAnswer } from './services/conv-answer.js'
 import { doctor } from './services/doctor.js'
 import { issueClose, issueList, issueNew, issueShow } from './services/issues.js'
+import { readTranscriptPage } from './io/transcript-page.js'
+import { convFiles } from './home.js'
 
 /** The kernel's own KernelPort: every verb, in process. */
 export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: () => number; stop: () => void }): KernelPort {
@@ -43,7 +45,7 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
     convStop: (input) => conv.stopConversation(ctx, ctx.resolve(input.conv)),
     convArchive: (input) => conv.convArchive(ctx, ctx.resolve(input.conv)),
     convMark: (input) => conv.convMark(ctx, input),
-    convTranscript: async (input: PortInput<'convTranscript'>) => ({ entries: await conv.transcript(ctx, ctx.resolve(input.conv), input.after) }),
+    convTranscript: async (input: PortInput<'convTranscript'>) => readTranscriptPage(convFiles(ctx.home, ctx.resolve(input.conv).name).transcript, input.cursor),
     tell: (input) => conv.tell(ctx, input, judgedDone),
     convAnswer: (input) => convAnswer(ctx, input),
     doctor: () => doctor(ctx, { version: ctx.version, pid: process.pid, port: opts.port() }),

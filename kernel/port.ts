@@ -5,10 +5,13 @@ import type { LaneFacts } from './domain/conversation.js'
 import { HARNESSES, NEEDS_YOU_REASONS, PHASES, EFFORTS, ROLES, REPORT_STATUSES } from './domain/keys.js'
 import type { Report } from './domain/report.js'
 import type { DoctorCheck } from './domain/doctor.js'
+import type { TranscriptPage } from './domain/transcript.js'
 
 /** KernelPort: the whole contract between the kernel and its users (CLI, handlers). One method per verb, inputs
  * as valibot schemas; the RPC layer (handlers/rpc.ts, kernel/port-client.ts) is generated from this table. */
 
+/** The most characters a brief, a report body or a verdict file may hold (the CLI reads at most as many bytes). */
+export const MAX_TEXT = 1_000_000
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`))
 const ref = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters'))
 const opt = v.optional
@@ -35,7 +38,8 @@ export const PortSchemas = {
     phase: v.picklist(PHASES),
     reason: opt(v.picklist(NEEDS_YOU_REASONS)),
   }),
-  convTranscript: v.strictObject({ conv: ref, after: opt(v.pipe(v.number(), v.integer(), v.minValue(0))) }),
+  /** Without a cursor, the last page of the transcript; with one (a byte offset a page gave), what follows it. */
+  convTranscript: v.strictObject({ conv: ref, cursor: opt(v.pipe(v.number(), v.integer(), v.minValue(0))) }),
   tell: v.strictObject({ conv: ref, text: text(1_000_000), force: opt(v.boolean()), conversation: opt(ref) }),
   convAnswer: v.strictObject({ conv: ref, decision: v.picklist(['allow', 'deny'], 'must be allow or deny'), message: opt(text(100_000)) }),
   doctor: v.strictObject({}),
@@ -51,7 +55,7 @@ export const PortSchemas = {
     key: opt(text(200)),
     for: opt(text(200)),
     role: v.picklist(ROLES, 'must be one of builder, critic, verifier, play, orchestrator'),
-    brief: opt(text(1_000_000)),
+    brief: opt(text(MAX_TEXT)),
     prompt: opt(text(1_000_000)),
     run: opt(text(200)),
     parent: opt(ref),
@@ -71,12 +75,12 @@ export const PortSchemas = {
   }),
   laneReport: v.strictObject({
     conversation: opt(ref),
-    body: text(1_000_000),
+    body: text(MAX_TEXT),
     status: opt(v.picklist(REPORT_STATUSES, 'must be one of done, blocked, failed')),
     allowUnpushed: opt(v.boolean()),
     verdict: opt(text(40)),
     defects: opt(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must be 0 or more'))),
-    verdictFile: opt(v.strictObject({ path: text(4096), text: text(1_000_000) })),
+    verdictFile: opt(v.strictObject({ path: text(4096), text: text(MAX_TEXT) })),
   }),
   laneWait: v.strictObject({
     lane: opt(ref),
@@ -139,12 +143,7 @@ export interface ConvView {
   lane?: LaneFacts
 }
 
-export interface TranscriptEntry {
-  n: number
-  at: number
-  kind: string
-  text: string
-}
+export type { TranscriptEntry } from './domain/transcript.js'
 
 export interface PortOutputs {
   kernelStatus: KernelStatus
@@ -155,7 +154,7 @@ export interface PortOutputs {
   convStop: ConvView
   convArchive: ConvView
   convMark: ConvView
-  convTranscript: { entries: TranscriptEntry[] }
+  convTranscript: TranscriptPage
   tell: { delivered: true; conv: ConvView }
   convAnswer: { conv: ConvView; answered: { id: string; kind: string; tool?: string; decision: 'allow' | 'deny' } }
   doctor: { checks: DoctorCheck[]; problems: number }

@@ -41,7 +41,7 @@ export async function runKernel(home: string): Promise<void> {
 
   let store: Store
   try {
-    store = await Store.open(home)
+    store = await Store.open(home, log)
   } catch (e) {
     return fatal((e as Error).message)
   }
@@ -50,7 +50,7 @@ export async function runKernel(home: string): Promise<void> {
   mkdirSync(svcBinDir, { recursive: true, mode: 0o700 })
   writeFileSync(join(svcBinDir, 'svc'), `#!/bin/sh\nexec '${process.execPath}' '${svcMain}' "$@"\n`, { mode: 0o755 })
 
-  const facts = new RuntimeFacts(home)
+  const facts = new RuntimeFacts(home, log)
   const ctx = new KernelContext(home, store, facts, new Runners(home, svcMain, facts, log), new ConfigFile(paths.projects), log, svcBinDir, VERSION)
   const startedAt = Date.now()
   const token = randomBytes(32).toString('hex')

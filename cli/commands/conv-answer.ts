@@ -1,5 +1,5 @@
 import { SvcError } from '../../kernel/domain/errors.js'
-import { json } from '../format.js'
+import { json, line } from '../format.js'
 import type { Run } from '../table.js'
 
 const DECISIONS = ['allow', 'deny'] as const
@@ -10,6 +10,6 @@ export const run: Run = async (port, args, io) => {
   if (!(DECISIONS as readonly string[]).includes(decision)) throw new SvcError('usage', `the answer must be allow or deny, not '${decision}'`)
   const r = await port.convAnswer({ conv: args._[0], decision: decision as (typeof DECISIONS)[number], ...(args.message !== undefined ? { message: String(args.message) } : {}) })
   const what = `${r.answered.kind}${r.answered.tool ? `: ${r.answered.tool}` : ''}`
-  io.out(args.json ? json(r) : `answered conv ${r.conv.id} (${r.conv.name}): ${r.answered.decision} (${what})\n`)
+  io.out(args.json ? json(r) : line(`answered conv ${r.conv.id} (${r.conv.name}): ${r.answered.decision} (${what})`))
   return 0
 }

@@ -1,7 +1,8 @@
 import { SvcError } from '../../kernel/domain/errors.js'
 import { EFFORTS, HARNESSES, NEEDS_YOU_REASONS, PHASES } from '../../kernel/domain/keys.js'
 import type { ConvView } from '../../kernel/port.js'
-import { age, json, table } from '../format.js'
+import { printable } from '../../kernel/domain/printable.js'
+import { age, json, line, table } from '../format.js'
 import type { Args } from '../io.js'
 import type { Run } from '../table.js'
 
@@ -38,7 +39,7 @@ function describe(v: ConvView): string {
     ['cost', v.cost ? `$${v.cost.usd.toFixed(2)}${v.cost.estimated ? ' (estimate)' : ''}` : undefined],
     ['lane', v.lane ? `${v.lane.run}/${v.lane.key} ${v.lane.role} i${v.lane.iteration}` : undefined],
   ]
-  return rows.filter(([, val]) => val !== undefined).map(([k, val]) => `${k}: ${val}`).join('\n') + '\n'
+  return rows.filter(([, val]) => val !== undefined).map(([k, val]) => line(`${k}: ${val}`)).join('')
 }
 
 export const convNew: Run = async (port, args, io) => {
@@ -79,20 +80,32 @@ export const convShow: Run = async (port, args, io) => {
 
 export const convStop: Run = async (port, args, io) => {
   const v = await port.convStop({ conv: args._[0] })
-  io.out(args.json ? json(v) : `conv ${v.id} (${v.name}) stopped\n`)
+  io.out(args.json ? json(v) : line(`conv ${v.id} (${v.name}) stopped`))
   return 0
 }
 
 export const convArchive: Run = async (port, args, io) => {
   const v = await port.convArchive({ conv: args._[0] })
-  io.out(args.json ? json(v) : `conv ${v.id} (${v.name}) archived\n`)
+  io.out(args.json ? json(v) : line(`conv ${v.id} (${v.name}) archived`))
   return 0
 }
 
+/** The whole transcript, a page at a time from the start (a page is bounded, so is the memory it takes). */
 export const convTranscript: Run = async (port, args, io) => {
-  const { entries } = await port.convTranscript({ conv: args._[0] })
-  if (args.json) io.out(json(entries))
-  else for (const e of entries) io.out(`${new Date(e.at).toISOString().slice(11, 19)} ${e.kind.padEnd(9)} ${e.text}\n`)
+  let cursor = 0
+  let first = true
+  if (args.json) io.out('[')
+  for (;;) {
+    const page = await port.convTranscript({ conv: args._[0], cursor })
+    for (const e of page.entries) {
+      if (args.json) io.out(`${first ? '\n' : ',\n'}${JSON.stringify(e)}`)
+      else io.out(`${new Date(e.at).toISOString().slice(11, 19)} ${printable(e.kind).padEnd(9)} ${printable(e.text, true)}\n`)
+      first = false
+    }
+    if (!page.more || page.cursor === cursor) break
+    cursor = page.cursor
+  }
+  if (args.json) io.out(first ? ']\n' : '\n]\n')
   return 0
 }
 
@@ -100,13 +113,13 @@ export const convMark: Run = async (port, args, io) => {
   const phase = args._[0]
   if (!(PHASES as readonly string[]).includes(phase)) throw new SvcError('usage', `the state must be one of ${PHASES.join(', ')}, not '${phase}'`)
   const v = await port.convMark({ conversation: io.env.SERVICE_CONVERSATION, phase: phase as (typeof PHASES)[number], reason: oneOf(args, 'reason', NEEDS_YOU_REASONS) })
-  io.out(args.json ? json(v) : `conv ${v.id} marked ${phase}${args.reason ? ` (${args.reason})` : ''}\n`)
+  io.out(args.json ? json(v) : line(`conv ${v.id} marked ${phase}${args.reason ? ` (${args.reason})` : ''}`))
   return 0
 }
 
 export const tell: Run = async (port, args, io) => {
   const r = await port.tell({ conv: args._[0], text: args._[1], force: Boolean(args.force), conversation: io.env.SERVICE_CONVERSATION })
-  io.out(args.json ? json(r) : `sent to conv ${r.conv.id} (${r.conv.name})\n`)
+  io.out(args.json ? json(r) : line(`sent to conv ${r.conv.id} (${r.conv.name})`))
   return 0
 }
 

@@ -1,10 +1,10 @@
 import { SvcError } from '../../kernel/domain/errors.js'
 import type { DoctorCheck } from '../../kernel/domain/doctor.js'
-import { json } from '../format.js'
+import { json, line } from '../format.js'
 import type { Run } from '../table.js'
 
 const label = (c: DoctorCheck) => (!c.ok ? 'PROBLEM' : c.note ? 'note   ' : 'ok     ')
-const line = (c: DoctorCheck) => `${label(c)}  ${c.name}: ${c.detail}\n${c.fix ? `         fix: ${c.fix}\n` : ''}`
+const checkLines = (c: DoctorCheck) => line(`${label(c)}  ${c.name}: ${c.detail}`) + (c.fix ? line(`         fix: ${c.fix}`) : '')
 
 /** `svc doctor`: the kernel answering, harness CLIs and their versions, git and lsof, writable homes and lanes roots.
  * Exit 1 when anything is a problem. */
@@ -17,7 +17,7 @@ export const run: Run = async (port, args, io) => {
     const checks: DoctorCheck[] = [{ name: 'kernel', ok: false, detail: e.message, fix: e.hint ?? 'svc kernel start; its log is kernel.log in the service home' }]
     report = { checks, problems: 1 }
   }
-  io.out(args.json ? json(report) : report.checks.map(line).join(''))
+  io.out(args.json ? json(report) : report.checks.map(checkLines).join(''))
   if (!report.problems) return 0
   io.err(`svc: doctor found ${report.problems} problem${report.problems === 1 ? '' : 's'}\n`)
   return 1

@@ -1,21 +1,11 @@
-import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { SvcError } from '../../kernel/domain/errors.js'
 import { REPORT_STATUSES } from '../../kernel/domain/keys.js'
 import { reportExitCode } from '../../kernel/domain/report-rules.js'
-import { json } from '../format.js'
-import type { Io } from '../io.js'
+import { json, line } from '../format.js'
+import { readBounded } from '../read-input.js'
 import type { Run } from '../table.js'
 import { oneOf } from './conv.js'
-
-function readInput(io: Io, path: string, what: string): string {
-  const full = resolve(io.cwd, path)
-  try {
-    return readFileSync(full, 'utf8')
-  } catch (e) {
-    throw new SvcError('usage', `cannot read the ${what} ${full}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
-  }
-}
 
 export const run: Run = async (port, args, io) => {
   if ((args.file === undefined) === (args.stdin === undefined)) throw new SvcError('usage', 'give exactly one of --file <path> or --stdin')
@@ -25,7 +15,7 @@ export const run: Run = async (port, args, io) => {
     if (!/^\d{1,9}$/.test(String(args.defects))) throw new SvcError('usage', `--defects must be a whole number, 0 or more, not '${args.defects}'`)
     defects = Number(args.defects)
   }
-  const body = args.file !== undefined ? readInput(io, String(args.file), 'report') : await io.readStdin()
+  const body = args.file !== undefined ? readBounded(io.cwd, String(args.file), 'report') : await io.readStdin()
   const verdictPath = args['verdict-file'] === undefined ? undefined : resolve(io.cwd, String(args['verdict-file']))
   const r = await port.laneReport({
     conversation: io.env.SERVICE_CONVERSATION || undefined,
@@ -34,10 +24,10 @@ export const run: Run = async (port, args, io) => {
     allowUnpushed: args['allow-unpushed'] ? true : undefined,
     verdict: args.verdict === undefined ? undefined : String(args.verdict),
     defects,
-    verdictFile: verdictPath ? { path: verdictPath, text: readInput(io, verdictPath, 'verdict file') } : undefined,
+    verdictFile: verdictPath ? { path: verdictPath, text: readBounded(io.cwd, verdictPath, 'verdict file') } : undefined,
   })
   const lane = r.lane.lane!
   const verdict = r.report.verdict ? ` ${r.report.verdict} (${r.report.defects} defects)` : ''
-  io.out(args.json ? json(r) : `report #${r.report.seq} filed: ${lane.run}/${lane.key} ${lane.role} i${lane.iteration} ${r.report.status}${verdict}\n`)
+  io.out(args.json ? json(r) : line(`report #${r.report.seq} filed: ${lane.run}/${lane.key} ${lane.role} i${lane.iteration} ${r.report.status}${verdict}`))
   return reportExitCode(r.report.status)
 }

@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
 import { SvcError } from '../../kernel/domain/errors.js'
 import { EFFORTS, HARNESSES, ROLES } from '../../kernel/domain/keys.js'
-import { json } from '../format.js'
+import { json, line } from '../format.js'
 import { withProgress } from '../progress.js'
+import { readBounded } from '../read-input.js'
 import type { Run } from '../table.js'
 import { oneOf } from './conv.js'
 
@@ -12,15 +11,7 @@ const str = (v: unknown) => (v === undefined ? undefined : String(v))
 export const run: Run = async (port, args, io) => {
   const role = oneOf(args, 'role', ROLES)
   if (!role) throw new SvcError('usage', '--role is required: one of builder, critic, verifier, play, orchestrator')
-  let brief: string | undefined
-  if (args.brief !== undefined) {
-    const path = resolve(io.cwd, String(args.brief))
-    try {
-      brief = readFileSync(path, 'utf8')
-    } catch (e) {
-      throw new SvcError('usage', `cannot read the brief ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
-    }
-  }
+  const brief = args.brief === undefined ? undefined : readBounded(io.cwd, String(args.brief), 'brief')
   const request = port.laneStart({
     key: str(args.key),
     for: str(args.for),
@@ -44,6 +35,6 @@ export const run: Run = async (port, args, io) => {
     cwd: io.cwd,
   })
   const r = await withProgress(io, 'waiting for the lane to start', request)
-  io.out(args.json ? json(r) : r.line + '\n')
+  io.out(args.json ? json(r) : line(r.line))
   return 0
 }

@@ -1,7 +1,7 @@
 import { SvcError } from '../../kernel/domain/errors.js'
 import { LIST_COLUMNS, laneCells } from '../../kernel/domain/list-columns.js'
 import type { LaneView } from '../../kernel/port.js'
-import { json, table } from '../format.js'
+import { json, line, table } from '../format.js'
 import type { Run } from '../table.js'
 
 const opt = (v: unknown) => (v === undefined ? undefined : String(v))
@@ -19,13 +19,13 @@ export const showLine = (v: LaneView) =>
 export const show: Run = async (port, args, io) => {
   const lane = args._[0]
   const r = await port.laneShow({ lane, run: opt(args.run), key: opt(args.key) })
-  io.out(args.json ? json(r) : [r.chain, ...r.lanes.map(showLine)].join('\n') + '\n')
+  io.out(args.json ? json(r) : [r.chain, ...r.lanes.map(showLine)].map(line).join(''))
   return 0
 }
 
 export const stop: Run = async (port, args, io) => {
   const v = await port.laneStop({ lane: args._[0] })
-  io.out(args.json ? json(v) : `Lane ${v.run}/${v.key} ${v.role} i${v.iteration} stopped: conv ${v.id} (${v.name})\n`)
+  io.out(args.json ? json(v) : line(`Lane ${v.run}/${v.key} ${v.role} i${v.iteration} stopped: conv ${v.id} (${v.name})`))
   return 0
 }
 
@@ -36,10 +36,10 @@ export const reap: Run = async (port, args, io) => {
     io.out(json(r))
     return 0
   }
-  for (const w of r.warnings) io.err(w + '\n')
-  if (r.parked) io.out(`parked ${r.parked.paths} path${r.parked.paths === 1 ? '' : 's'} to ${r.parked.patch} (kept at ${r.parked.ref})\n`)
+  for (const w of r.warnings) io.err(line(w))
+  if (r.parked) io.out(line(`parked ${r.parked.paths} path${r.parked.paths === 1 ? '' : 's'} to ${r.parked.patch} (kept at ${r.parked.ref})`))
   const v = r.lane
-  io.out(`reaped ${v.run}/${v.key} ${v.role} i${v.iteration} (conv ${v.id})${r.removed ? `: removed ${r.removed}` : ''}${v.branch ? `; branch ${v.branch} kept` : ''}\n`)
-  if (r.archiveError) io.out(r.archiveError + '\n')
+  io.out(line(`reaped ${v.run}/${v.key} ${v.role} i${v.iteration} (conv ${v.id})${r.removed ? `: removed ${r.removed}` : ''}${v.branch ? `; branch ${v.branch} kept` : ''}`))
+  if (r.archiveError) io.out(line(r.archiveError))
   return 0
 }

@@ -1,6 +1,6 @@
 import { SvcError } from '../../kernel/domain/errors.js'
 import { reportExitCode } from '../../kernel/domain/report-rules.js'
-import { json } from '../format.js'
+import { json, line } from '../format.js'
 import type { Run } from '../table.js'
 
 /** Each request to the kernel waits at most this long; the CLI asks again until its own timeout. */
@@ -18,7 +18,7 @@ export const run: Run = async (port, args, io) => {
     timeoutMs = t * 1000
   }
   const form = lane !== undefined ? `svc lane wait ${lane}` : run !== undefined ? `svc lane wait --run ${run}` : `svc lane wait --parent ${parent}`
-  const next = (cursor: string | undefined) => io.err(`next: ${form}${cursor ? ` --after ${cursor}` : ''}\n`)
+  const next = (cursor: string | undefined) => io.err(line(`next: ${form}${cursor ? ` --after ${cursor}` : ''}`))
   const after = args.after === undefined ? undefined : String(args.after)
   const deadline = Date.now() + timeoutMs
   for (;;) {
@@ -27,19 +27,19 @@ export const run: Run = async (port, args, io) => {
       if (args.json) io.out(json(r))
       else io.out(r.report.body.endsWith('\n') ? r.report.body : r.report.body + '\n')
       const verdict = r.report.verdict ? ` ${r.report.verdict} (${r.report.defects} defects)` : ''
-      io.err(`report #${r.report.seq} ${r.report.status}${verdict} from ${r.lane.run}/${r.lane.key} ${r.lane.role} i${r.lane.iteration} (conv ${r.lane.id})\n`)
+      io.err(line(`report #${r.report.seq} ${r.report.status}${verdict} from ${r.lane.run}/${r.lane.key} ${r.lane.role} i${r.lane.iteration} (conv ${r.lane.id})`))
       next(r.cursor)
       return reportExitCode(r.report.status)
     }
     if (r.kind === 'exited' || r.kind === 'idle') {
       if (args.json) io.out(json(r))
-      io.err(`svc: ${r.detail}\n`)
+      io.err(line(`svc: ${r.detail}`))
       next(r.cursor)
       return 2
     }
     if (Date.now() >= deadline) {
       if (args.json) io.out(json({ kind: 'timeout', cursor: after }))
-      io.err(`svc: timed out after ${args.timeout} s; still running\n`)
+      io.err(line(`svc: timed out after ${args.timeout} s; still running`))
       next(after)
       return 3
     }

@@ -1,8 +1,9 @@
 /** The deck's browser code: draws the tree from /api/tree and redraws on each server-sent change. */
 export const CLIENT = String.raw`
-import { LIST_COLUMNS, costText, laneCells } from '/deck/list-columns.js'
+import { LIST_COLUMNS, costText, laneCells, printable } from '/deck/list-columns.js'
 const $ = (s, el = document) => el.querySelector(s)
-const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c])
+// Shown text is made printable first (no control or bidirectional character reaches the page), then HTML-escaped.
+const esc = (s, keepLines = false) => printable(String(s ?? ''), keepLines).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c])
 const ago = (t) => { const s = Math.max(0, Math.round((Date.now() - t) / 1000)); return s < 60 ? s + 's' : s < 3600 ? Math.floor(s / 60) + 'm' : Math.floor(s / 3600) + 'h' }
 const money = (c) => c ? costText(c) : ''
 /** A lane's cells by list column, made by the rules the CLI's list uses. */
@@ -89,9 +90,25 @@ async function drawConv(ref) {
   $('#needs-what').textContent = needs ? pendingText(c) : ''
   for (const el of [$('#allow'), $('#deny'), $('#answer-message')]) el.hidden = !c.pending
   $('#reap').hidden = !lane || lane.archived
-  const t = await api('/api/convs/' + encodeURIComponent(ref) + '/transcript')
-  $('#transcript').innerHTML = t.entries.map((e) => '<div class="t-' + esc(e.kind) + '" data-kind="' + esc(e.kind) + '">' + esc(new Date(e.at).toISOString().slice(11, 19) + ' ' + e.kind + ' ' + e.text) + '</div>').join('')
+  await drawTranscript(ref)
   document.body.dataset.drawn = String(Date.now())
+}
+const entryHtml = (e) => '<div class="t-' + esc(e.kind) + '" data-kind="' + esc(e.kind) + '">' + esc(new Date(e.at).toISOString().slice(11, 19) + ' ' + e.kind + ' ' + e.text, true) + '</div>'
+/** The transcript is fetched once from its last page, then only what follows the cursor the kernel last gave:
+ * each change costs a page at most, however long the transcript. Draws run one after another. */
+let transcriptCursor
+let transcriptDrawn = Promise.resolve()
+function drawTranscript(ref) {
+  transcriptDrawn = transcriptDrawn.catch(() => {}).then(async () => {
+    for (;;) {
+      const t = await api('/api/convs/' + encodeURIComponent(ref) + '/transcript' + (transcriptCursor === undefined ? '' : '?cursor=' + transcriptCursor))
+      if (t.entries.length) $('#transcript').insertAdjacentHTML('beforeend', t.entries.map(entryHtml).join(''))
+      const moved = t.cursor !== transcriptCursor
+      transcriptCursor = t.cursor
+      if (!t.more || !moved) break
+    }
+  })
+  return transcriptDrawn
 }
 function live(draw) {
   let timer

@@ -1,5 +1,6 @@
 import { Hono } from 'hono'
 import { costText, laneCells, LIST_COLUMNS, listCells } from '../../kernel/domain/list-columns.js'
+import { printable } from '../../kernel/domain/printable.js'
 import type { HandlerEnv } from '../env.js'
 import { CLIENT } from './client.js'
 import { STYLE } from './style.js'
@@ -25,8 +26,9 @@ const treePage = (title: string) =>
 <ul id="tree" class="tree"></ul>`,
   )
 
-/** The list's cell rules, as a module the deck's browser code imports: the very functions the CLI runs. */
-const LIST_COLUMNS_JS = [`export const LIST_COLUMNS = ${JSON.stringify(LIST_COLUMNS)}`, ...[laneCells, listCells, costText].map((f) => `export ${f}`)].join('\n')
+/** The list's cell rules and the sanitizer of shown text, as a module the deck's browser code imports: the very
+ * functions the CLI runs. */
+const LIST_COLUMNS_JS = [`export const LIST_COLUMNS = ${JSON.stringify(LIST_COLUMNS)}`, ...[laneCells, listCells, costText, printable].map((f) => `export ${f}`)].join('\n')
 
 /** The Command Deck and the Agents page (the same tree of conversations), and a conversation's page. */
 export const deckPages = new Hono<HandlerEnv>()

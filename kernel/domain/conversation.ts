@@ -1,45 +1,53 @@
-import type { Effort, Harness, Role } from './keys.js'
+import * as v from 'valibot'
+import { CONV_ID, CONV_NAME, EFFORTS, HARNESSES, LANE_KEY, ROLES, RUN_KEY } from './keys.js'
 
-/** The facts the store keeps for one conversation. `lane` and `parent` are written once, at creation. */
-export interface LaneFacts {
-  run: string
-  key: string
-  role: Role
+const num = v.pipe(v.number(), v.finite())
+const opt = v.optional
+
+/** The facts the store keeps for one conversation's lane. `lane` and `parent` are written once, at creation. */
+export const LaneFactsSchema = v.object({
+  run: v.pipe(v.string(), v.regex(RUN_KEY, 'a run key')),
+  key: v.pipe(v.string(), v.regex(LANE_KEY, 'a lane key')),
+  role: v.picklist(ROLES),
   /** Judged builder row of a critic or verifier, written once at launch. */
-  for?: { id: string; key: string; iteration: number; sha?: string }
+  for: opt(v.object({ id: v.string(), key: v.string(), iteration: num, sha: opt(v.string()) })),
   /** The working directory of the lane, its name under the lanes root (its identity for the iteration count). */
-  dir: string
+  dir: v.string(),
   /** The lanes root (a real path) the directory was made under: reap removes nothing outside it. */
-  root: string
-  iteration: number
+  root: v.string(),
+  iteration: num,
   /** For git-backed lanes: the repository the worktree belongs to, and the branch (builders). */
-  repo?: string
-  branch?: string
+  repo: opt(v.string()),
+  branch: opt(v.string()),
   /** Commit a detached worktree was checked out at. */
-  at?: string
+  at: opt(v.string()),
   /** For a builder of iteration n >= 2: the critic verdict it answers. */
-  answers?: { id: string; verdict?: string; verdictFile?: string }
-}
+  answers: opt(v.object({ id: v.string(), verdict: opt(v.string()), verdictFile: opt(v.string()) })),
+})
+export type LaneFacts = v.InferOutput<typeof LaneFactsSchema>
 
-export interface ConversationRecord {
-  id: string
-  name: string
-  createdAt: number
+/** A conversation's record (record.json), as every reader checks it: an id that is not a conversation id would
+ * make the next id NaN, a name that is not its directory's would be another's record. */
+export const ConversationRecordSchema = v.object({
+  id: v.pipe(v.string(), v.regex(CONV_ID, 'a conversation id')),
+  name: v.pipe(v.string(), v.regex(CONV_NAME, 'a conversation name')),
+  createdAt: num,
   /** Conversation that launched or preceded it; absent for a root. Written once. */
-  parent?: string
+  parent: opt(v.string()),
   /** Set on a successor: how it was made from its parent. */
-  successor?: 'handoff' | 'fork'
-  lane?: LaneFacts
-  project?: string
-  harness: Harness
-  model?: string
-  effort?: Effort
-  title?: string
-  cwd: string
+  successor: opt(v.picklist(['handoff', 'fork'])),
+  lane: opt(LaneFactsSchema),
+  project: opt(v.string()),
+  harness: v.picklist(HARNESSES),
+  model: opt(v.string()),
+  effort: opt(v.picklist(EFFORTS)),
+  title: opt(v.string()),
+  cwd: v.string(),
   /** Ended as recorded by the kernel (a stop, a runner found dead). The runner's own end is in state.json. */
-  ended?: { at: number; source: string; detail: string }
-  archived?: { at: number }
-}
+  ended: opt(v.object({ at: num, source: v.string(), detail: v.string() })),
+  archived: opt(v.object({ at: num })),
+})
+export type ConversationRecord = v.InferOutput<typeof ConversationRecordSchema>
 
 export type ConversationKind = 'root' | 'lane' | 'successor'
 

@@ -34,6 +34,8 @@ export interface DoctorFacts {
   roots: LanesRootFact[]
   /** gh, which only workers on gh: issues need: where, its version, and whether it is logged in. */
   gh?: ToolFact & { auth?: { loggedIn: boolean; detail: string } }
+  /** Store files the kernel refused (path, what is wrong): their conversations are left out, the others work. */
+  badStoreFiles: { path: string; problem: string }[]
 }
 
 export interface DoctorCheck {
@@ -98,5 +100,7 @@ export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
   else if (!f.roots.length) checks.push({ name: 'projects', ok: true, detail: `none in ${f.configPath}; lanes need one` })
   for (const r of f.roots) checks.push(rootCheck(r, f.configPath))
   if (f.gh) checks.push(ghCheck(f.gh))
+  for (const b of f.badStoreFiles)
+    checks.push({ name: 'store file', ok: false, detail: `${b.path} ${b.problem}; its conversation is left out`, fix: `repair ${b.path} or move it away, then restart the kernel (svc kernel stop)` })
   return checks
 }

@@ -1,3 +1,5 @@
+import { printable } from './printable.js'
+
 /** The one error type of the project. Its code is mapped to an exit code (cli/exit-code.ts) and to an HTTP
  * status (handlers/status.ts), each in exactly one place. */
 export const ERROR_CODES = [
@@ -15,7 +17,7 @@ export type ErrorCode = (typeof ERROR_CODES)[number]
 
 /** Text from outside shown on one bounded line: control characters escaped, long values cut. */
 export function oneLine(s: string, max = 1000): string {
-  const clean = s.replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+  const clean = printable(s)
   return clean.length > max ? clean.slice(0, max - 3) + '...' : clean
 }
 

@@ -1,35 +1,38 @@
-import type { NeedsYouReason, Phase } from './keys.js'
+import * as v from 'valibot'
+import { NEEDS_YOU_REASONS, PHASES } from './keys.js'
 
-/** What a runner publishes in state.json (it alone writes that file). */
-export interface RunnerState {
-  runner: { pid: number; start: string }
+const num = v.pipe(v.number(), v.finite())
+const opt = v.optional
+const at = { at: num }
+const processId = { pid: v.pipe(v.number(), v.integer(), v.minValue(1)), start: v.string() }
+
+/** What a runner publishes in state.json (it alone writes that file); the kernel checks every read against it. */
+export const RunnerStateSchema = v.object({
+  runner: v.object(processId),
   /** The process whose life means "the harness is alive". */
-  harness?: { pid: number; start: string; at: number }
-  phase?: { value: Phase; reason?: NeedsYouReason; source: string; at: number; detail?: string }
-  model?: string
-  cost?: { usd: number; estimated: boolean }
-  spawnError?: { at: number; message: string }
-  ended?: { at: number; exitCode: number | null; signal: string | null; source: string }
+  harness: opt(v.object({ ...processId, ...at })),
+  phase: opt(v.object({ value: v.picklist(PHASES), reason: opt(v.picklist(NEEDS_YOU_REASONS)), source: v.string(), ...at, detail: opt(v.string()) })),
+  model: opt(v.string()),
+  cost: opt(v.object({ usd: num, estimated: v.boolean() })),
+  spawnError: opt(v.object({ ...at, message: v.string() })),
+  ended: opt(v.object({ ...at, exitCode: v.nullable(num), signal: v.nullable(v.string()), source: v.string() })),
   /** A request the harness is waiting on (needs-you), kept so it can be answered. */
-  pending?: { id: string; kind: NeedsYouReason; tool?: string; input?: unknown; at: number }
-  session?: string
+  pending: opt(v.object({ id: v.string(), kind: v.picklist(NEEDS_YOU_REASONS), tool: opt(v.string()), input: opt(v.unknown()), ...at })),
+  session: opt(v.string()),
   /** Messages held while a turn runs; they go to the harness together when it ends. */
-  queued?: string[]
+  queued: opt(v.array(v.string())),
   /** Turns the harness finished (a `result`, a `turn.completed`). */
-  turns?: number
+  turns: opt(num),
   /** The last error the harness reported (a failed turn, an exit), kept for the evidence. */
-  lastError?: { at: number; message: string }
+  lastError: opt(v.object({ ...at, message: v.string() })),
   /** Tokens used so far, for harnesses that report no price (the cost is then an estimate from these). */
-  usage?: { input: number; cachedInput: number; output: number }
-}
+  usage: opt(v.object({ input: num, cachedInput: num, output: num })),
+})
+export type RunnerState = v.InferOutput<typeof RunnerStateSchema>
 
 /** What `svc conv mark` publishes (mark.json, written by the kernel). */
-export interface MarkState {
-  value: Phase
-  reason?: NeedsYouReason
-  source: string
-  at: number
-}
+export const MarkStateSchema = v.object({ value: v.picklist(PHASES), reason: opt(v.picklist(NEEDS_YOU_REASONS)), source: v.string(), ...at })
+export type MarkState = v.InferOutput<typeof MarkStateSchema>
 
 /** What the kernel hands a runner (launch.json). */
 export interface LaunchSpec {

@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises'
 import * as v from 'valibot'
 import { SvcError } from '../domain/errors.js'
 import { EFFORTS, HARNESSES, ROLES } from '../domain/keys.js'
+import { issueText } from '../domain/shape.js'
 
 const RoleConfig = v.strictObject({
   model: v.optional(v.string()),
@@ -25,6 +26,16 @@ const ProjectsFile = v.record(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9._-]{0
 
 export type ProjectEntry = v.InferOutput<typeof ProjectEntry>
 export type Projects = v.InferOutput<typeof ProjectsFile>
+export type RoleConfig = v.InferOutput<typeof RoleConfig>
+
+/** The entry of a project key a user gave: own keys only, so `__proto__` or `constructor` names no project. */
+export const projectEntry = (projects: Projects, key: string): ProjectEntry | undefined => (Object.hasOwn(projects, key) ? projects[key] : undefined)
+
+/** A role's defaults in a project's gauntlet block: own keys only. */
+export function roleConfig(entry: ProjectEntry, role: string): RoleConfig | undefined {
+  const roles: Record<string, RoleConfig> | undefined = entry.gauntlet?.roles
+  return roles && Object.hasOwn(roles, role) ? roles[role] : undefined
+}
 
 /** projects.yaml, parsed with a YAML parser and validated; re-read when the file changes. */
 export class ConfigFile {
@@ -57,15 +68,5 @@ export function parseProjects(path: string, text: string, parse: (text: string) 
   if (doc === null || doc === undefined) return {}
   const result = v.safeParse(ProjectsFile, doc)
   if (result.success) return result.output
-  const issue = result.issues[0]
-  const key = v.getDotPath(issue) ?? '(top level)'
-  const what =
-    issue.expected === 'never'
-      ? 'unknown key'
-      : issue.received === 'undefined'
-        ? `missing; expected ${issue.expected}`
-        : issue.expected
-          ? `expected ${issue.expected}, got ${issue.received}`
-          : issue.message
-  throw new SvcError('usage', `${path}: ${key}: ${what}`)
+  throw new SvcError('usage', `${path}: ${issueText(result.issues)}`)
 }

@@ -1,17 +1,28 @@
 import { Low, type Adapter } from 'lowdb'
 import { readFile, mkdir, unlink, readdir, stat } from 'node:fs/promises'
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SvcError } from '../domain/errors.js'
-import { WRITE_ONCE_FIELDS, type ConversationRecord } from '../domain/conversation.js'
-import type { Report } from '../domain/report.js'
+import { ConversationRecordSchema, WRITE_ONCE_FIELDS, type ConversationRecord } from '../domain/conversation.js'
+import { CONV_ID } from '../domain/keys.js'
+import { ReportsDocSchema, type Report, type ReportsDoc } from '../domain/report.js'
+import { checkShape, type Checked } from '../domain/shape.js'
+import type { Log } from './log.js'
 import { CONV_FILE_NAMES, convFiles, homePaths } from '../home.js'
 import { isTempName, tempOwner, writeFileAtomic } from './atomic-file.js'
 import { KeyedQueue } from '../serial.js'
 
-/** lowdb adapter: reads refuse a file that does not parse (never reset silently); writes are atomic. */
+/** A store file that does not parse or does not hold what it should; it is left untouched. */
+export class BadStoreFile extends SvcError {
+  constructor(readonly path: string, readonly problem: string) {
+    super('internal', `store file ${path} ${problem}; it was left untouched: repair it or move it away, then restart the kernel (svc kernel stop)`)
+  }
+}
+
+/** lowdb adapter: reads refuse a file that does not parse or does not hold what it should (never reset silently);
+ * writes are atomic. */
 class AtomicJsonFile<T> implements Adapter<T> {
-  constructor(readonly path: string) {}
+  constructor(readonly path: string, private readonly check: (json: unknown) => Checked<T>) {}
   async read(): Promise<T | null> {
     let text: string
     try {
@@ -20,27 +31,42 @@ class AtomicJsonFile<T> implements Adapter<T> {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null
       throw e
     }
-    return parseStoreFile<T>(this.path, text)
+    const c = checkJson(parseJson(text), this.check)
+    if (!c.ok) throw new BadStoreFile(this.path, c.problem)
+    return c.value
   }
   write(data: T): Promise<void> {
     return writeFileAtomic(this.path, JSON.stringify(data, null, 1) + '\n')
   }
 }
 
-function parseStoreFile<T>(path: string, text: string): T {
+/** A file's text; a pipe or a device in its place is refused (opened without blocking, never read). */
+function readRegularFile(path: string): string {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
   try {
-    return JSON.parse(text) as T
-  } catch (e) {
-    throw new SvcError(
-      'internal',
-      `store file ${path} does not parse (${(e as Error).message}); it was left untouched: repair it or move it away, then start the kernel again`,
-    )
+    if (!fstatSync(fd).isFile()) throw Object.assign(new Error('not a regular file'), { code: 'not a regular file' })
+    return readFileSync(fd, 'utf8')
+  } finally {
+    closeSync(fd)
   }
 }
 
-export interface ReportsDoc {
-  reports: Report[]
+function parseJson(text: string): Checked<unknown> {
+  try {
+    return { ok: true, value: JSON.parse(text) }
+  } catch (e) {
+    return { ok: false, problem: `does not parse (${(e as Error).message})` }
+  }
 }
+
+function checkJson<T>(json: Checked<unknown>, check: (json: unknown) => Checked<T>): Checked<T> {
+  if (!json.ok) return json
+  const c = check(json.value)
+  return c.ok ? c : { ok: false, problem: `does not hold what it should (${c.problem})` }
+}
+
+const checkRecord = (json: unknown) => checkShape(ConversationRecordSchema, json)
+const checkReports = (json: unknown) => checkShape(ReportsDocSchema, json)
 
 /** One document per conversation (its record) and one per conversation's reports, each its own lowdb instance,
  * so a write stays small however large the store grows. The kernel is the only writer. */
@@ -53,17 +79,21 @@ export class Store {
   private lastReportAt = 0
   readonly staleTemps: string[] = []
   readonly orphanDirs: string[] = []
+  /** Store files refused (path → what is wrong): each logged once, listed by `svc doctor`. */
+  readonly badFiles = new Map<string, string>()
 
-  private constructor(readonly home: string) {}
+  private constructor(readonly home: string, private readonly log: Log) {}
 
-  /** Load every record. A file that does not parse stops the load with an error naming it. Small files read
-   * synchronously in one loop: at 10 000 conversations that is several times quicker than as many promises. What
-   * is not needed to answer (temp files of interrupted writes, report times) is swept after, by `sweep()`. */
-  static async open(home: string): Promise<Store> {
-    const store = new Store(home)
+  /** Load every record. A record file that does not parse or does not hold a valid record is skipped, untouched,
+   * with one log line naming it; every other conversation loads. Small files read synchronously in one loop: at
+   * 10 000 conversations that is several times quicker than as many promises. What is not needed to answer (temp
+   * files of interrupted writes, report times) is swept after, by `sweep()`. */
+  static async open(home: string, log: Log = () => {}): Promise<Store> {
+    const store = new Store(home, log)
     const agents = homePaths(home).agents
     mkdirSync(agents, { recursive: true, mode: 0o700 })
-    for (const d of readdirSync(agents)) if (d.startsWith('conv-')) store.loadDir(d.slice(5))
+    // In name order, so which of two records claiming one id is refused does not depend on the file system.
+    for (const d of readdirSync(agents).sort()) if (d.startsWith('conv-')) store.loadDir(d.slice(5))
     return store
   }
 
@@ -71,19 +101,35 @@ export class Store {
     const { dir, record: path } = convFiles(this.home, name)
     let text: string
     try {
-      text = readFileSync(path, 'utf8')
+      text = readRegularFile(path)
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') this.orphanDirs.push(dir)
-      else if ((e as NodeJS.ErrnoException).code !== 'ENOTDIR') throw e
+      else if ((e as NodeJS.ErrnoException).code !== 'ENOTDIR') this.refuse(path, `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`)
       return
     }
-    const rec = parseStoreFile<ConversationRecord>(path, text)
-    if (!rec || rec.name !== name || typeof rec.id !== 'string')
-      throw new SvcError('internal', `store file ${path} does not hold the record of conv-${name}; it was left untouched: repair it or move it away, then start the kernel again`)
-    const low = new Low<ConversationRecord>(new AtomicJsonFile(path), rec)
-    this.records.set(rec.id, low)
-    this.byName.set(rec.name, rec.id)
-    this.maxId = Math.max(this.maxId, Number(rec.id))
+    const json = parseJson(text)
+    const id = json.ok ? (json.value as { id?: unknown } | null)?.id : undefined
+    // Every well-formed id stays taken, a refused record's too: a repaired record never finds its id given away.
+    if (typeof id === 'string' && CONV_ID.test(id)) this.maxId = Math.max(this.maxId, Number(id))
+    const c = checkJson(json, checkRecord)
+    const problem = !c.ok
+      ? c.problem
+      : c.value.name !== name
+        ? `holds the record of conv-${c.value.name}, not of conv-${name}`
+        : this.records.has(c.value.id)
+          ? `has the id ${c.value.id} of conv-${this.records.get(c.value.id)!.data.name}`
+          : undefined
+    if (problem || !c.ok) return this.refuse(path, problem!)
+    const low = new Low<ConversationRecord>(new AtomicJsonFile(path, checkRecord), c.value)
+    this.records.set(c.value.id, low)
+    this.byName.set(c.value.name, c.value.id)
+  }
+
+  /** A store file refused: one log line naming it (once), and it is listed for `svc doctor`. */
+  private refuse(path: string, problem: string) {
+    if (this.badFiles.get(path) === problem) return
+    this.badFiles.set(path, problem)
+    this.log('error', new BadStoreFile(path, problem).message)
   }
 
   private swept?: Promise<void>
@@ -163,7 +209,7 @@ export class Store {
   }
 
   async create(rec: ConversationRecord): Promise<ConversationRecord> {
-    const low = new Low<ConversationRecord>(new AtomicJsonFile(convFiles(this.home, rec.name).record), rec)
+    const low = new Low<ConversationRecord>(new AtomicJsonFile(convFiles(this.home, rec.name).record, checkRecord), rec)
     await this.serial(rec.id, () => low.write())
     this.records.set(rec.id, low)
     this.byName.set(rec.name, rec.id)
@@ -187,7 +233,7 @@ export class Store {
   private reportsDoc(name: string): Promise<Low<ReportsDoc>> {
     let doc = this.reportDocs.get(name)
     if (!doc) {
-      const low = new Low<ReportsDoc>(new AtomicJsonFile(convFiles(this.home, name).reports), { reports: [] })
+      const low = new Low<ReportsDoc>(new AtomicJsonFile(convFiles(this.home, name).reports, checkReports), { reports: [] })
       doc = low.read().then(() => low)
       this.reportDocs.set(name, doc)
       doc.catch(() => this.reportDocs.delete(name))
@@ -195,9 +241,18 @@ export class Store {
     return doc
   }
 
-  /** Reports of `conv-<name>`, oldest first. */
+  /** Reports of `conv-<name>`, oldest first. A reports file that is refused reads as none (it is logged and listed
+   * by `svc doctor`), so every other lane keeps working; a report is never appended to it (appendReport refuses). */
   async reports(name: string): Promise<Report[]> {
-    return (await this.reportsDoc(name)).data.reports
+    try {
+      const reports = (await this.reportsDoc(name)).data.reports
+      this.badFiles.delete(convFiles(this.home, name).reports)
+      return reports
+    } catch (e) {
+      if (!(e instanceof BadStoreFile)) throw e
+      this.refuse(e.path, e.problem)
+      return []
+    }
   }
 
   /** Record a report with the next sequence number and a time strictly after every earlier report's, so the

@@ -43,7 +43,8 @@ export function convView(rec: ConversationRecord, rt: Runtime, now: number): Con
     archived: Boolean(rec.archived),
     activity: a.value,
     ...(a.reason ? { reason: a.reason } : {}),
-    evidence: a.evidence,
+    // A refused runner file read as absent: the evidence says which file and why.
+    evidence: rt.problem ? { ...a.evidence, detail: [a.evidence.detail, rt.problem].filter(Boolean).join('; ') } : a.evidence,
     ended: facts.ended,
     cost: rt.state?.cost,
     pending: rt.state?.pending ? { kind: rt.state.pending.kind, tool: rt.state.pending.tool, input: rt.state.pending.input, at: rt.state.pending.at } : undefined,

@@ -7,10 +7,11 @@ import { CONV_NAME, type Harness } from '../domain/keys.js'
 import type { LaunchSpec, MarkState } from '../domain/runner-state.js'
 import { convFiles } from '../home.js'
 import { appendLine, createFileOnce, writeFileAtomic } from '../io/atomic-file.js'
-import type { ConvView, PortInput, PortOutputs, TranscriptEntry } from '../port.js'
+import { projectEntry } from '../io/config.js'
+import type { ConvView, PortInput, PortOutputs } from '../port.js'
 import { printable, type KernelContext } from './context.js'
 import { harnessEnv } from './launch-env.js'
-import { readFile, rm } from 'node:fs/promises'
+import { rm } from 'node:fs/promises'
 
 export interface NewConversation {
   name?: string
@@ -117,7 +118,7 @@ export async function convNew(ctx: KernelContext, input: PortInput<'convNew'>): 
     throw new SvcError('usage', `invalid name '${printable(input.name)}': use lower-case letters, digits, '.', '_' or '-', starting with a letter or digit`)
   let cwd = input.cwd
   if (input.project) {
-    const project = (await ctx.config.projects())[input.project]
+    const project = projectEntry(await ctx.config.projects(), input.project)
     if (!project) throw new SvcError('not_found', `no project ${input.project} in ${ctx.config.path}`)
     cwd ??= project.path
   }
@@ -207,20 +208,4 @@ export async function successor(ctx: KernelContext, input: PortInput<'successor'
     resume: input.kind === 'fork' && harness === source.harness ? sourceSession : undefined,
   })
   return ctx.view(rec)
-}
-
-export async function transcript(ctx: KernelContext, rec: ConversationRecord, after = 0): Promise<TranscriptEntry[]> {
-  let text = ''
-  try {
-    text = await readFile(convFiles(ctx.home, rec.name).transcript, 'utf8')
-  } catch {}
-  const out: TranscriptEntry[] = []
-  for (const line of text.split('\n')) {
-    if (!line) continue
-    try {
-      const e = JSON.parse(line) as TranscriptEntry
-      if (e.n > after) out.push(e)
-    } catch {}
-  }
-  return out
 }

@@ -51,6 +51,7 @@ export async function doctor(ctx: KernelContext, kernel: DoctorFacts['kernel']):
     configError,
     roots: rootFacts(projects),
     gh,
+    badStoreFiles: [...ctx.store.badFiles].map(([path, problem]) => ({ path, problem })),
   })
   return { checks, problems: checks.filter((c) => !c.ok).length }
 }

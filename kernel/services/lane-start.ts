@@ -7,7 +7,7 @@ import { SvcError } from '../domain/errors.js'
 import { isGitBacked, isWithin, laneConvName, lanesRootProblem } from '../domain/lane-paths.js'
 import { checkRequest, planLaunch, type LaunchPlan } from '../domain/launch-rules.js'
 import { effectiveLauncher } from '../domain/launcher.js'
-import type { ProjectEntry } from '../io/config.js'
+import { projectEntry, roleConfig, type ProjectEntry } from '../io/config.js'
 import * as git from '../io/git.js'
 import type { PortInput, PortOutputs } from '../port.js'
 import { KeyedQueue } from '../serial.js'
@@ -53,7 +53,7 @@ export async function resolveProject(ctx: KernelContext, requested: string | und
     key = Object.entries(projects).find(([, p]) => existsSync(p.path) && isWithin(real, realpathSync(p.path)))?.[0]
   }
   if (!key) throw new SvcError('usage', 'no project for this launch: pass --project, or run from inside a checkout listed in projects.yaml')
-  const entry = projects[key]
+  const entry = projectEntry(projects, key)
   if (!entry) throw new SvcError('not_found', `no project ${key} in ${ctx.config.path}`)
   if (!existsSync(entry.path)) throw new SvcError('usage', `${ctx.config.path}: ${key}.path: the checkout ${entry.path} does not exist`)
   const checkout = realpathSync(entry.path)
@@ -89,7 +89,7 @@ export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'
   const { run, key } = checkRequest({ ...input, role: input.role }, launcher, effectiveLauncher(launcher.id, (id) => ctx.store.get(id)))
   if (parent.id !== launcher.id) checkRequest({ ...input, run }, parent, effectiveLauncher(parent.id, (id) => ctx.store.get(id)))
   const project = await resolveProject(ctx, input.project, launcher, input.cwd)
-  const defaults = project.entry.gauntlet?.roles?.[input.role] ?? {}
+  const defaults = roleConfig(project.entry, input.role) ?? {}
   // Launch rule 5: a new worktree is cut from a fresh fetch. The fetch begins now, beside the steps that need no
   // fetched ref; a launch refused meanwhile leaves it to finish on its own.
   const fetched = isGitBacked(input.role) && !input.reuse ? git.fetchOrigin(project.checkout, Date.now()) : undefined

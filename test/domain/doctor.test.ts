@@ -15,6 +15,7 @@ const facts = (extra: Partial<DoctorFacts> = {}): DoctorFacts => ({
   home: { path: '/home/u/.service', writable: true },
   configPath: '/home/u/.service/projects.yaml',
   roots: [{ project: 'app', path: '/home/u/src/app-lanes', existing: '/home/u/src', writable: true }],
+  badStoreFiles: [],
   ...extra,
 })
 
@@ -116,6 +117,20 @@ test('gh: missing or logged out is a note with its fix (only gh-linked workers n
     detail: '/x/gh --version failed: exec format error',
     fix: 'reinstall it: install gh (https://cli.github.com), then log in with gh auth login',
   })
+})
+
+test('item 12: each refused store file is a problem naming the file, with the fix', () => {
+  const path = '/home/u/.service/agents/conv-c7/record.json'
+  const checks = doctorChecks(facts({ badStoreFiles: [{ path, problem: 'does not hold what it should (id: expected a conversation id)' }] }))
+  const bad = checks.filter((c) => !c.ok)
+  assert.equal(bad, [
+    {
+      name: 'store file',
+      ok: false,
+      detail: `${path} does not hold what it should (id: expected a conversation id); its conversation is left out`,
+      fix: `repair ${path} or move it away, then restart the kernel (svc kernel stop)`,
+    },
+  ])
 })
 
 test.run()

@@ -169,4 +169,30 @@ test('a runner killed without writing its end is marked ended by the reconcile, 
   assert.match(v.evidence.detail, `runner pid ${state.runner.pid} is gone and wrote no end`)
 })
 
+test('item 11: a long transcript is read a bounded page at a time: the last page first, then only what is new', async () => {
+  const { appendFileSync, writeFileSync } = await import('node:fs')
+  const { rpc } = await import('../helpers/activity.js')
+  const id = (await h.ok(['conv', 'new', '--harness', 'none', '--cwd', h.home])).trim()
+  const file = join(h.service, 'agents', `conv-c${id}`, 'transcript.jsonl')
+  const line = (n: number) => JSON.stringify({ n, at: 1_700_000_000_000 + n, kind: 'stdout', text: `line ${n} ${'x'.repeat(80)}` }) + '\n'
+  const total = 40_000
+  writeFileSync(file, Array.from({ length: total }, (_, i) => line(i + 1)).join(''))
+  const size = readFileSync(file).length
+  assert.ok(size > 4 * 1024 * 1024)
+  const last = await rpc(h, 'convTranscript', { conv: id })
+  assert.ok(last.entries.length > 100 && last.entries.length < 3000, `the last page only, got ${last.entries.length} entries`)
+  assert.is(last.entries.at(-1).n, total)
+  assert.is(last.entries[0].n, total - last.entries.length + 1, 'whole lines, none cut')
+  assert.ok(JSON.stringify(last.entries).length <= 300 * 1024, 'a page is bounded')
+  assert.equal([last.cursor, last.more], [size, false])
+  assert.equal(await rpc(h, 'convTranscript', { conv: id, cursor: last.cursor }), { entries: [], cursor: size, more: false }, 'nothing new')
+  appendFileSync(file, line(total + 1) + line(total + 2) + line(total + 3).slice(0, 20))
+  const next = await rpc(h, 'convTranscript', { conv: id, cursor: last.cursor })
+  assert.equal(next.entries.map((e: { n: number }) => e.n), [total + 1, total + 2], 'only what is new; the line being written waits')
+  const first = await rpc(h, 'convTranscript', { conv: id, cursor: 0 })
+  assert.equal([first.entries[0].n, first.more], [1, true])
+  const printed = await h.ok(['conv', 'transcript', id])
+  assert.is(printed.split('\n').length - 1, total + 2, 'the CLI prints the whole transcript, page by page')
+})
+
 test.run()

@@ -44,18 +44,19 @@ test('GET /api/convs/:ref: one conversation; unknown is 404, malformed 400', asy
 
 // ---- GET /api/convs/:ref/transcript ----
 
-test('GET /api/convs/:ref/transcript: entries, from the start or after a number', async () => {
-  const entries = [{ n: 3, at: NOW, kind: 'stdout', text: 'building' }]
-  const { ask, calls } = harness({ convTranscript: async () => ({ entries }) })
-  assert.equal(await answer(ask('/api/convs/7/transcript')), { status: 200, body: { entries } })
-  assert.equal(await answer(ask('/api/convs/7/transcript?after=2')), { status: 200, body: { entries } })
-  assert.equal(await answer(ask('/api/convs/7/transcript?after=0')), { status: 200, body: { entries } })
-  assert.equal(calls.map((c) => c.input), [{ conv: '7' }, { conv: '7', after: 2 }, { conv: '7', after: 0 }])
+test('GET /api/convs/:ref/transcript: the last page, or the page after a cursor', async () => {
+  const page = { entries: [{ n: 3, at: NOW, kind: 'stdout', text: 'building' }], cursor: 120, more: false }
+  const { ask, calls } = harness({ convTranscript: async () => page })
+  assert.equal(await answer(ask('/api/convs/7/transcript')), { status: 200, body: page })
+  assert.equal(await answer(ask('/api/convs/7/transcript?cursor=60')), { status: 200, body: page })
+  assert.equal(await answer(ask('/api/convs/7/transcript?cursor=0')), { status: 200, body: page })
+  assert.equal(calls.map((c) => c.input), [{ conv: '7' }, { conv: '7', cursor: 60 }, { conv: '7', cursor: 0 }])
 })
 
-test('GET /api/convs/:ref/transcript: after that is not a whole number is 400', async () => {
-  const { ask, calls } = harness({ convTranscript: async () => ({ entries: [] }) })
-  for (const after of ['', '-1', '1.5', '1e3', 'x', '0x10']) assert.equal(await answer(ask(`/api/convs/7/transcript?after=${after}`)), { status: 400, body: err('usage', 'after: must be a whole number') }, after)
+test('GET /api/convs/:ref/transcript: a cursor that is not a whole number is 400', async () => {
+  const { ask, calls } = harness({ convTranscript: async () => ({ entries: [], cursor: 0, more: false }) })
+  for (const cursor of ['', '-1', '1.5', '1e3', 'x', '0x10']) assert.equal(await answer(ask(`/api/convs/7/transcript?cursor=${cursor}`)), { status: 400, body: err('usage', 'cursor: must be a whole number') }, cursor)
+  assert.equal(await answer(ask('/api/convs/7/transcript?after=2')), { status: 400, body: err('usage', 'unknown query parameter after') })
   assert.equal(await answer(ask('/api/convs/7/transcript?before=2')), { status: 400, body: err('usage', 'unknown query parameter before') })
   assert.equal(calls, [])
 })

@@ -108,6 +108,14 @@ test('GET /deck/list-columns.js: the very cell rules of the CLI list, as a modul
   assert.is(served.costText({ usd: 1.234, estimated: false }), '$1.23')
 })
 
+test('item 14: the deck shows control and bidirectional characters harmlessly: its escape runs the one sanitizer first', async () => {
+  const { ask } = harness({})
+  const served = await import(`data:text/javascript,${encodeURIComponent(await (await ask('/deck/list-columns.js')).text())}`)
+  assert.is(served.printable('m\n\x1b[2J\u202ex'), 'm\\n\\x1b[2J\\u202ex')
+  assert.is(served.printable('line 1\nline 2\u202e', true), 'line 1\nline 2\\u202e')
+  assert.match(CLIENT, "const esc = (s, keepLines = false) => printable(String(s ?? ''), keepLines)")
+})
+
 // ---- what the handlers may import ----
 
 const DIST = fileURLToPath(new URL('../../handlers/', import.meta.url))

@@ -65,6 +65,8 @@ export class TestHome {
         clearTimeout(timer)
         resolve({ code: code ?? -1, stdout, stderr })
       })
+      // A command that exits before reading its input (a refusal) closes the pipe: that is no test failure.
+      child.stdin.on('error', () => {})
       child.stdin.end(opts.input ?? '')
     })
   }

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert'
 import { scratchDir } from '../helpers/home.js'
 import { mkdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ConfigFile, parseProjects } from '../../kernel/io/config.js'
+import { ConfigFile, parseProjects, projectEntry, roleConfig } from '../../kernel/io/config.js'
 import { SvcError } from '../../kernel/domain/errors.js'
 
 const BASE = scratchDir('io-config')
@@ -188,6 +188,17 @@ test('ConfigFile caches the parse and re-reads when the file changes', async () 
     assert.ok((e as Error).message.startsWith(path), (e as Error).message)
     assert.match((e as Error).message, 'a.gauntlet.roles.builder.effort')
   }
+})
+
+test('item 16: project keys and role names from users are looked up as own keys only', () => {
+  const p = parseProjects(FILE, 'myproj:\n  path: /x\n  gauntlet:\n    roles:\n      builder:\n        model: opus\n', parseYaml)
+  assert.is(projectEntry(p, 'myproj')?.path, '/x')
+  for (const key of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
+    assert.is(projectEntry(p, key), undefined, key)
+    assert.is(roleConfig(p.myproj, key), undefined, key)
+  }
+  assert.equal(roleConfig(p.myproj, 'builder'), { model: 'opus' })
+  assert.is(roleConfig(p.myproj, 'critic'), undefined)
 })
 
 test.run()

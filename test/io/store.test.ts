@@ -1,8 +1,10 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { brokenRecords } from '../helpers/broken-records.js'
 import { rejection, scratchDir } from '../helpers/home.js'
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
+import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { Store } from '../../kernel/io/store.js'
 import { SvcError } from '../../kernel/domain/errors.js'
@@ -230,46 +232,71 @@ test('reports of a conversation with none is an empty list', async () => {
   assert.equal(await store.reports('alpha'), [])
 })
 
-test('a record.json that does not parse: open rejects naming the file, and the file is untouched', async () => {
-  const home = freshHome()
-  const s1 = await Store.open(home)
-  await newConv(s1, 'good')
-  const dir = convDir(home, 'broken')
-  mkdirSync(dir, { recursive: true })
-  const file = join(dir, 'record.json')
-  const bytes = Buffer.from('{"id": "7", "name": "broken", \u0000 truncated')
-  writeFileSync(file, bytes)
-  const mtime = statSync(file).mtimeMs
-  const e = await rejection(Store.open(home))
-  assert.instance(e, Error)
-  assert.ok((e as Error).message.includes(file), (e as Error).message)
-  assert.not.ok((e as Error).message.includes('\n'), 'one line')
-  assert.ok(readFileSync(file).equals(bytes), 'byte-for-byte untouched')
-  assert.is(statSync(file).mtimeMs, mtime)
-  assert.equal(readdirSync(dir), ['record.json'], 'nothing written beside it')
+test('item 12: every kind of broken record.json is refused alone, naming the file, untouched; the others load and ids never become NaN', async () => {
+  for (const [what, content] of brokenRecords('1')) {
+    const home = freshHome()
+    const s1 = await Store.open(home)
+    const good = await newConv(s1, 'good')
+    const file = join(convDir(home, 'x-broken'), 'record.json')
+    mkdirSync(convDir(home, 'x-broken'))
+    const bytes = content('x-broken')
+    writeFileSync(file, bytes)
+    const mtime = statSync(file).mtimeMs
+    const lines: string[] = []
+    const s2 = await Store.open(home, (level, message) => lines.push(`${level} ${message}`))
+    assert.equal(s2.all(), [good], `${what}: the good record loads, the broken one is left out`)
+    assert.is(lines.length, 1, `${what}: one log line`)
+    assert.ok(lines[0].startsWith(`error store file ${file} `), `${what}: the line names the file: ${lines[0]}`)
+    assert.not.match(lines[0], '\n')
+    assert.equal([...s2.badFiles.keys()], [file], what)
+    const next = await s2.reserve(undefined, fallback)
+    assert.match(next.id, /^[1-9][0-9]*$/, `${what}: the next id is a number, got ${next.id}`)
+    assert.ok(Number(next.id) > Number(good.id), what)
+    assert.ok(readFileSync(file).equals(Buffer.from(bytes)), `${what}: byte-for-byte untouched`)
+    assert.is(statSync(file).mtimeMs, mtime)
+    assert.equal(readdirSync(convDir(home, 'x-broken')), ['record.json'], `${what}: nothing written beside it`)
+  }
 })
 
-test('an empty record.json also refuses to load (never reset silently)', async () => {
+test('item 12: a record.json that is a pipe is refused without being read (the load never blocks)', async () => {
   const home = freshHome()
-  const dir = convDir(home, 'empty')
-  mkdirSync(dir, { recursive: true })
-  const file = join(dir, 'record.json')
-  writeFileSync(file, '')
-  const e = await rejection(Store.open(home))
-  assert.ok((e as Error).message.includes(file))
-  assert.is(readFileSync(file, 'utf8'), '')
+  const good = await newConv(await Store.open(home), 'good')
+  mkdirSync(convDir(home, 'x-pipe'))
+  const file = join(convDir(home, 'x-pipe'), 'record.json')
+  assert.is(spawnSync('mkfifo', [file]).status, 0)
+  const s = await Store.open(home)
+  assert.equal(s.all(), [good])
+  assert.equal([...s.badFiles], [[file, 'cannot be read (not a regular file)']])
 })
 
-test('a record.json holding another conversation refuses to load, naming the file', async () => {
+test('item 12: a refused record keeps its well-formed id taken, so a repaired record never shares it', async () => {
   const home = freshHome()
-  const dir = convDir(home, 'alpha')
-  mkdirSync(dir, { recursive: true })
-  const file = join(dir, 'record.json')
-  const text = JSON.stringify(record('3', 'beta'))
+  await newConv(await Store.open(home), 'good')
+  mkdirSync(convDir(home, 'broken'))
+  writeFileSync(join(convDir(home, 'broken'), 'record.json'), JSON.stringify({ ...record('9', 'broken'), harness: 'vim' }))
+  const s = await Store.open(home)
+  assert.is((await s.reserve(undefined, fallback)).id, '10')
+})
+
+test('item 12: a broken reports file reads as no reports for its lane alone, is never appended to, and is named once', async () => {
+  const home = freshHome()
+  const lines: string[] = []
+  const s = await Store.open(home, (_l, m) => lines.push(m))
+  await newConv(s, 'alpha')
+  await newConv(s, 'beta')
+  await s.appendReport('beta', { status: 'done', body: 'ok' })
+  const file = join(convDir(home, 'alpha'), 'reports.json')
+  const text = JSON.stringify({ reports: [{ seq: 'one', at: 1, status: 'done', body: 'x' }] })
   writeFileSync(file, text)
-  const e = await rejection(Store.open(home))
-  assert.ok((e as Error).message.includes(file))
-  assert.is(readFileSync(file, 'utf8'), text)
+  assert.equal(await s.reports('alpha'), [])
+  assert.equal(await s.reports('alpha'), [])
+  assert.is((await s.reports('beta')).length, 1, 'the other lane keeps its reports')
+  const e = await rejection(s.appendReport('alpha', { status: 'done', body: 'y' }))
+  assert.instance(e, SvcError)
+  assert.ok((e as Error).message.startsWith(`store file ${file} does not hold what it should (reports.0.seq: `), (e as Error).message)
+  assert.is(readFileSync(file, 'utf8'), text, 'untouched')
+  assert.is(lines.length, 1, 'logged once')
+  assert.equal([...s.badFiles.keys()], [file])
 })
 
 test('stale temp files are found by the sweep and removed by removeStaleTemps', async () => {

@@ -1,5 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { TestHome, alive, until } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
@@ -190,6 +191,54 @@ test('HTTP: malformed JSON, wrong types, unknown fields, NUL and newlines, huge 
   await http('POST', '/rpc/noSuchMethod', '{}')
   await http('POST', '/rpc/laneWait', JSON.stringify({ run: 'r1', timeoutMs: 10_000_000 }))
   unchanged()
+})
+
+test('item 15: bounded reads with a clear limit message, and no stack trace: /dev/zero, files and stdin over the limit, a body over 4 MB on the wire', async () => {
+  const limit = 1_000_000
+  const big = join(h.home, 'big.md')
+  writeFileSync(big, 'x'.repeat(limit + 1))
+  // Within the CLI's bound, but over the kernel's 4 MB once each control byte is escaped in the request's JSON.
+  const wide = join(h.home, 'wide.md')
+  writeFileSync(wide, '\x01'.repeat(limit))
+  const over = (what: string) => `svc: the ${what} is over the limit of ${limit} bytes\nhint: shorten it to at most ${limit} bytes\n`
+  assert.is(await cli(start(['--run', 'r1', '--key', 'k', '--brief', '/dev/zero'])), over('brief /dev/zero'))
+  assert.is(await cli(start(['--run', 'r1', '--key', 'k', '--brief', big])), over(`brief ${big} (${limit + 1} bytes)`))
+  assert.is(await cli(['lane', 'report', '--file', big]), over(`report ${big} (${limit + 1} bytes)`))
+  assert.is(await cli(['lane', 'report', '--file', '/dev/zero']), over('report /dev/zero'))
+  assert.is(await cli(['lane', 'report', '--stdin', '--verdict-file', '/dev/zero']), over('verdict file /dev/zero'))
+  const stdin = await h.svc(['lane', 'report', '--stdin'], { env: s.env, input: 'y'.repeat(limit + 1) })
+  assert.is(stdin.code, 1)
+  assert.is(stdin.stderr, over('standard input'))
+  assert.is(await cli(['lane', 'report', '--file', wide], { ...s.env, SERVICE_CONVERSATION: lane }), 'svc: request body over 4194304 bytes\n')
+  assert.is(await cli(start(['--run', 'r1', '--key', 'k', '--brief', h.home])), `svc: cannot read the brief ${h.home}: it is a directory\n`)
+  unchanged()
+})
+
+test('item 16: object keys from users are own keys only: --project __proto__ (constructor, toString) names no project', async () => {
+  const projects = join(h.service, 'projects.yaml')
+  for (const key of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+    assert.is(await cli(start(['--run', 'r1', '--key', 'k', '--project', key])), `svc: no project ${key} in ${projects}\n`)
+    assert.is(await cli(['conv', 'new', '--harness', 'none', '--project', key]), `svc: no project ${key} in ${projects}\n`)
+  }
+  for (const q of ['__proto__=1', 'constructor=x', 'toString=y']) await http('GET', `/api/lanes?${q}`)
+  unchanged()
+})
+
+test('item 14: control characters in --model (or any shown field) never reach the terminal raw; a newline forges no table row', async () => {
+  const hostile = 'm\n99   r9/forged  builder  i1\x1b[2J\x9b\u202e'
+  await h.ok(['lane', 'start', '--run', 'r14', '--key', 'k', '--role', 'builder', '--harness', 'none', '--model', hostile, '--prompt', 'x', '--no-wait'], { env: s.env })
+  const raw = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/
+  const list = await h.ok(['lane', 'list', '--run', 'r14'])
+  const rows = list.trimEnd().split('\n')
+  assert.is(rows.length, 2, `a header and one row, got ${JSON.stringify(list)}`)
+  assert.not.match(list, raw)
+  assert.match(rows[1], 'm\\n99   r9/forged  builder  i1\\x1b[2J\\x9b\\u202e')
+  const show = await h.ok(['conv', 'show', 'r14-k-builder-i1'])
+  assert.not.match(show, raw)
+  assert.ok(show.split('\n').some((l) => l.startsWith('model: m\\n99')), show)
+  const r = await h.svc(['conv', 'show', `x\x1b[2J\u202e`])
+  assert.is(r.code, 1)
+  assert.not.match(r.stderr, raw)
 })
 
 test.run()

@@ -1,10 +1,12 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { TestHome, git } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
 import { recordFigure } from './figures.js'
+import { brokenRecords } from '../helpers/broken-records.js'
 
 let h: TestHome
 let s: Setup
@@ -17,6 +19,8 @@ test.after.each(async () => {
 })
 
 let states = 0
+/** Kinds of hostile store and runner file injected (the figure of item 12). */
+let hostileFiles = 0
 
 test('a stale temp file of the store is removed at start and logged; the record beside it loads', async () => {
   await h.ok(['kernel', 'stop'])
@@ -67,6 +71,78 @@ test('a lane directory deleted behind the kernel\'s back: list shows no git fact
   assert.not.match(git(s.project.checkout, 'worktree', 'list'), 'r1-b')
   assert.match(git(s.project.checkout, 'branch', '--list', 'r1/b'), 'r1/b', 'the branch is kept')
   states++
+})
+
+/** Runner files a runner or a mark could leave broken: each reads as no state for its conversation alone. */
+const BROKEN_RUNNER_FILES: [string, string, string | 'fifo'][] = [
+  ['state.json', 'a string cost.usd', JSON.stringify({ runner: { pid: 1, start: 'x' }, cost: { usd: '0.50', estimated: false } })],
+  ['state.json', 'not JSON', '{"runner": {"pid": 1,'],
+  ['state.json', 'a phase that is none', JSON.stringify({ runner: { pid: 1, start: 'x' }, phase: { value: 'busy', source: 'x', at: 1 } })],
+  ['state.json', 'a JSON array', '[1, 2]'],
+  ['mark.json', 'a mark with no time', JSON.stringify({ value: 'idle', source: 'self-mark' })],
+  ['mark.json', 'JSON null', 'null'],
+  ['state.json', 'a pipe that no one writes (a read would block)', 'fifo'],
+]
+
+async function api(path: string): Promise<{ status: number; body: any }> {
+  const k = h.kernelFile()!
+  const res = await fetch(`http://127.0.0.1:${k.port}${path}`, { headers: { authorization: `Bearer ${k.token}` } })
+  return { status: res.status, body: await res.json() }
+}
+
+test('item 12: a broken state.json or mark.json reads as no state, named in the evidence and the log; lane list, conv show and the deck keep working', async () => {
+  await h.ok(['lane', 'start', '--run', 'r1', '--key', 'b', '--role', 'builder', '--harness', 'none', '--model', 'm', '--prompt', 'x', '--no-wait'], { env: s.env })
+  await h.ok(['lane', 'start', '--run', 'r1', '--key', 'c', '--role', 'builder', '--harness', 'none', '--model', 'm', '--prompt', 'x', '--no-wait'], { env: s.env })
+  for (const [file, what, content] of BROKEN_RUNNER_FILES) {
+    const path = join(h.service, 'agents', 'conv-r1-b-builder-i1', file)
+    if (content === 'fifo') spawnSync('mkfifo', [path])
+    else writeFileSync(path, content)
+    const rows = JSON.parse(await h.ok(['lane', 'list', '--json']))
+    assert.is(rows.length, 2, `${file} with ${what}: lane list answers for every lane`)
+    assert.match(await h.ok(['lane', 'list']), 'r1/c', what)
+    const v = JSON.parse(await h.ok(['conv', 'show', 'r1-b-builder-i1', '--json']))
+    assert.is(v.cost, undefined, what)
+    assert.match(v.evidence.detail, `${path} `, `${what}: the evidence names the file`)
+    assert.match(await h.ok(['conv', 'show', 'r1-b-builder-i1']), path, what)
+    assert.is(JSON.parse(await h.ok(['conv', 'show', 'r1-c-builder-i1', '--json'])).evidence.detail, undefined, `${what}: the other lane is untouched`)
+    const tree = await api('/api/tree')
+    assert.is(tree.status, 200, `${what}: the deck's tree answers`)
+    assert.is(Object.keys(tree.body.lanes).length, 2)
+    assert.match(readFileSync(join(h.service, 'kernel.log'), 'utf8'), `runner file refused: ${path} `, what)
+    rmSync(path)
+    hostileFiles++
+  }
+})
+
+test('item 12: broken records ("id":"abc" and every other kind) and a broken reports file are refused, each with one line naming it; the others keep working, new ids stay numbers, doctor names each file', async () => {
+  await h.ok(['lane', 'start', '--run', 'r1', '--key', 'b', '--role', 'builder', '--harness', 'none', '--model', 'm', '--prompt', 'x', '--no-wait'], { env: s.env })
+  await h.ok(['kernel', 'stop'])
+  const kinds = brokenRecords(s.root)
+  const files = kinds.map(([, content], i) => {
+    const dir = join(h.service, 'agents', `conv-hostile-${i}`)
+    mkdirSync(dir)
+    writeFileSync(join(dir, 'record.json'), content(`hostile-${i}`))
+    return join(dir, 'record.json')
+  })
+  const reports = join(h.service, 'agents', 'conv-r1-b-builder-i1', 'reports.json')
+  writeFileSync(reports, '{"reports": [{"seq": 1, "at": 1, "status": "done"}]}')
+  files.push(reports)
+  const list = JSON.parse(await h.ok(['conv', 'list', '--json']))
+  assert.equal(list.map((c: { name: string }) => c.name).sort(), [`c${s.root}`, 'r1-b-builder-i1'], 'the good conversations are listed')
+  assert.is(JSON.parse(await h.ok(['lane', 'list', '--json']))[0].report, undefined, 'the lane whose reports file is broken is listed, with no report')
+  const id = (await h.ok(['conv', 'new', '--harness', 'none', '--cwd', h.home])).trim()
+  assert.match(id, /^[1-9][0-9]*$/, 'the next id is a number')
+  const log = readFileSync(join(h.service, 'kernel.log'), 'utf8').split('\n')
+  for (const f of files) assert.is(log.filter((l) => l.includes(`store file ${f} `)).length, 1, `one log line names ${f}`)
+  const doctor = await h.svc(['doctor'])
+  assert.is(doctor.code, 1)
+  for (const f of files) {
+    assert.match(doctor.stdout, `PROBLEM  store file: ${f} `)
+    assert.match(doctor.stdout, `fix: repair ${f} or move it away, then restart the kernel (svc kernel stop)`)
+  }
+  assert.match(doctor.stdout, `PROBLEM  store file: ${files[kinds.findIndex(([what]) => what.includes('abc'))]} does not hold what it should (id: `)
+  hostileFiles += files.length
+  recordFigure('hostile records: kinds of broken record, reports and runner file injected (record.json, reports.json, state.json, mark.json)', `${hostileFiles} kinds, each refused with one line naming the file; every other conversation kept working`)
 })
 
 test('a runner whose harness died with no state written is marked ended by the reconcile', async () => {
