@@ -7,7 +7,8 @@ export interface RunnerState {
   harness?: { pid: number; start: string; at: number }
   phase?: { value: Phase; reason?: NeedsYouReason; source: string; at: number; detail?: string }
   model?: string
-  cost?: { usd: number; estimated: boolean }
+  /** `basis` says what an estimate was computed from. */
+  cost?: { usd: number; estimated: boolean; basis?: string }
   spawnError?: { at: number; message: string }
   ended?: { at: number; exitCode: number | null; signal: string | null; source: string }
   /** A request the harness is waiting on (needs-you), kept so it can be answered. */
@@ -21,6 +22,10 @@ export interface RunnerState {
   lastError?: { at: number; message: string }
   /** Tokens used so far, for harnesses that report no price (the cost is then an estimate from these). */
   usage?: { input: number; cachedInput: number; output: number }
+  /** The harness has been retrying since `since`, with no progress (its last retry text in `message`). */
+  retrying?: { since: number; message: string }
+  /** The runner interrupted a retry loop that went on too long; the turn's end shows this as its error. */
+  gaveUp?: { at: number; message: string }
 }
 
 /** What `svc conv mark` publishes (mark.json, written by the kernel). */

@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { estimateUsd } from '../../kernel/domain/token-cost.js'
+import { CODEX_USAGE_BASIS, estimateUsd } from '../../kernel/domain/token-cost.js'
 import { fakeHarnessHome, rpc, trackActivity, untilActivity } from '../helpers/activity.js'
 import { TestHome, alive, until } from '../helpers/home.js'
 import { setupProject } from '../helpers/project.js'
@@ -22,7 +22,8 @@ test.after.each(async () => {
 
 const stateOf = (id: string) => JSON.parse(readFileSync(join(h.service, 'agents', `conv-c${id}`, 'state.json'), 'utf8'))
 const TURN1 = { input: 24763, cachedInput: 24448, output: 122 }
-const TURN2 = { input: 26110, cachedInput: 24704, output: 58 }
+/** Codex reports a resumed turn's usage as the thread's running total. */
+const TURN2 = { input: 50873, cachedInput: 49152, output: 180 }
 
 test('one turn per process: working → idle; alive is the runner waiting; tell resumes the thread; the cost is an estimate from tokens', async () => {
   const id = await f.convNew('scenario:basic Fix the login form', '--model', 'gpt-5-codex', '--effort', 'medium')
@@ -31,7 +32,7 @@ test('one turn per process: working → idle; alive is the runner waiting; tell 
   assert.equal(await track.stop(), ['working', 'idle'])
   assert.is(idle.evidence.source, 'stream: turn.completed')
   assert.is(idle.model, 'gpt-5-codex')
-  assert.equal(idle.cost, { usd: estimateUsd('gpt-5-codex', TURN1), estimated: true })
+  assert.equal(idle.cost, { usd: estimateUsd('gpt-5-codex', TURN1), estimated: true, basis: CODEX_USAGE_BASIS })
   assert.match(await h.ok(['conv', 'show', id]), '\ncost: $0.00 (estimate)\n')
 
   const [first] = f.starts()
@@ -50,7 +51,7 @@ test('one turn per process: working → idle; alive is the runner waiting; tell 
   const second = f.starts()[1]
   assert.equal(second.argv.slice(-4), ['resume', state.session, '--', 'add notes'])
   assert.equal(second.argv.slice(0, 11), first.argv.slice(0, 11), 'the same model, effort and sandbox')
-  assert.equal(done.cost, { usd: estimateUsd('gpt-5-codex', { input: TURN1.input + TURN2.input, cachedInput: TURN1.cachedInput + TURN2.cachedInput, output: TURN1.output + TURN2.output }), estimated: true })
+  assert.equal(done.cost, { usd: estimateUsd('gpt-5-codex', TURN2), estimated: true, basis: CODEX_USAGE_BASIS }, 'the running total codex reports, not added to the first turn')
   const lines = await f.transcript(id)
   assert.ok(lines.includes(`system thread ${state.session}`))
   assert.ok(lines.includes('assistant Read the brief: scenario:basic Fix the login form'))
@@ -111,7 +112,7 @@ test('lanes: a builder on codex with its effort; a play lane reads no AGENTS.md 
   const r = await h.svc(['lane', 'start', '--key', 'api', '--role', 'builder', '--run', 'r2', '--harness', 'codex', '--model', 'gpt-5-mini', '--effort', 'low', '--prompt', 'scenario:basic build the api'], { env: s.env })
   assert.is(r.code, 0, r.stderr)
   const v = await untilActivity(h, 'conv-r2-api-builder-i1', 'idle')
-  assert.equal(v.cost, { usd: estimateUsd('gpt-5-mini', TURN1), estimated: true })
+  assert.equal(v.cost, { usd: estimateUsd('gpt-5-mini', TURN1), estimated: true, basis: CODEX_USAGE_BASIS })
   const builder = f.starts().find((x) => x.cwd === `${s.lanesRoot}/r2-api`)
   assert.equal(builder.argv.slice(0, 11), ['exec', '--json', '-C', `${s.lanesRoot}/r2-api`, '-m', 'gpt-5-mini', '-c', 'model_reasoning_effort="low"', '-s', 'workspace-write', '--skip-git-repo-check'])
 
