@@ -1,13 +1,13 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { dirname, join } from 'node:path'
-import { ROOT, TestHome } from '../helpers/home.js'
+import { TestHome } from '../helpers/home.js'
+import { realCliBin, realVersion } from '../helpers/real-harness.js'
 import { setupProject } from '../helpers/project.js'
 import { writeProjectsYaml } from '../../fixtures/sample-project.js'
 
-/** `svc doctor` run against a real kernel: the checks come from the kernel's own PATH (the one harnesses get). */
-
-const BIN = join(ROOT, 'fixtures', 'bin')
+/** `svc doctor` run against a real kernel and the real harness CLIs (node_modules): the checks come from the kernel's
+ * own PATH and environment (the ones harnesses get). */
 
 let h: TestHome
 test.before.each(() => {
@@ -17,8 +17,9 @@ test.after.each(async () => {
   await h.stop()
 })
 
-test('all well: harness CLIs with their versions, git, the home and the lanes root; exit 0', async () => {
-  h.extraEnv = { PATH: `${BIN}:${process.env.PATH}`, FAKE_NODE: process.execPath }
+test('all well: the real harness CLIs with their versions and login status, git, the home and the lanes root; exit 0', async () => {
+  const bin = realCliBin(h)
+  h.extraEnv = { PATH: `${bin}:${process.env.PATH}`, ANTHROPIC_API_KEY: 'sk-standin', CLAUDE_CONFIG_DIR: join(h.home, '.claude'), OPENAI_API_KEY: '' }
   const s = await setupProject(h)
   const r = await h.svc(['doctor'])
   assert.is(r.code, 0, r.stdout + r.stderr)
@@ -26,8 +27,8 @@ test('all well: harness CLIs with their versions, git, the home and the lanes ro
   const lines = r.stdout.split('\n')
   const k = h.kernelFile()!
   assert.is(lines[0], `ok       kernel: 0.1.0 answering (pid ${k.pid}, port ${k.port})`)
-  assert.is(lines[1], `ok       claude: 2.0.14 (Claude Code) (${BIN}/claude)`)
-  assert.is(lines[2], `ok       codex: codex-cli 0.46.0 (${BIN}/codex)`)
+  assert.is(lines[1], `ok       claude: ${realVersion('@anthropic-ai/claude-code')} (Claude Code) (${bin}/claude); logged in (api_key)`)
+  assert.is(lines[2], `ok       codex: codex-cli ${realVersion('@openai/codex')} (${bin}/codex); not logged in; needed only for --harness codex`)
   assert.match(lines[3], /^ok {7}git: git version \d/)
   assert.match(lines[4], /^ok {7}lsof: /)
   assert.is(lines[5], `ok       service home: ${h.service} (writable)`)
@@ -35,6 +36,18 @@ test('all well: harness CLIs with their versions, git, the home and the lanes ro
   const json = JSON.parse((await h.ok(['doctor', '--json'])).toString())
   assert.is(json.problems, 0)
   assert.is(json.checks.length, 7)
+})
+
+test('claude installed but not logged in: a problem, the exact fix on the next line, exit 1', async () => {
+  const bin = realCliBin(h)
+  h.extraEnv = { PATH: `${bin}:${process.env.PATH}`, ANTHROPIC_API_KEY: '', ANTHROPIC_AUTH_TOKEN: '', CLAUDE_CONFIG_DIR: join(h.home, '.claude'), OPENAI_API_KEY: '' }
+  const r = await h.svc(['doctor'])
+  assert.is(r.code, 1)
+  assert.is(r.stderr, 'svc: doctor found 1 problem\n')
+  assert.match(
+    r.stdout,
+    `\nPROBLEM  claude: ${realVersion('@anthropic-ai/claude-code')} (Claude Code) (${bin}/claude); not logged in\n         fix: log in: run claude, then /login (or give the kernel ANTHROPIC_API_KEY and restart it: svc kernel stop)\n`,
+  )
 })
 
 test('problems: no claude on the PATH, a lanes root under /tmp; each with its fix, exit 1', async () => {

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdirSync, openSync, readSync, symlinkSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startModelApi, type ModelApi } from '../../fixtures/model-api.js'
 import { rpc } from './activity.js'
@@ -34,16 +34,25 @@ function isNative(path: string): boolean {
 
 export const realCodexPath = () => join(MODULES, '@openai', 'codex', 'bin', 'codex.js')
 
+/** A directory in the test home holding `claude` and `codex`: the real programs, to put first on PATH. */
+export function realCliBin(h: TestHome): string {
+  const bin = join(h.dir, 'bin')
+  mkdirSync(bin, { recursive: true })
+  symlinkSync(realClaudePath(), join(bin, 'claude'))
+  symlinkSync(realCodexPath(), join(bin, 'codex'))
+  return bin
+}
+
+/** The installed version of a real CLI's package. */
+export const realVersion = (pkg: '@anthropic-ai/claude-code' | '@openai/codex') => JSON.parse(readFileSync(join(MODULES, pkg, 'package.json'), 'utf8')).version as string
+
 /** A test home whose kernel finds the real `claude` and `codex` first on PATH, with the stand-in model API as their
  * only model service: claude through ANTHROPIC_BASE_URL with a dummy key, codex through a model provider in the
  * home's ~/.codex/config.toml. Their homes are the test home: nothing of the real home is read or written. */
 export async function realHarnessHome(label: string, opts: { retryLimitMs?: number; env?: Record<string, string>; apiUrl?: string; codexRetries?: number } = {}) {
   const api = await startModelApi({ chunkMs: 50 })
   const h = new TestHome(label)
-  const bin = join(h.dir, 'bin')
-  mkdirSync(bin)
-  symlinkSync(realClaudePath(), join(bin, 'claude'))
-  symlinkSync(realCodexPath(), join(bin, 'codex'))
+  const bin = realCliBin(h)
   const base = opts.apiUrl ?? api.url
   mkdirSync(join(h.home, '.codex'), { recursive: true })
   writeFileSync(
