@@ -112,19 +112,30 @@ test('failures on a first turn: 400 and 402 are failed-to-start with the CLI’s
   for (const id of [c400, c402]) await until(async () => !alive(JSON.parse(readFileSync(join(h.service, 'agents', `conv-c${id}`, 'state.json'), 'utf8')).harness.pid), 'the failed CLI ends')
 })
 
+test('no login at all (no API key, no stored login): failed-to-start with the CLI’s own words; it exits, the runner ends', async () => {
+  r = await realHarnessHome('claude-nologin', { env: { ANTHROPIC_API_KEY: '' } })
+  const { h } = r
+  const id = await r.convNew('claude', 'hello', '--model', MODEL)
+  const v = await untilActivity(h, id, 'failed-to-start')
+  assert.equal([v.evidence.source, v.evidence.detail], ['spawn', 'Not logged in · Please run /login'])
+  const state = JSON.parse(readFileSync(join(h.service, 'agents', `conv-c${id}`, 'state.json'), 'utf8'))
+  await until(() => !alive(state.harness.pid) && !alive(state.runner.pid), 'the CLI and the runner end')
+  assert.is(r.api.requests.length, 0, 'nothing was sent')
+  const tell = await h.svc(['tell', id, 'hello?'])
+  assert.is(tell.stderr, `svc: conv ${id} (c${id}) is failed-to-start; the message would not reach it\n`)
+})
+
 test('a 401 retried on and on: working (retrying: …) while it retries; past the retry limit the runner interrupts the turn, idle (error: …)', async () => {
-  r = await realHarnessHome('claude-401', { retryLimitMs: 2500 })
+  r = await realHarnessHome('claude-401', { retryLimitMs: 5000 })
   const { h } = r
   const id = await r.convNew('claude', 'scenario:http-401 go', '--model', MODEL)
-  await untilActivity(h, id, 'working')
-  await until(async () => (await rpc(h, 'convShow', { conv: id })).evidence.source === 'retrying', 'retrying shown')
-  const w = await rpc(h, 'convShow', { conv: id })
-  assert.match(w.evidence.detail, /^API error 401 authentication_failed; retry \d+\/10 in \d+\.\d s$/)
-  assert.match(await r.activityLine(id), /^activity: working \(retrying: API error 401 authentication_failed; retry \d+\/10 in /)
-  const idle = await untilActivity(h, id, 'idle', 15_000)
+  const line = await r.untilActivityLine(id, 'activity: working (retrying: ')
+  assert.match(line, /^activity: working \(retrying: API error 401 authentication_failed; retry \d+\/10 in \d+\.\d s, \d+s ago\)$/)
+  const idle = await untilActivity(h, id, 'idle', 20_000)
   assert.is(idle.evidence.source, 'error')
   assert.match(idle.evidence.detail, /^API error 401 authentication_failed; retry \d+\/10 in \d+\.\d s \(retried \d+ s without progress; turn interrupted\)$/)
   assert.match(await r.activityLine(id), 'activity: idle (error: API error 401 authentication_failed; ')
+  assert.ok((await r.transcript(id)).some((l) => /^error API error 401 .* turn interrupted\)$/.test(l)), 'the interruption is in the transcript')
 })
 
 test.run()

@@ -51,6 +51,12 @@ test('codex usage: three resumed turns cost three times one turn, never more; a 
   assert.is(failed.activity, 'idle')
   assert.is(failed.evidence.detail, '{"error":{"type":"invalid_request_error","message":"scripted bad request: messages.0.content is not accepted"}}')
   assert.match(await r.activityLine(id), 'activity: idle (error: {"error":{"type":"invalid_request_error"')
+
+  // Between turns only the runner lives: stop ends it.
+  assert.is(await h.ok(['conv', 'stop', id]), `conv ${id} (c${id}) stopped\n`)
+  const stopped = await rpc(h, 'convShow', { conv: id })
+  assert.equal([stopped.activity, stopped.evidence.source, stopped.evidence.detail], ['stopped', 'stop (SIGTERM)', 'signal SIGTERM'])
+  assert.ok((await r.transcript(id)).includes('system runner stopped between turns (SIGTERM)'))
 })
 
 test('a shell command runs; messages during a slow turn are held and resume the thread together; stop ends a running turn', async () => {
@@ -104,20 +110,20 @@ test('no model service at all (connection refused): working (retrying: …) for 
       s.close(() => resolve(port))
     })
   })
-  r = await realHarnessHome('refused', { retryLimitMs: 3000, apiUrl: `http://127.0.0.1:${closed}` })
+  r = await realHarnessHome('refused', { retryLimitMs: 5000, apiUrl: `http://127.0.0.1:${closed}` })
   const { h } = r
   const cx = await r.convNew('codex', 'hello', '--model', MODEL)
   const cl = await r.convNew('claude', 'hello', '--model', 'claude-sonnet-4-5')
-  for (const id of [cx, cl]) await until(async () => (await rpc(h, 'convShow', { conv: id })).evidence.source === 'retrying', `conv ${id} retrying`)
-  assert.match(await r.activityLine(cx), 'activity: working (retrying: Reconnecting... waiting for network (Connection failed: error sending request), ')
-  assert.match(await r.activityLine(cl), /^activity: working \(retrying: API error unknown; retry \d+\/10 in /)
-  const ix = await untilActivity(h, cx, 'idle', 15_000)
+  const retryingLine = (id: string) => r.untilActivityLine(id, 'activity: working (retrying: ')
+  assert.match(await retryingLine(cx), /^activity: working \(retrying: Reconnecting\.\.\. waiting for network \(Connection failed: error sending request\), \d+s ago\)$/)
+  assert.match(await retryingLine(cl), /^activity: working \(retrying: API error unknown; retry \d+\/10 in \d+\.\d s, \d+s ago\)$/)
+  const ix = await untilActivity(h, cx, 'idle', 20_000)
   assert.equal([ix.evidence.source, ix.evidence.detail.replace(/\d+ s/, 'N s')], ['error', 'Reconnecting... waiting for network (Connection failed: error sending request) (retried N s without progress; turn interrupted)'])
-  const il = await untilActivity(h, cl, 'idle', 15_000)
+  const il = await untilActivity(h, cl, 'idle', 20_000)
   assert.is(il.evidence.source, 'error')
   assert.match(il.evidence.detail, /^API error unknown; retry \d+\/10 in \d+\.\d s \(retried \d+ s without progress; turn interrupted\)$/)
-  const lanes = await h.ok(['conv', 'list'])
-  assert.match(lanes, 'idle')
+  assert.match(await r.activityLine(cx), /^activity: idle \(error: Reconnecting\.\.\. waiting for network .* turn interrupted\), \d+s ago\)$/)
+  assert.ok(alive(stateOf(cx).runner.pid) && alive(stateOf(cl).harness.pid), 'both stay alive, idle, for the next message')
 })
 
 test.run()

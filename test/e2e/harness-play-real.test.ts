@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gitIn } from '../../fixtures/sample-project.js'
 import { untilActivity } from '../helpers/activity.js'
@@ -58,8 +58,17 @@ test('claude and codex: a builder’s requests carry CLAUDE.md and AGENTS.md, a 
     assert.ok(requests.length > 0, `requests from ${dir}`)
     for (const q of requests) assert.is(q.raw.includes(marker.slice(0, 16)), carries, `${dir}: ${carries ? 'carries' : 'no'} ${marker.slice(0, 16)}`)
   }
-  const play = sent(`${s.lanesRoot}/r1-cp-play-i1`, 'anthropic')[0].raw
-  assert.not.ok(play.includes('AGENTS-MD-MARKER') || play.includes('SERVICE_CONVERSATION'), 'nothing of the project and no service context')
+  // The play lane's claude itself has no service context: no SERVICE_* variable, no svc on its PATH.
+  const envOf = (name: string) => {
+    const { harness } = JSON.parse(readFileSync(join(h.service, 'agents', name, 'state.json'), 'utf8'))
+    return Object.fromEntries(readFileSync(`/proc/${harness.pid}/environ`, 'utf8').split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]))
+  }
+  const hasSvc = (env: Record<string, string>) => (env.PATH ?? '').split(':').some((d) => d && existsSync(join(d, 'svc')))
+  const builderEnv = envOf('conv-r1-cb-builder-i1')
+  const playEnv = envOf('conv-r1-cp-play-i1')
+  assert.ok(builderEnv.SERVICE_CONVERSATION && hasSvc(builderEnv), 'a builder has its service context')
+  assert.equal(Object.keys(playEnv).filter((k) => k.startsWith('SERVICE_')), [])
+  assert.is(hasSvc(playEnv), false)
 })
 
 test.run()

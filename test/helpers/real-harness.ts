@@ -2,7 +2,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, sym
 import { join } from 'node:path'
 import { startModelApi, type ModelApi } from '../../fixtures/model-api.js'
 import { rpc } from './activity.js'
-import { ROOT, TestHome } from './home.js'
+import { ROOT, TestHome, until } from './home.js'
 
 /** The real claude and codex from node_modules, driven through svc against the stand-in model API. */
 
@@ -83,12 +83,15 @@ export async function realHarnessHome(label: string, opts: { retryLimitMs?: numb
     ...(opts.retryLimitMs ? { SERVICE_RETRY_LIMIT_MS: String(opts.retryLimitMs) } : {}),
     ...opts.env,
   }
+  const activityLine = async (id: string) => (await h.ok(['conv', 'show', id])).split('\n').find((l) => l.startsWith('activity: '))!
   return {
     h,
     api,
     convNew: async (harness: 'claude' | 'codex', prompt: string, ...more: string[]) => (await h.ok(['conv', 'new', '--harness', harness, '--cwd', h.home, '--prompt', prompt, ...more])).trim(),
     /** The `activity:` line of `svc conv show`. */
-    activityLine: async (id: string) => (await h.ok(['conv', 'show', id])).split('\n').find((l) => l.startsWith('activity: '))!,
+    activityLine,
+    /** Poll `svc conv show` until its activity line starts so; that line. */
+    untilActivityLine: (id: string, prefix: string) => until(async () => ((line) => line.startsWith(prefix) && line)(await activityLine(id)), `conv ${id}: ${prefix}`) as Promise<string>,
     transcript: async (id: string) => (await rpc(h, 'convTranscript', { conv: id })).entries.map((e: any) => `${e.kind} ${e.text}`) as string[],
     stop: async () => {
       await h.stop()

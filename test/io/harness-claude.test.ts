@@ -169,9 +169,9 @@ test('sigterm: the turn never finishes; the replay stays working, with no result
 
 test('login: an authentication failure is a spawn error with the CLI’s text, and input is closed', () => {
   const r = replay(claudeAdapter, loadStream('claude', 'login'))
-  assert.equal(r.state.spawnError, { at: NOW + 2, message: 'Invalid API key · Please run /login' })
+  assert.equal(r.state.spawnError, { at: NOW + 2, message: 'Not logged in · Please run /login' })
   assert.ok(r.reductions.some((x) => x.closeInput))
-  assert.ok(r.transcript.some((l) => l.kind === 'error' && l.text === 'authentication_failed: Invalid API key · Please run /login'))
+  assert.ok(r.transcript.some((l) => l.kind === 'error' && l.text === 'authentication_failed: Not logged in · Please run /login'))
   const end = claudeAdapter.exited(exit(0), r.state, NOW + 10, spec())
   assert.equal(end, { end: true }, 'the first error stays the evidence')
 })
