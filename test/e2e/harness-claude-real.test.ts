@@ -87,6 +87,9 @@ test('messages during a slow turn are held and sent together when it ends; stop 
   assert.is(v.activity, 'stopped')
   assert.is(v.evidence.source, 'stop (SIGTERM)')
   assert.not.ok(alive(state.harness.pid))
+  const lines = await r.transcript(id)
+  assert.ok(lines.includes('system [Request interrupted by user]'), 'the CLI ended its turn on the interrupt request')
+  assert.ok(lines.some((l) => l.startsWith('error result: error_during_execution: ')))
 })
 
 test('failures on a first turn: 400 and 402 are failed-to-start with the CLI’s text; 500 after its retries too; 429 then success is idle', async () => {

@@ -142,6 +142,38 @@ test('codex takes no answers and never needs you', () => {
   }
 })
 
+// ---- errors, retries and warnings, as the real CLI reports them ----
+
+const event = (ev: Record<string, unknown>) => JSON.stringify(ev)
+const running = (): RunnerState => ({ ...freshState(), phase: { value: 'working', source: 'stream: turn.started', at: NOW } })
+
+test('Reconnecting error events: working (retrying: …) in codex’s words; an item is progress; other errors are the turn’s error', () => {
+  const r = codexAdapter.stdoutLine(event({ type: 'error', message: 'Reconnecting... 2/5 (unexpected status 401 Unauthorized)' }), running(), NOW)
+  assert.equal(r.state, { phase: { value: 'working', source: 'retrying', detail: 'Reconnecting... 2/5 (unexpected status 401 Unauthorized)', at: NOW } })
+  const item = codexAdapter.stdoutLine(event({ type: 'item.completed', item: { type: 'agent_message', text: 'ok' } }), { ...running(), ...r.state }, NOW + 1)
+  assert.equal(item.state?.phase, { value: 'working', source: 'stream: item.completed', at: NOW + 1 })
+  const fatal = codexAdapter.stdoutLine(event({ type: 'error', message: 'unexpected status 401 Unauthorized' }), running(), NOW)
+  assert.equal(fatal.state, { lastError: { at: NOW, message: 'unexpected status 401 Unauthorized' } })
+})
+
+test('error items are warnings: said in the transcript, never the evidence', () => {
+  const r = codexAdapter.stdoutLine(event({ type: 'item.completed', item: { id: 'item_0', type: 'error', message: 'Model metadata for `x` not found.' } }), running(), NOW)
+  assert.equal(r, { transcript: [{ kind: 'system', text: 'warning: Model metadata for `x` not found.' }] })
+})
+
+test('a turn the runner gave up on is idle (error: …) whichever turn it was, and the runner goes on; the stderr banner is never a reason', () => {
+  const gaveUp = { at: NOW, message: 'Reconnecting... waiting for network (retried 600 s without progress; turn interrupted)' }
+  for (const turns of [0, 3]) {
+    const r = codexAdapter.exited(exit(null, { signal: 'SIGTERM' }), { ...running(), turns, gaveUp }, NOW + 1, spec())
+    assert.is(r.end, false)
+    assert.equal(r.state?.phase, { value: 'idle', source: 'error', detail: gaveUp.message, at: NOW + 1 })
+    assert.is(r.state?.spawnError, undefined)
+    assert.ok('gaveUp' in r.state! && r.state.gaveUp === undefined)
+  }
+  const banner = codexAdapter.exited(exit(1, { stderrTail: ['Reading additional input from stdin...', ''] }), running(), NOW, spec())
+  assert.is(banner.state?.spawnError?.message, 'codex exited with code 1')
+})
+
 // ---- the estimate ----
 
 test('prices: the longest model prefix in the table, else the default family', () => {

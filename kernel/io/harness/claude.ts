@@ -38,14 +38,15 @@ function assistantLines(content: Array<Record<string, any>>): TranscriptLine[] {
   return out
 }
 
-function toolResults(content: unknown): TranscriptLine[] {
+/** A user event from the CLI: tool results, and its own notes in the user's place (`[Request interrupted by user]`). */
+function userEvent(content: unknown): TranscriptLine[] {
   if (!Array.isArray(content)) return []
-  return content
-    .filter((p) => p?.type === 'tool_result')
-    .map((p) => {
-      const text = typeof p.content === 'string' ? p.content : JSON.stringify(p.content ?? '')
-      return { kind: 'tool' as const, text: `${p.is_error ? 'tool error' : 'tool result'}: ${truncate(text)}` }
-    })
+  return content.flatMap((p): TranscriptLine[] => {
+    if (p?.type === 'text' && typeof p.text === 'string') return [{ kind: 'system', text: p.text }]
+    if (p?.type !== 'tool_result') return []
+    const text = typeof p.content === 'string' ? p.content : JSON.stringify(p.content ?? '')
+    return [{ kind: 'tool', text: `${p.is_error ? 'tool error' : 'tool result'}: ${truncate(text)}` }]
+  })
 }
 
 /** A turn's end. An error result names its error as the evidence: a first turn that failed is a failure to start
@@ -132,7 +133,7 @@ export const claudeAdapter: ProcessAdapter = {
       case 'assistant':
         return assistant(ev, state, now)
       case 'user':
-        return { transcript: toolResults(ev.message?.content) }
+        return { transcript: userEvent(ev.message?.content) }
       case 'result':
         return result(ev, state, now)
       case 'control_request': {
