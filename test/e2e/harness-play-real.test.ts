@@ -58,6 +58,15 @@ test('claude and codex: a builder’s requests carry CLAUDE.md and AGENTS.md, a 
     assert.ok(requests.length > 0, `requests from ${dir}`)
     for (const q of requests) assert.is(q.raw.includes(marker.slice(0, 16)), carries, `${dir}: ${carries ? 'carries' : 'no'} ${marker.slice(0, 16)}`)
   }
+  // A lane whose first turn failed: the list keeps its columns and says the harness's words on stderr.
+  const bad = await h.svc(['lane', 'start', '--key', 'bad', '--role', 'builder', '--run', 'r1', '--harness', 'claude', '--model', 'claude-sonnet-4-5', '--prompt', 'scenario:http-400 go', '--no-wait'], { env: s.env })
+  assert.is(bad.code, 0, bad.stderr)
+  const failed = await untilActivity(h, 'conv-r1-bad-builder-i1', 'failed-to-start', 30_000)
+  const list = await h.svc(['lane', 'list', '--run', 'r1'])
+  assert.is(list.code, 0)
+  assert.match(list.stdout, new RegExp(`\\n${failed.id} +r1/bad +builder +i1 +failed-to-start `))
+  assert.is(list.stderr, `#${failed.id} r1/bad builder i1: failed-to-start (spawn: API Error: 400 scripted bad request: messages.0.content is not accepted)\n`)
+
   // The play lane's claude itself has no service context: no SERVICE_* variable, no svc on its PATH.
   const envOf = (name: string) => {
     const { harness } = JSON.parse(readFileSync(join(h.service, 'agents', name, 'state.json'), 'utf8'))
