@@ -47,6 +47,16 @@ test('a Bash permission allowed then denied, a question answered: needs-you each
   const last = api.turnRequests().at(-1)!
   assert.match(last.raw, 'Postgres', 'the answer reached the model in the tool result')
   assert.equal(done.cost, { usd: Number((REQUEST_USD * api.turnRequests().length).toFixed(6)), estimated: false })
+
+  // A fork continues the session (the model sees the source's history); a handoff starts afresh.
+  const forked = (await h.ok(['fork', '--prompt', 'what did I ask first?'], { env: { SERVICE_CONVERSATION: id } })).trim()
+  await untilActivity(h, forked, 'idle')
+  const forkRequest = api.turnRequests().at(-1)!.raw
+  assert.ok(forkRequest.includes('scenario:bash build it') && forkRequest.includes('what did I ask first?'), 'the fork carries the history')
+  const handed = (await h.ok(['handoff', '--prompt', 'start over'], { env: { SERVICE_CONVERSATION: id } })).trim()
+  await untilActivity(h, handed, 'idle')
+  const handoffRequest = api.turnRequests().at(-1)!.raw
+  assert.ok(handoffRequest.includes('start over') && !handoffRequest.includes('scenario:bash build it'), 'a handoff starts a new session')
 })
 
 test('ExitPlanMode under --permission-mode plan (the user settings’ default mode): needs-you (plan), denied with a message', async () => {

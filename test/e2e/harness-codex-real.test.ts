@@ -52,6 +52,12 @@ test('codex usage: three resumed turns cost three times one turn, never more; a 
   assert.is(failed.evidence.detail, '{"error":{"type":"invalid_request_error","message":"scripted bad request: messages.0.content is not accepted"}}')
   assert.match(await r.activityLine(id), 'activity: idle (error: {"error":{"type":"invalid_request_error"')
 
+  // codex exec cannot fork a thread: a fork starts a new one, and says so.
+  const forked = (await h.ok(['fork', '--prompt', 'carry on'], { env: { SERVICE_CONVERSATION: id } })).trim()
+  await untilActivity(h, forked, 'idle')
+  assert.ok((await r.transcript(forked)).includes('system codex exec cannot fork a thread: this conversation starts a new one'))
+  assert.is.not(stateOf(forked).session, thread)
+
   // Between turns only the runner lives: stop ends it.
   assert.is(await h.ok(['conv', 'stop', id]), `conv ${id} (c${id}) stopped\n`)
   const stopped = await rpc(h, 'convShow', { conv: id })
@@ -87,12 +93,14 @@ test('a shell command runs; messages during a slow turn are held and resume the 
   assert.not.ok(alive(stateOf(id).runner.pid))
 })
 
-test('a first turn refused (401 after its retries, 400) is failed-to-start with codex’s text; 429 then success is idle', async () => {
+test('a first turn refused (401 and 500 after their retries, 400, 402) is failed-to-start with codex’s text; 429 then success is idle', async () => {
   r = await realHarnessHome('codex-fail', { codexRetries: 1 })
   const { h, api } = r
   const c401 = await r.convNew('codex', 'scenario:http-401 go', '--model', MODEL)
   const c400 = await r.convNew('codex', 'scenario:http-400 go', '--model', MODEL)
   const c429 = await r.convNew('codex', 'scenario:http-429 go', '--model', MODEL)
+  const c402 = await r.convNew('codex', 'scenario:http-402 go', '--model', MODEL)
+  const c500 = await r.convNew('codex', 'scenario:http-500 go', '--model', MODEL)
   const v401 = await untilActivity(h, c401, 'failed-to-start')
   assert.is(v401.evidence.detail, `codex exited with code 1: unexpected status 401 Unauthorized: invalid x-api-key, url: ${api.url}/v1/responses`)
   assert.ok((await r.transcript(c401)).includes(`error Reconnecting... 1/1 (unexpected status 401 Unauthorized: invalid x-api-key, url: ${api.url}/v1/responses)`))
@@ -100,6 +108,10 @@ test('a first turn refused (401 after its retries, 400) is failed-to-start with 
   assert.match(v400.evidence.detail, 'scripted bad request')
   const v429 = await untilActivity(h, c429, 'idle')
   assert.is(v429.evidence.source, 'stream: turn.completed')
+  const v402 = await untilActivity(h, c402, 'failed-to-start')
+  assert.match(v402.evidence.detail, 'Your credit balance is too low')
+  const v500 = await untilActivity(h, c500, 'failed-to-start')
+  assert.is(v500.evidence.detail, 'codex exited with code 1: We’re currently experiencing high demand, which may cause temporary errors.')
   await until(() => !alive(stateOf(c401).runner.pid), 'the failed runner ends')
 })
 
