@@ -41,7 +41,7 @@ test('codex usage: three resumed turns cost three times one turn, never more; a 
   assert.equal(three.cost, { usd: estimateUsd(MODEL, times(3)), estimated: true, basis: CODEX_USAGE_BASIS })
   assert.is(stateOf(id).session, thread, 'one thread, resumed')
   assert.is(api.turnRequests().length, 3)
-  assert.match(await h.ok(['conv', 'show', id]), `\ncost: $${three.cost.usd.toFixed(2)} (estimate)\n`)
+  assert.match(await h.ok(['conv', 'show', id]), `\ncost: $${three.cost.usd.toFixed(2)} (estimate from ${CODEX_USAGE_BASIS})\n`)
 
   await h.ok(['tell', id, 'scenario:http-400 break'])
   const failed = await until(async () => {
