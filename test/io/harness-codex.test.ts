@@ -174,6 +174,14 @@ test('a turn the runner gave up on is idle (error: …) whichever turn it was, a
   assert.is(banner.state?.spawnError?.message, 'codex exited with code 1')
 })
 
+test('a later turn that crashes says how it ended, never an earlier turn’s error', () => {
+  const state: RunnerState = { ...running(), turns: 2, session: 't', lastError: { at: NOW - 50, message: 'an earlier turn failed' }, phase: { value: 'working', source: 'stream: turn.started', at: NOW - 10 } }
+  const r = codexAdapter.exited(exit(null, { signal: 'SIGKILL' }), state, NOW, spec())
+  assert.equal(r.state?.phase, { value: 'idle', source: 'error', detail: 'codex was killed by SIGKILL', at: NOW })
+  const own = codexAdapter.exited(exit(1), { ...state, lastError: { at: NOW - 5, message: 'stream disconnected before completion' } }, NOW, spec())
+  assert.is(own.state?.phase?.detail, 'stream disconnected before completion')
+})
+
 // ---- the estimate ----
 
 test('prices: the longest model prefix in the table, else the default family', () => {

@@ -118,7 +118,9 @@ export const codexAdapter: HarnessAdapter = {
     if (state.gaveUp) return afterTurn(state, spec, now, state.gaveUp.message, { gaveUp: undefined, retrying: undefined })
     // A first turn that never completed is a failure to start (no login, a bad flag, an unknown model).
     if (!state.turns && (failed || state.lastError)) return { end: true, state: { spawnError: { at: now, message: failureText('codex', { ...exit, stderrTail: gist ? [gist] : [] }, state) } } }
-    const said = failed ? state.lastError?.message ?? `codex ${exitText(exit)}${gist ? `: ${gist}` : ''}` : undefined
+    // This turn's own error (one said since the turn's phase was set), else how the process ended.
+    const own = state.lastError && state.phase && state.lastError.at >= state.phase.at ? state.lastError.message : undefined
+    const said = failed ? own ?? `codex ${exitText(exit)}${gist ? `: ${gist}` : ''}` : undefined
     return afterTurn(state, spec, now, said, {})
   },
 }
