@@ -69,7 +69,10 @@ export async function realHarnessHome(label: string, opts: { retryLimitMs?: numb
       '',
     ].join('\n'),
   )
+  // Whatever model settings this process has (a developer's own) are blanked: the stand-in is the only service.
+  const inherited = Object.keys(process.env).filter((k) => /^(ANTHROPIC|CLAUDE|OPENAI|CODEX)_/.test(k))
   h.extraEnv = {
+    ...Object.fromEntries(inherited.map((k) => [k, ''])),
     PATH: `${bin}:${process.env.PATH}`,
     ANTHROPIC_BASE_URL: base,
     ANTHROPIC_API_KEY: 'sk-standin',
