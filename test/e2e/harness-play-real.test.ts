@@ -42,10 +42,10 @@ test('claude and codex: a builder’s requests carry CLAUDE.md and AGENTS.md, a 
     ['codex', 'play', 'xp', 'gpt-5-codex'],
   ]
   for (const [harness, role, key, model] of lanes) {
-    const out = await h.svc(['lane', 'start', '--key', key, '--role', role, '--run', 'r1', '--harness', harness, '--model', model, '--prompt', 'say hello'], { env: s.env })
+    const out = await h.svc(['lane', 'start', '--key', key, '--role', role, '--run', 'r1', '--harness', harness, '--model', model, '--prompt', 'say hello', '--no-wait'], { env: s.env })
     assert.is(out.code, 0, out.stderr)
-    await untilActivity(h, `conv-r1-${key}-${role}-i1`, 'idle', 30_000)
   }
+  await Promise.all(lanes.map(([, role, key]) => untilActivity(h, `conv-r1-${key}-${role}-i1`, 'idle', 30_000)))
   const sent = (dir: string, apiName: 'anthropic' | 'openai') => api.turnRequests().filter((q) => q.api === apiName && q.raw.includes(dir))
   const cases: [string, 'anthropic' | 'openai', string, boolean][] = [
     [`${s.lanesRoot}/r1-cb`, 'anthropic', CLAUDE_MD, true],
