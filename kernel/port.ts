@@ -137,7 +137,7 @@ export interface ConvView {
   /** Where the activity came from, and when. */
   evidence: Evidence
   ended?: Evidence
-  cost?: { usd: number; estimated: boolean }
+  cost?: { usd: number; estimated: boolean; basis?: string }
   /** The request a needs-you harness waits on; `input` is the tool's input (a question's questions, a plan). */
   pending?: { kind: string; tool?: string; input?: unknown; at: number }
   lane?: LaneFacts
@@ -213,7 +213,7 @@ export interface LaneView {
   harness: string
   model?: string
   effort?: string
-  cost?: { usd: number; estimated: boolean }
+  cost?: { usd: number; estimated: boolean; basis?: string }
   createdAt: number
   archived: boolean
   /** SPEC.md section 3, computed at this read; `archived` lanes read `stopped`. */

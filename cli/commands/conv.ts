@@ -36,7 +36,7 @@ function describe(v: ConvView): string {
     ['activity', `${activityText(v)} (${v.evidence.source}${v.evidence.detail ? `: ${v.evidence.detail}` : ''}, ${age(v.evidence.at)} ago)`],
     ['archived', v.archived ? 'yes' : undefined],
     ['waits on', v.pending ? pendingText(v.pending) : undefined],
-    ['cost', v.cost ? `$${v.cost.usd.toFixed(2)}${v.cost.estimated ? ' (estimate)' : ''}` : undefined],
+    ['cost', v.cost ? `$${v.cost.usd.toFixed(2)}${v.cost.estimated ? ` (estimate${v.cost.basis ? ` from ${v.cost.basis}` : ''})` : ''}` : undefined],
     ['lane', v.lane ? `${v.lane.run}/${v.lane.key} ${v.lane.role} i${v.lane.iteration}` : undefined],
   ]
   return rows.filter(([, val]) => val !== undefined).map(([k, val]) => line(`${k}: ${val}`)).join('')

@@ -1,3 +1,4 @@
+import { harnessWords } from '../../kernel/domain/activity.js'
 import { SvcError } from '../../kernel/domain/errors.js'
 import { LIST_COLUMNS, laneCells } from '../../kernel/domain/list-columns.js'
 import type { LaneView } from '../../kernel/port.js'
@@ -9,6 +10,12 @@ const opt = (v: unknown) => (v === undefined ? undefined : String(v))
 export const list: Run = async (port, args, io) => {
   const views = await port.laneList({ run: opt(args.run), parent: opt(args.parent) })
   io.out(args.json ? json(views) : table([...LIST_COLUMNS], views.map(laneCells)))
+  // What a harness said went wrong, one line per lane on stderr: the table keeps its columns, no failure stays hidden.
+  if (!args.json)
+    for (const v of views) {
+      const words = v.archived ? undefined : harnessWords({ value: v.activity, reason: v.reason, evidence: v.evidence })
+      if (words) io.err(`#${v.id} ${v.run}/${v.key} ${v.role} i${v.iteration}: ${words}\n`)
+    }
   return 0
 }
 

@@ -53,3 +53,13 @@ export function newestPhase<T extends { at: number }>(...candidates: (T | undefi
   for (const c of candidates) if (c && (!best || c.at >= best.at)) best = c
   return best
 }
+
+/** Evidence sources that carry the harness's own words: a failure to start, a turn that ended in an error, retries. */
+const HARNESS_WORDS = ['spawn', 'error', 'retrying']
+
+/** `idle (error: …)`, `working (retrying: …)`, `failed-to-start (spawn: …)` when the activity rests on what the harness
+ * itself said went wrong; undefined otherwise. Lists print it beside their table, so no failure stays hidden. */
+export function harnessWords(a: ActivityView): string | undefined {
+  if (!HARNESS_WORDS.includes(a.evidence.source) || !a.evidence.detail) return undefined
+  return `${a.value}${a.reason ? ` (${a.reason})` : ''} (${a.evidence.source}: ${a.evidence.detail})`
+}

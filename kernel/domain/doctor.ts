@@ -7,6 +7,37 @@ export interface ToolFact {
   version?: string
   /** Why asking for its version failed. */
   error?: string
+  /** What the CLI's own login status command said (harness CLIs only). */
+  login?: LoginFact
+}
+
+/** Logged in or not, in the CLI's own words; `unknown` where it has no status command or its answer is unclear. */
+export interface LoginFact {
+  state: 'yes' | 'no' | 'unknown'
+  detail?: string
+}
+
+/** The CLIs' own login status commands: `claude auth status` (JSON with loggedIn, authMethod; exit 1 when logged
+ * out) and `codex login status` ("Logged in using …", or "Not logged in" and exit 1). */
+export const LOGIN_STATUS_ARGS: Record<'claude' | 'codex', string[]> = { claude: ['auth', 'status'], codex: ['login', 'status'] }
+
+const firstLine = (s: string) => s.split('\n').find((l) => l.trim())?.trim()
+
+/** Read a login status command's answer. */
+export function loginFact(tool: 'claude' | 'codex', r: { code: number | null; stdout: string; stderr: string }): LoginFact {
+  if (tool === 'claude') {
+    try {
+      const status = JSON.parse(r.stdout) as { loggedIn?: unknown; authMethod?: unknown }
+      if (typeof status.loggedIn === 'boolean') return status.loggedIn ? { state: 'yes', detail: String(status.authMethod ?? 'logged in') } : { state: 'no' }
+    } catch {}
+    return { state: 'unknown', detail: firstLine(r.stderr) ?? firstLine(r.stdout) ?? `exit code ${r.code}` }
+  }
+  // Codex may print warnings first (a CODEX_HOME it cannot use): the status is the line that says it.
+  const lines = `${r.stdout}\n${r.stderr}`.split('\n').map((l) => l.trim()).filter(Boolean)
+  const yes = lines.find((l) => /^logged in\b/i.test(l))
+  if (r.code === 0 && yes) return { state: 'yes', detail: yes.replace(/^logged in (using )?/i, '') }
+  if (lines.some((l) => /^not logged in\b/i.test(l))) return { state: 'no' }
+  return { state: 'unknown', detail: lines.at(-1) ?? `exit code ${r.code}` }
 }
 
 export interface LanesRootFact {
@@ -48,6 +79,10 @@ export interface DoctorCheck {
 }
 
 const RESTART = 'then restart the kernel (svc kernel stop; the next svc command starts it)'
+const LOGIN: Record<'claude' | 'codex', string> = {
+  claude: 'log in: run claude, then /login (or give the kernel ANTHROPIC_API_KEY and restart it: svc kernel stop)',
+  codex: 'log in: codex login (or printenv OPENAI_API_KEY | codex login --with-api-key)',
+}
 const INSTALL: Record<'claude' | 'codex' | 'git' | 'lsof', string> = {
   claude: `install Claude Code (npm install -g @anthropic-ai/claude-code) and log in (claude, then /login), ${RESTART}`,
   codex: `install Codex (npm install -g @openai/codex) and log in (codex login), ${RESTART}`,
@@ -57,9 +92,20 @@ const INSTALL: Record<'claude' | 'codex' | 'git' | 'lsof', string> = {
 
 function toolCheck(name: keyof DoctorFacts['tools'], t: ToolFact, needed: boolean, whyNot: string): DoctorCheck {
   if (t.path && t.error) return { name, ok: false, detail: `${t.path} --version failed: ${t.error}`, fix: `reinstall it: ${INSTALL[name]}` }
-  if (t.path) return { name, ok: true, detail: `${t.version ?? 'found'} (${t.path})` }
+  if (t.path) return loginCheck(name, t, `${t.version ?? 'found'} (${t.path})`, needed, whyNot)
   if (!needed) return { name, ok: true, detail: `not found on the kernel's PATH; ${whyNot}` }
   return { name, ok: false, detail: "not found on the kernel's PATH", fix: INSTALL[name] }
+}
+
+/** A harness CLI found: logged in or not, as its status command says; not logged in is a problem when a launch may
+ * use it. */
+function loginCheck(name: keyof DoctorFacts['tools'], t: ToolFact, found: string, needed: boolean, whyNot: string): DoctorCheck {
+  if (!t.login || (name !== 'claude' && name !== 'codex')) return { name, ok: true, detail: found }
+  const { state, detail } = t.login
+  if (state === 'yes') return { name, ok: true, detail: `${found}; logged in${detail ? ` (${detail})` : ''}` }
+  if (state === 'unknown') return { name, ok: true, detail: `${found}; logged in: unknown${detail ? ` (${detail})` : ''}` }
+  if (!needed) return { name, ok: true, detail: `${found}; not logged in; ${whyNot}` }
+  return { name, ok: false, detail: `${found}; not logged in`, fix: LOGIN[name] }
 }
 
 function rootCheck(r: LanesRootFact, configPath: string): DoctorCheck {

@@ -13,7 +13,7 @@ export const RunnerStateSchema = v.object({
   harness: opt(v.object({ ...processId, ...at })),
   phase: opt(v.object({ value: v.picklist(PHASES), reason: opt(v.picklist(NEEDS_YOU_REASONS)), source: v.string(), ...at, detail: opt(v.string()) })),
   model: opt(v.string()),
-  cost: opt(v.object({ usd: num, estimated: v.boolean() })),
+  cost: opt(v.object({ usd: num, estimated: v.boolean(), /** What an estimate was computed from. */ basis: opt(v.string()) })),
   spawnError: opt(v.object({ ...at, message: v.string() })),
   ended: opt(v.object({ ...at, exitCode: v.nullable(num), signal: v.nullable(v.string()), source: v.string() })),
   /** A request the harness is waiting on (needs-you), kept so it can be answered. */
@@ -27,6 +27,10 @@ export const RunnerStateSchema = v.object({
   lastError: opt(v.object({ ...at, message: v.string() })),
   /** Tokens used so far, for harnesses that report no price (the cost is then an estimate from these). */
   usage: opt(v.object({ input: num, cachedInput: num, output: num })),
+  /** The harness has been retrying since `since`, with no progress (its last retry text in `message`). */
+  retrying: opt(v.object({ since: num, message: v.string() })),
+  /** The runner interrupted a retry loop that went on too long; the turn's end shows this as its error. */
+  gaveUp: opt(v.object({ ...at, message: v.string() })),
 })
 export type RunnerState = v.InferOutput<typeof RunnerStateSchema>
 

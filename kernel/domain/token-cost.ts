@@ -33,8 +33,13 @@ export function estimateUsd(model: string | undefined, u: TokenUsage): number {
   return (uncached * input + u.cachedInput * cached + u.output * output) / 1_000_000
 }
 
-export const addUsage = (a: TokenUsage | undefined, b: TokenUsage): TokenUsage => ({
-  input: (a?.input ?? 0) + b.input,
-  cachedInput: (a?.cachedInput ?? 0) + b.cachedInput,
-  output: (a?.output ?? 0) + b.output,
-})
+/** Which usage fields a codex estimate is made of. */
+export const CODEX_USAGE_BASIS = "turn.completed.usage, the thread's running total: input_tokens less cached_input_tokens, cached_input_tokens, output_tokens (reasoning_output_tokens are part of output_tokens)"
+
+/** A thread's usage from codex's newest `turn.completed.usage`. Codex reports the thread's running total there, a
+ * resumed thread's too, so the newest report is the whole thread: adding reports up would count earlier turns again
+ * (three equal turns would show six turns' tokens). */
+export function codexThreadUsage(reported: Record<string, unknown> | undefined): TokenUsage {
+  const n = (k: string) => (typeof reported?.[k] === 'number' ? (reported[k] as number) : 0)
+  return { input: n('input_tokens'), cachedInput: n('cached_input_tokens'), output: n('output_tokens') }
+}

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process'
 import { accessSync, constants, statSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
-import type { ToolFact } from '../domain/doctor.js'
+import { loginFact, LOGIN_STATUS_ARGS, type ToolFact } from '../domain/doctor.js'
 
 /** The first executable file named `name` in the directories of PATH. */
 export function findOnPath(name: string, path = process.env.PATH ?? ''): string | undefined {
@@ -29,6 +29,18 @@ export function toolFact(name: string, versionArgs: string[] | undefined, path =
       else resolve({ path: found, version: first(stdout) ?? first(stderr) })
     }),
   )
+}
+
+/** A harness CLI: where it is, its version, and whether it is logged in (its own status command). */
+export async function harnessFact(name: 'claude' | 'codex', path = process.env.PATH ?? ''): Promise<ToolFact> {
+  const fact = await toolFact(name, ['--version'], path)
+  if (!fact.path || fact.error) return fact
+  const said = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    execFile(fact.path!, LOGIN_STATUS_ARGS[name], { timeout: 10_000, encoding: 'utf8' }, (err, stdout, stderr) =>
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
+    ),
+  )
+  return { ...fact, login: loginFact(name, said) }
 }
 
 /** Can files be created in `dir`? */

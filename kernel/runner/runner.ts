@@ -1,4 +1,5 @@
 import { appendFileSync, existsSync, readFileSync, watch } from 'node:fs'
+import { nextRetryWatch, retryLimitMs, retryVerdict } from '../domain/harness-signals.js'
 import type { LaunchSpec, RunnerState } from '../domain/runner-state.js'
 import { convFiles } from '../home.js'
 import { writeFileAtomicSync } from '../io/atomic-file.js'
@@ -55,11 +56,35 @@ export async function runRunner(home: string, name: string): Promise<number> {
 
   const apply = (r: Reduction) => {
     if (r.state) state = { ...state, ...r.state }
+    if (r.state?.phase) state = { ...state, retrying: nextRetryWatch(state.retrying, state.phase, Date.now()) }
     record(r.transcript)
     if (r.stdin) child?.write(r.stdin)
     if (r.closeInput) child?.closeInput()
     if (r.state) publish()
     if (r.spawn && !stopSource) void launch(r.spawn)
+    watchRetries()
+  }
+
+  // A harness retrying without progress for longer than the limit has its turn interrupted (its own protocol, else
+  // a signal to the turn's process): the turn ends idle with the retries as its error, and waits see an idle lane.
+  const retryLimit = retryLimitMs(process.env.SERVICE_RETRY_LIMIT_MS)
+  let retryTimer: NodeJS.Timeout | undefined
+  const watchRetries = () => {
+    clearTimeout(retryTimer)
+    const verdict = retryVerdict(state.retrying, Date.now(), retryLimit)
+    if (!verdict.exceeded) {
+      if (state.retrying && !done) retryTimer = setTimeout(watchRetries, verdict.inMs)
+      return
+    }
+    const proc = child
+    if (!proc || stopSource || state.gaveUp) return
+    state = { ...state, retrying: undefined, gaveUp: { at: Date.now(), message: verdict.message } }
+    record([{ kind: 'error', text: verdict.message }])
+    publish()
+    const ask = adapter.interrupt?.(state)
+    if (!ask) return proc.kill('SIGTERM')
+    proc.write(ask)
+    setTimeout(() => child === proc && state.gaveUp && proc.kill('SIGTERM'), INTERRUPT_GRACE_MS).unref()
   }
 
   /** Start one harness process; the first one's failure ends the runner as a spawn error. */
@@ -96,6 +121,7 @@ export async function runRunner(home: string, name: string): Promise<number> {
   const end = (exit: { code: number | null; signal: string | null }, what: string) => {
     if (done) return
     done = true
+    clearTimeout(retryTimer)
     const at = Date.now()
     state = { ...state, phase: undefined, pending: undefined, ended: { at, exitCode: exit.code, signal: exit.signal, source: stopSource ?? 'process exit' } }
     record([{ kind: 'system', text: `${what} (${exit.signal ?? `code ${exit.code}`})` }])

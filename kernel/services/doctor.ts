@@ -3,7 +3,7 @@ import { dirname } from 'node:path'
 import { doctorChecks, type DoctorCheck, type DoctorFacts, type LanesRootFact } from '../domain/doctor.js'
 import { SvcError } from '../domain/errors.js'
 import type { Projects } from '../io/config.js'
-import { toolFact, writable } from '../io/tools.js'
+import { harnessFact, toolFact, writable } from '../io/tools.js'
 import { ghAuthStatus } from '../io/trackers/gh.js'
 import type { KernelContext } from './context.js'
 import { lanesRootOf } from './lane-start.js'
@@ -34,8 +34,8 @@ export async function doctor(ctx: KernelContext, kernel: DoctorFacts['kernel']):
     configError = e instanceof SvcError ? e.message : `${ctx.config.path}: ${(e as Error).message}`
   }
   const [claude, codex, git, lsof, gh] = await Promise.all([
-    toolFact('claude', ['--version']),
-    toolFact('codex', ['--version']),
+    harnessFact('claude'),
+    harnessFact('codex'),
     toolFact('git', ['--version']),
     toolFact('lsof', undefined),
     toolFact('gh', ['--version']).then(async (t) => (t.path && !t.error ? { ...t, auth: await ghAuthStatus({ timeoutMs: 10_000 }) } : t)),

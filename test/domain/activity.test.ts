@@ -4,6 +4,7 @@ import {
   ACTIVITIES,
   STARTING_WINDOW_MS,
   deriveActivity,
+  harnessWords,
   isLive,
   newestPhase,
   type Activity,
@@ -220,6 +221,18 @@ test('newestPhase: on equal times the later candidate wins', () => {
   const b = { source: 'hook', at: 500 }
   assert.is(newestPhase(a, b), b)
   assert.is(newestPhase(b, a), a)
+})
+
+test('harnessWords: the harness’s own words when a failure, an error or a retry decided the activity; nothing otherwise', () => {
+  const table: [Parameters<typeof harnessWords>[0], string | undefined][] = [
+    [{ value: 'failed-to-start', evidence: { source: 'spawn', at: 1, detail: 'Not logged in · Please run /login' } }, 'failed-to-start (spawn: Not logged in · Please run /login)'],
+    [{ value: 'idle', evidence: { source: 'error', at: 1, detail: 'API Error: 400 bad' } }, 'idle (error: API Error: 400 bad)'],
+    [{ value: 'working', evidence: { source: 'retrying', at: 1, detail: 'Reconnecting... 2/5 (timeout)' } }, 'working (retrying: Reconnecting... 2/5 (timeout))'],
+    [{ value: 'idle', evidence: { source: 'stream: result', at: 1 } }, undefined],
+    [{ value: 'needs-you', reason: 'plan', evidence: { source: 'stream: can_use_tool', at: 1, detail: 'ExitPlanMode' } }, undefined],
+    [{ value: 'idle', evidence: { source: 'error', at: 1 } }, undefined],
+  ]
+  for (const [view, want] of table) assert.is(harnessWords(view), want, JSON.stringify(view))
 })
 
 test.run()

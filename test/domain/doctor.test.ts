@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { doctorChecks, type DoctorFacts } from '../../kernel/domain/doctor.js'
+import { doctorChecks, loginFact, type DoctorFacts, type LoginFact } from '../../kernel/domain/doctor.js'
 
 const facts = (extra: Partial<DoctorFacts> = {}): DoctorFacts => ({
   kernel: { version: '0.1.0', pid: 42, port: 4000 },
@@ -131,6 +131,44 @@ test('item 12: each refused store file is a problem naming the file, with the fi
       fix: `repair ${path} or move it away, then restart the kernel (svc kernel stop)`,
     },
   ])
+})
+
+test('login status answers: claude auth status (JSON) and codex login status (text), each read to yes, no or unknown', () => {
+  const table: ['claude' | 'codex', number | null, string, string, LoginFact][] = [
+    ['claude', 0, '{"loggedIn": true, "authMethod": "api_key", "apiKeySource": "ANTHROPIC_API_KEY"}', '', { state: 'yes', detail: 'api_key' }],
+    ['claude', 1, '{"loggedIn": false, "authMethod": "none"}', '', { state: 'no' }],
+    ['claude', 1, '', "error: unknown command 'auth'", { state: 'unknown', detail: "error: unknown command 'auth'" }],
+    ['codex', 0, 'Logged in using an API key - sk-proj-***ABCDE', '', { state: 'yes', detail: 'an API key - sk-proj-***ABCDE' }],
+    ['codex', 0, '', 'Logged in using ChatGPT', { state: 'yes', detail: 'ChatGPT' }],
+    ['codex', 1, '', 'Not logged in', { state: 'no' }],
+    ['codex', 1, 'WARNING: proceeding, even though we could not create PATH aliases: CODEX_HOME points to "/h/.codex", but that path does not exist', 'Not logged in', { state: 'no' }],
+    ['codex', 2, '', "error: unrecognized subcommand 'status'", { state: 'unknown', detail: "error: unrecognized subcommand 'status'" }],
+    ['codex', null, '', '', { state: 'unknown', detail: 'exit code null' }],
+  ]
+  for (const [tool, code, stdout, stderr, want] of table) assert.equal(loginFact(tool, { code, stdout, stderr }), want, `${tool} ${stdout}${stderr}`)
+})
+
+test('a harness CLI not logged in is a problem with the exact fix when a launch may use it, a note otherwise; logged in and unknown say so', () => {
+  const tools = (claude: LoginFact, codex: LoginFact) => ({ ...facts().tools, claude: { ...facts().tools.claude, login: claude }, codex: { ...facts().tools.codex, login: codex } })
+  const out = doctorChecks(facts({ tools: tools({ state: 'no' }, { state: 'no' }) }))
+  assert.equal(out.find((c) => c.name === 'claude'), {
+    name: 'claude',
+    ok: false,
+    detail: '2.0.14 (Claude Code) (/usr/local/bin/claude); not logged in',
+    fix: 'log in: run claude, then /login (or give the kernel ANTHROPIC_API_KEY and restart it: svc kernel stop)',
+  })
+  assert.equal(out.find((c) => c.name === 'codex'), { name: 'codex', ok: true, detail: 'codex-cli 0.46.0 (/usr/local/bin/codex); not logged in; needed only for --harness codex' })
+  const used = doctorChecks(facts({ tools: tools({ state: 'yes', detail: 'api_key' }, { state: 'no' }), harnessesInUse: ['claude', 'codex'] }))
+  assert.equal(used.find((c) => c.name === 'claude'), { name: 'claude', ok: true, detail: '2.0.14 (Claude Code) (/usr/local/bin/claude); logged in (api_key)' })
+  assert.equal(used.find((c) => c.name === 'codex'), {
+    name: 'codex',
+    ok: false,
+    detail: 'codex-cli 0.46.0 (/usr/local/bin/codex); not logged in',
+    fix: 'log in: codex login (or printenv OPENAI_API_KEY | codex login --with-api-key)',
+  })
+  const unknown = doctorChecks(facts({ tools: tools({ state: 'unknown', detail: 'no status command' }, { state: 'yes' }) }))
+  assert.equal(unknown.find((c) => c.name === 'claude')!.detail, '2.0.14 (Claude Code) (/usr/local/bin/claude); logged in: unknown (no status command)')
+  assert.is(unknown.find((c) => c.name === 'codex')!.detail, 'codex-cli 0.46.0 (/usr/local/bin/codex); logged in')
 })
 
 test.run()

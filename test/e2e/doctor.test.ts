@@ -2,16 +2,18 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { dirname, join } from 'node:path'
 import { ROOT, TestHome } from '../helpers/home.js'
+import { realCliBin, realVersion } from '../helpers/real-harness.js'
 import { setupProject } from '../helpers/project.js'
 import { writeProjectsYaml } from '../../fixtures/sample-project.js'
 import { writeFileSync } from 'node:fs'
 import type { FakeGhState } from '../../fixtures/fake-gh.js'
 
-/** `svc doctor` run against a real kernel: the checks come from the kernel's own PATH (the one harnesses get). */
-
-const BIN = join(ROOT, 'fixtures', 'bin')
+/** `svc doctor` run against a real kernel and the real harness CLIs (node_modules): the checks come from the kernel's
+ * own PATH and environment (the ones harnesses get). */
 
 let h: TestHome
+/** The real claude logged in through an API key (the stand-in's), so that only gh can make a problem or a note. */
+const loggedInClaude = (t: TestHome) => ({ ANTHROPIC_API_KEY: 'sk-standin', CLAUDE_CONFIG_DIR: join(t.home, '.claude'), OPENAI_API_KEY: '' })
 test.before.each(() => {
   h = new TestHome('doctor')
 })
@@ -19,8 +21,9 @@ test.after.each(async () => {
   await h.stop()
 })
 
-test('all well: harness CLIs with their versions, git, the home and the lanes root; exit 0', async () => {
-  h.extraEnv = { PATH: `${BIN}:${process.env.PATH}`, FAKE_NODE: process.execPath }
+test('all well: the real harness CLIs with their versions and login status, git, the home and the lanes root; exit 0', async () => {
+  const bin = realCliBin(h)
+  h.extraEnv = { PATH: `${bin}:${process.env.PATH}`, ANTHROPIC_API_KEY: 'sk-standin', CLAUDE_CONFIG_DIR: join(h.home, '.claude'), OPENAI_API_KEY: '' }
   const s = await setupProject(h)
   const r = await h.svc(['doctor'])
   assert.is(r.code, 0, r.stdout + r.stderr)
@@ -28,8 +31,8 @@ test('all well: harness CLIs with their versions, git, the home and the lanes ro
   const lines = r.stdout.split('\n')
   const k = h.kernelFile()!
   assert.is(lines[0], `ok       kernel: 0.1.0 answering (pid ${k.pid}, port ${k.port})`)
-  assert.is(lines[1], `ok       claude: 2.0.14 (Claude Code) (${BIN}/claude)`)
-  assert.is(lines[2], `ok       codex: codex-cli 0.46.0 (${BIN}/codex)`)
+  assert.is(lines[1], `ok       claude: ${realVersion('@anthropic-ai/claude-code')} (Claude Code) (${bin}/claude); logged in (api_key)`)
+  assert.is(lines[2], `ok       codex: codex-cli ${realVersion('@openai/codex')} (${bin}/codex); not logged in; needed only for --harness codex`)
   assert.match(lines[3], /^ok {7}git: git version \d/)
   assert.match(lines[4], /^ok {7}lsof: /)
   assert.is(lines[5], `ok       service home: ${h.service} (writable)`)
@@ -38,6 +41,18 @@ test('all well: harness CLIs with their versions, git, the home and the lanes ro
   const json = JSON.parse((await h.ok(['doctor', '--json'])).toString())
   assert.is(json.problems, 0)
   assert.is(json.checks.length, 8)
+})
+
+test('claude installed but not logged in: a problem, the exact fix on the next line, exit 1', async () => {
+  const bin = realCliBin(h)
+  h.extraEnv = { PATH: `${bin}:${process.env.PATH}`, ANTHROPIC_API_KEY: '', ANTHROPIC_AUTH_TOKEN: '', CLAUDE_CONFIG_DIR: join(h.home, '.claude'), OPENAI_API_KEY: '' }
+  const r = await h.svc(['doctor'])
+  assert.is(r.code, 1)
+  assert.is(r.stderr, 'svc: doctor found 1 problem\n')
+  assert.match(
+    r.stdout,
+    `\nPROBLEM  claude: ${realVersion('@anthropic-ai/claude-code')} (Claude Code) (${bin}/claude); not logged in\n         fix: log in: run claude, then /login (or give the kernel ANTHROPIC_API_KEY and restart it: svc kernel stop)\n`,
+  )
 })
 
 test('problems: no claude on the PATH, a lanes root under /tmp; each with its fix, exit 1', async () => {
@@ -63,7 +78,7 @@ test('gh: its version and login; missing or logged out is a note with the exact 
   const state = join(h.home, 'gh.json')
   const write = (s: FakeGhState) => writeFileSync(state, JSON.stringify(s))
   write({ loggedIn: false, repos: {} })
-  h.extraEnv = { PATH: `${BIN}:${GH_BIN}:${process.env.PATH}`, FAKE_NODE: process.execPath, FAKE_GH_STATE: state }
+  h.extraEnv = { ...loggedInClaude(h), PATH: `${realCliBin(h)}:${GH_BIN}:${process.env.PATH}`, FAKE_GH_STATE: state }
   await setupProject(h)
   const out = await h.svc(['doctor'])
   assert.is(out.code, 0, out.stdout + out.stderr)
@@ -80,7 +95,7 @@ test('gh: its version and login; missing or logged out is a note with the exact 
 })
 
 test('gh not found: a note saying which workers need it, with how to install it', async () => {
-  h.extraEnv = { PATH: `${BIN}:${[dirname(process.execPath), '/usr/bin', '/bin'].join(':')}`, FAKE_NODE: process.execPath }
+  h.extraEnv = { ...loggedInClaude(h), PATH: `${realCliBin(h)}:${[dirname(process.execPath), '/usr/bin', '/bin'].join(':')}` }
   await setupProject(h)
   const r = await h.svc(['doctor'])
   assert.is(r.code, 0, r.stdout + r.stderr)

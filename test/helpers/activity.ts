@@ -67,9 +67,10 @@ export function harnessLog(path: string): any[] {
     .map((l) => JSON.parse(l))
 }
 
-/** A test home whose kernel finds the fake harness CLIs (fixtures/bin) first on PATH, each writing what it was given
- * to `log`; with the calls the harness suites share. */
-export function fakeHarnessHome(harness: 'claude' | 'codex') {
+/** A test home whose kernel finds the fake claude (fixtures/bin) first on PATH, writing what it was given to `log`;
+ * for what the real CLI cannot do here. */
+export function fakeHarnessHome() {
+  const harness = 'claude'
   const h = new TestHome(harness)
   const log = join(h.dir, 'harness.jsonl')
   h.extraEnv = { PATH: `${join(ROOT, 'fixtures', 'bin')}:${process.env.PATH}`, FAKE_HARNESS_LOG: log, FAKE_NODE: process.execPath }

@@ -169,9 +169,9 @@ test('sigterm: the turn never finishes; the replay stays working, with no result
 
 test('login: an authentication failure is a spawn error with the CLI’s text, and input is closed', () => {
   const r = replay(claudeAdapter, loadStream('claude', 'login'))
-  assert.equal(r.state.spawnError, { at: NOW + 2, message: 'Invalid API key · Please run /login' })
+  assert.equal(r.state.spawnError, { at: NOW + 2, message: 'Not logged in · Please run /login' })
   assert.ok(r.reductions.some((x) => x.closeInput))
-  assert.ok(r.transcript.some((l) => l.kind === 'error' && l.text === 'authentication_failed: Invalid API key · Please run /login'))
+  assert.ok(r.transcript.some((l) => l.kind === 'error' && l.text === 'authentication_failed: Not logged in · Please run /login'))
   const end = claudeAdapter.exited(exit(0), r.state, NOW + 10, spec())
   assert.equal(end, { end: true }, 'the first error stays the evidence')
 })
@@ -188,6 +188,63 @@ test('exiting before a first finished turn, unasked, is a spawn error with the C
   const killed = claudeAdapter.exited(exit(null, { signal: 'SIGKILL' }), working(), NOW, spec())
   assert.equal(killed.state?.spawnError?.message, 'claude was killed by SIGKILL')
   assert.equal(claudeAdapter.exited(exit(1), { ...working(), turns: 2 }, NOW, spec()), { end: true }, 'after a finished turn an exit is just the end')
+})
+
+// ---- errors and retries, as the real CLI reports them ----
+
+const line = (ev: Record<string, unknown>) => JSON.stringify(ev)
+
+test('api_retry: working (retrying: …) in the CLI’s own words; the next assistant message is progress', () => {
+  const r = claudeAdapter.stdoutLine(line({ type: 'system', subtype: 'api_retry', attempt: 2, max_retries: 10, retry_delay_ms: 1025, error_status: 401, error: 'authentication_failed' }), working(), NOW)
+  assert.equal(r.state, { phase: { value: 'working', source: 'retrying', detail: 'API error 401 authentication_failed; retry 2/10 in 1.0 s', at: NOW } })
+  assert.equal(r.transcript, [{ kind: 'error', text: 'retrying: API error 401 authentication_failed; retry 2/10 in 1.0 s' }])
+  const next = claudeAdapter.stdoutLine(line({ type: 'assistant', message: { content: [{ type: 'text', text: 'hi' }] } }), { ...working(), ...r.state }, NOW + 1)
+  assert.equal(next.state?.phase, { value: 'working', source: 'stream: assistant', at: NOW + 1 })
+  assert.is(claudeAdapter.stdoutLine(line({ type: 'assistant', message: { content: [] } }), working(), NOW).state, undefined, 'no phase change when not retrying')
+})
+
+test('an error result: a failed first turn is a failure to start (input closed); a later one idle (error: …); after the runner gave up, idle with its words', () => {
+  const ev = { type: 'result', subtype: 'success', is_error: true, result: 'API Error: 400 bad request', total_cost_usd: 0 }
+  const first = claudeAdapter.stdoutLine(line(ev), working(), NOW)
+  assert.equal(first.state?.spawnError, { at: NOW, message: 'API Error: 400 bad request' })
+  assert.is(first.closeInput, true)
+  assert.is(first.state?.turns, 0)
+  const later = claudeAdapter.stdoutLine(line(ev), { ...working(), turns: 2 }, NOW)
+  assert.equal(later.state?.phase, { value: 'idle', source: 'error', detail: 'API Error: 400 bad request', at: NOW })
+  assert.is(later.state?.spawnError, undefined)
+  assert.is(later.closeInput, undefined)
+  const interrupted = { type: 'result', subtype: 'error_during_execution', is_error: true, errors: ['[ede_diagnostic] result_type=user'] }
+  const gaveUp = claudeAdapter.stdoutLine(line(interrupted), { ...working(), gaveUp: { at: NOW, message: 'API error 401; retry 3/10 (retried 600 s without progress; turn interrupted)' } }, NOW + 5)
+  assert.equal(gaveUp.state?.phase, { value: 'idle', source: 'error', detail: 'API error 401; retry 3/10 (retried 600 s without progress; turn interrupted)', at: NOW + 5 })
+  assert.is(gaveUp.state?.spawnError, undefined, 'a retry loop given up is no failure to start')
+  assert.ok('gaveUp' in gaveUp.state! && gaveUp.state.gaveUp === undefined)
+  assert.equal(claudeAdapter.stdoutLine(line(interrupted), { ...working(), turns: 1 }, NOW).transcript, [{ kind: 'error', text: 'result: error_during_execution: [ede_diagnostic] result_type=user' }])
+})
+
+test('fatal assistant error kinds on a first turn are failures to start; later, or not fatal, only the error', () => {
+  const table: [string, boolean][] = [
+    ['authentication_failed', true],
+    ['billing_error', true],
+    ['account_on_hold', true],
+    ['verification_required', true],
+    ['cloud_credential_error', true],
+    ['oauth_org_not_allowed', true],
+    ['rate_limit', false],
+    ['unknown', false],
+  ]
+  for (const [kind, fatal] of table) {
+    const ev = line({ type: 'assistant', message: { content: [{ type: 'text', text: `said ${kind}` }] }, error: kind })
+    const r = claudeAdapter.stdoutLine(ev, working(), NOW)
+    assert.is(Boolean(r.state?.spawnError), fatal, kind)
+    assert.is(Boolean(r.closeInput), fatal, kind)
+    assert.equal(r.state?.lastError, { at: NOW, message: `said ${kind}` })
+    assert.is(claudeAdapter.stdoutLine(ev, { ...working(), turns: 1 }, NOW).state?.spawnError, undefined, `${kind} after a finished turn`)
+  }
+})
+
+test('the CLI’s own notes in the user’s place reach the transcript', () => {
+  const r = claudeAdapter.stdoutLine(line({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: '[Request interrupted by user]' }] } }), working(), NOW)
+  assert.equal(r.transcript, [{ kind: 'system', text: '[Request interrupted by user]' }])
 })
 
 test.run()

@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { codexTurnEntries, loadStream } from '../../fixtures/streams.js'
 import type { LaunchSpec, RunnerState } from '../../kernel/domain/runner-state.js'
-import { estimateUsd, pricesFor } from '../../kernel/domain/token-cost.js'
+import { CODEX_USAGE_BASIS, estimateUsd, pricesFor } from '../../kernel/domain/token-cost.js'
 import { codexAdapter, codexTurn } from '../../kernel/io/harness/codex.js'
 import { freshState, launchSpec, NOW, replay } from '../helpers/replay.js'
 
@@ -57,27 +57,28 @@ test('basic turn 1: working from the launch to turn.completed, idle after; threa
   assert.is(r.state.session, 'thread-1')
   assert.is(r.state.turns, 1)
   assert.equal(r.state.usage, { input: 24763, cachedInput: 24448, output: 122 })
-  assert.equal(r.state.cost, { usd: TURN1_USD, estimated: true })
+  assert.equal(r.state.cost, { usd: TURN1_USD, estimated: true, basis: CODEX_USAGE_BASIS })
   assert.equal(r.transcript, [
     { kind: 'system', text: 'thread thread-1' },
+    { kind: 'system', text: 'warning: Model metadata for `claude-test-1` not found. Defaulting to fallback metadata; this can degrade performance and cause issues.' },
     { kind: 'tool', text: '$ bash -lc ls' },
     { kind: 'tool', text: '$ bash -lc ls → exit 0' },
     { kind: 'assistant', text: 'Read the brief: Fix the login form' },
-    { kind: 'system', text: 'turn completed: 24763 input (24448 cached), 122 output tokens' },
+    { kind: 'system', text: 'turn completed; thread so far: 24763 input (24448 cached), 122 output tokens' },
   ])
   assert.ok(r.reductions.some((x) => x.state?.phase?.source === 'stream: turn.started'), 'working is confirmed by turn.started')
   assert.ok(r.reductions.some((x) => x.state?.phase?.value === 'idle' && x.state.phase.source === 'stream: turn.completed'))
 })
 
-test('a message when idle resumes the thread; its turn adds to the tokens and the estimate', () => {
+test('a message when idle resumes the thread; its usage is the thread’s running total, never added to the first', () => {
   const first = replay(codexAdapter, turn('basic', 1), { state: { ...freshState(), model: 'gpt-5-codex' } })
   const tell = codexAdapter.deliver('add notes', first.state, NOW + 50, spec({ model: 'gpt-5-codex' }))
   assert.equal(tell.spawn?.args.slice(-4), ['resume', 'thread-1', '--', 'add notes'])
   assert.equal(tell.state?.phase?.source, 'launch: codex exec resume')
   const second = replay(codexAdapter, turn('basic', 2), { state: { ...first.state, ...tell.state }, started: false, vars: { PROMPT: 'add notes' } })
   assert.equal(second.phases, ['working', 'idle'])
-  assert.equal(second.state.usage, { input: 24763 + 26110, cachedInput: 24448 + 24704, output: 122 + 58 })
-  assert.equal(second.state.cost, { usd: estimateUsd('gpt-5-codex', second.state.usage!), estimated: true })
+  assert.equal(second.state.usage, { input: 50873, cachedInput: 49152, output: 180 })
+  assert.equal(second.state.cost, { usd: estimateUsd('gpt-5-codex', second.state.usage!), estimated: true, basis: CODEX_USAGE_BASIS })
   assert.ok(second.transcript.some((l) => l.text === 'changed add notes.md'))
   assert.equal(codexAdapter.exited(exit(0), second.state, NOW + 99, spec()), { end: false, transcript: [], state: {} }, 'the turn is over; the runner waits')
 })
@@ -113,13 +114,13 @@ test('an exit before any event (a bad flag) is a spawn error with the stderr lin
   assert.is(r.end, true)
 })
 
-test('a later turn that fails is reported; the conversation goes on, idle', () => {
+test('a later turn that fails is reported; the conversation goes on, idle with the error as evidence', () => {
   const state: RunnerState = { ...freshState(), turns: 1, session: 't', phase: { value: 'working', source: 'x', at: NOW } }
   const r = codexAdapter.exited(exit(1, { stderrTail: ['Error: stream disconnected'] }), state, NOW, spec())
   assert.equal(r, {
     end: false,
     transcript: [{ kind: 'error', text: 'codex exited with code 1: Error: stream disconnected' }],
-    state: { lastError: { at: NOW, message: 'codex exited with code 1: Error: stream disconnected' }, phase: { value: 'idle', source: 'process exit: the turn ended without completing', at: NOW } },
+    state: { lastError: { at: NOW, message: 'codex exited with code 1: Error: stream disconnected' }, phase: { value: 'idle', source: 'error', detail: 'codex exited with code 1: Error: stream disconnected', at: NOW } },
   })
 })
 
@@ -139,6 +140,46 @@ test('codex takes no answers and never needs you', () => {
     const r = replay(codexAdapter, turn(scenario, 1))
     assert.not.ok(r.phases.some((p) => p.startsWith('needs-you')), scenario)
   }
+})
+
+// ---- errors, retries and warnings, as the real CLI reports them ----
+
+const event = (ev: Record<string, unknown>) => JSON.stringify(ev)
+const running = (): RunnerState => ({ ...freshState(), phase: { value: 'working', source: 'stream: turn.started', at: NOW } })
+
+test('Reconnecting error events: working (retrying: …) in codex’s words; an item is progress; other errors are the turn’s error', () => {
+  const r = codexAdapter.stdoutLine(event({ type: 'error', message: 'Reconnecting... 2/5 (unexpected status 401 Unauthorized)' }), running(), NOW)
+  assert.equal(r.state, { phase: { value: 'working', source: 'retrying', detail: 'Reconnecting... 2/5 (unexpected status 401 Unauthorized)', at: NOW } })
+  const item = codexAdapter.stdoutLine(event({ type: 'item.completed', item: { type: 'agent_message', text: 'ok' } }), { ...running(), ...r.state }, NOW + 1)
+  assert.equal(item.state?.phase, { value: 'working', source: 'stream: item.completed', at: NOW + 1 })
+  const fatal = codexAdapter.stdoutLine(event({ type: 'error', message: 'unexpected status 401 Unauthorized' }), running(), NOW)
+  assert.equal(fatal.state, { lastError: { at: NOW, message: 'unexpected status 401 Unauthorized' } })
+})
+
+test('error items are warnings: said in the transcript, never the evidence', () => {
+  const r = codexAdapter.stdoutLine(event({ type: 'item.completed', item: { id: 'item_0', type: 'error', message: 'Model metadata for `x` not found.' } }), running(), NOW)
+  assert.equal(r, { transcript: [{ kind: 'system', text: 'warning: Model metadata for `x` not found.' }] })
+})
+
+test('a turn the runner gave up on is idle (error: …) whichever turn it was, and the runner goes on; the stderr banner is never a reason', () => {
+  const gaveUp = { at: NOW, message: 'Reconnecting... waiting for network (retried 600 s without progress; turn interrupted)' }
+  for (const turns of [0, 3]) {
+    const r = codexAdapter.exited(exit(null, { signal: 'SIGTERM' }), { ...running(), turns, gaveUp }, NOW + 1, spec())
+    assert.is(r.end, false)
+    assert.equal(r.state?.phase, { value: 'idle', source: 'error', detail: gaveUp.message, at: NOW + 1 })
+    assert.is(r.state?.spawnError, undefined)
+    assert.ok('gaveUp' in r.state! && r.state.gaveUp === undefined)
+  }
+  const banner = codexAdapter.exited(exit(1, { stderrTail: ['Reading additional input from stdin...', ''] }), running(), NOW, spec())
+  assert.is(banner.state?.spawnError?.message, 'codex exited with code 1')
+})
+
+test('a later turn that crashes says how it ended, never an earlier turn’s error', () => {
+  const state: RunnerState = { ...running(), turns: 2, session: 't', lastError: { at: NOW - 50, message: 'an earlier turn failed' }, phase: { value: 'working', source: 'stream: turn.started', at: NOW - 10 } }
+  const r = codexAdapter.exited(exit(null, { signal: 'SIGKILL' }), state, NOW, spec())
+  assert.equal(r.state?.phase, { value: 'idle', source: 'error', detail: 'codex was killed by SIGKILL', at: NOW })
+  const own = codexAdapter.exited(exit(1), { ...state, lastError: { at: NOW - 5, message: 'stream disconnected before completion' } }, NOW, spec())
+  assert.is(own.state?.phase?.detail, 'stream disconnected before completion')
 })
 
 // ---- the estimate ----

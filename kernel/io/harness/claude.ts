@@ -1,4 +1,5 @@
 import type { NeedsYouReason } from '../../domain/keys.js'
+import { claudeResultError, claudeRetryText, errorIdlePhase, isFatalClaudeError, isRetrying, retryingPhase } from '../../domain/harness-signals.js'
 import type { RunnerState } from '../../domain/runner-state.js'
 import { busy, failureText, hold, joinQueued, jsonEvent } from './common.js'
 import type { Answer, ProcessAdapter, Reduction, TranscriptLine } from './types.js'
@@ -8,9 +9,6 @@ export const userLine = (text: string) => jsonLine({ type: 'user', message: { ro
 
 const reasonFor = (tool: string | undefined): NeedsYouReason =>
   tool === 'AskUserQuestion' ? 'question' : tool === 'ExitPlanMode' ? 'plan' : 'permission'
-
-/** Assistant errors that mean the CLI cannot work at all (SDKAssistantMessage.error). */
-const FATAL_ERRORS = new Set(['authentication_failed', 'oauth_org_not_allowed', 'billing_error'])
 
 const DENIED: Record<NeedsYouReason, string> = {
   permission: 'The user denied this tool use.',
@@ -40,31 +38,54 @@ function assistantLines(content: Array<Record<string, any>>): TranscriptLine[] {
   return out
 }
 
-function toolResults(content: unknown): TranscriptLine[] {
+/** A user event from the CLI: tool results, and its own notes in the user's place (`[Request interrupted by user]`). */
+function userEvent(content: unknown): TranscriptLine[] {
   if (!Array.isArray(content)) return []
-  return content
-    .filter((p) => p?.type === 'tool_result')
-    .map((p) => {
-      const text = typeof p.content === 'string' ? p.content : JSON.stringify(p.content ?? '')
-      return { kind: 'tool' as const, text: `${p.is_error ? 'tool error' : 'tool result'}: ${truncate(text)}` }
-    })
+  return content.flatMap((p): TranscriptLine[] => {
+    if (p?.type === 'text' && typeof p.text === 'string') return [{ kind: 'system', text: p.text }]
+    if (p?.type !== 'tool_result') return []
+    const text = typeof p.content === 'string' ? p.content : JSON.stringify(p.content ?? '')
+    return [{ kind: 'tool', text: `${p.is_error ? 'tool error' : 'tool result'}: ${truncate(text)}` }]
+  })
 }
 
+/** A turn's end. An error result names its error as the evidence: a first turn that failed is a failure to start
+ * (the CLI's input is closed, it ends), a later one leaves it idle with the error, and so does a retry loop the
+ * runner interrupted. Held messages go to the CLI as the next turn either way, unless it is ending. */
 function result(ev: Record<string, any>, state: RunnerState, now: number): Reduction {
   const held = state.queued ?? []
+  const said = claudeResultError(ev)
+  const error = said && state.gaveUp ? state.gaveUp.message : said
   const base: Partial<RunnerState> = {
-    turns: (state.turns ?? 0) + 1,
+    turns: (state.turns ?? 0) + (error ? 0 : 1),
     cost: typeof ev.total_cost_usd === 'number' ? { usd: ev.total_cost_usd, estimated: false } : state.cost,
     pending: undefined,
-    ...(ev.is_error ? { lastError: { at: now, message: String(ev.result ?? ev.subtype ?? 'error') } } : {}),
+    retrying: undefined,
+    gaveUp: undefined,
+    ...(error ? { lastError: { at: now, message: error } } : {}),
   }
-  const transcript: TranscriptLine[] = [{ kind: 'system', text: `result: ${ev.subtype ?? ''}` }]
-  if (!held.length) return { state: { ...base, phase: { value: 'idle', source: 'stream: result', at: now } }, transcript }
+  const transcript: TranscriptLine[] = [error ? { kind: 'error', text: `result: ${ev.subtype ?? ''}: ${error}` } : { kind: 'system', text: `result: ${ev.subtype ?? ''}` }]
+  if (error && !state.turns && !state.gaveUp) {
+    return { state: { ...base, ...(state.spawnError ? {} : { spawnError: { at: now, message: error } }) }, transcript, closeInput: true }
+  }
+  if (!held.length) return { state: { ...base, phase: error ? errorIdlePhase(error, now) : { value: 'idle', source: 'stream: result', at: now } }, transcript }
   return {
     state: { ...base, queued: [], phase: { value: 'working', source: 'stream: result; held messages sent', at: now } },
     transcript,
     stdin: userLine(joinQueued(held)),
   }
+}
+
+/** An assistant message: its text and tool calls, progress after a retry, and its error (SDKAssistantMessage.error):
+ * a fatal one on a first turn is a failure to start. */
+function assistant(ev: Record<string, any>, state: RunnerState, now: number): Reduction {
+  const transcript = assistantLines((ev.message?.content ?? []) as Array<Record<string, any>>)
+  const progress: Partial<RunnerState> = isRetrying(state.phase) ? { phase: { value: 'working', source: 'stream: assistant', at: now } } : {}
+  if (typeof ev.error !== 'string') return { transcript, ...(progress.phase ? { state: progress } : {}) }
+  const message = transcript.filter((l) => l.kind === 'assistant').map((l) => l.text).join(' ') || ev.error
+  const lines: TranscriptLine[] = [{ kind: 'error', text: `${ev.error}: ${message}` }]
+  if (!isFatalClaudeError(ev.error) || state.turns || state.gaveUp) return { state: { ...progress, lastError: { at: now, message } }, transcript: lines }
+  return { state: { ...progress, spawnError: { at: now, message }, lastError: { at: now, message } }, transcript: lines, closeInput: true }
 }
 
 /** Harness `claude`: the Claude Code CLI in stream-json mode, one process for the whole conversation. Working from a
@@ -102,18 +123,17 @@ export const claudeAdapter: ProcessAdapter = {
     if (!ev) return { transcript: [{ kind: 'stdout', text: line }] }
     switch (ev.type) {
       case 'system':
+        if (ev.subtype === 'api_retry') {
+          const text = claudeRetryText(ev)
+          return { state: { phase: retryingPhase(text, now) }, transcript: [{ kind: 'error', text: `retrying: ${text}` }] }
+        }
         return ev.subtype === 'init'
           ? { state: { model: ev.model ?? state.model, session: ev.session_id ?? state.session }, transcript: [{ kind: 'system', text: `session ${ev.session_id ?? '?'} model ${ev.model ?? '?'}` }] }
           : {}
-      case 'assistant': {
-        const transcript = assistantLines((ev.message?.content ?? []) as Array<Record<string, any>>)
-        if (typeof ev.error !== 'string') return { transcript }
-        const message = transcript.filter((l) => l.kind === 'assistant').map((l) => l.text).join(' ') || ev.error
-        if (!FATAL_ERRORS.has(ev.error)) return { state: { lastError: { at: now, message } }, transcript }
-        return { state: { spawnError: { at: now, message }, lastError: { at: now, message } }, transcript: [{ kind: 'error', text: `${ev.error}: ${message}` }], closeInput: true }
-      }
+      case 'assistant':
+        return assistant(ev, state, now)
       case 'user':
-        return { transcript: toolResults(ev.message?.content) }
+        return { transcript: userEvent(ev.message?.content) }
       case 'result':
         return result(ev, state, now)
       case 'control_request': {
@@ -160,6 +180,8 @@ export const claudeAdapter: ProcessAdapter = {
   exited(exit, state, now) {
     // Ending before a first finished turn, unasked, is a failure to start (a bad flag, a missing login).
     if (exit.stopping || state.spawnError || state.turns) return { end: true }
+    // It ended while the runner interrupted a retry loop: the retries are its error, not a failure to start.
+    if (state.gaveUp) return { end: true, state: { lastError: { at: now, message: state.gaveUp.message } } }
     return { end: true, state: { spawnError: { at: now, message: failureText('claude', exit, state) } } }
   },
 }

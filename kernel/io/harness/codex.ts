@@ -1,5 +1,6 @@
 import type { LaunchSpec, RunnerState } from '../../domain/runner-state.js'
-import { addUsage, estimateUsd } from '../../domain/token-cost.js'
+import { errorIdlePhase, isCodexRetry, isRetrying, retryingPhase } from '../../domain/harness-signals.js'
+import { CODEX_USAGE_BASIS, codexThreadUsage, estimateUsd } from '../../domain/token-cost.js'
 import { busy, exitText, failureText, hold, joinQueued, stderrGist, jsonEvent } from './common.js'
 import type { HarnessAdapter, LaunchPlan, Reduction, TranscriptLine } from './types.js'
 
@@ -25,26 +26,37 @@ const TOOL_ITEMS: Record<string, (item: Record<string, any>) => string> = {
   web_search: (i) => `search ${i.query}`,
 }
 
-function itemCompleted(item: Record<string, any>, now: number): Reduction {
+/** Codex's `error` items are warnings (a model without metadata, a deprecated setting): said, not fatal. */
+function itemCompleted(item: Record<string, any>): Reduction {
   if (item.type === 'agent_message') return { transcript: [{ kind: 'assistant', text: String(item.text) }] }
-  if (item.type === 'error') return { state: { lastError: { at: now, message: String(item.message) } }, transcript: [{ kind: 'error', text: String(item.message) }] }
+  if (item.type === 'error') return { transcript: [{ kind: 'system', text: `warning: ${String(item.message)}` }] }
   const tool = TOOL_ITEMS[item.type]
   return tool ? { transcript: [{ kind: 'tool', text: tool(item) }] } : {}
 }
 
-/** The turn is over (completed or failed): idle, unless messages are held; they start the next process on exit. */
-const turnOver = (state: RunnerState, source: string, now: number): Partial<RunnerState> => ({
-  phase: { value: state.queued?.length ? 'working' : 'idle', source, at: now },
-})
+/** The turn is over: idle (with the error as evidence when it failed), unless messages are held; they start the next
+ * process on exit. */
+function turnOver(state: RunnerState, source: string, now: number, error?: string): Partial<RunnerState> {
+  const phase: RunnerState['phase'] = state.queued?.length ? { value: 'working', source, at: now } : error ? errorIdlePhase(error, now) : { value: 'idle', source, at: now }
+  return { phase, retrying: undefined }
+}
 
 function turnCompleted(ev: Record<string, any>, state: RunnerState, now: number): Reduction {
-  const u = ev.usage ?? {}
-  const usage = addUsage(state.usage, { input: Number(u.input_tokens ?? 0), cachedInput: Number(u.cached_input_tokens ?? 0), output: Number(u.output_tokens ?? 0) })
+  const usage = codexThreadUsage(ev.usage)
   return {
-    state: { ...turnOver(state, 'stream: turn.completed', now), turns: (state.turns ?? 0) + 1, usage, cost: { usd: estimateUsd(state.model, usage), estimated: true } },
-    transcript: [{ kind: 'system', text: `turn completed: ${u.input_tokens ?? 0} input (${u.cached_input_tokens ?? 0} cached), ${u.output_tokens ?? 0} output tokens` }],
+    state: { ...turnOver(state, 'stream: turn.completed', now), turns: (state.turns ?? 0) + 1, usage, cost: { usd: estimateUsd(state.model, usage), estimated: true, basis: CODEX_USAGE_BASIS } },
+    transcript: [{ kind: 'system', text: `turn completed; thread so far: ${usage.input} input (${usage.cachedInput} cached), ${usage.output} output tokens` }],
   }
 }
+
+/** A transient `error` event announces a retry; any other is the turn's error (a turn.failed follows). */
+function errorEvent(message: string, now: number): Reduction {
+  if (isCodexRetry(message)) return { state: { phase: retryingPhase(message, now) }, transcript: [{ kind: 'error', text: message }] }
+  return { state: { lastError: { at: now, message } }, transcript: [{ kind: 'error', text: message }] }
+}
+
+/** The codex banner on stderr when it reads no prompt from stdin: never the reason of a failure. */
+const BANNER = /^Reading (additional )?(input|prompt) from stdin/
 
 /** Harness `codex`: `codex exec --json`, one process per turn; a further message resumes the thread. Between turns
  * the runner waits for messages, and that is what alive means (lifetime `runner`). Working from turn.started (or
@@ -73,18 +85,19 @@ export const codexAdapter: HarnessAdapter = {
         return { state: { phase: { value: 'working', source: 'stream: turn.started', at: now } } }
       case 'item.started': {
         const item = ev.item ?? {}
-        return item.type === 'command_execution' ? { transcript: [{ kind: 'tool', text: `$ ${item.command}` }] } : {}
+        const progress = isRetrying(state.phase) ? { state: { phase: { value: 'working' as const, source: 'stream: item.started', at: now } } } : {}
+        return { ...progress, ...(item.type === 'command_execution' ? { transcript: [{ kind: 'tool' as const, text: `$ ${item.command}` }] } : {}) }
       }
       case 'item.completed':
-        return itemCompleted(ev.item ?? {}, now)
+        return { ...itemCompleted(ev.item ?? {}), ...(isRetrying(state.phase) ? { state: { phase: { value: 'working' as const, source: 'stream: item.completed', at: now } } } : {}) }
       case 'turn.completed':
         return turnCompleted(ev, state, now)
       case 'turn.failed': {
         const message = String(ev.error?.message ?? 'turn failed')
-        return { state: { ...turnOver(state, 'stream: turn.failed', now), lastError: { at: now, message } }, transcript: [{ kind: 'error', text: `turn failed: ${message}` }] }
+        return { state: { ...turnOver(state, 'stream: turn.failed', now, message), lastError: { at: now, message } }, transcript: [{ kind: 'error', text: `turn failed: ${message}` }] }
       }
       case 'error':
-        return { state: { lastError: { at: now, message: String(ev.message) } }, transcript: [{ kind: 'error', text: String(ev.message) }] }
+        return errorEvent(String(ev.message), now)
       default:
         return {}
     }
@@ -100,22 +113,27 @@ export const codexAdapter: HarnessAdapter = {
   exited(exit, state, now, spec) {
     if (exit.stopping) return { end: true }
     const failed = exit.code !== 0 || exit.signal !== null
+    const gist = stderrGist(exit.stderrTail.filter((l) => !BANNER.test(l)))
+    // A retry loop the runner interrupted leaves it idle with the retries as the error, whichever turn it was.
+    if (state.gaveUp) return afterTurn(state, spec, now, state.gaveUp.message, { gaveUp: undefined, retrying: undefined })
     // A first turn that never completed is a failure to start (no login, a bad flag, an unknown model).
-    if (!state.turns && (failed || state.lastError)) return { end: true, state: { spawnError: { at: now, message: failureText('codex', exit, state) } } }
-    const gist = stderrGist(exit.stderrTail)
-    const said = failed ? `codex ${exitText(exit)}${gist ? `: ${gist}` : ''}` : undefined
-    const transcript: TranscriptLine[] = said ? [{ kind: 'error', text: said }] : []
-    const error: Partial<RunnerState> = said ? { lastError: { at: now, message: said } } : {}
-    const held = state.queued ?? []
-    if (held.length) {
-      return {
-        end: false,
-        transcript,
-        spawn: codexTurn(spec, joinQueued(held), state.session),
-        state: { ...error, queued: [], phase: { value: 'working', source: 'launch: held messages', at: now } },
-      }
-    }
-    if (state.phase?.value !== 'working') return { end: false, transcript, state: error }
-    return { end: false, transcript, state: { ...error, phase: { value: 'idle', source: 'process exit: the turn ended without completing', at: now } } }
+    if (!state.turns && (failed || state.lastError)) return { end: true, state: { spawnError: { at: now, message: failureText('codex', { ...exit, stderrTail: gist ? [gist] : [] }, state) } } }
+    // This turn's own error (one said since the turn's phase was set), else how the process ended.
+    const own = state.lastError && state.phase && state.lastError.at >= state.phase.at ? state.lastError.message : undefined
+    const said = failed ? own ?? `codex ${exitText(exit)}${gist ? `: ${gist}` : ''}` : undefined
+    return afterTurn(state, spec, now, said, {})
   },
+}
+
+/** After a turn's process: held messages start the next one; else idle, with the error when the turn failed. */
+function afterTurn(state: RunnerState, spec: LaunchSpec, now: number, error: string | undefined, extra: Partial<RunnerState>): Reduction & { end: boolean } {
+  const transcript: TranscriptLine[] = error && error !== state.lastError?.message ? [{ kind: 'error', text: error }] : []
+  const errorState: Partial<RunnerState> = error ? { lastError: { at: now, message: error } } : {}
+  const held = state.queued ?? []
+  if (held.length) {
+    return { end: false, transcript, spawn: codexTurn(spec, joinQueued(held), state.session), state: { ...extra, ...errorState, queued: [], phase: { value: 'working', source: 'launch: held messages', at: now } } }
+  }
+  if (error) return { end: false, transcript, state: { ...extra, ...errorState, phase: errorIdlePhase(error, now) } }
+  if (state.phase?.value !== 'working') return { end: false, transcript, state: extra }
+  return { end: false, transcript, state: { ...extra, phase: { value: 'idle', source: 'process exit: the turn ended without completing', at: now } } }
 }
