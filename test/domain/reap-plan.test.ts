@@ -18,7 +18,7 @@ const base: ReapFacts = { role: 'builder', dir: '/h/lanes/r1-b', dirReal: '/h/la
 
 test('reapRefusal: each refusal, and the first in step order wins', () => {
   assert.is(reapRefusal(base, 30), undefined)
-  const all: ReapFacts = { ...base, harnessAlive: true, dirReal: '/elsewhere/r1-b', processes: [{ pid: 7, command: 'sleep 9' }], worktree: false, locked: 'x', dirtyPaths: 2 }
+  const all: ReapFacts = { ...base, harnessAlive: true, dirReal: '/elsewhere/r1-b', processes: [{ pid: 7, command: 'sleep 9', cwdInside: true, files: [] }], worktree: false, locked: 'x', dirtyPaths: 2 }
   assert.is(reapRefusal(all, 30), 'refused: the harness is still alive after 30 s')
   assert.is(reapRefusal({ ...all, harnessAlive: false }, 30), 'refused: /elsewhere/r1-b is outside the lanes root /h/lanes')
   assert.is(reapRefusal({ ...base, dirReal: '/h/lanes' }, 30), 'refused: /h/lanes is outside the lanes root /h/lanes', 'the root itself is not a lane directory')
@@ -31,7 +31,7 @@ test('reapRefusal: each refusal, and the first in step order wins', () => {
   assert.is(reapRefusal({ ...base, worktree: false, dirReal: undefined }, 30), undefined)
   assert.is(reapRefusal({ ...base, locked: '', dirtyPaths: 1 }, 30), 'refused: the worktree /h/lanes/r1-b is locked (no reason given); unlock it with git worktree unlock once nothing is using it')
   assert.is(reapRefusal({ ...base, locked: 'initializing' }, 30), 'refused: the worktree /h/lanes/r1-b is locked (initializing); unlock it with git worktree unlock once nothing is using it')
-  const two = [{ pid: 90, command: 'b' }, { pid: 12, command: '' }]
+  const two = [{ pid: 90, command: 'b', cwdInside: true, files: [] }, { pid: 12, command: '', cwdInside: true, files: [] }]
   assert.is(reapRefusal({ ...base, processes: two }, 30), 'refused: 2 processes have their working directory inside /h/lanes/r1-b: 12 (?), 90 (b)')
   assert.is(reapRefusal({ ...base, dirtyPaths: 1 }, 30), 'refused: /h/lanes/r1-b has uncommitted changes (1 path); commit them, or pass --park to save them to a patch')
   assert.is(reapRefusal({ ...base, dirtyPaths: 3, park: true }, 30), undefined)

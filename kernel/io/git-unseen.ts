@@ -1,0 +1,128 @@
+import { createHash } from 'node:crypto'
+import { lstatSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { join, resolve as resolvePath } from 'node:path'
+import { dirtyFlagged, hiddenByAgent, isFlagged, launchIgnoreRules, type FlaggedEntry, type IgnoreFile } from '../domain/unseen-work.js'
+import { git, gitTry, worktreeGitDir } from './git.js'
+
+/** What `git status` does not show in a worktree, read for the reap: flagged index entries that hold edits, files
+ * hidden by ignore rules written during the lane's life, and what the branch's own rules hide. */
+
+/** The git mode and blob id of the raw bytes at `path` (no filters: the bytes themselves), or undefined if absent. */
+function diskBlob(path: string, idLength: number): FlaggedEntry['disk'] {
+  let st
+  try {
+    st = lstatSync(path)
+  } catch {
+    return undefined
+  }
+  if (st.isDirectory()) return { mode: '040000', blob: '' }
+  const link = st.isSymbolicLink()
+  const bytes = link ? Buffer.from(readlinkSync(path, 'buffer')) : readFileSync(path)
+  const hash = createHash(idLength === 64 ? 'sha256' : 'sha1')
+  hash.update(`blob ${bytes.length}\0`)
+  hash.update(bytes)
+  return { mode: link ? '120000' : st.mode & 0o100 ? '100755' : '100644', blob: hash.digest('hex') }
+}
+
+/** Index entries with the assume-unchanged or skip-worktree flag, each with what is on disk at its path. */
+export async function flaggedEntries(dir: string): Promise<FlaggedEntry[]> {
+  const out = await git(dir, ['ls-files', '-z', '-v', '-s'])
+  const entries: FlaggedEntry[] = []
+  for (const rec of out.split('\0')) {
+    const m = /^(\S) (\d+) ([0-9a-f]+) \d\t([\s\S]+)$/.exec(rec)
+    if (!m || !isFlagged(m[1])) continue
+    entries.push({ tag: m[1], mode: m[2], blob: m[3], path: m[4], disk: diskBlob(join(dir, m[4]), m[3].length) })
+  }
+  return entries
+}
+
+/** The committed `.gitignore` files of HEAD, read in one `git grep` (each line, empty ones included). */
+async function committedIgnoreFiles(dir: string): Promise<IgnoreFile[]> {
+  const r = await gitTry(dir, ['grep', '-z', '-a', '-n', '--no-color', '--full-name', '--no-recurse-submodules', '-F', '-e', '', 'HEAD', '--', ':(glob)**/.gitignore'])
+  const lines = new Map<string, string[]>()
+  // Each line: HEAD:<path> NUL <number> NUL <text> LF; a path holds no NUL, a text no LF.
+  const re = /HEAD:([^\0]*)\0(\d+)\0([^\n]*)\n/g
+  for (let m = re.exec(r.stdout); m; m = re.exec(r.stdout)) {
+    const list = lines.get(m[1]) ?? []
+    list[Number(m[2]) - 1] = m[3]
+    lines.set(m[1], list)
+  }
+  return [...lines].map(([path, text]) => ({ dir: path.replace(/\/?\.gitignore$/, ''), text: Array.from(text, (l) => l ?? '').join('\n') }))
+}
+
+/** The global excludes file's text: core.excludesFile, else git's default under the XDG config home. */
+async function globalExcludes(dir: string): Promise<string | undefined> {
+  const set = (await gitTry(dir, ['config', '--path', '--get', 'core.excludesFile'])).stdout.trim()
+  const path = set || join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'git', 'ignore')
+  try {
+    return readFileSync(resolvePath(dir, path), 'utf8')
+  } catch {
+    return undefined
+  }
+}
+
+/** The shared info/exclude of the repository and when it was last written. */
+async function infoExclude(dir: string): Promise<{ text: string; mtimeMs: number } | undefined> {
+  const common = resolvePath(dir, (await git(dir, ['rev-parse', '--git-common-dir'])).trim())
+  const path = join(common, 'info', 'exclude')
+  try {
+    return { text: readFileSync(path, 'utf8'), mtimeMs: statSync(path).mtimeMs }
+  } catch {
+    return undefined
+  }
+}
+
+/** Untracked files listed with these exclude options (NUL-separated names, no quoting). */
+async function untracked(dir: string, excludes: string[]): Promise<string[]> {
+  return (await git(dir, ['ls-files', '-z', '--others', ...excludes])).split('\0').filter(Boolean)
+}
+
+/** Run `fn` with the launch ignore rules written to a file of their own in the worktree's git directory. */
+async function withLaunchRules<T>(dir: string, launchedAt: number, fn: (file: string) => Promise<T>): Promise<T> {
+  const gitDir = worktreeGitDir(dir) ?? join(dir, '.git')
+  const [global, info, files] = await Promise.all([globalExcludes(dir), infoExclude(dir), committedIgnoreFiles(dir)])
+  const file = join(gitDir, `svc-excludes-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`)
+  writeFileSync(file, launchIgnoreRules({ global, infoExclude: info, launchedAt, files }))
+  try {
+    return await fn(file)
+  } finally {
+    rmSync(file, { force: true })
+  }
+}
+
+/** Untracked files hidden only by ignore rules written during the lane's life (launched at `launchedAt`). */
+export async function hiddenFiles(dir: string, launchedAt: number): Promise<string[]> {
+  return withLaunchRules(dir, launchedAt, async (rules) => {
+    const [atLaunch, now] = await Promise.all([untracked(dir, [`--exclude-from=${rules}`]), untracked(dir, ['--exclude-standard'])])
+    return hiddenByAgent(atLaunch, now)
+  })
+}
+
+/** Bytes under a path, symlinks not followed. */
+function bytesUnder(path: string): number {
+  let st
+  try {
+    st = lstatSync(path)
+  } catch {
+    return 0
+  }
+  if (!st.isDirectory()) return st.size
+  let sum = 0
+  for (const name of readdirSync(path)) sum += bytesUnder(join(path, name))
+  return sum
+}
+
+/** What the branch's own ignore rules hide in the worktree (an ignored directory as one path), with its size. */
+export async function ignoredAtLaunch(dir: string, launchedAt: number): Promise<{ path: string; bytes: number }[]> {
+  return withLaunchRules(dir, launchedAt, async (rules) => {
+    const paths = await untracked(dir, ['--ignored', '--directory', `--exclude-from=${rules}`])
+    return paths.map((path) => ({ path, bytes: bytesUnder(join(dir, path)) }))
+  })
+}
+
+/** The paths of a worktree that hold work `git status` does not show. */
+export async function unseenWork(dir: string, launchedAt: number): Promise<{ flagged: string[]; hidden: string[] }> {
+  const [flagged, hidden] = await Promise.all([flaggedEntries(dir), hiddenFiles(dir, launchedAt)])
+  return { flagged: dirtyFlagged(flagged), hidden }
+}
