@@ -20,11 +20,11 @@ const skipWorktree = (tag: string) => tag === 'S' || tag === 's'
 export const isFlagged = (tag: string) => assumeUnchanged(tag) || skipWorktree(tag)
 
 /** The flagged entries that hold work: a file whose content or mode differs from its index entry is dirty whatever
- * its flags say. An absent skip-worktree file is what a sparse checkout leaves out, not a deletion; an absent
- * assume-unchanged file (and no skip-worktree flag) was deleted. */
-export function dirtyFlagged(entries: FlaggedEntry[]): string[] {
+ * its flags say. In a sparse checkout an absent skip-worktree file is what the patterns leave out, not a deletion;
+ * any other absent flagged file was deleted. */
+export function dirtyFlagged(entries: FlaggedEntry[], sparse: boolean): string[] {
   return entries
-    .filter((e) => (e.disk ? e.disk.blob !== e.blob || e.disk.mode !== e.mode : !skipWorktree(e.tag)))
+    .filter((e) => (e.disk ? e.disk.blob !== e.blob || e.disk.mode !== e.mode : !(sparse && skipWorktree(e.tag))))
     .map((e) => e.path)
 }
 

@@ -123,6 +123,11 @@ export async function ignoredAtLaunch(dir: string, launchedAt: number): Promise<
 
 /** The paths of a worktree that hold work `git status` does not show. */
 export async function unseenWork(dir: string, launchedAt: number): Promise<{ flagged: string[]; hidden: string[] }> {
-  const [flagged, hidden] = await Promise.all([flaggedEntries(dir), hiddenFiles(dir, launchedAt)])
-  return { flagged: dirtyFlagged(flagged), hidden }
+  const [flagged, hidden, sparse] = await Promise.all([flaggedEntries(dir), hiddenFiles(dir, launchedAt), isSparse(dir)])
+  return { flagged: dirtyFlagged(flagged, sparse), hidden }
+}
+
+/** Is the worktree a sparse checkout (core.sparseCheckout, the worktree's own setting where it has one)? */
+async function isSparse(dir: string): Promise<boolean> {
+  return (await gitTry(dir, ['config', '--bool', '--get', 'core.sparseCheckout'])).stdout.trim() === 'true'
 }
