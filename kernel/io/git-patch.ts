@@ -56,9 +56,11 @@ export async function keepTree(dir: string, tree: string, ref: string, message: 
   return commit
 }
 
-/** Bring a worktree back to HEAD: tracked changes reverted, untracked (not ignored) files removed. Only ever
- * called after the work was parked and verified. */
+/** Bring a worktree back to HEAD: tracked changes reverted, untracked files removed, ignored ones too. Only ever
+ * called after the work was parked and verified, just before the worktree is removed: files hidden by rules the
+ * lane wrote were parked, and once such a rule file is gone what it hid would count as untracked and stop the
+ * removal; what the branch's own rules hide goes with the worktree anyway. */
 export async function cleanTree(dir: string): Promise<void> {
   await git(dir, ['reset', '--quiet', '--hard', 'HEAD'])
-  await git(dir, ['clean', '-q', '-f', '-d'])
+  await git(dir, ['clean', '-q', '-f', '-d', '-x'])
 }

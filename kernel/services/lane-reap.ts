@@ -180,8 +180,9 @@ export async function laneReap(ctx: KernelContext, cache: GitFactsCache, input: 
     let parked: ReapResult['parked']
     let removed: string | null = null
     if (facts.dirReal && isGitBacked(rec.lane.role)) {
-      if (facts.dirtyPaths > 0) parked = await parkWork(ctx, rec, facts.dirtyPaths)
+      // Named before the park: cleaning the tree removes them too.
       const note = leftOutNote(await ignoredAtLaunch(rec.cwd, rec.createdAt))
+      if (facts.dirtyPaths > 0) parked = await parkWork(ctx, rec, facts.dirtyPaths)
       if (note) warnings.push(note)
       const w = await keepCommits(rec, facts.branch)
       if (w) warnings.push(w)

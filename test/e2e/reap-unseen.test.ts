@@ -34,16 +34,16 @@ function commitToProject(files: Record<string, string>) {
 
 /** A done builder that then runs `after`, leaving work `git status` does not show (`unseen`): a plain reap is
  * refused, naming that work, and changes nothing. Returns the lane's directory. */
-async function refusedUnseen(after: string, unseen: string[]): Promise<string> {
+async function refusedUnseen(after: string, unseen: string[], status = ''): Promise<string> {
   await doneBuilder('b', after)
   const dir = join(w.lanes, 'r1-b')
-  assert.is(git(dir, 'status', '--porcelain'), '', 'git status shows nothing')
+  assert.is(git(dir, 'status', '--porcelain'), status, 'git status shows no more than this')
   const before = await capture(NAME, dir, 'r1/b')
-  const n = unseen.length
+  const n = unseen.length + (status ? status.split('\n').length : 0)
   assert.equal(await reap(NAME), {
     code: 1,
     stdout: '',
-    stderr: `svc: refused: ${dir} has uncommitted changes (${n} paths, ${n} of them hidden from git status: ${unseen.join(', ')}); commit them, or pass --park to save them to a patch\n`,
+    stderr: `svc: refused: ${dir} has uncommitted changes (${n} paths, ${unseen.length} of them hidden from git status: ${unseen.slice(0, 3).join(', ')}${unseen.length > 3 ? ` and ${unseen.length - 3} more` : ''}); commit them, or pass --park to save them to a patch\n`,
   })
   assert.equal(await capture(NAME, dir, 'r1/b'), before, 'a refused reap changes nothing')
   return dir
@@ -144,9 +144,11 @@ test("item 18: files hidden by the lane's own ignore rules are work; files the b
   const hide = [
     'mkdir -p node_modules/dep; head -c 3000 /dev/zero > node_modules/dep/big.js',
     "mkdir notes; echo secret > notes/todo.txt; printf '*\\n' > notes/.gitignore",
+    // A rule file that does not hide itself: once the park cleans it away, what it hid must not stop the removal.
+    "mkdir drafts; echo plan > drafts/plan.txt; printf '*\\n!.gitignore\\n' > drafts/.gitignore",
     'echo private > scratch.txt; echo scratch.txt >> "$(git rev-parse --git-common-dir)/info/exclude"',
   ].join('\n')
-  const dir = await refusedUnseen(hide, ['notes/.gitignore', 'notes/todo.txt', 'scratch.txt'])
+  const dir = await refusedUnseen(hide, ['drafts/plan.txt', 'notes/.gitignore', 'notes/todo.txt', 'scratch.txt'], '?? drafts/')
 
   const r = await reap(NAME, '--park')
   const m = parkedLine(r.stdout)
@@ -157,7 +159,10 @@ test("item 18: files hidden by the lane's own ignore rules are work; files the b
     stderr: "note: left out 1 path the branch's ignore rules hide, 3.0 kB in all: node_modules/ (3.0 kB)\n",
   })
   const back = applied(m![2], 'r1/b', 'hidden')
-  assert.equal([back['notes/todo.txt'], back['notes/.gitignore'], back['scratch.txt']], [file('secret\n'), file('*\n'), file('private\n')])
+  assert.equal(
+    [back['notes/todo.txt'], back['notes/.gitignore'], back['scratch.txt'], back['drafts/plan.txt'], back['drafts/.gitignore']],
+    [file('secret\n'), file('*\n'), file('private\n'), file('plan\n'), file('*\n!.gitignore\n')],
+  )
   assert.not.ok(readFileSync(m![2], 'utf8').includes('node_modules'), 'what the branch ignores is not parked')
 })
 
