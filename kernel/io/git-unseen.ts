@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
-import { lstatSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { lstatSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { lstat, readdir } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { join, resolve as resolvePath } from 'node:path'
 import { dirtyFlagged, hiddenByAgent, isFlagged, launchIgnoreRules, type FlaggedEntry, type IgnoreFile } from '../domain/unseen-work.js'
@@ -39,7 +40,7 @@ export async function flaggedEntries(dir: string): Promise<FlaggedEntry[]> {
 
 /** The committed `.gitignore` files of HEAD, read in one `git grep` (each line, empty ones included). */
 async function committedIgnoreFiles(dir: string): Promise<IgnoreFile[]> {
-  const r = await gitTry(dir, ['grep', '-z', '-a', '-n', '--no-color', '--full-name', '--no-recurse-submodules', '-F', '-e', '', 'HEAD', '--', ':(glob)**/.gitignore'])
+  const r = await gitTry(dir, ['grep', '-z', '-a', '-n', '--no-column', '--no-color', '--full-name', '--no-recurse-submodules', '-F', '-e', '', 'HEAD', '--', ':(glob)**/.gitignore'])
   const lines = new Map<string, string[]>()
   // Each line: HEAD:<path> NUL <number> NUL <text> LF; a path holds no NUL, a text no LF.
   const re = /HEAD:([^\0]*)\0(\d+)\0([^\n]*)\n/g
@@ -99,17 +100,13 @@ export async function hiddenFiles(dir: string, launchedAt: number): Promise<stri
   })
 }
 
-/** Bytes under a path, symlinks not followed. */
-function bytesUnder(path: string): number {
-  let st
-  try {
-    st = lstatSync(path)
-  } catch {
-    return 0
-  }
-  if (!st.isDirectory()) return st.size
+/** Bytes under a path, symlinks not followed; read without blocking, as a dependency folder can hold many files. */
+async function bytesUnder(path: string): Promise<number> {
+  const st = await lstat(path).catch(() => undefined)
+  if (!st?.isDirectory()) return st?.size ?? 0
+  const names = await readdir(path).catch(() => [] as string[])
   let sum = 0
-  for (const name of readdirSync(path)) sum += bytesUnder(join(path, name))
+  for (const name of names) sum += await bytesUnder(join(path, name))
   return sum
 }
 
@@ -117,7 +114,7 @@ function bytesUnder(path: string): number {
 export async function ignoredAtLaunch(dir: string, launchedAt: number): Promise<{ path: string; bytes: number }[]> {
   return withLaunchRules(dir, launchedAt, async (rules) => {
     const paths = await untracked(dir, ['--ignored', '--directory', `--exclude-from=${rules}`])
-    return paths.map((path) => ({ path, bytes: bytesUnder(join(dir, path)) }))
+    return Promise.all(paths.map(async (path) => ({ path, bytes: await bytesUnder(join(dir, path)) })))
   })
 }
 
