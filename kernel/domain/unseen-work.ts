@@ -61,11 +61,20 @@ export function rulesFromTop(file: IgnoreFile): string[] {
 
 /** The ignore rules the branch had at launch, as one exclude file read from the top of the worktree: the global
  * excludes, then the shared info/exclude unless it was written after the launch, then the committed `.gitignore`
- * files, each after those of its parent directories (the later match wins, as the deeper file wins in git). */
-export function launchIgnoreRules(f: { global?: string; infoExclude?: { text: string; mtimeMs: number }; launchedAt: number; files: IgnoreFile[] }): string {
+ * files, each after those of its parent directories (the later match wins, as the deeper file wins in git). The
+ * launch is the lane's, or the making of its worktree when that came first (a `--reuse` respawn works in the
+ * worktree of an earlier lane, whose rules are no more the branch's than its own). */
+export function launchIgnoreRules(f: {
+  global?: string
+  infoExclude?: { text: string; mtimeMs: number }
+  launchedAt: number
+  worktreeMadeAt?: number
+  files: IgnoreFile[]
+}): string {
+  const launch = Math.min(f.launchedAt, f.worktreeMadeAt ?? Infinity)
   const parts: IgnoreFile[] = []
   if (f.global) parts.push({ dir: '', text: f.global })
-  if (f.infoExclude && f.infoExclude.mtimeMs <= f.launchedAt) parts.push({ dir: '', text: f.infoExclude.text })
+  if (f.infoExclude && f.infoExclude.mtimeMs <= launch) parts.push({ dir: '', text: f.infoExclude.text })
   const depth = (d: string) => (d ? d.split('/').length : 0)
   parts.push(...[...f.files].sort((a, b) => depth(a.dir) - depth(b.dir)))
   return parts.flatMap(rulesFromTop).map((l) => l + '\n').join('')

@@ -84,7 +84,9 @@ async function withLaunchRules<T>(dir: string, launchedAt: number, fn: (file: st
   const gitDir = worktreeGitDir(dir) ?? join(dir, '.git')
   const [global, info, files] = await Promise.all([globalExcludes(dir), infoExclude(dir), committedIgnoreFiles(dir)])
   const file = join(gitDir, `svc-excludes-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`)
-  writeFileSync(file, launchIgnoreRules({ global, infoExclude: info, launchedAt, files }))
+  // `commondir` is written once, when the worktree is added.
+  const worktreeMadeAt = statSync(join(gitDir, 'commondir'), { throwIfNoEntry: false })?.mtimeMs
+  writeFileSync(file, launchIgnoreRules({ global, infoExclude: info, launchedAt, worktreeMadeAt, files }))
   try {
     return await fn(file)
   } finally {

@@ -65,6 +65,10 @@ test('launchIgnoreRules: global, then info/exclude unless written after the laun
   )
   assert.is(launchIgnoreRules({ infoExclude: { text: 'secret\n', mtimeMs: 101 }, launchedAt: 100, files: [] }), '', 'written after the launch: the lane wrote it')
   assert.is(launchIgnoreRules({ launchedAt: 0, files: [] }), '')
+  const info = { text: 'secret\n', mtimeMs: 150 }
+  assert.is(launchIgnoreRules({ infoExclude: info, launchedAt: 200, worktreeMadeAt: 100, files: [] }), '', 'written after the worktree was made, before a respawn in it')
+  assert.is(launchIgnoreRules({ infoExclude: info, launchedAt: 200, worktreeMadeAt: 150, files: [] }), 'secret\n')
+  assert.is(launchIgnoreRules({ infoExclude: info, launchedAt: 100, worktreeMadeAt: 300, files: [] }), '', 'the earlier of the two counts')
 })
 
 test('hiddenByAgent: listed under the launch rules, not under today\'s', () => {

@@ -110,4 +110,17 @@ test('rules written after the launch hide work: a new nested .gitignore, an edit
   assert.equal((await ignoredAtLaunch(dir, launchedAt)).map((p) => p.path).sort(), ['a/x', 'private.txt'])
 })
 
+test('a respawn in the worktree of an earlier lane: rules written after the worktree was made are not the branch\'s, whenever the respawn launched', async () => {
+  const main = repo({ 'a.txt': 'a\n' })
+  const wt = join(BASE, `wt${n++}`)
+  git(main, 'worktree', 'add', '-q', '--detach', wt)
+  const made = Date.now() - 60_000
+  utimesSync(join(main, '.git', 'worktrees', wt.split('/').pop()!, 'commondir'), new Date(made), new Date(made))
+  writeFileSync(join(wt, 'kept.txt'), 'work of the earlier lane\n')
+  writeFileSync(join(main, '.git', 'info', 'exclude'), 'kept.txt\n')
+  utimesSync(join(main, '.git', 'info', 'exclude'), new Date(made + 1000), new Date(made + 1000))
+  assert.equal(await hiddenFiles(wt, Date.now()), ['kept.txt'], 'the respawn launched now, after the rule was written')
+  assert.equal(await hiddenFiles(wt, made - 5000), ['kept.txt'])
+})
+
 test.run()
