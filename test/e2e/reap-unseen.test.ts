@@ -19,7 +19,7 @@ test.after.each(async () => {
   await w.stop()
 })
 
-const { reap, stopped, parkedFiles, capture, doneBuilder, applied } = reapKit(() => w)
+const { reap, stopped, capture, doneBuilder, applied } = reapKit(() => w)
 const NAME = 'r1-b-builder-i1'
 const parkedLine = (stdout: string) => /^parked (\d+) paths? to (\S+) \(kept at (\S+)\)\n/.exec(stdout)
 const file = (bytes: string, mode = '644') => `file ${mode} ${Buffer.from(bytes).toString('base64')}`
