@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { lstatSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { closeSync, lstatSync, openSync, readFileSync, readlinkSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { lstat, readdir } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { join, resolve as resolvePath } from 'node:path'
@@ -38,18 +38,46 @@ export async function flaggedEntries(dir: string): Promise<FlaggedEntry[]> {
   return entries
 }
 
-/** The committed `.gitignore` files of HEAD, read in one `git grep` (each line, empty ones included). */
-async function committedIgnoreFiles(dir: string): Promise<IgnoreFile[]> {
-  const r = await gitTry(dir, ['grep', '-z', '-a', '-n', '--no-column', '--no-color', '--full-name', '--no-recurse-submodules', '-F', '-e', '', 'HEAD', '--', ':(glob)**/.gitignore'])
+/** The commit the worktree was made at: the first entry of its HEAD log (read from its start: the log grows with
+ * the lane's work); HEAD where there is no such log. */
+function launchCommit(gitDir: string): string {
+  const buf = Buffer.alloc(256)
+  let fd: number | undefined
+  try {
+    fd = openSync(join(gitDir, 'logs', 'HEAD'), 'r')
+    const id = buf.subarray(0, readSync(fd, buf)).toString('latin1').split(' ')[1]
+    if (/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(id)) return id
+  } catch {
+    // No log: HEAD it is.
+  } finally {
+    if (fd !== undefined) closeSync(fd)
+  }
+  return 'HEAD'
+}
+
+/** The `.gitignore` files committed in `rev`, read in one `git grep` (each line, empty ones included); undefined
+ * when `rev` cannot be read. */
+async function committedIgnoreFiles(dir: string, rev: string): Promise<IgnoreFile[] | undefined> {
+  const r = await gitTry(dir, ['grep', '-z', '-a', '-n', '--no-column', '--no-color', '--full-name', '--no-recurse-submodules', '-F', '-e', '', rev, '--', ':(glob)**/.gitignore'])
+  // git grep exits 1 when nothing matched: no .gitignore at all.
+  if (!r.ok && r.code !== 1) return undefined
   const lines = new Map<string, string[]>()
-  // Each line: HEAD:<path> NUL <number> NUL <text> LF; a path holds no NUL, a text no LF.
-  const re = /HEAD:([^\0]*)\0(\d+)\0([^\n]*)\n/g
+  // Each line: <rev>:<path> NUL <number> NUL <text> LF; a path holds no NUL, a text no LF.
+  const re = /([^\0]*)\0(\d+)\0([^\n]*)\n/g
   for (let m = re.exec(r.stdout); m; m = re.exec(r.stdout)) {
-    const list = lines.get(m[1]) ?? []
+    const path = m[1].slice(rev.length + 1)
+    const list = lines.get(path) ?? []
     list[Number(m[2]) - 1] = m[3]
-    lines.set(m[1], list)
+    lines.set(path, list)
   }
   return [...lines].map(([path, text]) => ({ dir: path.replace(/\/?\.gitignore$/, ''), text: Array.from(text, (l) => l ?? '').join('\n') }))
+}
+
+/** The ignore rules the branch had at launch: those committed in the commit the worktree was made at (a rule the
+ * lane committed since is its own), or in HEAD when that commit cannot be read. */
+async function launchIgnoreFiles(dir: string, gitDir: string): Promise<IgnoreFile[]> {
+  const rev = launchCommit(gitDir)
+  return (await committedIgnoreFiles(dir, rev)) ?? (rev === 'HEAD' ? [] : ((await committedIgnoreFiles(dir, 'HEAD')) ?? []))
 }
 
 /** The global excludes file's text: core.excludesFile, else git's default under the XDG config home. */
@@ -82,7 +110,7 @@ async function untracked(dir: string, excludes: string[]): Promise<string[]> {
 /** Run `fn` with the launch ignore rules written to a file of their own in the worktree's git directory. */
 async function withLaunchRules<T>(dir: string, launchedAt: number, fn: (file: string) => Promise<T>): Promise<T> {
   const gitDir = worktreeGitDir(dir) ?? join(dir, '.git')
-  const [global, info, files] = await Promise.all([globalExcludes(dir), infoExclude(dir), committedIgnoreFiles(dir)])
+  const [global, info, files] = await Promise.all([globalExcludes(dir), infoExclude(dir), launchIgnoreFiles(dir, gitDir)])
   const file = join(gitDir, `svc-excludes-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`)
   // `commondir` is written once, when the worktree is added.
   const worktreeMadeAt = statSync(join(gitDir, 'commondir'), { throwIfNoEntry: false })?.mtimeMs

@@ -146,9 +146,11 @@ test("item 18: files hidden by the lane's own ignore rules are work; files the b
     "mkdir notes; echo secret > notes/todo.txt; printf '*\\n' > notes/.gitignore",
     // A rule file that does not hide itself: once the park cleans it away, what it hid must not stop the removal.
     "mkdir drafts; echo plan > drafts/plan.txt; printf '*\\n!.gitignore\\n' > drafts/.gitignore",
+    // A rule the lane committed is its own too.
+    "printf 'cache/\\n' >> .gitignore; git commit -qam 'ignore cache'; mkdir cache; echo c > cache/result.txt",
     'echo private > scratch.txt; echo scratch.txt >> "$(git rev-parse --git-common-dir)/info/exclude"',
   ].join('\n')
-  const dir = await refusedUnseen(hide, ['drafts/plan.txt', 'notes/.gitignore', 'notes/todo.txt', 'scratch.txt'], '?? drafts/')
+  const dir = await refusedUnseen(hide, ['cache/result.txt', 'drafts/plan.txt', 'notes/.gitignore', 'notes/todo.txt', 'scratch.txt'], '?? drafts/')
 
   const r = await reap(NAME, '--park')
   const m = parkedLine(r.stdout)
@@ -156,12 +158,12 @@ test("item 18: files hidden by the lane's own ignore rules are work; files the b
   assert.equal(r, {
     code: 0,
     stdout: m![0] + reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'),
-    stderr: "note: left out 1 path the branch's ignore rules hide, 3.0 kB in all: node_modules/ (3.0 kB)\n",
+    stderr: "note: left out 1 path the branch's ignore rules hide, 3.0 kB in all: node_modules/ (3.0 kB)\nwarning: r1/b has 1 commit not on any remote; the branch is kept\n",
   })
   const back = applied(m![2], 'r1/b', 'hidden')
   assert.equal(
-    [back['notes/todo.txt'], back['notes/.gitignore'], back['scratch.txt'], back['drafts/plan.txt'], back['drafts/.gitignore']],
-    [file('secret\n'), file('*\n'), file('private\n'), file('plan\n'), file('*\n!.gitignore\n')],
+    [back['notes/todo.txt'], back['notes/.gitignore'], back['scratch.txt'], back['drafts/plan.txt'], back['drafts/.gitignore'], back['cache/result.txt']],
+    [file('secret\n'), file('*\n'), file('private\n'), file('plan\n'), file('*\n!.gitignore\n'), file('c\n')],
   )
   assert.not.ok(readFileSync(m![2], 'utf8').includes('node_modules'), 'what the branch ignores is not parked')
 })

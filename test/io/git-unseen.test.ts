@@ -110,6 +110,21 @@ test('rules written after the launch hide work: a new nested .gitignore, an edit
   assert.equal((await ignoredAtLaunch(dir, launchedAt)).map((p) => p.path).sort(), ['a/x', 'private.txt'])
 })
 
+test('a rule the lane committed is its own: the launch rules are those of the commit the worktree was made at', async () => {
+  const dir = repo({ '.gitignore': 'node_modules/\n', 'a.txt': 'a\n' })
+  writeFileSync(join(dir, '.gitignore'), 'node_modules/\n*.secret\n')
+  git(dir, 'commit', '-qam', 'the lane hides its own files')
+  writeFileSync(join(dir, 'x.secret'), 'work\n')
+  mkdirSync(join(dir, 'node_modules'))
+  writeFileSync(join(dir, 'node_modules', 'dep.js'), 'dep\n')
+  assert.is(git(dir, 'status', '--porcelain'), '')
+  assert.equal(await hiddenFiles(dir, Date.now()), ['x.secret'])
+  assert.equal((await ignoredAtLaunch(dir, Date.now())).map((p) => p.path), ['node_modules/'])
+  // Without the log of HEAD, the rules of HEAD.
+  rmSync(join(dir, '.git', 'logs'), { recursive: true })
+  assert.equal(await hiddenFiles(dir, Date.now()), [])
+})
+
 test('a respawn in the worktree of an earlier lane: rules written after the worktree was made are not the branch\'s, whenever the respawn launched', async () => {
   const main = repo({ 'a.txt': 'a\n' })
   const wt = join(BASE, `wt${n++}`)
