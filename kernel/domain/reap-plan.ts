@@ -22,7 +22,7 @@ export interface ReapFacts {
   park: boolean
   /** Git-backed lanes: the worktree is locked (its reason), so git would not remove it without force. */
   locked?: string
-  /** Git-backed lanes, after the stop: the worktree's index lock file, when one is there. */
+  /** Git-backed lanes, after the stop: the worktree's index lock file, when one is there (a park needs it gone). */
   indexLock?: string
 }
 
@@ -67,10 +67,11 @@ export function reapRefusal(f: ReapFacts, limitS: number): string | undefined {
   if (isGitBacked(f.role) && !f.worktree) return `refused: ${f.dirReal} is no longer a git worktree; look at it, then remove it yourself`
   if (f.locked !== undefined)
     return `refused: the worktree ${f.dirReal} is locked (${f.locked || 'no reason given'}); unlock it with git worktree unlock once nothing is using it`
-  if (f.indexLock !== undefined)
-    return `refused: ${f.indexLock} exists, so git cannot change the worktree; if no git command is running in ${f.dirReal}, remove that file and reap again`
   if (f.dirtyPaths > 0 && !f.park)
     return `refused: ${f.dirReal} has uncommitted changes (${f.dirtyPaths} path${f.dirtyPaths === 1 ? '' : 's'}${unseenNote(f.unseenPaths ?? [])}); commit them, or pass --park to save them to a patch`
+  // A park cleans the tree, which git refuses while an index lock is there; a clean tree is removed all the same.
+  if (f.dirtyPaths > 0 && f.indexLock !== undefined)
+    return `refused: ${f.indexLock} exists, so git cannot change the worktree; if no git command is running in ${f.dirReal}, remove that file and reap again`
   return undefined
 }
 

@@ -59,12 +59,13 @@ test('processRefusal: working directories first, then processes holding files op
   assert.is(reapRefusal({ ...base, processes: [p(9, 'w', false, [`${d}/x`])], dirtyPaths: 1 }, 30), `refused: a process holds files open inside ${d}: 9 (w) holding ${d}/x`, 'before the dirty tree')
 })
 
-test('reapRefusal: a leftover index lock after the locked worktree, before the dirty tree; the dirty paths git status hides are named', () => {
+test('reapRefusal: a leftover index lock refuses a park, after the dirty tree; the dirty paths git status hides are named', () => {
   const lock = '/h/repo/.git/worktrees/r1-b/index.lock'
   const locked = `refused: ${lock} exists, so git cannot change the worktree; if no git command is running in /h/lanes/r1-b, remove that file and reap again`
   assert.is(reapRefusal({ ...base, indexLock: lock, dirtyPaths: 2, park: true }, 30), locked)
-  assert.is(reapRefusal({ ...base, indexLock: lock }, 30), locked, 'a clean tree too: git would fail on it')
-  assert.match(reapRefusal({ ...base, indexLock: lock, locked: 'x' }, 30)!, /is locked \(x\)/)
+  assert.is(reapRefusal({ ...base, indexLock: lock }, 30), undefined, 'a clean tree is not cleaned: git removes it all the same')
+  assert.match(reapRefusal({ ...base, indexLock: lock, dirtyPaths: 1 }, 30)!, /has uncommitted changes \(1 path\); commit them, or pass --park/, 'without --park: the dirty tree first')
+  assert.match(reapRefusal({ ...base, indexLock: lock, locked: 'x', dirtyPaths: 1, park: true }, 30)!, /is locked \(x\)/)
   const dirty = (n: number, unseen: string[]) => reapRefusal({ ...base, dirtyPaths: n, unseenPaths: unseen }, 30)
   assert.is(dirty(1, ['README.md']), 'refused: /h/lanes/r1-b has uncommitted changes (1 path, 1 of them hidden from git status: README.md); commit them, or pass --park to save them to a patch')
   assert.is(
