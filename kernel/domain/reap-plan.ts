@@ -1,5 +1,6 @@
 import type { Role } from './keys.js'
 import { isGitBacked, isWithin } from './lane-paths.js'
+import { someOf } from './unseen-work.js'
 
 /** What the reap knows about a lane's directory at one moment. */
 export interface ReapFacts {
@@ -46,11 +47,8 @@ export function processRefusal(dir: string, ps: LaneProcess[], filesShown = 3): 
   if (inCwd.length)
     parts.push(`${inCwd.length === 1 ? 'a process has its' : `${inCwd.length} processes have their`} working directory inside ${dir}: ${inCwd.map(named).join(', ')}`)
   if (holding.length) {
-    const files = (p: LaneProcess) => {
-      const more = p.files.length > filesShown ? ` and ${p.files.length - filesShown} more` : ''
-      return [...p.files].sort().slice(0, filesShown).join(', ') + more
-    }
-    parts.push(`${holding.length === 1 ? 'a process holds' : `${holding.length} processes hold`} files open inside ${dir}: ${holding.map((p) => `${named(p)} holding ${files(p)}`).join('; ')}`)
+    const held = holding.map((p) => `${named(p)} holding ${someOf([...p.files].sort(), filesShown)}`)
+    parts.push(`${holding.length === 1 ? 'a process holds' : `${holding.length} processes hold`} files open inside ${dir}: ${held.join('; ')}`)
   }
   return parts.length ? `refused: ${parts.join('; ')}` : undefined
 }
@@ -77,9 +75,7 @@ export function reapRefusal(f: ReapFacts, limitS: number): string | undefined {
 
 /** The dirty paths `git status` does not show, named: a person looking at the status would otherwise see none. */
 function unseenNote(paths: string[], shown = 3): string {
-  if (!paths.length) return ''
-  const more = paths.length > shown ? ` and ${paths.length - shown} more` : ''
-  return `, ${paths.length} of them hidden from git status: ${[...paths].sort().slice(0, shown).join(', ')}${more}`
+  return paths.length ? `, ${paths.length} of them hidden from git status: ${someOf([...paths].sort(), shown)}` : ''
 }
 
 /** Which processes with their working directory inside the lane count against a reap. Before the stop, those the

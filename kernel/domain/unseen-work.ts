@@ -87,6 +87,12 @@ export function hiddenByAgent(atLaunch: string[], now: string[]): string[] {
   return atLaunch.filter((p) => !seen.has(p))
 }
 
+/** At most `shown` items by name, then how many more: `a, b, c and 2 more`. */
+export function someOf(items: string[], shown: number): string {
+  const more = items.length > shown ? ` and ${items.length - shown} more` : ''
+  return items.slice(0, shown).join(', ') + more
+}
+
 /** Bytes for a person: `812 B`, `1.2 kB`, `34.0 MB`. */
 export function formatBytes(n: number): string {
   const units = ['B', 'kB', 'MB', 'GB', 'TB']
@@ -105,8 +111,6 @@ export function leftOutNote(paths: { path: string; bytes: number }[], shown = 5)
   if (!paths.length) return undefined
   const total = paths.reduce((s, p) => s + p.bytes, 0)
   const names = [...paths].sort((a, b) => b.bytes - a.bytes || (a.path < b.path ? -1 : 1))
-  const listed = names.slice(0, shown).map((p) => `${p.path} (${formatBytes(p.bytes)})`)
-  const more = names.length > shown ? `, and ${names.length - shown} more` : ''
   const n = paths.length
-  return `note: left out ${n} path${n === 1 ? '' : 's'} the branch's ignore rules hide, ${formatBytes(total)} in all: ${listed.join(', ')}${more}`
+  return `note: left out ${n} path${n === 1 ? '' : 's'} the branch's ignore rules hide, ${formatBytes(total)} in all: ${someOf(names.map((p) => `${p.path} (${formatBytes(p.bytes)})`), shown)}`
 }

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { dirtyFlagged, formatBytes, hiddenByAgent, isFlagged, launchIgnoreRules, leftOutNote, rulesFromTop, type FlaggedEntry } from '../../kernel/domain/unseen-work.js'
+import { dirtyFlagged, formatBytes, someOf, hiddenByAgent, isFlagged, launchIgnoreRules, leftOutNote, rulesFromTop, type FlaggedEntry } from '../../kernel/domain/unseen-work.js'
 
 // Work git status does not show (issue 16 items 1 and 18): which flagged entries hold edits, the ignore rules the
 // branch had at launch, what they leave out.
@@ -77,6 +77,11 @@ test('hiddenByAgent: listed under the launch rules, not under today\'s', () => {
   assert.equal(hiddenByAgent([], []), [])
 })
 
+test('someOf: at most so many by name, then how many more', () => {
+  const table: [string[], number, string][] = [[[], 3, ''], [['a'], 3, 'a'], [['a', 'b', 'c'], 3, 'a, b, c'], [['a', 'b', 'c', 'd'], 3, 'a, b, c and 1 more']]
+  for (const [items, shown, out] of table) assert.is(someOf(items, shown), out)
+})
+
 test('leftOutNote and formatBytes: what the reap left out, largest first, with sizes', () => {
   const table: [number, string][] = [[0, '0 B'], [999, '999 B'], [1000, '1.0 kB'], [1234567, '1.2 MB'], [5e9, '5.0 GB']]
   for (const [n, s] of table) assert.is(formatBytes(n), s)
@@ -85,7 +90,7 @@ test('leftOutNote and formatBytes: what the reap left out, largest first, with s
   const many = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((p, i) => ({ path: p, bytes: i * 10 }))
   assert.is(
     leftOutNote(many, 2),
-    "note: left out 7 paths the branch's ignore rules hide, 210 B in all: g (60 B), f (50 B), and 5 more",
+    "note: left out 7 paths the branch's ignore rules hide, 210 B in all: g (60 B), f (50 B) and 5 more",
   )
 })
 
