@@ -1,5 +1,6 @@
 import type { Role } from './keys.js'
 import { isGitBacked, isWithin } from './lane-paths.js'
+import { someOf } from './unseen-work.js'
 
 /** What the reap knows about a lane's directory at one moment. */
 export interface ReapFacts {
@@ -11,14 +12,45 @@ export interface ReapFacts {
   /** The lanes root as recorded at launch (a real path then). */
   rootReal: string
   harnessAlive: boolean
-  processes: { pid: number; command: string }[]
+  /** Processes with their working directory inside the lane (`cwdInside`), or holding files open inside it. */
+  processes: LaneProcess[]
   /** Git-backed lanes: the directory is still a git worktree of its own (a `.git` naming its worktree entry). */
   worktree: boolean
-  /** Git-backed lanes: changed or untracked paths in the worktree. */
+  /** Git-backed lanes: changed or untracked paths in the worktree, those `git status` does not show included. */
   dirtyPaths: number
+  /** Of those, the paths `git status` does not show (flagged index entries, files hidden by the lane's own rules). */
+  unseenPaths?: string[]
   park: boolean
   /** Git-backed lanes: the worktree is locked (its reason), so git would not remove it without force. */
   locked?: string
+  /** Git-backed lanes, after the stop: the worktree's index lock file, when one is there (a park needs it gone). */
+  indexLock?: string
+}
+
+/** A process that uses the lane's directory. */
+export interface LaneProcess {
+  pid: number
+  command: string
+  cwdInside: boolean
+  /** Files inside the lane directory it holds open. */
+  files: string[]
+}
+
+const byPid = (ps: LaneProcess[]) => [...ps].sort((a, b) => a.pid - b.pid)
+const named = (p: LaneProcess) => `${p.pid} (${p.command || '?'})`
+
+/** Step 3: processes whose working directory is inside, then those that only hold files open inside; each listed. */
+export function processRefusal(dir: string, ps: LaneProcess[], filesShown = 3): string | undefined {
+  const inCwd = byPid(ps.filter((p) => p.cwdInside))
+  const holding = byPid(ps.filter((p) => !p.cwdInside && p.files.length))
+  const parts: string[] = []
+  if (inCwd.length)
+    parts.push(`${inCwd.length === 1 ? 'a process has its' : `${inCwd.length} processes have their`} working directory inside ${dir}: ${inCwd.map(named).join(', ')}`)
+  if (holding.length) {
+    const held = holding.map((p) => `${named(p)} holding ${someOf([...p.files].sort(), filesShown)}`)
+    parts.push(`${holding.length === 1 ? 'a process holds' : `${holding.length} processes hold`} files open inside ${dir}: ${held.join('; ')}`)
+  }
+  return parts.length ? `refused: ${parts.join('; ')}` : undefined
 }
 
 /** SPEC.md 4.1 reap steps 1-4, in order: the first refusal, or undefined when the reap may go on. */
@@ -28,16 +60,22 @@ export function reapRefusal(f: ReapFacts, limitS: number): string | undefined {
   if (!isWithin(f.dirReal, f.rootReal) || f.dirReal === f.rootReal) return `refused: ${f.dirReal} is outside the lanes root ${f.rootReal}`
   // A symlink swapped in for the lane's directory must not lead the reap to another lane's directory either.
   if (f.dirReal !== f.dir) return `refused: ${f.dir} resolves to ${f.dirReal}, which is not this lane's directory`
-  if (f.processes.length) {
-    const list = [...f.processes].sort((a, b) => a.pid - b.pid).map((p) => `${p.pid} (${p.command || '?'})`).join(', ')
-    return `refused: ${f.processes.length === 1 ? 'a process has its' : `${f.processes.length} processes have their`} working directory inside ${f.dirReal}: ${list}`
-  }
+  const busy = processRefusal(f.dirReal, f.processes)
+  if (busy) return busy
   if (isGitBacked(f.role) && !f.worktree) return `refused: ${f.dirReal} is no longer a git worktree; look at it, then remove it yourself`
   if (f.locked !== undefined)
     return `refused: the worktree ${f.dirReal} is locked (${f.locked || 'no reason given'}); unlock it with git worktree unlock once nothing is using it`
   if (f.dirtyPaths > 0 && !f.park)
-    return `refused: ${f.dirReal} has uncommitted changes (${f.dirtyPaths} path${f.dirtyPaths === 1 ? '' : 's'}); commit them, or pass --park to save them to a patch`
+    return `refused: ${f.dirReal} has uncommitted changes (${f.dirtyPaths} path${f.dirtyPaths === 1 ? '' : 's'}${unseenNote(f.unseenPaths ?? [])}); commit them, or pass --park to save them to a patch`
+  // A park cleans the tree, which git refuses while an index lock is there; a clean tree is removed all the same.
+  if (f.dirtyPaths > 0 && f.indexLock !== undefined)
+    return `refused: ${f.indexLock} exists, so git cannot change the worktree; if no git command is running in ${f.dirReal}, remove that file and reap again`
   return undefined
+}
+
+/** The dirty paths `git status` does not show, named: a person looking at the status would otherwise see none. */
+function unseenNote(paths: string[], shown = 3): string {
+  return paths.length ? `, ${paths.length} of them hidden from git status: ${someOf([...paths].sort(), shown)}` : ''
 }
 
 /** Which processes with their working directory inside the lane count against a reap. Before the stop, those the

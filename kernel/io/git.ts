@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join, resolve as resolvePath } from 'node:path'
 import { SvcError } from '../domain/errors.js'
 import { fetchServes } from '../domain/launch-rules.js'
@@ -224,110 +224,6 @@ export function worktreeStamp(dir: string): string {
     }
   }
   return gitDir ? `${m(join(gitDir, 'HEAD'))}|${m(join(gitDir, 'index'))}|${m(dir)}` : 'no-git'
-}
-
-/** The tree of everything in the worktree (tracked changes and untracked files, ignored ones aside), built in a
- * temporary index so the worktree's own index is never touched. */
-export async function snapshotTree(dir: string): Promise<string> {
-  return withTempIndex(dir, 'snapshot', async (index, e, gitDir) => {
-    // Start from a copy of the worktree's own index: its stat data spares hashing every unchanged file. `add -A`
-    // then makes the copy match the working tree whatever it held, so the tree is the same as from HEAD's.
-    // The copy gets an mtime a second older than the index: git rehashes an entry whose file is not older than
-    // the index ("racily clean"), and a copy made now would hide an edit of the same size in the same second.
-    const own = join(gitDir, 'index')
-    if (existsSync(own)) {
-      const st = statSync(own)
-      copyFileSync(own, index)
-      utimesSync(index, st.atime, new Date(st.mtimeMs - 1000))
-    } else await git(dir, ['read-tree', 'HEAD'], e)
-    await git(dir, ['add', '-A'], e)
-    return (await git(dir, ['write-tree'], e)).trim()
-  })
-}
-
-/** Run `fn` with an index file of its own in the worktree's git directory (and the environment naming it for
- * git), removed afterwards whatever happens: the worktree's own index is never touched. */
-async function withTempIndex<T>(dir: string, label: string, fn: (index: string, env: Record<string, string>, gitDir: string) => Promise<T>): Promise<T> {
-  const gitDir = worktreeGitDir(dir)
-  if (!gitDir) throw new SvcError('conflict', `${dir} is not a git worktree`)
-  const index = join(gitDir, `svc-${label}-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`)
-  try {
-    return await fn(index, { GIT_INDEX_FILE: index }, gitDir)
-  } finally {
-    rmSync(index, { force: true })
-  }
-}
-
-/** Apply the patch file to HEAD in a temporary index and return the resulting tree: proof that it reproduces the
- * work. */
-export async function treeFromPatch(dir: string, patchPath: string): Promise<string> {
-  return withTempIndex(dir, 'verify', async (_, e) => {
-    await git(dir, ['read-tree', 'HEAD'], e)
-    if (statSync(patchPath).size > 0) await git(dir, ['apply', '--cached', '--binary', '--whitespace=nowarn', patchPath], e)
-    return (await git(dir, ['write-tree'], e)).trim()
-  })
-}
-
-/** Write the patch from `from` to `to` into a file, byte for byte: git writes it itself, because the text of a
- * file in another encoding is not UTF-8 and must never pass through a string. No text conversion, no external
- * diff, no renames and the standard a/ b/ prefixes, so `git apply` takes it back whatever the configuration. */
-export async function diffBinaryToFile(dir: string, from: string, to: string, path: string): Promise<void> {
-  const args = ['diff', '--binary', '--full-index', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--no-relative', '--src-prefix=a/', '--dst-prefix=b/']
-  await git(dir, [...args, `--output=${path}`, from, to], { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.quotePath', GIT_CONFIG_VALUE_0: 'true' })
-  writeFileSync(path, quoteAmbiguousHeaders(readFileSync(path)))
-}
-
-const HEADER = 'diff --git '
-
-/** `git apply` cannot tell where the name ends in an unquoted header `diff --git a/<p> b/<p>` when a directory in
- * <p> ends with a space and the section has no ---/+++ lines (an empty file added or deleted, a mode change).
- * Such headers are written quoted, which it reads unambiguously. With core.quotePath an unquoted name holds no
- * quote, backslash, control or non-ASCII byte, so quoting needs no escapes. Other lines stay byte for byte. */
-export function quoteAmbiguousHeaders(patch: Buffer): Buffer {
-  const lines = patch.toString('latin1').split('\n')
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]
-    if (!line.startsWith(HEADER + 'a/') || !line.includes(' ', HEADER.length)) continue
-    const rest = line.slice(HEADER.length)
-    const len = (rest.length - 5) / 2
-    if (!Number.isInteger(len) || len < 1) continue
-    const name = rest.slice(2, 2 + len)
-    if (rest.slice(2 + len, 5 + len) !== ' b/' || rest.slice(5 + len) !== name || !name.includes(' ')) continue
-    lines[i] = `${HEADER}"a/${name}" "b/${name}"`
-  }
-  return Buffer.from(lines.join('\n'), 'latin1')
-}
-
-/** Paths that are a git repository of their own in `tree` but not in HEAD: a patch records only their commit id,
- * never their files, so such work cannot be parked. */
-export async function addedGitlinks(dir: string, tree: string): Promise<string[]> {
-  const out = await git(dir, ['diff-tree', '-r', '-z', '--no-renames', 'HEAD', tree])
-  const fields = out.split('\0')
-  const found: string[] = []
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    const [oldMode, newMode] = fields[i].replace(/^:/, '').split(' ')
-    if (newMode === '160000' && oldMode !== '160000') found.push(fields[i + 1])
-  }
-  return found
-}
-
-/** Keep a tree reachable: a commit on top of HEAD, named by a ref under refs/svc/parked/. */
-export async function keepTree(dir: string, tree: string, ref: string, message: string): Promise<string> {
-  const commit = (await git(dir, ['commit-tree', tree, '-p', 'HEAD', '-m', message], {
-    GIT_AUTHOR_NAME: 'svc',
-    GIT_AUTHOR_EMAIL: 'svc@localhost',
-    GIT_COMMITTER_NAME: 'svc',
-    GIT_COMMITTER_EMAIL: 'svc@localhost',
-  })).trim()
-  await git(dir, ['update-ref', ref, commit])
-  return commit
-}
-
-/** Bring a worktree back to HEAD: tracked changes reverted, untracked (not ignored) files removed. Only ever
- * called after the work was parked and verified. */
-export async function cleanTree(dir: string): Promise<void> {
-  await git(dir, ['reset', '--quiet', '--hard', 'HEAD'])
-  await git(dir, ['clean', '-q', '-f', '-d'])
 }
 
 export async function headOf(dir: string): Promise<string | undefined> {

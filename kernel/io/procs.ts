@@ -85,19 +85,50 @@ export interface ProcessInfo {
   pid: number
   cwd: string
   command: string
+  /** Its working directory is the directory or lies inside it. */
+  cwdInside: boolean
+  /** Files inside the directory it holds open. */
+  files: string[]
   /** Parent and process group, where known (Linux). */
   ppid?: number
   pgid?: number
 }
 
-/** Processes whose working directory is `dir` or lies inside it: /proc/<pid>/cwd on Linux, lsof elsewhere. */
+/** Where an open file descriptor points, or undefined for what is no file there now (a pipe, a socket, a file
+ * deleted since it was opened: the reap cannot cut off writes to those). */
+function openFile(link: string): string | undefined {
+  if (!link.startsWith('/')) return undefined
+  if (link.endsWith(' (deleted)') && !existsSync(link)) return undefined
+  return link
+}
+
+/** The files a process holds open, from /proc/<pid>/fd; none when they cannot be read (another user's process). */
+function openFiles(pid: string): string[] {
+  let fds: string[]
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`)
+  } catch {
+    return []
+  }
+  const files = new Set<string>()
+  for (const fd of fds) {
+    try {
+      const f = openFile(readlinkSync(`/proc/${pid}/fd/${fd}`))
+      if (f) files.add(f)
+    } catch {}
+  }
+  return [...files]
+}
+
+/** Processes whose working directory is `dir` or lies inside it, or which hold a file inside it open:
+ * /proc/<pid>/cwd and /proc/<pid>/fd on Linux, lsof elsewhere. */
 export function processesInside(given: string): ProcessInfo[] {
-  // Compare real paths: a process's cwd is always reported resolved.
+  // Compare real paths: a process's cwd and its open files are always reported resolved.
   let dir = given.replace(/\/+$/, '') || '/'
   try {
     dir = realpathSync(dir)
   } catch {}
-  const inside = (cwd: string) => cwd === dir || cwd.startsWith(dir === '/' ? dir : dir + '/')
+  const inside = (path: string) => path === dir || path.startsWith(dir === '/' ? dir : dir + '/')
   const found: ProcessInfo[] = []
   if (hasProc) {
     for (const p of readdirSync('/proc')) {
@@ -108,32 +139,42 @@ export function processesInside(given: string): ProcessInfo[] {
       } catch {
         continue
       }
-      if (!inside(cwd)) continue
+      const files = openFiles(p).filter(inside)
+      if (!inside(cwd) && !files.length) continue
       let command = ''
       try {
         command = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ')
       } catch {}
       const st = procStat(p)
-      found.push({ pid: Number(p), cwd, command, ...(st ? { ppid: st.ppid, pgid: st.pgid } : {}) })
+      found.push({ pid: Number(p), cwd, command, cwdInside: inside(cwd), files, ...(st ? { ppid: st.ppid, pgid: st.pgid } : {}) })
     }
     return found
   }
   let out = ''
   try {
-    out = execText('lsof', ['-a', '-d', 'cwd', '-Fpn'])
+    out = execText('lsof', ['-w', '-Fpfn'])
   } catch (e) {
     out = String((e as { stdout?: string }).stdout ?? '')
   }
+  // lsof prints p<pid>, then f<descriptor> and n<name> for each of its files; `cwd` is the working directory.
+  const byPid = new Map<number, ProcessInfo>()
   let pid = 0
+  let fd = ''
   for (const line of out.split('\n')) {
     if (line.startsWith('p')) pid = Number(line.slice(1))
-    else if (line.startsWith('n') && inside(line.slice(1))) {
-      let command = ''
-      try {
-        command = execText('ps', ['-o', 'command=', '-p', String(pid)]).trim()
-      } catch {}
-      found.push({ pid, cwd: line.slice(1), command })
+    else if (line.startsWith('f')) fd = line.slice(1)
+    else if (line.startsWith('n') && inside(line.slice(1)) && (fd === 'cwd' || /^\d+/.test(fd))) {
+      const info = byPid.get(pid) ?? { pid, cwd: '', command: '', cwdInside: false, files: [] }
+      byPid.set(pid, info)
+      if (fd === 'cwd') Object.assign(info, { cwd: line.slice(1), cwdInside: true })
+      else info.files.push(line.slice(1))
     }
+  }
+  for (const info of byPid.values()) {
+    try {
+      info.command = execText('ps', ['-o', 'command=', '-p', String(info.pid)]).trim()
+    } catch {}
+    found.push(info)
   }
   return found
 }

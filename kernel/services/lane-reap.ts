@@ -18,10 +18,14 @@ import {
   unpushedWarning,
   type ReapFacts,
 } from '../domain/reap-plan.js'
+import { leftOutNote } from '../domain/unseen-work.js'
 import { convFiles } from '../home.js'
 import { publishFileOnce } from '../io/atomic-file.js'
 import { faultFlag } from '../io/fault.js'
 import * as git from '../io/git.js'
+import { addedGitlinks, snapshotTree } from '../io/git-snapshot.js'
+import { cleanTree, diffBinaryToFile, keepTree, treeFromPatch } from '../io/git-patch.js'
+import { ignoredAtLaunch, unseenWork } from '../io/git-unseen.js'
 import { processesInside } from '../io/procs.js'
 import type { PortInput, ReapResult } from '../port.js'
 import { KeyedQueue } from '../serial.js'
@@ -68,15 +72,18 @@ function findDotGit(dir: string, rel = ''): string | undefined {
 }
 
 /** What the reap needs to decide, read now, before the stop (`stopped` false) or after it. Git commands the kernel
- * itself runs never count as processes inside the lane. */
+ * itself runs, and the kernel itself, never count as processes using the lane. */
 async function gather(ctx: KernelContext, rec: LaneRecord, park: boolean, stopped: boolean): Promise<ReapFacts & { branch?: string }> {
   const dirReal = realDir(rec.cwd)
   const own = dirReal === rec.cwd
   const worktree = isGitBacked(rec.lane.role) && own && git.worktreeGitDir(rec.cwd) !== undefined
-  const status = worktree ? await git.statusFacts(rec.cwd) : undefined
+  const [status, unseen] = worktree ? await Promise.all([git.statusFacts(rec.cwd), unseenWork(rec.cwd, rec.createdAt)]) : []
+  const unseenPaths = unseen ? [...unseen.flagged, ...unseen.hidden] : []
   const state = ctx.facts.get(rec.name).state
   const lane = { runnerPid: state?.runner?.pid, harnessPid: state?.harness?.pid }
-  const processes = dirReal ? processesInside(dirReal).filter((p) => p.ppid !== process.pid && countsAgainstReap(p, stopped, lane)) : []
+  const processes = dirReal
+    ? processesInside(dirReal).filter((p) => p.pid !== process.pid && p.ppid !== process.pid && countsAgainstReap(p, stopped, lane))
+    : []
   return {
     role: rec.lane.role,
     dir: rec.cwd,
@@ -84,9 +91,12 @@ async function gather(ctx: KernelContext, rec: LaneRecord, park: boolean, stoppe
     rootReal: rec.lane.root,
     harnessAlive: stopped && ctx.runners.harnessAlive(rec.name),
     processes,
-    dirtyPaths: status?.dirtyPaths ?? 0,
+    dirtyPaths: (status?.dirtyPaths ?? 0) + unseenPaths.length,
+    unseenPaths,
     park,
     ...(worktree ? lockOf(rec.cwd) : {}),
+    // A git command of the lane may hold the index lock until the stop; after it, a lock left behind is checked.
+    ...(worktree && stopped ? indexLockOf(rec.cwd) : {}),
     worktree,
     branch: status?.branch,
   }
@@ -97,6 +107,12 @@ function lockOf(dir: string): { locked?: string } {
   const gitDir = git.worktreeGitDir(dir)
   if (!gitDir || !existsSync(join(gitDir, 'locked'))) return {}
   return { locked: readFileSync(join(gitDir, 'locked'), 'utf8').trim() }
+}
+
+/** A leftover index.lock would make git fail halfway through cleaning the tree, after the park. */
+function indexLockOf(dir: string): { indexLock?: string } {
+  const path = join(git.worktreeGitDir(dir)!, 'index.lock')
+  return existsSync(path) ? { indexLock: path } : {}
 }
 
 /** Step 1: stop a live lane through the conversation stop mechanism, and give its harness up to 30 s to be gone. */
@@ -116,22 +132,22 @@ async function stopLane(ctx: KernelContext, rec: LaneRecord): Promise<void> {
  * tree reachable from a ref, check once more that nothing changed meanwhile, and only then clean the tree. */
 async function parkWork(ctx: KernelContext, rec: LaneRecord, paths: number): Promise<NonNullable<ReapResult['parked']>> {
   const dir = rec.cwd
-  const tree = await git.snapshotTree(dir)
-  const nested = await git.addedGitlinks(dir, tree)
+  const tree = await snapshotTree(dir, rec.createdAt)
+  const nested = await addedGitlinks(dir, tree)
   if (nested.length) throw new SvcError('conflict', nestedRepoRefusal(dir, nested))
   const name = parkedPatchName(new Date())
   const path = join(convFiles(ctx.home, rec.name).dir, name)
   const made = await publishFileOnce(path, async (tmp) => {
-    await git.diffBinaryToFile(dir, 'HEAD', tree, tmp)
-    if ((await git.treeFromPatch(dir, tmp)) !== tree) throw new SvcError('conflict', 'refused: the parked patch does not reproduce the worktree; nothing was cleaned')
+    await diffBinaryToFile(dir, 'HEAD', tree, tmp)
+    if ((await treeFromPatch(dir, tmp)) !== tree) throw new SvcError('conflict', 'refused: the parked patch does not reproduce the worktree; nothing was cleaned')
   })
   if (!made) throw new SvcError('conflict', `refused: ${path} already exists; nothing was cleaned`)
   const ref = parkedRef(rec.name, name)
-  await git.keepTree(dir, tree, ref, `svc: parked work of conv ${rec.id} (${rec.name})\n\nThe patch: ${path}`)
+  await keepTree(dir, tree, ref, `svc: parked work of conv ${rec.id} (${rec.name})\n\nThe patch: ${path}`)
   // Just before the tree is cleaned: it still holds exactly what the patch reproduces.
-  if ((await git.snapshotTree(dir)) !== tree)
+  if ((await snapshotTree(dir, rec.createdAt)) !== tree)
     throw new SvcError('conflict', `refused: the worktree changed while it was parked; the patch is kept at ${path} and ${ref}, nothing was cleaned`)
-  await git.cleanTree(dir)
+  await cleanTree(dir)
   return { patch: path, ref, paths }
 }
 
@@ -165,7 +181,10 @@ export async function laneReap(ctx: KernelContext, cache: GitFactsCache, input: 
     let parked: ReapResult['parked']
     let removed: string | null = null
     if (facts.dirReal && isGitBacked(rec.lane.role)) {
+      // Named before the park: cleaning the tree removes them too.
+      const note = leftOutNote(await ignoredAtLaunch(rec.cwd, rec.createdAt))
       if (facts.dirtyPaths > 0) parked = await parkWork(ctx, rec, facts.dirtyPaths)
+      if (note) warnings.push(note)
       const w = await keepCommits(rec, facts.branch)
       if (w) warnings.push(w)
       await git.worktreeRemove(rec.lane.repo ?? rec.cwd, rec.cwd)

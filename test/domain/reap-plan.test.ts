@@ -5,6 +5,7 @@ import {
   archiveFailedMessage,
   countsAgainstReap,
   parkedPatchName,
+  processRefusal,
   playKeptWarning,
   reapRefusal,
   unpushedWarning,
@@ -18,7 +19,7 @@ const base: ReapFacts = { role: 'builder', dir: '/h/lanes/r1-b', dirReal: '/h/la
 
 test('reapRefusal: each refusal, and the first in step order wins', () => {
   assert.is(reapRefusal(base, 30), undefined)
-  const all: ReapFacts = { ...base, harnessAlive: true, dirReal: '/elsewhere/r1-b', processes: [{ pid: 7, command: 'sleep 9' }], worktree: false, locked: 'x', dirtyPaths: 2 }
+  const all: ReapFacts = { ...base, harnessAlive: true, dirReal: '/elsewhere/r1-b', processes: [{ pid: 7, command: 'sleep 9', cwdInside: true, files: [] }], worktree: false, locked: 'x', dirtyPaths: 2 }
   assert.is(reapRefusal(all, 30), 'refused: the harness is still alive after 30 s')
   assert.is(reapRefusal({ ...all, harnessAlive: false }, 30), 'refused: /elsewhere/r1-b is outside the lanes root /h/lanes')
   assert.is(reapRefusal({ ...base, dirReal: '/h/lanes' }, 30), 'refused: /h/lanes is outside the lanes root /h/lanes', 'the root itself is not a lane directory')
@@ -31,11 +32,47 @@ test('reapRefusal: each refusal, and the first in step order wins', () => {
   assert.is(reapRefusal({ ...base, worktree: false, dirReal: undefined }, 30), undefined)
   assert.is(reapRefusal({ ...base, locked: '', dirtyPaths: 1 }, 30), 'refused: the worktree /h/lanes/r1-b is locked (no reason given); unlock it with git worktree unlock once nothing is using it')
   assert.is(reapRefusal({ ...base, locked: 'initializing' }, 30), 'refused: the worktree /h/lanes/r1-b is locked (initializing); unlock it with git worktree unlock once nothing is using it')
-  const two = [{ pid: 90, command: 'b' }, { pid: 12, command: '' }]
+  const two = [{ pid: 90, command: 'b', cwdInside: true, files: [] }, { pid: 12, command: '', cwdInside: true, files: [] }]
   assert.is(reapRefusal({ ...base, processes: two }, 30), 'refused: 2 processes have their working directory inside /h/lanes/r1-b: 12 (?), 90 (b)')
   assert.is(reapRefusal({ ...base, dirtyPaths: 1 }, 30), 'refused: /h/lanes/r1-b has uncommitted changes (1 path); commit them, or pass --park to save them to a patch')
   assert.is(reapRefusal({ ...base, dirtyPaths: 3, park: true }, 30), undefined)
   assert.is(reapRefusal({ ...base, dirReal: undefined, dirtyPaths: 3 }, 30), undefined, 'a directory already gone refuses nothing')
+})
+
+test('processRefusal: working directories first, then processes holding files open; each listed by pid with its files', () => {
+  const p = (pid: number, command: string, cwdInside: boolean, files: string[] = []) => ({ pid, command, cwdInside, files })
+  const d = '/h/lanes/r1-b'
+  const table: [ReturnType<typeof p>[], string | undefined][] = [
+    [[], undefined],
+    [[p(5, 'x', false)], undefined],
+    [[p(9, 'tail -f log', false, [`${d}/log`])], `refused: a process holds files open inside ${d}: 9 (tail -f log) holding ${d}/log`],
+    [
+      [p(9, '', false, [`${d}/b`, `${d}/a`, `${d}/d`, `${d}/c`]), p(3, 'w', false, [`${d}/x`])],
+      `refused: 2 processes hold files open inside ${d}: 3 (w) holding ${d}/x; 9 (?) holding ${d}/a, ${d}/b, ${d}/c and 1 more`,
+    ],
+    [
+      [p(9, 'w', false, [`${d}/x`]), p(4, 'sh', true, [`${d}/y`])],
+      `refused: a process has its working directory inside ${d}: 4 (sh); a process holds files open inside ${d}: 9 (w) holding ${d}/x`,
+    ],
+  ]
+  for (const [ps, out] of table) assert.is(processRefusal(d, ps), out, JSON.stringify(ps))
+  assert.is(reapRefusal({ ...base, processes: [p(9, 'w', false, [`${d}/x`])], dirtyPaths: 1 }, 30), `refused: a process holds files open inside ${d}: 9 (w) holding ${d}/x`, 'before the dirty tree')
+})
+
+test('reapRefusal: a leftover index lock refuses a park, after the dirty tree; the dirty paths git status hides are named', () => {
+  const lock = '/h/repo/.git/worktrees/r1-b/index.lock'
+  const locked = `refused: ${lock} exists, so git cannot change the worktree; if no git command is running in /h/lanes/r1-b, remove that file and reap again`
+  assert.is(reapRefusal({ ...base, indexLock: lock, dirtyPaths: 2, park: true }, 30), locked)
+  assert.is(reapRefusal({ ...base, indexLock: lock }, 30), undefined, 'a clean tree is not cleaned: git removes it all the same')
+  assert.match(reapRefusal({ ...base, indexLock: lock, dirtyPaths: 1 }, 30)!, /has uncommitted changes \(1 path\); commit them, or pass --park/, 'without --park: the dirty tree first')
+  assert.match(reapRefusal({ ...base, indexLock: lock, locked: 'x', dirtyPaths: 1, park: true }, 30)!, /is locked \(x\)/)
+  const dirty = (n: number, unseen: string[]) => reapRefusal({ ...base, dirtyPaths: n, unseenPaths: unseen }, 30)
+  assert.is(dirty(1, ['README.md']), 'refused: /h/lanes/r1-b has uncommitted changes (1 path, 1 of them hidden from git status: README.md); commit them, or pass --park to save them to a patch')
+  assert.is(
+    dirty(6, ['e', 'a', 'c', 'b']),
+    'refused: /h/lanes/r1-b has uncommitted changes (6 paths, 4 of them hidden from git status: a, b, c and 1 more); commit them, or pass --park to save them to a patch',
+  )
+  assert.is(dirty(2, []), 'refused: /h/lanes/r1-b has uncommitted changes (2 paths); commit them, or pass --park to save them to a patch')
 })
 
 test('countsAgainstReap: before the stop, what the stop will end does not count; after it, everything does', () => {

@@ -1,13 +1,14 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, unlinkSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { git, until } from '../helpers/home.js'
 import { buildAndReport } from '../helpers/project.js'
 import { writeProjectsYaml } from '../../fixtures/sample-project.js'
 import { groupMembers } from '../../kernel/io/procs.js'
 import { World, alive, filesOf, gitEnv, worktreeTree } from './lane-views-kit.js'
+import { reapKit, reapedLine } from './reap-kit.js'
 
 // `svc lane reap`: steps 1-7 of SPEC.md 4.1 in order, every refusal, and that a refusal changes nothing.
 
@@ -19,12 +20,7 @@ test.after.each(async () => {
   await w.stop()
 })
 
-const reap = (...args: string[]) => w.h.svc(['lane', 'reap', ...args], { timeoutMs: 90_000 })
-const reapedLine = (run: string, key: string, role: string, id: string, dir?: string, branch?: string) =>
-  `reaped ${run}/${key} ${role} i1 (conv ${id})${dir ? `: removed ${dir}` : ''}${branch ? `; branch ${branch} kept` : ''}\n`
-const stopped = (name: string) => until(async () => (await w.conv(name)).activity === 'stopped', `${name} stopped`)
-const parkedFiles = (name: string) => readdirSync(w.convDir(name)).filter((f) => f.startsWith('parked-'))
-const svcRefs = () => git(w.checkout, 'for-each-ref', '--format=%(refname)', 'refs/svc/')
+const { reap, stopped, parkedFiles, capture, doneBuilder } = reapKit(() => w)
 
 /** Stop the kernel and have the next svc call start one with a test build's environment (a kernel inherits the
  * environment of the call that starts it). Returns the stopped kernel's file. */
@@ -39,31 +35,6 @@ async function restartKernel(env: Record<string, string>) {
 /** The reap's stop limit (30 s in use) and the runner's grace before it kills its harness's group (5 s), shortened. */
 const REAP_STOP_MS = 1000
 const STOP_GRACE_MS = '300'
-
-/** Everything a refused reap must leave as it was. */
-async function capture(name: string, dir: string, branch?: string) {
-  const conv = await w.conv(name)
-  return {
-    exists: existsSync(dir),
-    files: filesOf(dir),
-    status: git(dir, 'status', '--porcelain', '--untracked-files=all'),
-    head: git(dir, 'rev-parse', 'HEAD'),
-    branch: branch ? git(w.checkout, 'rev-parse', `refs/heads/${branch}`) : undefined,
-    worktrees: git(w.checkout, 'worktree', 'list', '--porcelain'),
-    archived: conv.archived,
-    listed: (JSON.parse(await w.h.ok(['lane', 'list', '--json'])) as any[]).find((l) => l.id === conv.id).archived,
-    parked: parkedFiles(name),
-    refs: svcRefs(),
-  }
-}
-
-/** A builder that commits, pushes and reports done, then exits. */
-async function doneBuilder(key: string, after = ''): Promise<string> {
-  const id = await w.start(['--key', key, '--role', 'builder', '--prompt', buildAndReport(`built ${key}`) + after])
-  await w.h.ok(['lane', 'wait', `r1-${key}-builder-i1`])
-  await stopped(`r1-${key}-builder-i1`)
-  return id
-}
 
 /** Uncommitted work of every kind: modified, deleted, binary, mode-changed, untracked in a new folder with a
  * non-ASCII name and a space. */

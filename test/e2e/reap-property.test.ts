@@ -4,6 +4,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, s
 import { dirname, join } from 'node:path'
 import { git } from '../helpers/home.js'
 import { World, filesOf, gitA, treeOfPatch, worktreeTree } from './lane-views-kit.js'
+import { content, prng, type Rng } from './dirty-kit.js'
 
 // Property: for random dirty trees of every kind of change, a reap without --park is refused and leaves the tree
 // exactly as it was, and a reap with --park saves a patch that, applied to the branch head, gives back exactly the
@@ -12,22 +13,6 @@ import { World, filesOf, gitA, treeOfPatch, worktreeTree } from './lane-views-ki
 const CASES = Number(process.env.REAP_CASES ?? 200)
 const PARALLEL = 8
 const SEED = Number(process.env.REAP_SEED ?? Date.now() % 2 ** 31)
-
-/** mulberry32: small, seeded, good enough to pick changes. */
-function prng(seed: number) {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const int = (n: number) => Math.floor(next() * n)
-  const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]
-  return { next, int, pick }
-}
-type Rng = ReturnType<typeof prng>
 
 const SEGMENTS = ['alpha', 'new folder', 'ünï', 'naïve café', '日本語', 'x', 'deep', 'two  spaces', '-dash', 'emoji 😀', 'tab\tname', 'q"uote', 'back\\slash', 'trailing ', 'line\nbreak'] as const
 const BASE: Record<string, string | Buffer> = {
@@ -44,25 +29,6 @@ const BASE: Record<string, string | Buffer> = {
   'deep/x/y/z.txt': 'zulu\n',
   'noeol.txt': 'no newline at the end',
   'crlf.txt': 'one\r\ntwo\r\n',
-}
-
-function content(rng: Rng): Buffer {
-  switch (rng.int(7)) {
-    case 0:
-      return Buffer.alloc(0)
-    case 1: // binary, with NUL bytes
-      return Buffer.from(Array.from({ length: 1 + rng.int(300) }, () => (rng.next() < 0.2 ? 0 : rng.int(256))))
-    case 2: // bytes that are not UTF-8 and no NUL: git calls this text
-      return Buffer.from(Array.from({ length: 1 + rng.int(40) }, () => 1 + rng.int(255)))
-    case 3:
-      return Buffer.from(`crlf ${rng.int(1000)}\r\nline\r\n`)
-    case 4:
-      return Buffer.from(`no eol ${rng.int(1000)}`)
-    case 5:
-      return Buffer.from(`ünïcødé ✓ ${rng.int(1000)}\n`.repeat(1 + rng.int(5)))
-    default:
-      return Buffer.from(Array.from({ length: 1 + rng.int(30) }, (_, i) => `line ${i} ${rng.int(100)}`).join('\n') + '\n')
-  }
 }
 
 /** Regular files and symlinks under dir (the .git entry aside), relative. */

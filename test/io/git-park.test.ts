@@ -5,7 +5,9 @@ import { scratchDir } from '../helpers/home.js'
 import { execFileSync } from 'node:child_process'
 import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { addedGitlinks, diffBinaryToFile, gitTry, quoteAmbiguousHeaders, snapshotTree, treeFromPatch } from '../../kernel/io/git.js'
+import { gitTry } from '../../kernel/io/git.js'
+import { diffBinaryToFile, quoteAmbiguousHeaders, treeFromPatch } from '../../kernel/io/git-patch.js'
+import { addedGitlinks, snapshotTree } from '../../kernel/io/git-snapshot.js'
 
 // The park helpers of kernel/io/git.ts: a worktree's every change, through a patch file, back to the same tree.
 
@@ -27,7 +29,7 @@ function repo(files: Record<string, string | Buffer>): string {
 
 /** Park round trip: snapshot, patch file, tree from the patch. */
 async function roundTrip(dir: string): Promise<{ tree: string; back: string; patch: Buffer }> {
-  const tree = await snapshotTree(dir)
+  const tree = await snapshotTree(dir, Date.now())
   const path = join(BASE, `p${n++}.patch`)
   await diffBinaryToFile(dir, 'HEAD', tree, path)
   return { tree, back: await treeFromPatch(dir, path), patch: readFileSync(path) }
@@ -93,7 +95,7 @@ test('snapshotTree sees an edit of the same size in the same second as the index
   // Same size and mtime as the index records, and the index no older than the file: only its bytes changed.
   utimesSync(join(dir, 'f.txt'), before.atime, before.mtime)
   utimesSync(index, before.atime, before.mtime)
-  const tree = await snapshotTree(dir)
+  const tree = await snapshotTree(dir, Date.now())
   assert.is(git(dir, 'cat-file', '-p', `${tree}:f.txt`), 'bbbb')
   assert.is(git(dir, 'status', '--porcelain'), 'M f.txt', 'git itself sees the change (a status may rewrite the index: last)')
 })
@@ -106,9 +108,9 @@ test('addedGitlinks names a repository inside the worktree that HEAD does not ha
   git(join(dir, 'inner'), 'add', 'f')
   git(join(dir, 'inner'), 'commit', '-qm', 'f')
   writeFileSync(join(dir, 'b.txt'), 'b\n')
-  assert.equal(await addedGitlinks(dir, await snapshotTree(dir)), ['inner'])
+  assert.equal(await addedGitlinks(dir, await snapshotTree(dir, Date.now())), ['inner'])
   rmSync(join(dir, 'inner'), { recursive: true })
-  assert.equal(await addedGitlinks(dir, await snapshotTree(dir)), [])
+  assert.equal(await addedGitlinks(dir, await snapshotTree(dir, Date.now())), [])
 })
 
 test('every argument reaches git as it was given, through the shell zx runs: quotes, $, backquotes, newlines, globs', async () => {

@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { scratchDir } from '../helpers/home.js'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { groupAlive, isAlive, processStartTime, processesInside, procStat, signalGroup, signalProcess } from '../../kernel/io/procs.js'
 
@@ -137,6 +137,26 @@ test('processesInside finds a child whose cwd is inside the directory, and not o
   for (const c of [inTop, inSub, inSibling, inOutside]) c.kill('SIGKILL')
   await Promise.all([inTop, inSub, inSibling, inOutside].map(exited))
   assert.equal(processesInside(dir).filter((p) => p.pid === inTop.pid || p.pid === inSub.pid), [])
+})
+
+test('processesInside: a process whose cwd is elsewhere but which holds a file inside open is found, with that file (issue 16 item 17)', async () => {
+  const dir = join(ROOT, 'lane-fd')
+  const outside = join(ROOT, 'fd-elsewhere')
+  for (const d of [join(dir, 'sub'), outside]) mkdirSync(d, { recursive: true })
+  const log = join(dir, 'sub', 'log.txt')
+  const gone = join(dir, 'gone.txt')
+  // fd 3 holds the log, fd 4 a file deleted since: only the first is a file the reap could cut off.
+  const holder = start('sh', ['-c', 'exec 3>>"$1" 4>"$2"; rm "$2"; exec sleep 30', 'sh', log, gone], { cwd: outside })
+  await spawned(holder)
+  await until(() => !existsSync(gone) && processesInside(dir).some((p) => p.pid === holder.pid), 'the holder found')
+  const found = processesInside(dir).find((p) => p.pid === holder.pid)!
+  assert.equal({ cwd: found.cwd, cwdInside: found.cwdInside, files: found.files, command: found.command }, { cwd: outside, cwdInside: false, files: [log], command: 'sleep 30' })
+  const inCwd = processesInside(outside).find((p) => p.pid === holder.pid)!
+  assert.equal([inCwd.cwdInside, inCwd.files], [true, []], 'its working directory, where it holds nothing open')
+  assert.not.ok(processesInside(join(ROOT, 'lane')).some((p) => p.pid === holder.pid), 'a directory sharing the prefix holds none of its files')
+  holder.kill('SIGKILL')
+  await exited(holder)
+  assert.not.ok(processesInside(dir).some((p) => p.pid === holder.pid))
 })
 
 test('processesInside: a trailing slash names the same directory', async () => {

@@ -1,0 +1,66 @@
+import { readFileSync, statSync, writeFileSync } from 'node:fs'
+import { git } from './git.js'
+import { withTempIndex } from './git-snapshot.js'
+
+/** The parked patch: written from a snapshot tree, proved to give it back, the tree kept, the worktree cleaned. */
+
+/** Apply the patch file to HEAD in a temporary index and return the resulting tree: proof that it reproduces the
+ * work. The index takes the patch's bytes as they are, so equal trees mean equal bytes. */
+export async function treeFromPatch(dir: string, patchPath: string): Promise<string> {
+  return withTempIndex(dir, 'verify', async (_, e) => {
+    await git(dir, ['read-tree', 'HEAD'], e)
+    if (statSync(patchPath).size > 0) await git(dir, ['apply', '--cached', '--binary', '--whitespace=nowarn', patchPath], e)
+    return (await git(dir, ['write-tree'], e)).trim()
+  })
+}
+
+/** Write the patch from `from` to `to` into a file, byte for byte: git writes it itself, because the text of a
+ * file in another encoding is not UTF-8 and must never pass through a string. No text conversion, no external
+ * diff, no renames and the standard a/ b/ prefixes, so `git apply` takes it back whatever the configuration. */
+export async function diffBinaryToFile(dir: string, from: string, to: string, path: string): Promise<void> {
+  const args = ['diff', '--binary', '--full-index', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--no-relative', '--src-prefix=a/', '--dst-prefix=b/']
+  await git(dir, [...args, `--output=${path}`, from, to], { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.quotePath', GIT_CONFIG_VALUE_0: 'true' })
+  writeFileSync(path, quoteAmbiguousHeaders(readFileSync(path)))
+}
+
+const HEADER = 'diff --git '
+
+/** `git apply` cannot tell where the name ends in an unquoted header `diff --git a/<p> b/<p>` when a directory in
+ * <p> ends with a space and the section has no ---/+++ lines (an empty file added or deleted, a mode change).
+ * Such headers are written quoted, which it reads unambiguously. With core.quotePath an unquoted name holds no
+ * quote, backslash, control or non-ASCII byte, so quoting needs no escapes. Other lines stay byte for byte. */
+export function quoteAmbiguousHeaders(patch: Buffer): Buffer {
+  const lines = patch.toString('latin1').split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]
+    if (!line.startsWith(HEADER + 'a/') || !line.includes(' ', HEADER.length)) continue
+    const rest = line.slice(HEADER.length)
+    const len = (rest.length - 5) / 2
+    if (!Number.isInteger(len) || len < 1) continue
+    const name = rest.slice(2, 2 + len)
+    if (rest.slice(2 + len, 5 + len) !== ' b/' || rest.slice(5 + len) !== name || !name.includes(' ')) continue
+    lines[i] = `${HEADER}"a/${name}" "b/${name}"`
+  }
+  return Buffer.from(lines.join('\n'), 'latin1')
+}
+
+/** Keep a tree reachable: a commit on top of HEAD, named by a ref under refs/svc/parked/. */
+export async function keepTree(dir: string, tree: string, ref: string, message: string): Promise<string> {
+  const commit = (await git(dir, ['commit-tree', tree, '-p', 'HEAD', '-m', message], {
+    GIT_AUTHOR_NAME: 'svc',
+    GIT_AUTHOR_EMAIL: 'svc@localhost',
+    GIT_COMMITTER_NAME: 'svc',
+    GIT_COMMITTER_EMAIL: 'svc@localhost',
+  })).trim()
+  await git(dir, ['update-ref', ref, commit])
+  return commit
+}
+
+/** Bring a worktree back to HEAD: tracked changes reverted, untracked files removed, ignored ones too. Only ever
+ * called after the work was parked and verified, just before the worktree is removed: files hidden by rules the
+ * lane wrote were parked, and once such a rule file is gone what it hid would count as untracked and stop the
+ * removal; what the branch's own rules hide goes with the worktree anyway. */
+export async function cleanTree(dir: string): Promise<void> {
+  await git(dir, ['reset', '--quiet', '--hard', 'HEAD'])
+  await git(dir, ['clean', '-q', '-f', '-d', '-x'])
+}

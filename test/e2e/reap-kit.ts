@@ -1,0 +1,55 @@
+import { existsSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { git, until } from '../helpers/home.js'
+import { buildAndReport } from '../helpers/project.js'
+import { filesOf, type World } from './lane-views-kit.js'
+
+/** What the reap suites share: the reap call, the line it prints, and a capture of everything a refused reap must
+ * leave as it was. `world` gives the suite's current World. */
+export function reapKit(world: () => World) {
+  const reap = (...args: string[]) => world().h.svc(['lane', 'reap', ...args], { timeoutMs: 90_000 })
+  const stopped = (name: string) => until(async () => (await world().conv(name)).activity === 'stopped', `${name} stopped`)
+  const parkedFiles = (name: string) => readdirSync(world().convDir(name)).filter((f) => f.startsWith('parked-'))
+  const svcRefs = () => git(world().checkout, 'for-each-ref', '--format=%(refname)', 'refs/svc/')
+
+  /** Everything a refused reap must leave as it was. */
+  async function capture(name: string, dir: string, branch?: string) {
+    const w = world()
+    const conv = await w.conv(name)
+    return {
+      exists: existsSync(dir),
+      files: filesOf(dir),
+      status: git(dir, 'status', '--porcelain', '--untracked-files=all'),
+      head: git(dir, 'rev-parse', 'HEAD'),
+      branch: branch ? git(w.checkout, 'rev-parse', `refs/heads/${branch}`) : undefined,
+      worktrees: git(w.checkout, 'worktree', 'list', '--porcelain'),
+      archived: conv.archived,
+      listed: (JSON.parse(await w.h.ok(['lane', 'list', '--json'])) as any[]).find((l) => l.id === conv.id).archived,
+      parked: parkedFiles(name),
+      refs: svcRefs(),
+    }
+  }
+
+  /** A builder that commits, pushes and reports done, runs `after`, then exits. */
+  async function doneBuilder(key: string, after = ''): Promise<string> {
+    const w = world()
+    const id = await w.start(['--key', key, '--role', 'builder', '--prompt', buildAndReport(`built ${key}`) + after])
+    await w.h.ok(['lane', 'wait', `r1-${key}-builder-i1`])
+    await stopped(`r1-${key}-builder-i1`)
+    return id
+  }
+
+  /** The files a patch gives back, applied to a fresh checkout of `commit` (every byte, mode and name). */
+  function applied(patch: string, commit: string, label: string): Record<string, string> {
+    const w = world()
+    const scratch = join(w.h.home, `scratch-${label}`)
+    git(w.checkout, 'worktree', 'add', '--quiet', '--detach', scratch, commit)
+    git(scratch, 'apply', '--binary', '--whitespace=nowarn', patch)
+    return filesOf(scratch, false)
+  }
+
+  return { reap, stopped, parkedFiles, capture, doneBuilder, applied }
+}
+
+export const reapedLine = (run: string, key: string, role: string, id: string, dir?: string, branch?: string) =>
+  `reaped ${run}/${key} ${role} i1 (conv ${id})${dir ? `: removed ${dir}` : ''}${branch ? `; branch ${branch} kept` : ''}\n`
