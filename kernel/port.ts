@@ -94,6 +94,8 @@ export const PortSchemas = {
   deckTree: v.strictObject({ run: opt(text(200)), parent: opt(ref) }),
   deckCode: v.strictObject({}),
   deckRedeem: v.strictObject({ code: text(200) }),
+  deckSession: v.strictObject({ session: text(200) }),
+  deckRevoke: v.strictObject({}),
 } as const
 
 export type PortMethod = keyof typeof PortSchemas
@@ -168,7 +170,10 @@ export interface PortOutputs {
   changes: { changes: { seq: number; at: number; name: string; what: string }[]; last: number }
   deckTree: DeckTree
   deckCode: { code: string; expiresAt: number }
-  deckRedeem: { ok: true }
+  /** A deck session: the deck's cookie, accepted on the deck's routes only. */
+  deckRedeem: { session: string; expiresAt: number }
+  deckSession: { expiresAt: number }
+  deckRevoke: { revoked: number }
 }
 
 /** Everything the deck draws: conversations as a tree, each row's view, and costs summed. */
