@@ -4,7 +4,7 @@ import { PortSchemas } from '../kernel/port.js'
 import type { HandlerEnv } from './env.js'
 import { jsonBody, query, respond } from './respond.js'
 
-export const TellBody = v.omit(PortSchemas.tell, ['conv', 'conversation'])
+export const TellBody = v.omit(PortSchemas.tell, ['conv', 'conversation', 'conversationKey'])
 export const AnswerBody = v.omit(PortSchemas.convAnswer, ['conv'])
 const TranscriptQuery = v.strictObject({
   after: v.optional(v.pipe(v.string(), v.regex(/^\d{1,15}$/, 'must be a whole number'), v.transform(Number))),

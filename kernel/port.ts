@@ -12,6 +12,8 @@ import type { DoctorCheck } from './domain/doctor.js'
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`))
 const ref = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters'))
 const opt = v.optional
+/** A conversation's key (SERVICE_CONVERSATION_KEY), given by a request that acts as that conversation. */
+const key = text(200)
 
 export const PortSchemas = {
   kernelStatus: v.strictObject({}),
@@ -32,15 +34,17 @@ export const PortSchemas = {
   convArchive: v.strictObject({ conv: ref }),
   convMark: v.strictObject({
     conversation: opt(ref),
+    conversationKey: opt(key),
     phase: v.picklist(PHASES),
     reason: opt(v.picklist(NEEDS_YOU_REASONS)),
   }),
   convTranscript: v.strictObject({ conv: ref, after: opt(v.pipe(v.number(), v.integer(), v.minValue(0))) }),
-  tell: v.strictObject({ conv: ref, text: text(1_000_000), force: opt(v.boolean()), conversation: opt(ref) }),
+  tell: v.strictObject({ conv: ref, text: text(1_000_000), force: opt(v.boolean()), conversation: opt(ref), conversationKey: opt(key) }),
   convAnswer: v.strictObject({ conv: ref, decision: v.picklist(['allow', 'deny'], 'must be allow or deny'), message: opt(text(100_000)) }),
   doctor: v.strictObject({}),
   successor: v.strictObject({
     conversation: opt(ref),
+    conversationKey: opt(key),
     kind: v.picklist(['handoff', 'fork']),
     harness: opt(v.picklist(HARNESSES)),
     model: opt(text(200)),
@@ -67,10 +71,12 @@ export const PortSchemas = {
     replace: opt(v.boolean()),
     noWait: opt(v.boolean()),
     conversation: opt(ref),
+    conversationKey: opt(key),
     cwd: opt(text(4096)),
   }),
   laneReport: v.strictObject({
     conversation: opt(ref),
+    conversationKey: opt(key),
     body: text(1_000_000),
     status: opt(v.picklist(REPORT_STATUSES, 'must be one of done, blocked, failed')),
     allowUnpushed: opt(v.boolean()),

@@ -3,6 +3,7 @@ import { resolve } from 'node:path'
 import { SvcError } from '../../kernel/domain/errors.js'
 import { EFFORTS, HARNESSES, ROLES } from '../../kernel/domain/keys.js'
 import { json } from '../format.js'
+import { actingAs } from '../io.js'
 import { withProgress } from '../progress.js'
 import type { Run } from '../table.js'
 import { oneOf } from './conv.js'
@@ -40,7 +41,7 @@ export const run: Run = async (port, args, io) => {
     reuse: args.reuse ? true : undefined,
     replace: args.replace ? true : undefined,
     noWait: args['no-wait'] ? true : undefined,
-    conversation: io.env.SERVICE_CONVERSATION || undefined,
+    ...actingAs(io),
     cwd: io.cwd,
   })
   const r = await withProgress(io, 'waiting for the lane to start', request)
