@@ -38,8 +38,8 @@ export async function createConversation(ctx: KernelContext, n: NewConversation)
   if (n.harness === 'shell' && !n.firstMessage) throw new SvcError('usage', 'the shell harness runs a script: give it --prompt (or a brief)')
   const { id, name } = await ctx.store.reserve(n.name, n.fallbackName)
   const files = convFiles(ctx.home, name)
-  // Every conversation a process drives gets a key; a play lane's is never handed out, so nothing acts as it.
-  const key = n.harness === 'none' ? undefined : newConversationKey()
+  // Every conversation a process drives gets a key, but a play lane, which gets no service context at all.
+  const key = n.harness === 'none' || n.play ? undefined : newConversationKey()
   try {
     return await writeConversation(ctx, n, id, name, files, key)
   } catch (e) {
@@ -99,7 +99,7 @@ async function writeConversation(ctx: KernelContext, n: NewConversation, id: str
       resume: n.resume,
       play: Boolean(n.play),
     }
-    await ctx.runners.start(rec, spec, n.play ? undefined : key?.key)
+    await ctx.runners.start(rec, spec, key?.key)
   }
   return rec
 }

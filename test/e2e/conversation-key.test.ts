@@ -77,11 +77,13 @@ test('item 10: a builder that sets SERVICE_CONVERSATION to its critic or to the 
   assert.not.match(readFileSync(join(dir, 'launch.json'), 'utf8'), 'SERVICE_CONVERSATION_KEY')
 })
 
-test('item 10: a human root (harness none) keeps launching by its id alone, and a play lane gets no key', async () => {
+test('item 10: a human root (harness none) keeps launching by its id alone, and a play lane has no key', async () => {
   const out = await start(['--key', 'p', '--role', 'play', '--prompt', `echo "key:\${SERVICE_CONVERSATION_KEY:-none}" > ${h.home}/play-key`])
   assert.match(out, /^Lane r1\/p play i1: conv \d+/)
   await until(() => existsSync(join(h.home, 'play-key')), 'the play lane to run')
   assert.is(read('play-key'), 'key:none\n')
+  const name = /conv \d+ \(([^)]+)\)/.exec(out)![1]
+  assert.is(JSON.parse(readFileSync(join(h.service, 'agents', `conv-${name}`, 'record.json'), 'utf8')).keyHash, undefined)
 })
 
 test.run()
