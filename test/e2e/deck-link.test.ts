@@ -20,7 +20,8 @@ const base = () => `http://127.0.0.1:${k.port}`
 async function login(url: string): Promise<string> {
   const res = await fetch(url, { redirect: 'manual' })
   assert.is(res.status, 303, await res.text())
-  return /^(svc_deck_\d+=[^;]+)/.exec(res.headers.get('set-cookie') ?? '')![1]
+  // Whatever cookie the login sets (name=value), to be sent back as the browser would.
+  return (res.headers.get('set-cookie') ?? '').split(';')[0]
 }
 const get = (path: string, headers: Record<string, string>) => fetch(base() + path, { headers }).then((r) => r.status)
 const post = (path: string, headers: Record<string, string>, body: unknown = {}) =>
@@ -29,6 +30,7 @@ const post = (path: string, headers: Record<string, string>, body: unknown = {})
 test('item 7: the deck cookie is a session of its own, never the token: it opens the deck routes only, and svc deck --revoke ends it', async () => {
   const url = JSON.parse(await h.ok(['deck', '--json', '--no-open'])).url as string
   const cookie = await login(url)
+  assert.match(cookie, /^svc_deck_\d+=/)
   assert.not.ok(cookie.includes(k.token), 'the cookie does not hold the bearer token')
   const headers = { cookie }
   assert.is(await get('/api/tree', headers), 200, 'the deck tree')
@@ -53,9 +55,16 @@ test('item 8: on a terminal, svc deck opens a private file that leads to the dec
   writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$@" > '${argsFile}'\n`)
   chmodSync(join(bin, 'xdg-open'), 0o755)
   let out = ''
-  const env = h.env({ PATH: `${bin}:${process.env.PATH}` })
+  const path = process.env.PATH
+  const env = h.env({ PATH: `${bin}:${path}` })
   const io: Io = { out: (t) => void (out += t), err: () => {}, env, cwd: h.home, isTTY: true, readStdin: async () => '' }
-  assert.is(await deck(await connect(io), { _: [] }, io), 0)
+  // This process's PATH too, whichever environment the opener is started with.
+  process.env.PATH = env.PATH
+  try {
+    assert.is(await deck(await connect(io), { _: [] }, io), 0)
+  } finally {
+    process.env.PATH = path
+  }
   await until(() => existsSync(argsFile), 'the opener to run', 5000)
   const page = join(h.service, 'deck-open.html')
   assert.equal(readFileSync(argsFile, 'utf8'), `${page}\n`, 'the opener is given a path only')
