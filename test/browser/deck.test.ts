@@ -247,7 +247,7 @@ deck('a second kernel on the same machine: logging in to its deck leaves the bro
     assert.is(first?.status(), 200, 'the first deck still lets the browser in')
     assert.is(await w.page.title(), 'Command Deck')
     const names = (await w.browser.cookies()).map((c) => c.name).sort()
-    assert.equal(names, [`svc_token_${other.kernelFile()!.port}`, `svc_token_${w.api.port}`].sort(), 'one cookie per kernel')
+    assert.equal(names, [`svc_deck_${other.kernelFile()!.port}`, `svc_deck_${w.api.port}`].sort(), 'one cookie per kernel')
   } finally {
     await other.stop()
   }
