@@ -15,7 +15,8 @@ import type { LaneView } from './port.js'
 
 /** A lane list is recomputed at the latest after this long, or at once after any change. */
 const LIST_MAX_AGE_MS = 500
-import { deckTree, DeckAccess } from './services/deck.js'
+import { deckTree } from './services/deck.js'
+import { DeckAccess } from './services/deck-access.js'
 import { SvcError } from './domain/errors.js'
 import { convAnswer } from './services/conv-answer.js'
 import { doctor } from './services/doctor.js'

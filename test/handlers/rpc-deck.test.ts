@@ -8,7 +8,7 @@ import { CLIENT } from '../../handlers/deck/client.js'
 import { HTTP_STATUS } from '../../handlers/status.js'
 import { ERROR_CODES } from '../../kernel/domain/errors.js'
 import { LIST_COLUMNS, laneCells, type LaneCellsInput } from '../../kernel/domain/list-columns.js'
-import { DeckAccess } from '../../kernel/services/deck.js'
+import { DeckAccess } from '../../kernel/services/deck-access.js'
 import { rejection } from '../helpers/home.js'
 import { answer, err, harness, refuse } from './kit.js'
 
