@@ -105,7 +105,9 @@ export async function ensureKernel(io: Io, start = true): Promise<KernelFile | u
   } catch {}
   const log = openSync(paths.kernelLog, 'a', 0o600)
   const main = fileURLToPath(new URL('./main.js', import.meta.url))
-  const child = spawn(process.execPath, [main, 'kernel', 'run'], { detached: true, stdio: ['ignore', log, log], env: { ...io.env, SERVICE_HOME: home }, cwd: home })
+  // The kernel is no conversation: it keeps neither the identity nor the key of the one that happened to start it.
+  const { SERVICE_CONVERSATION: _c, SERVICE_CONVERSATION_KEY: _k, ...env } = io.env
+  const child = spawn(process.execPath, [main, 'kernel', 'run'], { detached: true, stdio: ['ignore', log, log], env: { ...env, SERVICE_HOME: home }, cwd: home })
   closeSync(log)
   let exited = false
   child.on('exit', () => (exited = true))

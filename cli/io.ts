@@ -21,3 +21,10 @@ export const processIo = (): Io => ({
 })
 
 export type Args = Record<string, unknown> & { _: string[] }
+
+/** Who a command acts as: $SERVICE_CONVERSATION, with the key its harness was given (the kernel refuses to let a
+ * conversation that has a key be acted as without it). */
+export const actingAs = (io: Pick<Io, 'env'>) => ({
+  conversation: io.env.SERVICE_CONVERSATION || undefined,
+  conversationKey: io.env.SERVICE_CONVERSATION_KEY || undefined,
+})

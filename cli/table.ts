@@ -145,7 +145,7 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./commands/issue.js').then((m) => ({ run: m.issueShow })),
   },
   { name: 'issue close', positionals: ['<ref>'], description: 'Close a local issue', options: [s('project', 'Project of local:<n> (default: the checkout holding this directory)'), json], load: () => import('./commands/issue.js').then((m) => ({ run: m.issueClose })) },
-  { name: 'deck', positionals: [], description: 'Print (and on a terminal, open) the address of the Command Deck', options: [b('no-open', 'Only print the address'), json], load: () => import('./commands/deck.js') },
+  { name: 'deck', positionals: [], description: 'Print (and on a terminal, open) the address of the Command Deck', options: [b('no-open', 'Only print the address'), b('revoke', 'End every deck session (browsers must log in again)'), json], load: () => import('./commands/deck.js') },
   { name: 'doctor', positionals: [], description: 'Check the harness CLIs, git, lsof, the lanes roots and the kernel; exit 1 on any problem', options: [json], load: () => import('./commands/doctor.js') },
   { name: 'runner', positionals: ['<name>'], description: 'Drive one conversation (started by the kernel)', options: [], hidden: true, load: () => import('./commands/runner.js') },
   { name: 'kernel run', positionals: [], description: 'Run the kernel in the foreground', options: [], hidden: true, load: () => import('./commands/kernel.js').then((m) => ({ run: m.runForeground })) },

@@ -4,7 +4,7 @@ import { PortSchemas } from '../kernel/port.js'
 import type { HandlerEnv } from './env.js'
 import { jsonBody, query, respond } from './respond.js'
 
-export const TellBody = v.omit(PortSchemas.tell, ['conv', 'conversation'])
+export const TellBody = v.omit(PortSchemas.tell, ['conv', 'conversation', 'conversationKey'])
 export const AnswerBody = v.omit(PortSchemas.convAnswer, ['conv'])
 /** `cursor`: the byte offset a page answered; without it, the last page. */
 const TranscriptQuery = v.strictObject({

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono'
 import { getCookie } from 'hono/cookie'
 import type { HandlerEnv } from './env.js'
-import { errorBody } from './errors.js'
+import { errorBody, toErrorResponse } from './errors.js'
 
 /** Compare in time that depends on the length of the expected value only. */
 export function constantTimeEqual(given: string, expected: string): boolean {
@@ -11,16 +11,27 @@ export function constantTimeEqual(given: string, expected: string): boolean {
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]'])
-/** The deck's token cookie, named by the port of the Host: a browser shares cookies across the ports of one host,
- * while each kernel (one per SERVICE_HOME) listens on its own port with its own token. One name for all would let
- * logging in to one deck log the browser out of another. */
-export function tokenCookie(host: string): string {
+/** The deck's session cookie, named by the port of the Host: a browser shares cookies across the ports of one host,
+ * while each kernel (one per SERVICE_HOME) listens on its own port. One name for all would let logging in to one
+ * deck log the browser out of another. */
+export function deckCookie(host: string): string {
   const port = /:(\d+)$/.exec(host)?.[1]
-  return port ? `svc_token_${port}` : 'svc_token'
+  return port ? `svc_deck_${port}` : 'svc_deck'
 }
 
-/** The Host must name the loopback (no DNS rebinding); a mutating request from another origin is refused; every
- * route needs the token, as a bearer header or the deck's cookie. */
+/** The deck's routes: its pages and what its browser code calls. Only these take the deck's session; everything
+ * else (the RPC, launching a lane, the lane list) needs the bearer token. */
+const DECK_ROUTES: [string, RegExp][] = [
+  ['GET', /^\/(agents|conv\/[^/]+|deck\/client\.js|deck\/list-columns\.js)?$/],
+  ['GET', /^\/api\/(tree|events|convs\/[^/]+|convs\/[^/]+\/transcript|lanes\/[^/]+)$/],
+  ['POST', /^\/api\/(convs\/[^/]+\/tell|convs\/[^/]+\/answer|lanes\/[^/]+\/reap)$/],
+]
+export const isDeckRoute = (method: string, path: string) => DECK_ROUTES.some(([m, re]) => m === method && re.test(path))
+
+const WRONG_TOKEN = 'missing or wrong token'
+
+/** The Host must name the loopback (no DNS rebinding); a mutating request from another origin is refused; a route
+ * needs the token as a bearer header, or for the deck's routes, the deck's session cookie. */
 export const guard: MiddlewareHandler<HandlerEnv> = async (c, next) => {
   const host = c.req.header('host') ?? ''
   const hostname = host.replace(/:\d+$/, '')
@@ -29,10 +40,20 @@ export const guard: MiddlewareHandler<HandlerEnv> = async (c, next) => {
   // The whole origin (scheme, host and port) must be this server's own.
   if (origin !== undefined && !['GET', 'HEAD'].includes(c.req.method) && origin !== `${new URL(c.req.url).protocol}//${host}`)
     return c.json(errorBody('forbidden', `requests from origin ${origin} are refused`), 403)
-  // The one route without a token: it trades a one-time code for the cookie.
+  // The one route without a credential: it trades a one-time code for a deck session.
   if (c.req.path === '/deck/login' && c.req.method === 'GET') return next()
-  const header = c.req.header('authorization') ?? ''
-  const given = header.startsWith('Bearer ') ? header.slice(7) : getCookie(c, tokenCookie(host)) ?? ''
-  if (!constantTimeEqual(given, c.env.token)) return c.json(errorBody('unauthorized', 'missing or wrong token'), 401)
+  const header = c.req.header('authorization')
+  if (header !== undefined) {
+    if (!header.startsWith('Bearer ') || !constantTimeEqual(header.slice(7), c.env.token)) return c.json(errorBody('unauthorized', WRONG_TOKEN), 401)
+    return next()
+  }
+  const session = getCookie(c, deckCookie(host))
+  if (!session || !isDeckRoute(c.req.method, c.req.path)) return c.json(errorBody('unauthorized', WRONG_TOKEN), 401)
+  try {
+    await c.env.port.deckSession({ session })
+  } catch (e) {
+    const { body, status } = toErrorResponse(e)
+    return c.json(body, status)
+  }
   await next()
 }

@@ -1,19 +1,21 @@
 import { Hono } from 'hono'
 import { setCookie } from 'hono/cookie'
-import { tokenCookie } from './auth.js'
+import { deckCookie } from './auth.js'
 import type { HandlerEnv } from './env.js'
 import { toErrorResponse } from './errors.js'
 
-/** GET /deck/login?code=…: trade the one-time code `svc deck` printed for the token cookie (HttpOnly,
- * SameSite=Strict), then go to the deck. The only route that takes no token. */
+/** GET /deck/login?code=…: trade the one-time code `svc deck` gave for a deck session in a cookie (HttpOnly,
+ * SameSite=Strict, living as long as the session), then go to the deck. The only route that takes no credential. */
 export const deckLogin = new Hono<HandlerEnv>().get('/login', async (c) => {
   const code = c.req.query('code') ?? ''
+  let granted
   try {
-    await c.env.port.deckRedeem({ code })
+    granted = await c.env.port.deckRedeem({ code })
   } catch (e) {
     const { body, status } = toErrorResponse(e)
     return c.text(body.error.message + '\n', status)
   }
-  setCookie(c, tokenCookie(c.req.header('host') ?? ''), c.env.token, { httpOnly: true, sameSite: 'Strict', path: '/' })
+  const maxAge = Math.max(0, Math.floor((granted.expiresAt - Date.now()) / 1000))
+  setCookie(c, deckCookie(c.req.header('host') ?? ''), granted.session, { httpOnly: true, sameSite: 'Strict', path: '/', maxAge })
   return c.redirect('/', 303)
 })

@@ -15,6 +15,8 @@ export const homePaths = (home: string) => ({
   cliLog: join(home, 'cli.log'),
   agents: join(home, 'agents'),
   projects: join(home, 'projects.yaml'),
+  /** A page only the user can read that sends the browser on to the deck's one-time link. */
+  deckOpener: join(home, 'deck-open.html'),
 })
 
 export const convDir = (home: string, name: string) => join(home, 'agents', `conv-${name}`)

@@ -1,4 +1,5 @@
 import { readFileSync, renameSync } from 'node:fs'
+import type { ManifestRead } from './domain/self-check.js'
 import { processStartTime } from './io/procs.js'
 
 /** kernel.json: the manifest of a running kernel, created exclusively (it is the lock), mode 0600. */
@@ -17,6 +18,22 @@ export function readKernelFile(path: string): KernelFile | undefined {
     return typeof k.pid === 'number' && typeof k.port === 'number' && typeof k.token === 'string' ? k : undefined
   } catch {
     return undefined
+  }
+}
+
+/** The token kernel.json names, or why it could not be read (the error's code; text that is no manifest). */
+export function readManifestToken(path: string): ManifestRead {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (e) {
+    return { error: (e as NodeJS.ErrnoException).code ?? 'unreadable' }
+  }
+  try {
+    const token = (JSON.parse(text) as Partial<KernelFile>).token
+    return typeof token === 'string' ? { token } : { error: 'not a manifest' }
+  } catch {
+    return { error: 'not a manifest' }
   }
 }
 

@@ -15,7 +15,8 @@ import type { LaneView } from './port.js'
 
 /** A lane list is recomputed at the latest after this long, or at once after any change. */
 const LIST_MAX_AGE_MS = 500
-import { deckTree, DeckCodes } from './services/deck.js'
+import { deckTree } from './services/deck.js'
+import { DeckAccess } from './services/deck-access.js'
 import { SvcError } from './domain/errors.js'
 import { convAnswer } from './services/conv-answer.js'
 import { doctor } from './services/doctor.js'
@@ -30,7 +31,7 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
   const gitFacts = new GitFactsCache()
   const changeLog = new ChangeLog(ctx)
   const lists = new ViewCache<LaneView[]>(ctx, LIST_MAX_AGE_MS)
-  const deckCodes = new DeckCodes()
+  const deck = new DeckAccess()
   return {
     async kernelStatus() {
       return { pid: process.pid, port: opts.port(), version: ctx.version, home: ctx.home, startedAt: opts.startedAt, conversations: ctx.store.size }
@@ -70,8 +71,10 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
     laneReap: (input) => laneReap(ctx, gitFacts, input),
     changes: (input) => changeLog.since(input.after, input.timeoutMs),
     deckTree: (input) => deckTree(ctx, gitFacts, input),
-    deckCode: async () => deckCodes.issue(),
-    deckRedeem: async (input) => deckCodes.redeem(input.code),
+    deckCode: async () => deck.issue(),
+    deckRedeem: async (input) => deck.redeem(input.code),
+    deckSession: async (input) => deck.check(input.session),
+    deckRevoke: async () => deck.revoke(),
     issueNew: (input) => issueNew(ctx, input),
     issueList: (input) => issueList(ctx, input),
     issueShow: (input) => issueShow(ctx, input),

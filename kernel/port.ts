@@ -15,6 +15,8 @@ export const MAX_TEXT = 1_000_000
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`))
 const ref = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters'))
 const opt = v.optional
+/** A conversation's key (SERVICE_CONVERSATION_KEY), given by a request that acts as that conversation. */
+const key = text(200)
 
 export const PortSchemas = {
   kernelStatus: v.strictObject({}),
@@ -35,16 +37,18 @@ export const PortSchemas = {
   convArchive: v.strictObject({ conv: ref }),
   convMark: v.strictObject({
     conversation: opt(ref),
+    conversationKey: opt(key),
     phase: v.picklist(PHASES),
     reason: opt(v.picklist(NEEDS_YOU_REASONS)),
   }),
   /** Without a cursor, the last page of the transcript; with one (a byte offset a page gave), what follows it. */
   convTranscript: v.strictObject({ conv: ref, cursor: opt(v.pipe(v.number(), v.integer(), v.minValue(0))) }),
-  tell: v.strictObject({ conv: ref, text: text(1_000_000), force: opt(v.boolean()), conversation: opt(ref) }),
+  tell: v.strictObject({ conv: ref, text: text(1_000_000), force: opt(v.boolean()), conversation: opt(ref), conversationKey: opt(key) }),
   convAnswer: v.strictObject({ conv: ref, decision: v.picklist(['allow', 'deny'], 'must be allow or deny'), message: opt(text(100_000)) }),
   doctor: v.strictObject({}),
   successor: v.strictObject({
     conversation: opt(ref),
+    conversationKey: opt(key),
     kind: v.picklist(['handoff', 'fork']),
     harness: opt(v.picklist(HARNESSES)),
     model: opt(text(200)),
@@ -71,10 +75,12 @@ export const PortSchemas = {
     replace: opt(v.boolean()),
     noWait: opt(v.boolean()),
     conversation: opt(ref),
+    conversationKey: opt(key),
     cwd: opt(text(4096)),
   }),
   laneReport: v.strictObject({
     conversation: opt(ref),
+    conversationKey: opt(key),
     body: text(MAX_TEXT),
     status: opt(v.picklist(REPORT_STATUSES, 'must be one of done, blocked, failed')),
     allowUnpushed: opt(v.boolean()),
@@ -102,6 +108,8 @@ export const PortSchemas = {
   issueList: v.strictObject({ project: opt(text(100)), state: opt(v.picklist(['open', 'closed'], 'must be open or closed')) }),
   issueShow: v.strictObject({ ref, project: opt(text(100)), cwd: opt(text(4096)) }),
   issueClose: v.strictObject({ ref, project: opt(text(100)), cwd: opt(text(4096)) }),
+  deckSession: v.strictObject({ session: text(200) }),
+  deckRevoke: v.strictObject({}),
 } as const
 
 export type PortMethod = keyof typeof PortSchemas
@@ -171,7 +179,10 @@ export interface PortOutputs {
   changes: { changes: { seq: number; at: number; name: string; what: string }[]; last: number }
   deckTree: DeckTree
   deckCode: { code: string; expiresAt: number }
-  deckRedeem: { ok: true }
+  /** A deck session: the deck's cookie, accepted on the deck's routes only. */
+  deckRedeem: { session: string; expiresAt: number }
+  deckSession: { expiresAt: number }
+  deckRevoke: { revoked: number }
   issueNew: IssueView
   issueList: IssueView[]
   issueShow: IssueView

@@ -15,7 +15,10 @@ import { testTiming } from './io/test-timing.js'
 import { Store } from './io/store.js'
 import { watchAgents } from './io/watch.js'
 import { kernelPort } from './kernel.js'
-import { readKernelFile, setAsideKernelFile, staleReason, type KernelFile } from './kernel-file.js'
+import { readKernelFile, readManifestToken, setAsideKernelFile, staleReason, type KernelFile } from './kernel-file.js'
+import { checkManifest } from './domain/self-check.js'
+import { testNumber } from './io/fault.js'
+import { HTTP_LIMITS, limitConnections, serverOptions, type HttpLimits } from './http-limits.js'
 import { KernelContext, type KernelEvent } from './services/context.js'
 import { reconcile } from './services/reconcile.js'
 import { Runners } from './services/runners.js'
@@ -26,6 +29,16 @@ const RECONCILE_EVERY_MS = 15_000
 /** How long a conversation may go without a runner before the reconcile marks it ended (its runner may be starting). */
 const RECONCILE_GRACE_MS = testTiming('RECONCILE_GRACE', 10_000)
 const SELF_CHECK_EVERY_MS = 2_000
+
+/** The limits of the kernel's HTTP server, each of which a test build may set lower. */
+function httpLimits(): HttpLimits {
+  return {
+    headersTimeoutMs: testNumber('HEADERS_TIMEOUT_MS') ?? HTTP_LIMITS.headersTimeoutMs,
+    requestTimeoutMs: testNumber('REQUEST_TIMEOUT_MS') ?? HTTP_LIMITS.requestTimeoutMs,
+    idleTimeoutMs: testNumber('IDLE_TIMEOUT_MS') ?? HTTP_LIMITS.idleTimeoutMs,
+    maxConnections: testNumber('MAX_CONNECTIONS') ?? HTTP_LIMITS.maxConnections,
+  }
+}
 
 /** The kernel process: one per SERVICE_HOME. Listens on the loopback, then claims kernel.json exclusively. */
 export async function runKernel(home: string): Promise<void> {
@@ -38,6 +51,7 @@ export async function runKernel(home: string): Promise<void> {
     process.stderr.write(`fatal: ${message}\n`)
     process.exit(1)
   }
+  logEveryExit(log, fatal)
 
   let store: Store
   try {
@@ -75,6 +89,7 @@ export async function runKernel(home: string): Promise<void> {
     setTimeout(() => process.exit(0), 200).unref()
   }
 
+  const limits = httpLimits()
   const port = kernelPort(ctx, { startedAt, port: () => boundPort, stop: () => void stop('kernel stop requested') })
   const app = createApp()
   let ready!: () => void
@@ -86,10 +101,9 @@ export async function runKernel(home: string): Promise<void> {
     },
     hostname: '127.0.0.1',
     port: 0,
+    serverOptions: serverOptions(limits),
   }) as import('node:http').Server
-  server.requestTimeout = 0
-  server.headersTimeout = 60_000
-  server.keepAliveTimeout = 5_000
+  limitConnections(server, limits, log)
   await new Promise<void>((resolve, reject) => {
     server.once('listening', () => resolve())
     server.once('error', reject)
@@ -113,11 +127,14 @@ export async function runKernel(home: string): Promise<void> {
   log('info', `kernel ${VERSION} pid ${process.pid} listening on 127.0.0.1:${boundPort}, home ${home}`)
   // From the moment it holds the manifest: a kernel whose manifest is gone or names another stops, even if it never
   // became ready (so a removed home leaves no kernel behind).
+  let lastProblem = ''
   timers.push(
     setInterval(() => {
-      const k = readKernelFile(paths.kernelJson)
-      if (k?.token !== token) void stop(`${paths.kernelJson} no longer names this kernel`)
-    }, SELF_CHECK_EVERY_MS),
+      const check = checkManifest(readManifestToken(paths.kernelJson), token, paths.kernelJson)
+      if (check.verdict === 'stop') void stop(check.why)
+      else if (check.verdict === 'keep-but-log' && check.why !== lastProblem) log('warn', check.why)
+      lastProblem = check.verdict === 'keep-but-log' ? check.why : ''
+    }, testNumber('SELF_CHECK_MS') ?? SELF_CHECK_EVERY_MS),
   )
 
   for (const d of store.orphanDirs) log('warn', `conversation directory without a record (an interrupted creation): ${d}`)
@@ -146,4 +163,11 @@ export async function runKernel(home: string): Promise<void> {
 
   timers.push(setInterval(() => void reconcile(ctx, { graceMs: RECONCILE_GRACE_MS }).catch((e) => log('error', `reconcile: ${e.message}`)), RECONCILE_EVERY_MS))
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, () => void stop(sig))
+}
+
+/** Whatever ends the kernel leaves its reason in kernel.log: an error nothing caught, or the exit itself. */
+function logEveryExit(log: ReturnType<typeof fileLog>, fatal: (message: string) => never) {
+  process.on('uncaughtException', (e) => fatal(`uncaught: ${e.stack ?? e.message}`))
+  process.on('unhandledRejection', (e) => fatal(`unhandled rejection: ${(e as Error)?.stack ?? String(e)}`))
+  process.on('exit', (code) => log(code ? 'error' : 'info', `exited with code ${code}`))
 }

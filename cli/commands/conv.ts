@@ -3,7 +3,7 @@ import { EFFORTS, HARNESSES, NEEDS_YOU_REASONS, PHASES } from '../../kernel/doma
 import type { ConvView } from '../../kernel/port.js'
 import { printable } from '../../kernel/domain/printable.js'
 import { age, json, line, table } from '../format.js'
-import type { Args } from '../io.js'
+import { actingAs, type Args } from '../io.js'
 import type { Run } from '../table.js'
 
 const str = (args: Args, k: string) => (args[k] === undefined ? undefined : String(args[k]))
@@ -112,19 +112,19 @@ export const convTranscript: Run = async (port, args, io) => {
 export const convMark: Run = async (port, args, io) => {
   const phase = args._[0]
   if (!(PHASES as readonly string[]).includes(phase)) throw new SvcError('usage', `the state must be one of ${PHASES.join(', ')}, not '${phase}'`)
-  const v = await port.convMark({ conversation: io.env.SERVICE_CONVERSATION, phase: phase as (typeof PHASES)[number], reason: oneOf(args, 'reason', NEEDS_YOU_REASONS) })
+  const v = await port.convMark({ ...actingAs(io), phase: phase as (typeof PHASES)[number], reason: oneOf(args, 'reason', NEEDS_YOU_REASONS) })
   io.out(args.json ? json(v) : line(`conv ${v.id} marked ${phase}${args.reason ? ` (${args.reason})` : ''}`))
   return 0
 }
 
 export const tell: Run = async (port, args, io) => {
-  const r = await port.tell({ conv: args._[0], text: args._[1], force: Boolean(args.force), conversation: io.env.SERVICE_CONVERSATION })
+  const r = await port.tell({ conv: args._[0], text: args._[1], force: Boolean(args.force), ...actingAs(io) })
   io.out(args.json ? json(r) : line(`sent to conv ${r.conv.id} (${r.conv.name})`))
   return 0
 }
 
 const successor = (kind: 'handoff' | 'fork'): Run => async (port, args, io) => {
-  const v = await port.successor({ conversation: io.env.SERVICE_CONVERSATION, kind, harness: oneOf(args, 'harness', HARNESSES), model: str(args, 'model'), prompt: str(args, 'prompt') })
+  const v = await port.successor({ ...actingAs(io), kind, harness: oneOf(args, 'harness', HARNESSES), model: str(args, 'model'), prompt: str(args, 'prompt') })
   io.out(args.json ? json(v) : `${v.id}\n`)
   return 0
 }

@@ -4,6 +4,7 @@ import { REPORT_STATUSES } from '../../kernel/domain/keys.js'
 import { reportExitCode } from '../../kernel/domain/report-rules.js'
 import { json, line } from '../format.js'
 import { readBounded } from '../read-input.js'
+import { actingAs, type Io } from '../io.js'
 import type { Run } from '../table.js'
 import { oneOf } from './conv.js'
 
@@ -18,7 +19,7 @@ export const run: Run = async (port, args, io) => {
   const body = args.file !== undefined ? readBounded(io.cwd, String(args.file), 'report') : await io.readStdin()
   const verdictPath = args['verdict-file'] === undefined ? undefined : resolve(io.cwd, String(args['verdict-file']))
   const r = await port.laneReport({
-    conversation: io.env.SERVICE_CONVERSATION || undefined,
+    ...actingAs(io),
     body,
     status,
     allowUnpushed: args['allow-unpushed'] ? true : undefined,

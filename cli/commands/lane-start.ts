@@ -1,6 +1,7 @@
 import { SvcError } from '../../kernel/domain/errors.js'
 import { EFFORTS, HARNESSES, ROLES } from '../../kernel/domain/keys.js'
 import { json, line } from '../format.js'
+import { actingAs } from '../io.js'
 import { withProgress } from '../progress.js'
 import { readBounded } from '../read-input.js'
 import type { Run } from '../table.js'
@@ -31,7 +32,7 @@ export const run: Run = async (port, args, io) => {
     reuse: args.reuse ? true : undefined,
     replace: args.replace ? true : undefined,
     noWait: args['no-wait'] ? true : undefined,
-    conversation: io.env.SERVICE_CONVERSATION || undefined,
+    ...actingAs(io),
     cwd: io.cwd,
   })
   const r = await withProgress(io, 'waiting for the lane to start', request)

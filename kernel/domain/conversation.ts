@@ -46,6 +46,9 @@ export const ConversationRecordSchema = v.object({
   /** Ended as recorded by the kernel (a stop, a runner found dead). The runner's own end is in state.json. */
   ended: opt(v.object({ at: num, source: v.string(), detail: v.string() })),
   archived: opt(v.object({ at: num })),
+  /** The hash of the key its harness was given (every conversation the kernel drives has one): only a request
+   * with that key acts as it. Written once. */
+  keyHash: opt(v.string()),
 })
 export type ConversationRecord = v.InferOutput<typeof ConversationRecordSchema>
 
@@ -55,7 +58,7 @@ export const conversationKind = (c: Pick<ConversationRecord, 'lane' | 'successor
   c.lane ? 'lane' : c.successor ? 'successor' : 'root'
 
 /** Facts that are written once: no update may carry them. */
-export const WRITE_ONCE_FIELDS = ['id', 'name', 'createdAt', 'parent', 'successor', 'lane'] as const
+export const WRITE_ONCE_FIELDS = ['id', 'name', 'createdAt', 'parent', 'successor', 'lane', 'keyHash'] as const
 
 /** A conversation a runner drives and that has not ended (nor been archived) as far as its record knows. */
 export const isDriven = (c: Pick<ConversationRecord, 'harness' | 'ended' | 'archived'>): boolean => c.harness !== 'none' && !c.ended && !c.archived

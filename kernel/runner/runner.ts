@@ -1,6 +1,7 @@
 import { appendFileSync, existsSync, readFileSync, watch } from 'node:fs'
 import { nextRetryWatch, retryLimitMs, retryVerdict } from '../domain/harness-signals.js'
 import type { LaunchSpec, RunnerState } from '../domain/runner-state.js'
+import { KEY_VARIABLE } from '../domain/acting-as.js'
 import { convFiles } from '../home.js'
 import { writeFileAtomicSync } from '../io/atomic-file.js'
 import { adapterFor } from '../io/harness/index.js'
@@ -186,12 +187,15 @@ export async function runRunner(home: string, name: string): Promise<number> {
 }
 
 /** The harness's environment: the runner's own, without what the launch removes (a play lane's service context)
- * and what the harness must not inherit, plus the launch's variables. */
+ * and what the harness must not inherit, plus the launch's variables, plus the conversation's key, which the
+ * kernel gives the runner in its environment only. */
 function harnessEnv(spec: LaunchSpec, plan: LaunchPlan): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env }
   const drop = [...spec.envDrop, ...(plan.unsetEnv ?? [])]
   for (const k of Object.keys(env)) if (spec.envDropPrefixes.some((p) => k.startsWith(p)) || drop.includes(k)) delete env[k]
   Object.assign(env, spec.env)
+  const key = process.env[KEY_VARIABLE]
+  if (key) env[KEY_VARIABLE] = key
   return env
 }
 

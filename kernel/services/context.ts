@@ -8,6 +8,8 @@ import type { Store } from '../io/store.js'
 import type { Runners } from './runners.js'
 import type { RuntimeFacts } from './runtime-facts.js'
 import { convView } from './conv-view.js'
+import { mayActAs } from '../domain/acting-as.js'
+import { hashConversationKey } from './conversation-key.js'
 
 export interface KernelEvent {
   name: string
@@ -45,6 +47,17 @@ export class KernelContext {
   caller(ref: string | undefined, what: string): ConversationRecord {
     if (!ref) throw new SvcError('usage', `SERVICE_CONVERSATION is not set: ${what} must run inside a conversation`)
     return this.resolve(ref)
+  }
+
+  /** Refuses a request that acts as `rec` (none: as no one) unless its key allows it (domain/acting-as). */
+  checkActingAs(rec: ConversationRecord | undefined, key: string | undefined, what: string): void {
+    let keyOf: string | null | undefined
+    if (key !== undefined) {
+      const hash = hashConversationKey(key)
+      keyOf = rec?.keyHash === hash ? rec.id : (this.store.all().find((r) => r.keyHash === hash)?.id ?? null)
+    }
+    const d = mayActAs({ what, named: rec && { id: rec.id, hasKey: rec.keyHash !== undefined }, keyOf })
+    if (!d.ok) throw new SvcError('forbidden', d.message, d.hint)
   }
 
   view(rec: ConversationRecord, now = Date.now()) {

@@ -11,7 +11,8 @@ import { projectEntry } from '../io/config.js'
 import type { ConvView, PortInput, PortOutputs } from '../port.js'
 import { printable, type KernelContext } from './context.js'
 import { harnessEnv } from './launch-env.js'
-import { rm } from 'node:fs/promises'
+import { newConversationKey } from './conversation-key.js'
+import { readFile, rm } from 'node:fs/promises'
 
 export interface NewConversation {
   name?: string
@@ -38,8 +39,10 @@ export async function createConversation(ctx: KernelContext, n: NewConversation)
   if (n.harness === 'shell' && !n.firstMessage) throw new SvcError('usage', 'the shell harness runs a script: give it --prompt (or a brief)')
   const { id, name } = await ctx.store.reserve(n.name, n.fallbackName)
   const files = convFiles(ctx.home, name)
+  // Every conversation a process drives gets a key, but a play lane, which gets no service context at all.
+  const key = n.harness === 'none' || n.play ? undefined : newConversationKey()
   try {
-    return await writeConversation(ctx, n, id, name, files)
+    return await writeConversation(ctx, n, id, name, files, key)
   } catch (e) {
     // Nothing half-written: before the record exists, the reserved directory holds only this call's files.
     if (!ctx.store.get(id)) {
@@ -50,7 +53,7 @@ export async function createConversation(ctx: KernelContext, n: NewConversation)
   }
 }
 
-async function writeConversation(ctx: KernelContext, n: NewConversation, id: string, name: string, files: ReturnType<typeof convFiles>): Promise<ConversationRecord> {
+async function writeConversation(ctx: KernelContext, n: NewConversation, id: string, name: string, files: ReturnType<typeof convFiles>, key: { key: string; hash: string } | undefined): Promise<ConversationRecord> {
   for (const [file, content] of Object.entries(n.files ?? {})) await createFileOnce(`${files.dir}/${file}`, content)
   let script: string | undefined
   if (n.harness === 'shell') {
@@ -71,6 +74,7 @@ async function writeConversation(ctx: KernelContext, n: NewConversation, id: str
     ...(n.effort ? { effort: n.effort } : {}),
     ...(n.title ? { title: n.title } : {}),
     cwd: n.cwd,
+    ...(key ? { keyHash: key.hash } : {}),
   }
   await ctx.store.create(rec)
   ctx.emit({ name, what: 'record' })
@@ -96,7 +100,7 @@ async function writeConversation(ctx: KernelContext, n: NewConversation, id: str
       resume: n.resume,
       play: Boolean(n.play),
     }
-    await ctx.runners.start(rec, spec)
+    await ctx.runners.start(rec, spec, key?.key)
   }
   return rec
 }
@@ -170,6 +174,7 @@ export async function convArchive(ctx: KernelContext, rec: ConversationRecord): 
 
 export async function convMark(ctx: KernelContext, input: PortInput<'convMark'>): Promise<ConvView> {
   const rec = ctx.caller(input.conversation, 'svc conv mark')
+  ctx.checkActingAs(rec, input.conversationKey, 'svc conv mark')
   if (input.reason && input.phase !== 'needs-you') throw new SvcError('usage', '--reason goes only with needs-you')
   const mark: MarkState = { value: input.phase, ...(input.reason ? { reason: input.reason } : {}), source: 'self-mark', at: Date.now() }
   await writeFileAtomic(convFiles(ctx.home, rec.name).mark, JSON.stringify(mark) + '\n')
@@ -179,6 +184,7 @@ export async function convMark(ctx: KernelContext, input: PortInput<'convMark'>)
 }
 
 export async function tell(ctx: KernelContext, input: PortInput<'tell'>, judgedDone: (rec: ConversationRecord) => Promise<boolean>): Promise<PortOutputs['tell']> {
+  ctx.checkActingAs(input.conversation === undefined ? undefined : ctx.resolve(input.conversation), input.conversationKey, 'svc tell')
   const rec = ctx.resolve(input.conv)
   if (input.text.length === 0) throw new SvcError('usage', 'the message is empty')
   if (rec.harness === 'none') throw new SvcError('conflict', `conv ${rec.id} (${rec.name}) is driven by no harness; nothing would read the message`)
@@ -193,6 +199,7 @@ export async function tell(ctx: KernelContext, input: PortInput<'tell'>, judgedD
 
 export async function successor(ctx: KernelContext, input: PortInput<'successor'>): Promise<ConvView> {
   const source = ctx.caller(input.conversation, `svc ${input.kind}`)
+  ctx.checkActingAs(source, input.conversationKey, `svc ${input.kind}`)
   const harness = input.harness ?? source.harness
   const sourceSession = ctx.facts.get(source.name).state?.session
   const rec = await createConversation(ctx, {

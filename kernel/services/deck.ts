@@ -1,6 +1,4 @@
-import { randomBytes } from 'node:crypto'
 import { buildTree, costPerOrchestrator, costPerRun, type TreeInput, type TreeNode } from '../domain/conv-tree.js'
-import { SvcError } from '../domain/errors.js'
 import type { DeckTree, PortInput } from '../port.js'
 import type { KernelContext } from './context.js'
 import type { GitFactsCache } from './git-facts.js'
@@ -37,24 +35,5 @@ export async function deckTree(ctx: KernelContext, cache: GitFactsCache, input: 
     costPerRun: costPerRun(inputs),
     costPerOrchestrator: costPerOrchestrator(inputs, buildTree(inputs)),
     runs: [...new Set(Object.values(lanes).map((l) => l.run))].sort(),
-  }
-}
-
-const CODE_LIFETIME_MS = 120_000
-
-/** One-time codes that let a browser trade a URL for the deck's cookie, so the token never sits in a URL. */
-export class DeckCodes {
-  private codes = new Map<string, number>()
-  issue() {
-    const code = randomBytes(18).toString('base64url')
-    const expiresAt = Date.now() + CODE_LIFETIME_MS
-    this.codes.set(code, expiresAt)
-    return { code, expiresAt }
-  }
-  redeem(code: string): { ok: true } {
-    const expiresAt = this.codes.get(code)
-    this.codes.delete(code)
-    if (!expiresAt || expiresAt < Date.now()) throw new SvcError('unauthorized', 'this deck link was used already or has expired; run svc deck for a new one')
-    return { ok: true }
   }
 }

@@ -37,6 +37,7 @@ async function earlierReports(ctx: KernelContext, rec: Lane) {
 /** `svc lane report`: rules 1-6 of SPEC.md 4.1, then the report recorded under conv-<name>. */
 export async function laneReport(ctx: KernelContext, input: PortInput<'laneReport'>): Promise<PortOutputs['laneReport']> {
   const rec = callerLane(ctx, input.conversation)
+  ctx.checkActingAs(rec, input.conversationKey, 'svc lane report')
   const l = rec.lane
   const lock = l.role === 'builder' ? `${l.run}\0${l.key}\0builder\0${l.iteration}` : rec.name
   return reports.run(lock, async () => {

@@ -88,6 +88,8 @@ export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'
   const parent = input.parent ? ctx.resolve(input.parent) : launcher
   const { run, key } = checkRequest({ ...input, role: input.role }, launcher, effectiveLauncher(launcher.id, (id) => ctx.store.get(id)))
   if (parent.id !== launcher.id) checkRequest({ ...input, run }, parent, effectiveLauncher(parent.id, (id) => ctx.store.get(id)))
+  // The launcher is acted as; a parent it names is only where the lane nests (checked above as a launcher too).
+  ctx.checkActingAs(launcher, input.conversationKey, 'svc lane start')
   const project = await resolveProject(ctx, input.project, launcher, input.cwd)
   const defaults = roleConfig(project.entry, input.role) ?? {}
   // Launch rule 5: a new worktree is cut from a fresh fetch. The fetch begins now, beside the steps that need no

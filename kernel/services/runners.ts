@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { openSync, closeSync } from 'node:fs'
 import type { ConversationRecord } from '../domain/conversation.js'
 import type { LaunchSpec } from '../domain/runner-state.js'
+import { KEY_VARIABLE } from '../domain/acting-as.js'
 import { convFiles } from '../home.js'
 import { writeFileAtomic } from '../io/atomic-file.js'
 import { groupAlive, isAlive, signalGroup, signalProcess } from '../io/procs.js'
@@ -9,6 +10,15 @@ import type { Log } from '../io/log.js'
 import type { RuntimeFacts } from './runtime-facts.js'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** The kernel's environment for a runner, with this conversation's key and no other (the kernel may have been
+ * started from inside some conversation). */
+function runnerEnv(home: string, key: string | undefined): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, SERVICE_HOME: home }
+  delete env[KEY_VARIABLE]
+  if (key) env[KEY_VARIABLE] = key
+  return env
+}
 
 /** Starts and stops runners: one detached process group per conversation. */
 export class Runners {
@@ -22,7 +32,9 @@ export class Runners {
     private readonly log: Log,
   ) {}
 
-  async start(rec: ConversationRecord, spec: LaunchSpec): Promise<void> {
+  /** `key` goes to the runner in its environment only (never into launch.json, which any conversation can read);
+   * the runner hands it to the harness as SERVICE_CONVERSATION_KEY. */
+  async start(rec: ConversationRecord, spec: LaunchSpec, key: string | undefined): Promise<void> {
     const files = convFiles(this.home, rec.name)
     await writeFileAtomic(files.launch, JSON.stringify(spec, null, 1) + '\n')
     const out = openSync(files.runnerLog, 'a', 0o600)
@@ -31,7 +43,7 @@ export class Runners {
         detached: true,
         stdio: ['ignore', out, out],
         cwd: this.home,
-        env: { ...process.env, SERVICE_HOME: this.home },
+        env: runnerEnv(this.home, key),
       })
       if (child.pid) this.spawned.set(rec.name, child.pid)
       child.on('error', (e) => this.log('error', `runner of conv-${rec.name} failed to spawn: ${e.message}`))

@@ -52,14 +52,16 @@ const shot = (w: World, name: string) => w.page.screenshot({ path: join(SHOTS, n
 const row = (w: World, id: string) => w.page.locator(`li[data-id="${id}"] > .row`)
 const text = async (w: World, selector: string) => ((await w.page.locator(selector).textContent()) ?? '').trim()
 
-deck('svc deck prints a one-time link; the browser trades it for the cookie and lands on the deck', async (w) => {
+deck('svc deck prints a one-time link; the browser trades it for a deck session cookie (never the token) and lands on the deck', async (w) => {
   const url = JSON.parse(await w.h.ok(['deck', '--json', '--no-open'])).url as string
   await w.page.goto(url)
   assert.is(new URL(w.page.url()).pathname, '/')
   assert.is(await w.page.title(), 'Command Deck')
   const [cookie] = await w.browser.cookies()
-  assert.equal([cookie.name, cookie.value, cookie.httpOnly, cookie.sameSite, cookie.path], [`svc_token_${w.api.port}`, w.api.token, true, 'Strict', '/'])
-  assert.is(await w.page.evaluate(() => document.cookie), '', 'the token is out of reach of page scripts')
+  assert.equal([cookie.name, cookie.httpOnly, cookie.sameSite, cookie.path], [`svc_deck_${w.api.port}`, true, 'Strict', '/'])
+  assert.is.not(cookie.value, w.api.token)
+  assert.ok(cookie.expires > Date.now() / 1000 && cookie.expires <= Date.now() / 1000 + 12 * 3600 + 5, 'the session expires within 12 hours')
+  assert.is(await w.page.evaluate(() => document.cookie), '', 'the session is out of reach of page scripts')
   await w.page.locator(`li[data-id="${w.s.root}"]`).waitFor(WAIT)
   await w.page.waitForFunction(() => document.body.dataset.live === 'yes', undefined, WAIT)
   // The link is spent.
@@ -245,7 +247,7 @@ deck('a second kernel on the same machine: logging in to its deck leaves the bro
     assert.is(first?.status(), 200, 'the first deck still lets the browser in')
     assert.is(await w.page.title(), 'Command Deck')
     const names = (await w.browser.cookies()).map((c) => c.name).sort()
-    assert.equal(names, [`svc_token_${other.kernelFile()!.port}`, `svc_token_${w.api.port}`].sort(), 'one cookie per kernel')
+    assert.equal(names, [`svc_deck_${other.kernelFile()!.port}`, `svc_deck_${w.api.port}`].sort(), 'one cookie per kernel')
   } finally {
     await other.stop()
   }

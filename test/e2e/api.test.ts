@@ -240,13 +240,13 @@ test('GET /api/events: a change event reaches the stream when a lane reports, wi
   assert.ok(Number(found!.id) > JSON.parse(seen[0].data).last, 'ids grow')
 })
 
-test('the door of the real kernel: a foreign Host or Origin is 403, and svc deck gives a one-time link that sets the HttpOnly SameSite=Strict cookie', async () => {
+test('the door of the real kernel: a foreign Host or Origin is 403, and svc deck gives a one-time link that sets the HttpOnly SameSite=Strict deck session cookie', async () => {
   const hostile = await rawRequest(api.port, { path: '/api/lanes', headers: { host: 'attacker.example:80', authorization: `Bearer ${api.token}` } })
   assert.equal([hostile.status, JSON.parse(hostile.text)], [403, err('forbidden', 'host attacker.example is not the loopback')])
   const loopback = await rawRequest(api.port, { path: '/api/lanes', headers: { host: `localhost:${api.port}`, authorization: `Bearer ${api.token}` } })
   assert.is(loopback.status, 200)
   const body = JSON.stringify({ key: 'b', role: 'builder', prompt: 'true', run: 'r1', conversation: s.root })
-  const csrf = await rawRequest(api.port, { method: 'POST', path: '/api/lanes', body, headers: { host: `127.0.0.1:${api.port}`, origin: 'http://attacker.example', cookie: `svc_token_${api.port}=${api.token}`, 'content-type': 'application/json' } })
+  const csrf = await rawRequest(api.port, { method: 'POST', path: '/api/lanes', body, headers: { host: `127.0.0.1:${api.port}`, origin: 'http://attacker.example', authorization: `Bearer ${api.token}`, 'content-type': 'application/json' } })
   assert.equal([csrf.status, JSON.parse(csrf.text)], [403, err('forbidden', 'requests from origin http://attacker.example are refused')])
   assert.equal((await api.get('/api/lanes')).body, [], 'the refused launch launched nothing')
 
@@ -257,7 +257,7 @@ test('the door of the real kernel: a foreign Host or Origin is 403, and svc deck
   assert.is(login.status, 303)
   assert.is(login.headers.get('location'), '/')
   const cookie = login.headers.get('set-cookie')!
-  assert.is(cookie, `svc_token_${api.port}=${api.token}; Path=/; HttpOnly; SameSite=Strict`)
+  assert.match(cookie, new RegExp(`^svc_deck_${api.port}=[A-Za-z0-9_-]{43}; Max-Age=43200; Path=/; HttpOnly; SameSite=Strict$`))
   const deck = await fetch(`${api.base}/`, { headers: { cookie: cookie.split(';')[0] } })
   assert.is(deck.status, 200)
   assert.match(await deck.text(), '<title>Command Deck</title>')

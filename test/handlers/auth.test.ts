@@ -43,19 +43,78 @@ test('a wrong token (any length), another scheme, or an empty bearer: 401', asyn
   assert.equal(calls, [])
 })
 
-test('the token as a bearer header or as the deck cookie is let in', async () => {
+const SESSION = 's'.repeat(43)
+const deckSession = async (input: { session: string }) => {
+  if (input.session !== SESSION) throw new SvcError('unauthorized', 'the deck session has expired or was revoked; run svc deck for a new link')
+  return { expiresAt: Date.now() + 1000 }
+}
+
+test('the bearer token is let in; a deck cookie holding the token is not (the cookie is no master token)', async () => {
   const { ask, calls } = harness({ laneList: lanes })
   assert.is((await ask('/api/lanes')).status, 200)
-  assert.is((await ask('/api/lanes', { token: null, headers: { cookie: `svc_token_4100=${TOKEN}` } })).status, 200)
-  const wrongCookie = await answer(ask('/api/lanes', { token: null, headers: { cookie: `svc_token_4100=${'c'.repeat(64)}` } }))
-  assert.equal(wrongCookie, { status: 401, body: err('unauthorized', 'missing or wrong token') })
-  // The cookie is the port's own: another kernel's deck cookie on the same host is not this one's.
-  for (const cookie of [`svc_token_4200=${TOKEN}`, `svc_token=${TOKEN}`]) {
-    const other = await answer(ask('/api/lanes', { token: null, headers: { cookie } }))
-    assert.equal(other, { status: 401, body: err('unauthorized', 'missing or wrong token') }, cookie)
+  for (const cookie of [`svc_token_4100=${TOKEN}`, `svc_deck_4100=${TOKEN}`]) {
+    const r = await answer(ask('/api/lanes', { token: null, headers: { cookie } }))
+    assert.equal(r, { status: 401, body: err('unauthorized', 'missing or wrong token') }, cookie)
   }
-  assert.is((await ask('/api/lanes', { token: null, headers: { cookie: `svc_token_4200=x; svc_token_4100=${TOKEN}` } })).status, 200, 'beside the cookie of another port')
-  assert.is(calls.length, 3)
+  assert.equal(calls.map((c) => c.method), ['laneList'])
+})
+
+// The deck's routes: its pages and every call its browser code makes.
+const DECK_ROUTES: [string, string][] = [
+  ['GET', '/'],
+  ['GET', '/agents'],
+  ['GET', '/conv/7'],
+  ['GET', '/deck/client.js'],
+  ['GET', '/deck/list-columns.js'],
+  ['GET', '/api/tree'],
+  ['GET', '/api/convs/7'],
+  ['GET', '/api/convs/7/transcript'],
+  ['POST', '/api/convs/7/tell'],
+  ['POST', '/api/convs/7/answer'],
+  ['GET', '/api/lanes/7'],
+  ['POST', '/api/lanes/7/reap'],
+  ['GET', '/api/events'],
+]
+const NOT_DECK_ROUTES: [string, string][] = [
+  ['POST', '/rpc/kernelStatus'],
+  ['POST', '/rpc/laneStart'],
+  ['POST', '/rpc/deckCode'],
+  ['POST', '/rpc/deckRevoke'],
+  ['POST', '/api/lanes'],
+  ['GET', '/api/lanes'],
+  ['GET', '/api/convs/7/transcript/x'],
+  ['POST', '/api/convs/7'],
+  ['GET', '/api/lanes/7/reap'],
+  ['GET', '/no/such/route'],
+]
+
+test('item 7: the deck session opens the deck\'s routes and nothing else; the kernel checks it, and an unknown one is refused', async () => {
+  for (const [method, path] of DECK_ROUTES) {
+    const { ask, calls } = harness({ deckSession })
+    await ask(path, { method, token: null, headers: { cookie: `svc_deck_4100=${SESSION}` }, ...(method === 'POST' ? { body: {} } : {}) })
+    assert.equal(calls[0], { method: 'deckSession', input: { session: SESSION } }, `${method} ${path} asks the kernel about the session`)
+    assert.ok(calls.length >= 1)
+    const stale = harness({ deckSession })
+    const r = await answer(stale.ask(path, { method, token: null, headers: { cookie: `svc_deck_4100=${'x'.repeat(43)}` }, ...(method === 'POST' ? { body: {} } : {}) }))
+    assert.equal(r, { status: 401, body: err('unauthorized', 'the deck session has expired or was revoked; run svc deck for a new link') }, `${method} ${path}`)
+    assert.is(stale.calls.length, 1, 'only the session check')
+  }
+  for (const [method, path] of NOT_DECK_ROUTES) {
+    const { ask, calls } = harness({ deckSession })
+    const r = await answer(ask(path, { method, token: null, headers: { cookie: `svc_deck_4100=${SESSION}` }, ...(method === 'POST' ? { body: {} } : {}) }))
+    assert.equal(r, { status: 401, body: err('unauthorized', 'missing or wrong token') }, `${method} ${path}`)
+    assert.equal(calls, [], `${method} ${path}: the kernel is never asked`)
+  }
+  // The cookie is the port's own: another kernel's deck cookie on the same host is not this one's.
+  for (const cookie of [`svc_deck_4200=${SESSION}`, `svc_deck=${SESSION}`]) {
+    const { ask, calls } = harness({ deckSession })
+    assert.is((await ask('/api/tree', { token: null, headers: { cookie } })).status, 401, cookie)
+    assert.equal(calls, [])
+  }
+  // A bearer header, when given, decides alone: a wrong one is refused even beside a good session.
+  const { ask } = harness({ deckSession })
+  const r = await answer(ask('/api/tree', { token: 'b'.repeat(64), headers: { cookie: `svc_deck_4100=${SESSION}` } }))
+  assert.equal(r, { status: 401, body: err('unauthorized', 'missing or wrong token') })
 })
 
 test('the Host must name the loopback: another name (DNS rebinding) or none is 403, before the token is even looked at', async () => {
@@ -93,12 +152,12 @@ test('a mutating request from another Origin is refused with 403; the same origi
   assert.is((await answer(ask('/api/lanes/7', { method: 'DELETE', headers: { origin: 'http://evil.example' } }))).status, 403)
 })
 
-test('GET /deck/login trades a one-time code for the token cookie (HttpOnly, SameSite=Strict) and goes to the deck', async () => {
-  const { ask, calls } = harness({ deckRedeem: async () => ({ ok: true }) })
+test('GET /deck/login trades a one-time code for a deck session cookie (never the token; HttpOnly, SameSite=Strict, living as long as the session) and goes to the deck', async () => {
+  const { ask, calls } = harness({ deckRedeem: async () => ({ session: SESSION, expiresAt: Date.now() + 12 * 3600_000 }) })
   const res = await ask('/deck/login?code=abc123', { token: null })
   assert.is(res.status, 303)
   assert.is(res.headers.get('location'), '/')
-  assert.is(res.headers.get('set-cookie'), `svc_token_4100=${TOKEN}; Path=/; HttpOnly; SameSite=Strict`, 'named by the port of the Host')
+  assert.match(res.headers.get('set-cookie')!, new RegExp(`^svc_deck_4100=${SESSION}; Max-Age=(43199|43200); Path=/; HttpOnly; SameSite=Strict$`), 'named by the port of the Host')
   assert.equal(calls, [{ method: 'deckRedeem', input: { code: 'abc123' } }])
 })
 
@@ -119,7 +178,7 @@ test('GET /deck/login with a used, expired or missing code: 401 with the kernel 
 })
 
 test('GET /deck/login from a foreign Host is refused before the code is spent', async () => {
-  const { ask, calls } = harness({ deckRedeem: async () => ({ ok: true }) })
+  const { ask, calls } = harness({ deckRedeem: async () => ({ session: SESSION, expiresAt: Date.now() + 1000 }) })
   const r = await answer(ask('/deck/login?code=abc', { token: null, host: 'evil.example:4100' }))
   assert.equal(r, { status: 403, body: err('forbidden', 'host evil.example is not the loopback') })
   assert.equal(calls, [])

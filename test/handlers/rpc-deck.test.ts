@@ -8,6 +8,8 @@ import { CLIENT } from '../../handlers/deck/client.js'
 import { HTTP_STATUS } from '../../handlers/status.js'
 import { ERROR_CODES } from '../../kernel/domain/errors.js'
 import { LIST_COLUMNS, laneCells, type LaneCellsInput } from '../../kernel/domain/list-columns.js'
+import { DeckAccess } from '../../kernel/services/deck-access.js'
+import { rejection } from '../helpers/home.js'
 import { answer, err, harness, refuse } from './kit.js'
 
 // ---- /rpc ----
@@ -44,6 +46,32 @@ test('every error code has its one HTTP status', () => {
     { ...HTTP_STATUS },
     { usage: 400, not_inside_lane: 400, unauthorized: 401, forbidden: 403, not_found: 404, conflict: 409, too_large: 413, unavailable: 503, internal: 500 },
   )
+})
+
+// ---- the deck's own credentials (kernel side) ----
+
+test('item 7: a deck code is single-use and short-lived; the session it gives is random, expires, and is revoked with every other', async () => {
+  let now = 1_000_000
+  const deck = new DeckAccess(() => now, { codeMs: 120_000, sessionMs: 12 * 3600_000 })
+  const used = 'this deck link was used already or has expired; run svc deck for a new one'
+  const gone = 'the deck session has expired or was revoked; run svc deck for a new link'
+  const { code } = deck.issue()
+  const a = deck.redeem(code)
+  assert.equal([a.session.length, a.expiresAt], [43, now + 12 * 3600_000])
+  assert.is((await rejection(Promise.resolve().then(() => deck.redeem(code)))).message, used, 'a code is spent once')
+  const late = deck.issue()
+  now += 120_000
+  assert.is((await rejection(Promise.resolve().then(() => deck.redeem(late.code)))).message, used, 'a code lives 2 minutes')
+  const b = deck.redeem(deck.issue().code)
+  assert.is.not(a.session, b.session)
+  assert.equal(deck.check(a.session), { expiresAt: a.expiresAt })
+  now = a.expiresAt
+  assert.is((await rejection(Promise.resolve().then(() => deck.check(a.session)))).message, gone, 'a session lives 12 hours')
+  assert.equal(deck.check(b.session), { expiresAt: b.expiresAt })
+  const pending = deck.issue()
+  assert.equal(deck.revoke(), { revoked: 1 })
+  assert.is((await rejection(Promise.resolve().then(() => deck.check(b.session)))).message, gone, 'revoked')
+  assert.is((await rejection(Promise.resolve().then(() => deck.redeem(pending.code)))).message, used, 'a code not yet used is revoked too')
 })
 
 // ---- the deck's pages ----

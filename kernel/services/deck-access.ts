@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto'
+import { SvcError } from '../domain/errors.js'
+
+/** How long a deck link's code and a deck session live. */
+export const DECK_LIFETIMES = { codeMs: 120_000, sessionMs: 12 * 3600_000 }
+
+const UNAUTHORIZED_SESSION = 'the deck session has expired or was revoked; run svc deck for a new link'
+
+/** The deck's own credentials, held in this kernel's memory only (a kernel restart revokes them all): one-time
+ * codes that a browser trades for a session, and the sessions. A session is never the bearer token: it is
+ * accepted on the deck's routes only, so a cookie that leaks to another server on the loopback opens no API. */
+export class DeckAccess {
+  private codes = new Map<string, number>()
+  private sessions = new Map<string, number>()
+
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly lifetimes = DECK_LIFETIMES,
+  ) {}
+
+  issue(): { code: string; expiresAt: number } {
+    this.sweep()
+    const code = randomBytes(18).toString('base64url')
+    const expiresAt = this.now() + this.lifetimes.codeMs
+    this.codes.set(code, expiresAt)
+    return { code, expiresAt }
+  }
+
+  /** Trade a code (once, within its life) for a new session. */
+  redeem(code: string): { session: string; expiresAt: number } {
+    const expiresAt = this.codes.get(code)
+    this.codes.delete(code)
+    if (!expiresAt || expiresAt <= this.now()) throw new SvcError('unauthorized', 'this deck link was used already or has expired; run svc deck for a new one')
+    this.sweep()
+    const session = randomBytes(32).toString('base64url')
+    const sessionExpiresAt = this.now() + this.lifetimes.sessionMs
+    this.sessions.set(session, sessionExpiresAt)
+    return { session, expiresAt: sessionExpiresAt }
+  }
+
+  check(session: string): { expiresAt: number } {
+    const expiresAt = this.sessions.get(session)
+    if (!expiresAt || expiresAt <= this.now()) {
+      this.sessions.delete(session)
+      throw new SvcError('unauthorized', UNAUTHORIZED_SESSION)
+    }
+    return { expiresAt }
+  }
+
+  /** End every session and every code not yet used. */
+  revoke(): { revoked: number } {
+    const revoked = this.sessions.size
+    this.sessions.clear()
+    this.codes.clear()
+    return { revoked }
+  }
+
+  private sweep() {
+    const now = this.now()
+    for (const m of [this.codes, this.sessions]) for (const [k, at] of m) if (at <= now) m.delete(k)
+  }
+}

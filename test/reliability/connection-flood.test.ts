@@ -1,0 +1,125 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { connect, type Socket } from 'node:net'
+import { join } from 'node:path'
+import { SVC_MAIN, TestHome, alive, until } from '../helpers/home.js'
+import { recordFigure } from './figures.js'
+
+const FLOOD = 1100
+const CAP = 256
+const FILE_LIMIT = 1024
+
+let h: TestHome
+let k: { pid: number; port: number; token: string }
+
+const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN)
+const kernelLog = () => readFileSync(join(h.service, 'kernel.log'), 'utf8')
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+async function authorised(): Promise<number> {
+  const res = await fetch(`http://127.0.0.1:${k.port}/rpc/kernelStatus`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${k.token}`, 'content-type': 'application/json', connection: 'close' },
+    body: '{}',
+    signal: AbortSignal.timeout(2000),
+  })
+  await res.arrayBuffer()
+  return res.status
+}
+
+/** Open `n` connections that never send a byte; count those the kernel closes. */
+async function idleConnections(n: number) {
+  const sockets: Socket[] = []
+  let closed = 0
+  await Promise.all(
+    Array.from({ length: n }, () =>
+      new Promise<void>((resolve) => {
+        const s = connect(k.port, '127.0.0.1', () => resolve())
+        s.on('error', () => resolve())
+        s.on('close', () => {
+          closed++
+          resolve()
+        })
+        s.resume() // read, so that the kernel closing it is seen
+        sockets.push(s)
+      }),
+    ),
+  )
+  return { sockets, closed: () => closed }
+}
+
+test.before(async () => {
+  h = new TestHome('flood')
+  // The file limit a local user's kernel commonly has: 1100 connections are beyond it.
+  h.extraEnv = { SERVICE_TEST_BUILD: '1', SERVICE_TEST_SELF_CHECK_MS: '100', SERVICE_TEST_HEADERS_TIMEOUT_MS: '300', SERVICE_TEST_REQUEST_TIMEOUT_MS: '600', SERVICE_TEST_IDLE_TIMEOUT_MS: '3000' }
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn('sh', ['-c', `ulimit -n ${FILE_LIMIT} && exec "$@"`, 'sh', process.execPath, SVC_MAIN, 'kernel', 'start'], { env: h.env(), stdio: 'ignore' })
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`svc kernel start exited ${code}`))))
+  })
+  k = h.kernelFile()!
+  assert.match(readFileSync(`/proc/${k.pid}/limits`, 'utf8'), new RegExp(`Max open files\\s+${FILE_LIMIT}\\s`))
+})
+test.after(() => h.stop())
+
+test('item 9: 1100 idle connections without a token: the kernel sheds the excess, stays up, answers, logs nothing fatal, memory bounded', async () => {
+  const rssBefore = rssKb(k.pid)
+  const flood = await idleConnections(FLOOD)
+  await until(() => flood.closed() >= FLOOD - CAP, `the kernel closing ${FLOOD - CAP} connections beyond its cap`, 5000)
+  const atCap = flood.closed()
+  const t0 = Date.now()
+  assert.is(await authorised(), 200, 'an authorised request is answered while the flood holds its connections')
+  const answerMs = Date.now() - t0
+  // Several manifest self-checks run while the flood holds every connection it may.
+  let peakRss = rssKb(k.pid)
+  for (const deadline = Date.now() + 2500; Date.now() < deadline; ) {
+    await pause(250)
+    assert.ok(alive(k.pid), 'the kernel is still up')
+    peakRss = Math.max(peakRss, rssKb(k.pid))
+  }
+  assert.is(await authorised(), 200)
+  const grownMb = (peakRss - rssBefore) / 1024
+  assert.ok(grownMb < 40, `memory stays bounded: grew ${grownMb.toFixed(1)} MB`)
+  const log = kernelLog()
+  assert.not.match(log, /fatal|stopping|exited/, `nothing fatal in kernel.log:\n${log}`)
+  assert.match(log, `over ${CAP} open connections: closed`)
+  const byIdle = flood.closed() - atCap
+  for (const s of flood.sockets) s.destroy()
+  recordFigure(
+    'connection flood: 1100 idle connections without a token, kernel under a file limit of 1024',
+    `${atCap} closed at once at the cap of ${CAP}, ${byIdle} more by the idle timeout, kernel up, an authorised request answered in ${answerMs} ms, RSS +${grownMb.toFixed(1)} MB, nothing fatal logged`,
+  )
+})
+
+test('item 9: a connection that sends nothing, or its headers or body too slowly, is closed; a long-poll answer is not', async () => {
+  const idle = await idleConnections(1)
+  await until(() => idle.closed() === 1, 'the idle connection closed', 4000)
+  const answers: string[] = []
+  const slow = (first: string, drip: string) =>
+    new Promise<void>((resolve) => {
+      const s = connect(k.port, '127.0.0.1', () => s.write(first))
+      const every = setInterval(() => s.writable && s.write(drip), 50)
+      s.on('data', (d) => answers.push(String(d).split('\r\n')[0]))
+      s.on('error', () => {})
+      s.on('close', () => {
+        clearInterval(every)
+        resolve()
+      })
+    })
+  const headers = `POST /rpc/kernelStatus HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${k.token}\r\n`
+  await Promise.all([slow(headers, 'X-A: b\r\n'), slow(`${headers}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n`, ' ')])
+  assert.equal(answers, ['HTTP/1.1 408 Request Timeout', 'HTTP/1.1 408 Request Timeout'])
+  // A wait the kernel answers after longer than the header and body timeouts together.
+  const t0 = Date.now()
+  const res = await fetch(`http://127.0.0.1:${k.port}/rpc/changes`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${k.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ after: 1_000_000, timeoutMs: 1000 }),
+  })
+  assert.is(res.status, 200)
+  assert.ok(Date.now() - t0 >= 950, 'the answer came after the wait, past both timeouts')
+  assert.ok(alive(k.pid))
+})
+
+test.run()
