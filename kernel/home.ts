@@ -13,6 +13,8 @@ export const homePaths = (home: string) => ({
   kernelLog: join(home, 'kernel.log'),
   agents: join(home, 'agents'),
   projects: join(home, 'projects.yaml'),
+  /** Launches under way (domain/lane-claim.ts LaunchIntent), one file per lane directory. */
+  launches: join(home, 'launches'),
 })
 
 export const convDir = (home: string, name: string) => join(home, 'agents', `conv-${name}`)

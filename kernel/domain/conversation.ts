@@ -19,6 +19,10 @@ export interface LaneFacts {
   at?: string
   /** For a builder of iteration n >= 2: the critic verdict it answers. */
   answers?: { id: string; verdict?: string; verdictFile?: string }
+  /** What identifies the directory the launch made (domain/lane-claim.ts): the launch's id, also written into the
+   * worktree's git directory, and for a play directory its device, inode and birth time. Absent on lanes launched
+   * before it was recorded. */
+  made?: { launch: string; dirId?: string }
 }
 
 export interface ConversationRecord {
@@ -39,6 +43,8 @@ export interface ConversationRecord {
   /** Ended as recorded by the kernel (a stop, a runner found dead). The runner's own end is in state.json. */
   ended?: { at: number; source: string; detail: string }
   archived?: { at: number }
+  /** A lane whose directory a reap has removed (or found gone): whatever appears at its path later is not its own. */
+  reaped?: { at: number }
 }
 
 export type ConversationKind = 'root' | 'lane' | 'successor'

@@ -32,6 +32,8 @@ export interface DoctorFacts {
   configPath: string
   configError?: string
   roots: LanesRootFact[]
+  /** What launches cut short left and could not be taken back (domain/lane-claim.ts planUndo), each with its fix. */
+  leftovers?: { detail: string; fix: string }[]
 }
 
 export interface DoctorCheck {
@@ -64,7 +66,8 @@ function rootCheck(r: LanesRootFact, configPath: string): DoctorCheck {
   return { name, ok: true, detail: `${r.path} (${r.existing === r.path ? 'writable' : 'will be created'})` }
 }
 
-/** Every check, in the order shown: the kernel, the harness CLIs, git and lsof, the service home, the lanes roots. */
+/** Every check, in the order shown: the kernel, the harness CLIs, git and lsof, the service home, the lanes roots,
+ * what interrupted launches left. */
 export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
   const inUse = (h: string) => f.harnessesInUse.includes(h)
   const checks: DoctorCheck[] = [
@@ -80,5 +83,6 @@ export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
   if (f.configError) checks.push({ name: 'projects', ok: false, detail: f.configError, fix: `correct ${f.configPath}` })
   else if (!f.roots.length) checks.push({ name: 'projects', ok: true, detail: `none in ${f.configPath}; lanes need one` })
   for (const r of f.roots) checks.push(rootCheck(r, f.configPath))
+  for (const l of f.leftovers ?? []) checks.push({ name: 'interrupted launch', ok: false, detail: l.detail, fix: l.fix })
   return checks
 }

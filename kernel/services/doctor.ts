@@ -6,6 +6,7 @@ import type { Projects } from '../io/config.js'
 import { toolFact, writable } from '../io/tools.js'
 import type { KernelContext } from './context.js'
 import { lanesRootOf } from './lane-start.js'
+import { launchLeftovers } from './launch-intents.js'
 
 /** The nearest directory that exists at or above `path`. */
 function existingAncestor(path: string): string {
@@ -48,6 +49,7 @@ export async function doctor(ctx: KernelContext, kernel: DoctorFacts['kernel']):
     configPath: ctx.config.path,
     configError,
     roots: rootFacts(projects),
+    leftovers: await launchLeftovers(ctx),
   })
   return { checks, problems: checks.filter((c) => !c.ok).length }
 }
