@@ -1,7 +1,8 @@
-import { existsSync, rmdirSync } from 'node:fs'
+import { existsSync, mkdirSync, rmdirSync } from 'node:fs'
 import { unlink } from 'node:fs/promises'
 import { SvcError } from '../domain/errors.js'
 import { dirHolder, planUndo, type LaunchIntent, type UndoFacts, type UndoPlan } from '../domain/lane-claim.js'
+import { homePaths } from '../home.js'
 import { faultPoint } from '../io/fault.js'
 import * as git from '../io/git.js'
 import { entriesOf, identityOf, worktreeAt } from '../io/lane-dir.js'
@@ -55,6 +56,8 @@ export async function abandonDirectory(ctx: KernelContext, path: string): Promis
 
 /** At kernel start: every intent is of a launch a killed kernel left; each is finished or taken back. */
 export async function settleInterruptedLaunches(ctx: KernelContext): Promise<void> {
+  // Made now, not by a launch's first intent: a launch refused after its intent leaves the home as it found it.
+  mkdirSync(homePaths(ctx.home).launches, { recursive: true, mode: 0o700 })
   const { intents, temps } = intentFiles(ctx.home)
   await Promise.all(temps.map((t) => unlink(t).catch(() => {})))
   for (const path of intents) {
