@@ -22,7 +22,7 @@ export function dirIdOf(dir: string): string | undefined {
   return st ? `${st.dev}:${st.ino}:${st.birthtimeNs}` : undefined
 }
 
-/** The identity of whatever directory is at `dir` now (symlinks not followed by the caller's realpath check). */
+/** The identity of whatever directory is at `dir` now. */
 export function identityOf(dir: string): DirIdentity {
   const gitDir = worktreeGitDir(dir)
   let launch: string | undefined

@@ -65,7 +65,7 @@ export async function settleInterruptedLaunches(ctx: KernelContext): Promise<voi
     try {
       const plan = await settle(ctx, path, true)
       if (plan.leftover) ctx.log('warn', `${plan.leftover.detail}; fix: ${plan.leftover.fix}`)
-      else if (plan.removeWorktree || plan.removeDir) ctx.log('warn', `took back a launch a killed kernel left unfinished (${path})`)
+      else if (plan.removeWorktree || plan.removeDir || plan.deleteBranch) ctx.log('warn', `took back what an unfinished launch made at ${plan.dir}${plan.deleteBranch ? ` and its branch ${plan.deleteBranch}` : ''}`)
     } catch (e) {
       ctx.log('warn', `an interrupted launch (${path}): ${(e as Error).message}`)
     }
@@ -88,7 +88,7 @@ export async function launchLeftovers(ctx: KernelContext): Promise<{ detail: str
 }
 
 /** Decide what to do with the intent at `path` (domain/lane-claim planUndo) and, when `apply`, do it. */
-async function settle(ctx: KernelContext, path: string, apply: boolean): Promise<UndoPlan> {
+async function settle(ctx: KernelContext, path: string, apply: boolean): Promise<UndoPlan & { dir?: string }> {
   const intent = readIntent(path)
   if (!intent) return { settled: true }
   const plan = planUndo(intent, await undoFacts(ctx, intent))
@@ -99,7 +99,7 @@ async function settle(ctx: KernelContext, path: string, apply: boolean): Promise
   if (plan.deleteBranch) await git.deleteBranch(repo, plan.deleteBranch)
   if (plan.removeDir) rmdirSync(intent.dir)
   if (plan.settled) await dropIntent(path)
-  return plan
+  return { ...plan, dir: intent.dir }
 }
 
 async function undoFacts(ctx: KernelContext, intent: LaunchIntent): Promise<UndoFacts> {
