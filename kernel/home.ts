@@ -17,6 +17,8 @@ export const homePaths = (home: string) => ({
   projects: join(home, 'projects.yaml'),
   /** A page only the user can read that sends the browser on to the deck's one-time link. */
   deckOpener: join(home, 'deck-open.html'),
+  /** Launches under way (domain/lane-claim.ts LaunchIntent), one file per lane directory. */
+  launches: join(home, 'launches'),
 })
 
 export const convDir = (home: string, name: string) => join(home, 'agents', `conv-${name}`)

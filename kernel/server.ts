@@ -21,6 +21,7 @@ import { testNumber } from './io/fault.js'
 import { HTTP_LIMITS, limitConnections, serverOptions, type HttpLimits } from './http-limits.js'
 import { KernelContext, type KernelEvent } from './services/context.js'
 import { reconcile } from './services/reconcile.js'
+import { settleInterruptedLaunches } from './services/launch-intents.js'
 import { Runners } from './services/runners.js'
 import { RuntimeFacts } from './services/runtime-facts.js'
 import { VERSION } from './version.js'
@@ -140,6 +141,8 @@ export async function runKernel(home: string): Promise<void> {
   for (const d of store.orphanDirs) log('warn', `conversation directory without a record (an interrupted creation): ${d}`)
   const first = await reconcile(ctx, { graceMs: RECONCILE_GRACE_MS })
   if (first.adopted.length) log('info', `re-adopted runners of ${first.adopted.map((n) => 'conv-' + n).join(', ')}`)
+  // Before any launch is served: a launch a killed kernel left unfinished is finished or taken back.
+  await settleInterruptedLaunches(ctx)
 
   // Watch the directories of conversations that can still change; a new conversation is added as it is created.
   const changing = (r: ConversationRecord) => mayStillChange(r, () => ctx.facts.get(r.name).state)

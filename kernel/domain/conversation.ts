@@ -23,6 +23,10 @@ export const LaneFactsSchema = v.object({
   at: opt(v.string()),
   /** For a builder of iteration n >= 2: the critic verdict it answers. */
   answers: opt(v.object({ id: v.string(), verdict: opt(v.string()), verdictFile: opt(v.string()) })),
+  /** What identifies the directory the launch made (domain/lane-claim.ts): the launch's id, also written into the
+   * worktree's git directory, and for a play directory its device, inode and birth time. Absent on lanes launched
+   * before it was recorded. */
+  made: opt(v.object({ launch: v.string(), dirId: opt(v.string()) })),
 })
 export type LaneFacts = v.InferOutput<typeof LaneFactsSchema>
 
@@ -49,6 +53,8 @@ export const ConversationRecordSchema = v.object({
   /** The hash of the key its harness was given (every conversation the kernel drives has one): only a request
    * with that key acts as it. Written once. */
   keyHash: opt(v.string()),
+  /** A lane whose directory a reap has removed (or found gone): whatever appears at its path later is not its own. */
+  reaped: opt(v.object({ at: num })),
 })
 export type ConversationRecord = v.InferOutput<typeof ConversationRecordSchema>
 

@@ -67,6 +67,8 @@ export interface DoctorFacts {
   gh?: ToolFact & { auth?: { loggedIn: boolean; detail: string } }
   /** Store files the kernel refused (path, what is wrong): their conversations are left out, the others work. */
   badStoreFiles: { path: string; problem: string }[]
+  /** What launches cut short left and could not be taken back (domain/lane-claim.ts planUndo), each with its fix. */
+  leftovers?: { detail: string; fix: string }[]
 }
 
 export interface DoctorCheck {
@@ -129,7 +131,8 @@ function ghCheck(gh: NonNullable<DoctorFacts['gh']>): DoctorCheck {
   return { name: 'gh', ok: true, note: true, detail: `${found}; not logged in${gh.auth ? `: ${gh.auth.detail}` : ''}`, fix: GH_LOGIN }
 }
 
-/** Every check, in the order shown: the kernel, the harness CLIs, git and lsof, the service home, the lanes roots, gh. */
+/** Every check, in the order shown: the kernel, the harness CLIs, git and lsof, the service home, the lanes roots, gh,
+ * refused store files, what interrupted launches left. */
 export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
   const inUse = (h: string) => f.harnessesInUse.includes(h)
   const checks: DoctorCheck[] = [
@@ -148,5 +151,6 @@ export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
   if (f.gh) checks.push(ghCheck(f.gh))
   for (const b of f.badStoreFiles)
     checks.push({ name: 'store file', ok: false, detail: `${b.path} ${b.problem}; its conversation is left out`, fix: `repair ${b.path} or move it away, then restart the kernel (svc kernel stop)` })
+  for (const l of f.leftovers ?? []) checks.push({ name: 'interrupted launch', ok: false, detail: l.detail, fix: l.fix })
   return checks
 }

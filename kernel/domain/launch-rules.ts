@@ -1,5 +1,5 @@
 import type { ConversationRecord } from './conversation.js'
-import { SvcError } from './errors.js'
+import { SvcError, oneLine } from './errors.js'
 import { invalidLaneKey, invalidRunKey, isLaneKey, isRunKey, type Effort, type Harness, type Role } from './keys.js'
 import { nextIteration } from './iteration.js'
 import { builderBranch, isGitBacked, laneDirName } from './lane-paths.js'
@@ -57,7 +57,18 @@ export function checkRequest(req: StartRequest, launcher: ConversationRecord, ef
   if (req.branch !== undefined && req.role !== 'builder') throw new SvcError('usage', `--branch is for builder lanes, not ${req.role}`)
   if (req.from !== undefined && req.role !== 'builder') throw new SvcError('usage', `--from is for builder lanes, not ${req.role}`)
   if (req.at !== undefined && (req.role === 'builder' || req.role === 'play')) throw new SvcError('usage', `--at is for detached worktrees (orchestrator, critic, verifier), not ${req.role}`)
+  const optionLike = optionLikeRef(req)
+  if (optionLike) throw new SvcError('usage', optionLike)
   return { run, key }
+}
+
+/** A ref or branch name the user gives reaches git only as a name, never as one of its options: one that starts with
+ * `-` is refused before git sees it. */
+export function optionLikeRef(req: Pick<StartRequest, 'from' | 'at' | 'branch'>): string | undefined {
+  const o = (['from', 'at', 'branch'] as const).find((k) => req[k]?.startsWith('-'))
+  if (!o) return undefined
+  const what = o === 'branch' ? "a branch name never starts with '-'" : "a ref never starts with '-'; give a branch, tag or commit"
+  return `--${o} ${oneLine(req[o]!, 80)}: ${what}`
 }
 
 export interface LaunchPlan {

@@ -74,8 +74,9 @@ export function fetchOrigin(repo: string, askedAt = Date.now()): Promise<void> {
   return fetch.p
 }
 
+/** The commit a ref names, asked as a ref: git never reads it as one of its options. */
 export async function revParse(cwd: string, ref: string): Promise<string | undefined> {
-  const r = await run(cwd, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])
+  const r = await run(cwd, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`])
   return r.ok ? r.stdout.trim() : undefined
 }
 
@@ -116,7 +117,7 @@ export async function worktreeAdd(w: WorktreeAdd): Promise<void> {
     // --no-track: a branch cut from origin/<x> must not take it as its upstream (the lane pushes its own branch).
     if (w.branch) args.push('--no-track', '-b', w.branch)
     else args.push('--detach')
-    args.push(w.dir, w.startPoint)
+    args.push('--end-of-options', w.dir, w.startPoint)
     await git(w.repo, args)
   })
   try {

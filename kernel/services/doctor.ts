@@ -7,6 +7,7 @@ import { harnessFact, toolFact, writable } from '../io/tools.js'
 import { ghAuthStatus } from '../io/trackers/gh.js'
 import type { KernelContext } from './context.js'
 import { lanesRootOf } from './lane-start.js'
+import { launchLeftovers } from './launch-intents.js'
 
 /** The nearest directory that exists at or above `path`. */
 function existingAncestor(path: string): string {
@@ -52,6 +53,7 @@ export async function doctor(ctx: KernelContext, kernel: DoctorFacts['kernel']):
     roots: rootFacts(projects),
     gh,
     badStoreFiles: [...ctx.store.badFiles].map(([path, problem]) => ({ path, problem })),
+    leftovers: await launchLeftovers(ctx),
   })
   return { checks, problems: checks.filter((c) => !c.ok).length }
 }

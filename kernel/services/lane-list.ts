@@ -23,18 +23,23 @@ async function readLanes(ctx: KernelContext, cache: GitFactsCache, pick: (r: Lan
     if (pick(r)) chosen.push(r)
   }
   const related = [...new Set(chosen.map((c) => groupKey(c.lane.run, c.lane.key)))].flatMap((g) => groups.get(g)!)
-  const facts = await cache.many(related.filter((r) => isGitBacked(r.lane.role) && !r.archived).map((r) => r.cwd), now)
+  const facts = await cache.many(related.filter(readsGit).map((r) => r.cwd), now)
   const reports = await Promise.all(related.map((rec) => ctx.store.reports(rec.name)))
   const views = new Map(related.map((rec) => [rec.id, ctx.view(rec, now)]))
-  const infos = new Map<string, LaneInfo>(related.map((rec, i) => [rec.id, { rec, reports: reports[i], head: facts.get(rec.cwd)?.head }]))
+  const infos = new Map<string, LaneInfo>(related.map((rec, i) => [rec.id, { rec, reports: reports[i], head: gitOf(facts, rec)?.head }]))
   const groupInfos = new Map([...groups].map(([g, recs]) => [g, recs.filter((r) => infos.has(r.id)).map((r) => infos.get(r.id)!)]))
   return { chosen, views, facts, infos, group: (run: string, key: string) => groupInfos.get(groupKey(run, key)) ?? [] }
 }
 
 const groupKey = (run: string, key: string) => `${run}\0${key}`
 
+/** Git facts are read for git-backed lanes neither archived nor reaped: what is at a reaped lane's path now (another
+ * lane's worktree, perhaps) is not its own. */
+const readsGit = (r: LaneRecord) => isGitBacked(r.lane.role) && !r.archived && !r.reaped
+const gitOf = <T>(facts: Map<string, T>, r: LaneRecord): T | undefined => (readsGit(r) ? facts.get(r.cwd) : undefined)
+
 /** Lane rows with everything the list, show, the API and the deck print: activity with evidence, newest report,
- * verdict (stale or not), git facts for git-backed lanes that are not archived. */
+ * verdict (stale or not), git facts for git-backed lanes that are not archived nor reaped. */
 export async function laneViews(ctx: KernelContext, cache: GitFactsCache, pick: (r: LaneRecord) => boolean): Promise<LaneView[]> {
   return rowsOf(await readLanes(ctx, cache, pick))
 }
@@ -45,7 +50,7 @@ function rowsOf({ chosen, views, facts, infos, group }: Awaited<ReturnType<typeo
     .map((rec) => {
       const info = infos.get(rec.id)!
       const v = views.get(rec.id)!
-      const g = facts.get(rec.cwd)
+      const g = gitOf(facts, rec)
       const r = newestReport(info)
       const verdict = rowVerdict(info, group(rec.lane.run, rec.lane.key))
       return {
@@ -78,7 +83,7 @@ function rowsOf({ chosen, views, facts, infos, group }: Awaited<ReturnType<typeo
 /** The git state of every worktree a list could show, as cheap file stamps: equal stamps, equal git facts. */
 export const worktreesFingerprint = (ctx: KernelContext) =>
   lanes(ctx)
-    .filter((r) => isGitBacked(r.lane.role) && !r.archived)
+    .filter(readsGit)
     .map((r) => worktreeStamp(r.cwd))
     .join('|')
 

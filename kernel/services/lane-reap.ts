@@ -19,6 +19,7 @@ import {
   type ReapFacts,
 } from '../domain/reap-plan.js'
 import { leftOutNote } from '../domain/unseen-work.js'
+import { notOwnDirectory, reappearedWarning } from '../domain/lane-claim.js'
 import { convFiles } from '../home.js'
 import { publishFileOnce } from '../io/atomic-file.js'
 import { faultFlag } from '../io/fault.js'
@@ -26,6 +27,7 @@ import * as git from '../io/git.js'
 import { addedGitlinks, snapshotTree } from '../io/git-snapshot.js'
 import { cleanTree, diffBinaryToFile, keepTree, treeFromPatch } from '../io/git-patch.js'
 import { ignoredAtLaunch, unseenWork } from '../io/git-unseen.js'
+import { identityOf } from '../io/lane-dir.js'
 import { processesInside } from '../io/procs.js'
 import type { PortInput, ReapResult } from '../port.js'
 import { KeyedQueue } from '../serial.js'
@@ -73,10 +75,15 @@ function findDotGit(dir: string, rel = ''): string | undefined {
 
 /** What the reap needs to decide, read now, before the stop (`stopped` false) or after it. Git commands the kernel
  * itself runs, and the kernel itself, never count as processes using the lane. */
-async function gather(ctx: KernelContext, rec: LaneRecord, park: boolean, stopped: boolean): Promise<ReapFacts & { branch?: string }> {
-  const dirReal = realDir(rec.cwd)
+async function gather(ctx: KernelContext, rec: LaneRecord, park: boolean, stopped: boolean): Promise<ReapFacts & { branch?: string; notOwn?: string }> {
+  // A directory an earlier reap removed is gone for good: whatever is at its path now belongs to someone else.
+  const dirReal = rec.reaped ? undefined : realDir(rec.cwd)
   const own = dirReal === rec.cwd
-  const worktree = isGitBacked(rec.lane.role) && own && git.worktreeGitDir(rec.cwd) !== undefined
+  const gitBacked = isGitBacked(rec.lane.role)
+  const gitDir = gitBacked && own ? git.worktreeGitDir(rec.cwd) : undefined
+  // A directory that is no worktree any more is refused as such (reapRefusal); one that is, must be the lane's own.
+  const notOwn = own && (!gitBacked || gitDir) ? notOwnDirectory(rec.lane, rec.cwd, identityOf(rec.cwd)) : undefined
+  const worktree = gitDir !== undefined && !notOwn
   const [status, unseen] = worktree ? await Promise.all([git.statusFacts(rec.cwd), unseenWork(rec.cwd, rec.createdAt)]) : []
   const unseenPaths = unseen ? [...unseen.flagged, ...unseen.hidden] : []
   const state = ctx.facts.get(rec.name).state
@@ -99,6 +106,7 @@ async function gather(ctx: KernelContext, rec: LaneRecord, park: boolean, stoppe
     ...(worktree && stopped ? indexLockOf(rec.cwd) : {}),
     worktree,
     branch: status?.branch,
+    ...(notOwn ? { notOwn } : {}),
   }
 }
 
@@ -171,11 +179,12 @@ export async function laneReap(ctx: KernelContext, cache: GitFactsCache, input: 
     if (ctx.store.get(rec.id)!.archived) throw new SvcError('conflict', `refused: conv ${rec.id} (${rec.name}) is already reaped and archived`)
     const park = Boolean(input.park)
     // What can be refused before the lane is touched, is refused before it is touched.
-    const early = reapRefusal(await gather(ctx, rec, park, false), REAP_STOP_MS / 1000)
+    const first = await gather(ctx, rec, park, false)
+    const early = first.notOwn ?? reapRefusal(first, REAP_STOP_MS / 1000)
     if (early) throw new SvcError('conflict', early)
     await stopLane(ctx, rec)
     const facts = await gather(ctx, rec, park, true)
-    const refusal = reapRefusal(facts, REAP_STOP_MS / 1000)
+    const refusal = facts.notOwn ?? reapRefusal(facts, REAP_STOP_MS / 1000)
     if (refusal) throw new SvcError('conflict', refusal)
     const warnings: string[] = []
     let parked: ReapResult['parked']
@@ -198,10 +207,11 @@ export async function laneReap(ctx: KernelContext, cache: GitFactsCache, input: 
         removed = rec.cwd
       }
     } else {
-      warnings.push(alreadyGoneWarning(rec.cwd))
+      warnings.push(rec.reaped && existsSync(rec.cwd) ? reappearedWarning(rec.cwd) : alreadyGoneWarning(rec.cwd))
       const repo = rec.lane.repo
       if (repo && isGitBacked(rec.lane.role)) await git.serialized(repo, () => git.git(repo, ['worktree', 'prune'])).catch(() => '')
     }
+    if (!rec.reaped) await ctx.store.update(rec.id, { reaped: { at: Date.now() } })
     let archived = false
     let archiveError: string | undefined
     if (!input.keep) {

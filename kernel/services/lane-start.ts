@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, realpathSync, rmdirSync } from 'node:fs'
+import { existsSync, realpathSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { basename, dirname, join, resolve as resolvePath } from 'node:path'
 import { buildContract } from '../domain/contract.js'
@@ -12,8 +12,9 @@ import * as git from '../io/git.js'
 import type { PortInput, PortOutputs } from '../port.js'
 import { KeyedQueue } from '../serial.js'
 import { awaitStart } from './await-start.js'
-import { printable, type KernelContext } from './context.js'
+import type { KernelContext } from './context.js'
 import { createConversation, stopConversation } from './conversations.js'
+import { inNewDirectory, reusedDirectory, type Made } from './lane-start-dir.js'
 import { laneRows } from './lane-rows.js'
 
 /** A lane is considered started within this (SPEC.md 4.1 start, step 4). */
@@ -106,69 +107,14 @@ export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'
       plan = planLaunch({ ...input, replace: false }, run, key, await laneRows(ctx, run), defaults, baseRef)
     }
     const dir = join(project.lanesRoot, plan.dirName)
-    const made = await prepareDirectory(ctx, project, plan, dir, fetched)
-    try {
-      return await createLane(ctx, { plan, dir, brief, input, launcher: parent, project: project.key, made })
-    } catch (e) {
-      await made.undo()
-      throw e
-    }
+    const lane = (made: Made) => createLane(ctx, { plan, dir, brief, input, launcher: parent, project: project.key, made })
+    if (plan.reuse) return lane(reusedDirectory(plan.reuse, dir))
+    return inNewDirectory(ctx, project, plan, dir, fetched, lane)
   })
   // A conversation no process drives can never leave `starting`: waiting for it would only burn the 180 s.
   const view = input.noWait || rec.harness === 'none' ? ctx.view(rec) : await awaitStart(ctx, rec, START_WAIT_MS)
   if (view.activity === 'failed-to-start') throw new SvcError('conflict', `lane ${run}/${key} ${input.role} i${rec.lane!.iteration} (conv ${rec.id}) failed to start: ${view.evidence.detail}`)
   return { lane: view, line: `Lane ${run}/${key} ${input.role} i${rec.lane!.iteration}: conv ${rec.id} (${rec.name}) in ${rec.cwd}` }
-}
-
-interface Made {
-  repo?: string
-  branch?: string
-  at?: string
-  undo: () => Promise<void>
-}
-
-/** Create the lane's directory: a worktree (fetched base first), an empty play directory, or the reused one. */
-async function prepareDirectory(ctx: KernelContext, project: ProjectContext, plan: LaunchPlan, dir: string, fetched: Promise<void> | undefined): Promise<Made> {
-  const repo = project.checkout
-  if (plan.reuse) {
-    if (!existsSync(dir)) throw new SvcError('conflict', `refused: the directory ${dir} of conv ${plan.reuse.rec.id} is gone (reaped?); start a new iteration instead`)
-    return { repo: plan.reuse.rec.lane.repo, branch: plan.reuse.rec.lane.branch, at: plan.reuse.rec.lane.at, undo: async () => {} }
-  }
-  if (existsSync(dir)) throw new SvcError('conflict', `refused: ${dir} already exists; reap the lane that used it or move it away`)
-  if (!isGitBacked(plan.role)) {
-    mkdirSync(project.lanesRoot, { recursive: true, mode: 0o755 })
-    mkdirSync(dir, { mode: 0o755 })
-    return { undo: async () => rmdirSync(dir) }
-  }
-  // The questions whose answers refuse a launch are asked only once git has failed: each is a git process, and run
-  // beside the fetch they slowed it down.
-  try {
-    await (fetched ?? git.fetchOrigin(repo, Date.now()))
-  } catch (e) {
-    if (!(await git.isWorkTree(repo))) throw new SvcError('usage', `project ${project.key}: ${repo} is not a git checkout`)
-    throw e
-  }
-  mkdirSync(project.lanesRoot, { recursive: true, mode: 0o755 })
-  const sparse = project.entry.gauntlet?.sparse_checkout
-  if (plan.branch) {
-    try {
-      await git.worktreeAdd({ repo, dir, branch: plan.branch, startPoint: plan.startPoint!, sparse })
-    } catch (e) {
-      // Asked only when git refused: a branch taken and a start point that names no commit get their own message.
-      if (await git.refExists(repo, `refs/heads/${plan.branch}`)) throw new SvcError('conflict', `refused: branch ${plan.branch} already exists`)
-      if (!(await git.revParse(repo, plan.startPoint!))) throw new SvcError('usage', `refused: cannot cut ${plan.branch} from ${printable(plan.startPoint!)}: no such commit`)
-      throw e
-    }
-    return {
-      repo,
-      branch: plan.branch,
-      undo: () => git.undoWorktreeAdd(repo, dir, plan.branch),
-    }
-  }
-  const at = await git.revParse(repo, plan.at!)
-  if (!at) throw new SvcError('usage', `refused: --at ${printable(plan.at!)} names no commit in ${repo}`)
-  await git.worktreeAdd({ repo, dir, startPoint: at, sparse })
-  return { repo, at, undo: () => git.undoWorktreeAdd(repo, dir) }
 }
 
 async function createLane(
@@ -188,6 +134,7 @@ async function createLane(
     ...(made.repo ? { repo: made.repo } : {}),
     ...(made.branch ? { branch: made.branch } : {}),
     ...(made.at ? { at: made.at } : {}),
+    ...(made.made ? { made: made.made } : {}),
     ...(plan.answers ? { answers: plan.answers } : {}),
   }
   const contract = buildContract({

@@ -1,11 +1,11 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { ROOT, TestHome } from '../helpers/home.js'
+import { ROOT, TestHome, alive, git, until } from '../helpers/home.js'
 import { realCliBin, realVersion } from '../helpers/real-harness.js'
 import { setupProject } from '../helpers/project.js'
 import { writeProjectsYaml } from '../../fixtures/sample-project.js'
-import { writeFileSync } from 'node:fs'
 import type { FakeGhState } from '../../fixtures/fake-gh.js'
 
 /** `svc doctor` run against a real kernel and the real harness CLIs (node_modules): the checks come from the kernel's
@@ -100,6 +100,41 @@ test('gh not found: a note saying which workers need it, with how to install it'
   const r = await h.svc(['doctor'])
   assert.is(r.code, 0, r.stdout + r.stderr)
   assert.match(r.stdout, "note     gh: not found on the kernel's PATH; only workers on gh: issues need it\n         fix: install gh (https://cli.github.com), then log in with gh auth login\n")
+})
+
+test('issue 16 item 3: a launch cut short whose worktree was then changed is reported with its exact fix; with the fix done, the launch succeeds', async () => {
+  const tools = { ...loggedInClaude(h), PATH: `${realCliBin(h)}:${process.env.PATH}` }
+  h.extraEnv = tools
+  const s = await setupProject(h)
+  const k = h.kernelFile()!
+  await h.ok(['kernel', 'stop'])
+  await until(() => !alive(k.pid), 'the kernel stopped')
+  // The next kernel kills itself just after the worktree is added, before the lane's record is written.
+  h.extraEnv = { ...tools, SERVICE_TEST_BUILD: '1', SERVICE_FAULT_KILL_AT: 'launch-worktree' }
+  const args = ['lane', 'start', '--run', 'r1', '--key', 'b', '--role', 'builder', '--harness', 'none', '--prompt', 'x', '--no-wait']
+  assert.is.not((await h.svc(args, { env: s.env })).code, 0)
+  const killed = h.kernelFile()!
+  await until(() => !alive(killed.pid), 'the kernel killed during the launch')
+  h.extraEnv = tools
+  const dir = join(s.lanesRoot, 'r1-b')
+  const checkout = s.project.checkout
+  writeFileSync(join(dir, 'notes.txt'), 'written into the orphan\n')
+
+  const detail = `an interrupted launch left ${dir}: a worktree no lane record claims, with changes (1 path)`
+  const fix = `keep what you need from it, then run: git -C ${checkout} worktree remove --force ${dir} && git -C ${checkout} branch -D r1/b`
+  const r = await h.svc(['doctor'])
+  assert.is(r.code, 1, r.stdout + r.stderr)
+  assert.is(r.stderr, 'svc: doctor found 1 problem\n')
+  assert.match(r.stdout, `PROBLEM  interrupted launch: ${detail}\n         fix: ${fix}\n`)
+  assert.equal(await h.svc(args, { env: s.env }), { code: 1, stdout: '', stderr: `svc: refused: ${detail}; ${fix}\n` })
+  assert.is(readFileSync(join(dir, 'notes.txt'), 'utf8'), 'written into the orphan\n', 'nothing of it was removed')
+
+  git(checkout, 'worktree', 'remove', '--force', dir)
+  git(checkout, 'branch', '-D', 'r1/b')
+  assert.is((await h.svc(['doctor'])).code, 0)
+  const again = await h.svc(args, { env: s.env })
+  assert.is(again.code, 0, again.stderr)
+  assert.ok(existsSync(join(dir, 'README.md')))
 })
 
 test.run()

@@ -1,7 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, unlinkSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { git, until } from '../helpers/home.js'
 import { buildAndReport } from '../helpers/project.js'
@@ -9,6 +9,7 @@ import { writeProjectsYaml } from '../../fixtures/sample-project.js'
 import { groupMembers } from '../../kernel/io/procs.js'
 import { World, alive, filesOf, gitEnv, worktreeTree } from './lane-views-kit.js'
 import { reapKit, reapedLine } from './reap-kit.js'
+import { branchOf } from './lane-start-kit.js'
 
 // `svc lane reap`: steps 1-7 of SPEC.md 4.1 in order, every refusal, and that a refusal changes nothing.
 
@@ -20,7 +21,7 @@ test.after.each(async () => {
   await w.stop()
 })
 
-const { reap, stopped, parkedFiles, capture, doneBuilder } = reapKit(() => w)
+const { reap, stopped, parkedFiles, svcRefs, capture, doneBuilder } = reapKit(() => w)
 
 /** Stop the kernel and have the next svc call start one with a test build's environment (a kernel inherits the
  * environment of the call that starts it). Returns the stopped kernel's file. */
@@ -331,6 +332,66 @@ test('--keep: the ended conversation stays listed, not archived; a later reap ar
   assert.match(await w.h.ok(['lane', 'list']), /\n2 +r1\/b +builder +i1 +stopped +done /)
   assert.equal(await reap('r1-b-builder-i1'), { code: 0, stdout: reapedLine('r1', 'b', 'builder', '2', undefined, 'r1/b'), stderr: `warning: ${dir} was already gone\n` })
   assert.is((await w.conv('2')).archived, true)
+})
+
+test("issue 16 item 2: a reap never touches another lane's directory: col-a/b reaped with --keep, col/a-b given the same path works there, and reaping col-a/b again leaves that work alone", async () => {
+  const none = ['--role', 'builder', '--harness', 'none', '--prompt', 'x', '--no-wait']
+  const a = await w.start(['--key', 'b', ...none], 'col-a')
+  const dir = join(w.lanes, 'col-a-b')
+  const launchB = () => w.h.svc(['lane', 'start', '--run', 'col', '--key', 'a-b', ...none], { env: { SERVICE_CONVERSATION: w.s.root } })
+  assert.equal(await launchB(), {
+    code: 1,
+    stdout: '',
+    stderr: `svc: refused: ${dir} is the directory of lane col-a/b builder i1 (conv ${a}), which is not reaped; reap it first (svc lane reap ${a})\n`,
+  })
+  assert.equal(await reap(a, '--keep'), { code: 0, stdout: reapedLine('col-a', 'b', 'builder', a, dir, 'col-a/b'), stderr: '' })
+  const launched = await launchB()
+  assert.is(launched.code, 0, launched.stderr)
+  const b = /: conv (\d+) \(/.exec(launched.stdout)![1]
+  assert.is(branchOf(dir), 'col/a-b', "the path is col/a-b's worktree now")
+  writeFileSync(join(dir, 'work-of-b.txt'), 'the work of b\n')
+  appendFileSync(join(dir, 'README.md'), 'edited by b\n')
+  const before = { files: filesOf(dir), status: git(dir, 'status', '--porcelain'), head: git(dir, 'rev-parse', 'HEAD') }
+
+  assert.equal(await reap(a, '--park'), {
+    code: 0,
+    stdout: reapedLine('col-a', 'b', 'builder', a, undefined, 'col-a/b'),
+    stderr: `warning: ${dir} was removed by an earlier reap; what is there now is not this lane's and was left alone\n`,
+  })
+  assert.equal({ files: filesOf(dir), status: git(dir, 'status', '--porcelain'), head: git(dir, 'rev-parse', 'HEAD') }, before, "b's work is where it was")
+  assert.equal(parkedFiles('col-a-b-builder-i1'), [], 'nothing parked under col-a/b')
+  assert.is(svcRefs(), '')
+  assert.equal([(await w.conv(a)).archived, (await w.conv(b)).archived], [true, false])
+  assert.is(JSON.parse(await w.h.ok(['lane', 'list', '--json'])).find((l: any) => l.id === a).git, undefined, "col-a/b shows no git facts of col/a-b's worktree")
+  // col/a-b's own reap parks its own work.
+  const own = await reap(b, '--park')
+  assert.is(own.code, 0, own.stderr)
+  assert.is((await w.conv(b)).name, 'col-a-b-builder-i1-2')
+  assert.equal([parkedFiles('col-a-b-builder-i1').length, parkedFiles('col-a-b-builder-i1-2').length], [0, 1])
+})
+
+test('issue 16 item 2: a directory removed and made again by hand at a lane\'s path (worktree or play) is refused by the reap on one line; nothing touched, nothing archived', async () => {
+  const b = await w.start(['--key', 'b', '--role', 'builder', '--harness', 'none', '--prompt', 'x', '--no-wait'])
+  const p = await w.start(['--key', 'p', '--role', 'play', '--harness', 'none', '--prompt', 'x', '--no-wait'])
+  const bdir = join(w.lanes, 'r1-b')
+  const pdir = join(w.lanes, 'r1-p-play-i1')
+  git(w.checkout, 'worktree', 'remove', '--force', bdir)
+  git(w.checkout, 'worktree', 'add', '--detach', bdir, 'HEAD')
+  writeFileSync(join(bdir, 'mine.txt'), 'made by hand\n')
+  rmSync(pdir, { recursive: true })
+  mkdirSync(pdir)
+  writeFileSync(join(pdir, 'mine.txt'), 'made by hand\n')
+  for (const [id, dir] of [[b, bdir], [p, pdir]]) {
+    const files = filesOf(dir)
+    assert.equal(await reap(id, '--park'), {
+      code: 1,
+      stdout: '',
+      stderr: `svc: refused: ${dir} is not the directory this lane was launched in (it was removed and made again since); nothing was touched\n`,
+    })
+    assert.equal(filesOf(dir), files)
+    assert.is((await w.conv(id)).archived, false)
+  }
+  assert.is(git(bdir, 'status', '--porcelain'), '?? mine.txt')
 })
 
 test('archiving fails: the reap still succeeds and says how to archive from the Command Deck', async () => {

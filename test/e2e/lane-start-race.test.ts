@@ -49,4 +49,29 @@ test(`${RACERS} concurrent starts of one run, key and role, ${ROUNDS} rounds: on
   }
 })
 
+test('issue 16 item 2: two lanes whose <run>-<key> is one path (c<n>-a/b and c<n>/a-b) launched at once, 6 rounds: one gets the directory, the other is refused on one line', async () => {
+  await w.begin()
+  for (let round = 0; round < 6; round++) {
+    const role = (['builder', 'play', 'orchestrator'] as const)[round % 3]
+    const dir = { builder: `c${round}-a-b`, play: `c${round}-a-b-play-i1`, orchestrator: `c${round}-a-b-orch` }[role]
+    const launch = (run: string, key: string) => w.start(['--run', run, '--key', key, '--role', role, '--model', 'm', '--harness', 'none', '--prompt', 'x', '--no-wait'])
+    const before = await w.snapshot()
+    const results = await Promise.all([launch(`c${round}-a`, 'b'), launch(`c${round}`, 'a-b')])
+    const what = `round ${round} (${role}): ${JSON.stringify(results.map((r) => r.stderr || r.stdout))}`
+    const won = results.filter((r) => r.code === 0)
+    assert.is(won.length, 1, what)
+    const lost = results.find((r) => r.code !== 0)!
+    assert.is(lost.code, 1, what)
+    assert.is(lost.stdout, '', what)
+    const path = `${w.lanes}/${dir}`
+    const reasons = [`another launch is making ${path} right now`, `${path} is the directory of lane .*, which is not reaped; reap it first \\(svc lane reap \\d+\\)`, `${path} already exists; reap the lane that used it or move it away`]
+    assert.match(lost.stderr, new RegExp(`^svc: refused: (${reasons.join('|')})\n$`), what)
+    const after = await w.snapshot()
+    assert.equal(added(after.lanes, before.lanes), [dir], `${what}: one directory`)
+    assert.equal(added(branches(after), branches(before)), role === 'builder' ? [parseLine(won[0].stdout).run + '/' + parseLine(won[0].stdout).key] : [], `${what}: the winner's branch only`)
+    assert.is(added(after.worktrees, before.worktrees).length, role === 'play' ? 0 : 1, `${what}: one worktree for a git-backed lane`)
+    assert.is(after.convs, before.convs + 1, `${what}: one conversation`)
+  }
+})
+
 test.run()

@@ -248,6 +248,21 @@ test('usage refusals: run, keys, role, brief, effort, model, launcher, refs; not
   assert.not.ok(existsSync(`${plain}-lanes`), 'the plain project gets no lanes root')
 })
 
+test('issue 16 item 13: a --from, --at or --branch that looks like an option never reaches git: refused on one line, no locked worktree, nothing left behind', async () => {
+  await w.begin()
+  const b = ['--role', 'builder', '--harness', 'none', '--run', 'r1', '--key', 'k', '--prompt', 'x']
+  const o = ['--role', 'orchestrator', '--harness', 'none', '--run', 'r1', '--key', 'k', '--prompt', 'x']
+  const ref = "a ref never starts with '-'; give a branch, tag or commit"
+  await w.refused([...b, '--from=--lock'], `svc: --from --lock: ${ref}\n`)
+  await w.refused([...b, '--from=--detach'], `svc: --from --detach: ${ref}\n`)
+  await w.refused([...o, '--at=--lock'], `svc: --at --lock: ${ref}\n`)
+  await w.refused([...b, '--branch=--orphan'], "svc: --branch --orphan: a branch name never starts with '-'\n")
+  assert.not.match(git(w.project.checkout, 'worktree', 'list', '--porcelain'), 'locked')
+  // What git is given is the commit the ref names.
+  const l = await w.started([...b, '--from', 'origin/main'])
+  assert.is(sha(l.cwd), sha(w.project.checkout, 'origin/main'))
+})
+
 test('projects.yaml: a wrong entry is one line naming the file and the key', async () => {
   await w.begin()
   const file = join(w.h.service, 'projects.yaml')

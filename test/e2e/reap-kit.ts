@@ -48,7 +48,7 @@ export function reapKit(world: () => World) {
     return filesOf(scratch, false)
   }
 
-  return { reap, stopped, parkedFiles, capture, doneBuilder, applied }
+  return { reap, stopped, parkedFiles, svcRefs, capture, doneBuilder, applied }
 }
 
 export const reapedLine = (run: string, key: string, role: string, id: string, dir?: string, branch?: string) =>

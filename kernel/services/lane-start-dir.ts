@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto'
+import { existsSync, mkdirSync } from 'node:fs'
+import type { ConversationRecord, LaneFacts } from '../domain/conversation.js'
+import { SvcError } from '../domain/errors.js'
+import { dirClaimRefusal, notOwnDirectory, type LaunchIntent } from '../domain/lane-claim.js'
+import { isGitBacked } from '../domain/lane-paths.js'
+import type { LaneRow, LaunchPlan } from '../domain/launch-rules.js'
+import { faultPoint } from '../io/fault.js'
+import * as git from '../io/git.js'
+import { dirIdOf, identityOf, writeLaunchId } from '../io/lane-dir.js'
+import { intentPath } from '../io/launch-intents.js'
+import { printable, type KernelContext } from './context.js'
+import type { ProjectContext } from './lane-start.js'
+import { abandonDirectory, holdDirectory, releaseDirectory } from './launch-intents.js'
+
+/** The directory of a lane start: a new one made under an intent, or the one a `--reuse` continues in. */
+
+/** Launch into a directory of its own: held by an intent (services/launch-intents.ts) from before git or the lanes
+ * root is touched until the lane's record claims it; what a failed launch made is taken back. */
+export async function inNewDirectory(
+  ctx: KernelContext,
+  project: ProjectContext,
+  plan: LaunchPlan,
+  dir: string,
+  fetched: Promise<void> | undefined,
+  lane: (made: Made) => Promise<ConversationRecord>,
+): Promise<ConversationRecord> {
+  // What a launch cut short left at the path is not refused here: holdDirectory takes it back, or names its fix.
+  refuseTaken(ctx, dir, existsSync(intentPath(ctx.home, dir)))
+  const intent = await intentOf(project, plan, dir, fetched)
+  const held = await holdDirectory(ctx, intent)
+  try {
+    // Again, now that no other launch can be making it: a lane launched meanwhile may hold it.
+    refuseTaken(ctx, dir, false)
+  } catch (e) {
+    await releaseDirectory(held)
+    throw e
+  }
+  let made: Made
+  try {
+    made = await makeDirectory(project, intent)
+  } catch (e) {
+    // Nothing of it is left (makeDirectory takes back what it made before it throws), and what is at the path now
+    // may be someone else's.
+    await releaseDirectory(held)
+    throw e
+  }
+  let rec: ConversationRecord
+  try {
+    rec = await lane(made)
+  } catch (e) {
+    await abandonDirectory(ctx, held)
+    throw e
+  }
+  faultPoint('launch-recorded')
+  await releaseDirectory(held)
+  return rec
+}
+
+export interface Made {
+  repo?: string
+  branch?: string
+  at?: string
+  made?: LaneFacts['made']
+}
+
+/** `--reuse`: the directory of the earlier lane, if it is still the one that lane was launched in. */
+export function reusedDirectory(reuse: LaneRow, dir: string): Made {
+  const { lane } = reuse.rec
+  if (reuse.rec.reaped || !existsSync(dir)) throw new SvcError('conflict', `refused: the directory ${dir} of conv ${reuse.rec.id} is gone (reaped?); start a new iteration instead`)
+  const notOwn = notOwnDirectory(lane, dir, identityOf(dir))
+  if (notOwn) throw new SvcError('conflict', notOwn)
+  return { repo: lane.repo, branch: lane.branch, at: lane.at, made: lane.made }
+}
+
+/** A directory another lane holds, or anything already at the path (unless `interrupted`: a launch cut short left it),
+ * refuses the launch. */
+function refuseTaken(ctx: KernelContext, dir: string, interrupted: boolean): void {
+  const held = dirClaimRefusal(dir, ctx.store.all())
+  if (held) throw new SvcError('conflict', held)
+  if (!interrupted && existsSync(dir)) throw new SvcError('conflict', `refused: ${dir} already exists; reap the lane that used it or move it away`)
+}
+
+/** What the launch is about to make, with every ref it was given resolved to a commit: a fresh fetch first (launch
+ * rule 5), then the commit a branch is cut from or a detached worktree checked out at. */
+async function intentOf(project: ProjectContext, plan: LaunchPlan, dir: string, fetched: Promise<void> | undefined): Promise<LaunchIntent> {
+  const id = randomUUID()
+  if (!isGitBacked(plan.role)) return { id, dir, kind: 'play', at: Date.now() }
+  const repo = project.checkout
+  // The questions whose answers refuse a launch are asked only once git has failed: each is a git process, and run
+  // beside the fetch they slowed it down.
+  try {
+    await (fetched ?? git.fetchOrigin(repo, Date.now()))
+  } catch (e) {
+    if (!(await git.isWorkTree(repo))) throw new SvcError('usage', `project ${project.key}: ${repo} is not a git checkout`)
+    throw e
+  }
+  const ref = plan.branch ? plan.startPoint! : plan.at!
+  const start = await git.revParse(repo, ref)
+  if (!start && plan.branch) throw new SvcError('usage', `refused: cannot cut ${plan.branch} from ${printable(ref)}: no such commit`)
+  if (!start) throw new SvcError('usage', `refused: --at ${printable(ref)} names no commit in ${repo}`)
+  return { id, dir, kind: 'worktree', repo, ...(plan.branch ? { branch: plan.branch } : {}), start, at: Date.now() }
+}
+
+/** Make the lane's directory as the intent says: a worktree at the resolved commit (git is given the commit, never
+ * the ref as typed), or an empty play directory; and record what identifies it. On failure nothing it made is
+ * left. */
+async function makeDirectory(project: ProjectContext, intent: LaunchIntent): Promise<Made> {
+  const { dir, id } = intent
+  mkdirSync(project.lanesRoot, { recursive: true, mode: 0o755 })
+  if (intent.kind === 'play') {
+    mkdirSync(dir, { mode: 0o755 })
+    return { made: { launch: id, dirId: dirIdOf(dir) } }
+  }
+  const repo = intent.repo!
+  try {
+    await git.worktreeAdd({ repo, dir, branch: intent.branch, startPoint: intent.start!, sparse: project.entry.gauntlet?.sparse_checkout })
+  } catch (e) {
+    // Asked only when git refused: a branch taken gets its own message.
+    if (intent.branch && (await git.refExists(repo, `refs/heads/${intent.branch}`))) throw new SvcError('conflict', `refused: branch ${intent.branch} already exists`)
+    throw e
+  }
+  faultPoint('launch-worktree')
+  try {
+    await writeLaunchId(dir, id)
+  } catch (e) {
+    await git.undoWorktreeAdd(repo, dir, intent.branch)
+    throw e
+  }
+  return { repo, ...(intent.branch ? { branch: intent.branch } : { at: intent.start }), made: { launch: id } }
+}
+
