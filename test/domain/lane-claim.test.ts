@@ -99,7 +99,7 @@ test('item 13: optionLikeRef: a --from, --at or --branch starting with - is refu
     [{ from: '--lock' }, "--from --lock: a ref never starts with '-'; give a branch, tag or commit"],
     [{ at: '-q' }, "--at -q: a ref never starts with '-'; give a branch, tag or commit"],
     [{ branch: '--orphan' }, "--branch --orphan: a branch name never starts with '-'"],
-    [{ from: '--upload-pack=touch /x\nmore' }, "--from --upload-pack=touch /x\\x0amore: a ref never starts with '-'; give a branch, tag or commit"],
+    [{ from: '--upload-pack=touch /x\nmore' }, "--from --upload-pack=touch /x\\nmore: a ref never starts with '-'; give a branch, tag or commit"],
   ]
   for (const [req, want] of cases) assert.is(optionLikeRef(req), want, JSON.stringify(req))
 })

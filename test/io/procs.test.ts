@@ -148,7 +148,8 @@ test('processesInside: a process whose cwd is elsewhere but which holds a file i
   // fd 3 holds the log, fd 4 a file deleted since: only the first is a file the reap could cut off.
   const holder = start('sh', ['-c', 'exec 3>>"$1" 4>"$2"; rm "$2"; exec sleep 30', 'sh', log, gone], { cwd: outside })
   await spawned(holder)
-  await until(() => !existsSync(gone) && processesInside(dir).some((p) => p.pid === holder.pid), 'the holder found')
+  // Until the shell has exec'd sleep, its command line is still the shell's.
+  await until(() => !existsSync(gone) && processesInside(dir).some((p) => p.pid === holder.pid && p.command === 'sleep 30'), 'the holder found')
   const found = processesInside(dir).find((p) => p.pid === holder.pid)!
   assert.equal({ cwd: found.cwd, cwdInside: found.cwdInside, files: found.files, command: found.command }, { cwd: outside, cwdInside: false, files: [log], command: 'sleep 30' })
   const inCwd = processesInside(outside).find((p) => p.pid === holder.pid)!
