@@ -5,6 +5,7 @@ import type { HandlerEnv } from './env.js'
 import { errorBody } from './errors.js'
 import { rpc } from './rpc.js'
 import { apiLanes } from './api-lanes.js'
+import { apiWorkers } from './api-workers.js'
 import { apiConvs } from './api-convs.js'
 import { events } from './events.js'
 import { deckLogin } from './deck-login.js'
@@ -20,6 +21,7 @@ export function createApp() {
   app.use('*', bodyLimit({ maxSize: MAX_BODY, onError: (c) => c.json(errorBody('too_large', `request body over ${MAX_BODY} bytes`), 413) }))
   app.route('/rpc', rpc)
   app.route('/api/lanes', apiLanes)
+  app.route('/api/workers', apiWorkers)
   app.route('/api/events', events)
   app.route('/api', apiConvs)
   app.route('/deck', deckLogin)

@@ -21,6 +21,9 @@ import { SvcError } from './domain/errors.js'
 import { convAnswer } from './services/conv-answer.js'
 import { doctor } from './services/doctor.js'
 import { issueClose, issueList, issueNew, issueShow } from './services/issues.js'
+import { workerRun } from './services/worker-run.js'
+import { workerReport } from './services/worker-report.js'
+import { workerGet, workerList, workerReap, workerStop, workerWait } from './services/worker-views.js'
 import { readTranscriptPage } from './io/transcript-page.js'
 import { convFiles } from './home.js'
 
@@ -79,5 +82,12 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
     issueList: (input) => issueList(ctx, input),
     issueShow: (input) => issueShow(ctx, input),
     issueClose: (input) => issueClose(ctx, input),
+    workerRun: (input) => workerRun(ctx, input),
+    workerReport: (input) => workerReport(ctx, input),
+    workerWait: (input) => workerWait(ctx, input),
+    workerList: (input) => workerList(ctx, input),
+    workerGet: (input) => workerGet(ctx, input.worker),
+    workerStop: (input) => workerStop(ctx, input),
+    workerReap: (input) => workerReap(ctx, gitFacts, input),
   }
 }

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import type { Activity, Evidence } from './domain/activity.js'
 import type { NeedsYouReason } from './domain/keys.js'
-import type { LaneFacts } from './domain/conversation.js'
+import type { LaneFacts, WorkerFacts } from './domain/conversation.js'
 import { HARNESSES, NEEDS_YOU_REASONS, PHASES, EFFORTS, ROLES, REPORT_STATUSES } from './domain/keys.js'
 import type { Report } from './domain/report.js'
 import type { DoctorCheck } from './domain/doctor.js'
@@ -17,6 +17,18 @@ const ref = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(
 const opt = v.optional
 /** A conversation's key (SERVICE_CONVERSATION_KEY), given by a request that acts as that conversation. */
 const key = text(200)
+
+/** `svc lane report` and `svc worker report` take the same options. */
+const ReportSchema = v.strictObject({
+  conversation: opt(ref),
+  conversationKey: opt(key),
+  body: text(MAX_TEXT),
+  status: opt(v.picklist(REPORT_STATUSES, 'must be one of done, blocked, failed')),
+  allowUnpushed: opt(v.boolean()),
+  verdict: opt(text(40)),
+  defects: opt(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must be 0 or more'))),
+  verdictFile: opt(v.strictObject({ path: text(4096), text: text(MAX_TEXT) })),
+})
 
 export const PortSchemas = {
   kernelStatus: v.strictObject({}),
@@ -78,16 +90,8 @@ export const PortSchemas = {
     conversationKey: opt(key),
     cwd: opt(text(4096)),
   }),
-  laneReport: v.strictObject({
-    conversation: opt(ref),
-    conversationKey: opt(key),
-    body: text(MAX_TEXT),
-    status: opt(v.picklist(REPORT_STATUSES, 'must be one of done, blocked, failed')),
-    allowUnpushed: opt(v.boolean()),
-    verdict: opt(text(40)),
-    defects: opt(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must be 0 or more'))),
-    verdictFile: opt(v.strictObject({ path: text(4096), text: text(MAX_TEXT) })),
-  }),
+  laneReport: ReportSchema,
+  workerReport: ReportSchema,
   laneWait: v.strictObject({
     lane: opt(ref),
     run: opt(text(200)),
@@ -109,6 +113,39 @@ export const PortSchemas = {
   issueShow: v.strictObject({ ref, project: opt(text(100)), cwd: opt(text(4096)) }),
   issueClose: v.strictObject({ ref, project: opt(text(100)), cwd: opt(text(4096)) }),
   deckSession: v.strictObject({ session: text(200) }),
+  workerRun: v.strictObject({
+    issue: ref,
+    brief: opt(text(MAX_TEXT)),
+    prompt: opt(text(1_000_000)),
+    project: opt(text(100)),
+    harness: opt(v.picklist(HARNESSES, 'must be one of claude, codex, shell, none')),
+    model: opt(text(200)),
+    effort: opt(v.picklist(EFFORTS, 'must be one of low, medium, high')),
+    from: opt(text(250)),
+    branch: opt(text(250)),
+    title: opt(text(200)),
+    replace: opt(v.boolean()),
+    reuse: opt(v.boolean()),
+    post: opt(v.boolean()),
+    allowClosed: opt(v.boolean()),
+    noWait: opt(v.boolean()),
+    conversation: opt(ref),
+    conversationKey: opt(key),
+    cwd: opt(text(4096)),
+  }),
+  workerWait: v.strictObject({
+    worker: opt(ref),
+    issue: opt(ref),
+    parent: opt(ref),
+    project: opt(text(100)),
+    cwd: opt(text(4096)),
+    after: opt(text(300)),
+    timeoutMs: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(60_000)),
+  }),
+  workerList: v.strictObject({ issue: opt(ref), parent: opt(ref), project: opt(text(100)), cwd: opt(text(4096)) }),
+  workerGet: v.strictObject({ worker: ref }),
+  workerStop: v.strictObject({ worker: ref }),
+  workerReap: v.strictObject({ worker: ref, park: opt(v.boolean()), keep: opt(v.boolean()) }),
   deckRevoke: v.strictObject({}),
 } as const
 
@@ -127,7 +164,7 @@ export interface KernelStatus {
 export interface ConvView {
   id: string
   name: string
-  kind: 'root' | 'lane' | 'successor'
+  kind: 'root' | 'lane' | 'worker' | 'successor'
   parent?: string
   successor?: 'handoff' | 'fork'
   project?: string
@@ -149,6 +186,7 @@ export interface ConvView {
   /** The request a needs-you harness waits on; `input` is the tool's input (a question's questions, a plan). */
   pending?: { kind: string; tool?: string; input?: unknown; at: number }
   lane?: LaneFacts
+  worker?: WorkerFacts
 }
 
 export type { TranscriptEntry } from './domain/transcript.js'
@@ -187,6 +225,35 @@ export interface PortOutputs {
   issueList: IssueView[]
   issueShow: IssueView
   issueClose: { issue: IssueView; already: boolean }
+  workerRun: { worker: ConvView; line: string }
+  workerReport: { report: Report; worker: ConvView }
+  workerWait: WaitResult
+  workerList: WorkerView[]
+  workerGet: WorkerView
+  workerStop: WorkerView
+  workerReap: Omit<ReapResult, 'lane'> & { worker: WorkerView }
+}
+
+/** A worker as `svc worker list|show` and the deck show it: its conversation, its issue and its newest report. */
+export interface WorkerView {
+  id: string
+  name: string
+  parent?: string
+  issue: string
+  url?: string
+  starter: string
+  iteration: number
+  cwd: string
+  branch?: string
+  post: boolean
+  harness: string
+  model?: string
+  createdAt: number
+  archived: boolean
+  activity: Activity
+  reason?: NeedsYouReason
+  evidence: Evidence
+  report?: { seq: number; status: string; at: number }
 }
 
 /** An issue a worker can belong to, as `svc issue` shows it. `project` and the times for local issues only. */
@@ -249,13 +316,15 @@ export interface ReapResult {
   archiveError?: string
 }
 
+/** Who filed a report a wait returns: a lane (run, key, role) or a worker (its issue). */
 export interface LaneRef {
   id: string
   name: string
-  run: string
-  key: string
+  run?: string
+  key?: string
   role: string
   iteration: number
+  issue?: string
 }
 
 /** What one long poll of `wait` ends with. `cursor` is where the next wait continues (a seq for one lane, a run

@@ -22,6 +22,7 @@ import { HTTP_LIMITS, limitConnections, serverOptions, type HttpLimits } from '.
 import { KernelContext, type KernelEvent } from './services/context.js'
 import { reconcile } from './services/reconcile.js'
 import { settleInterruptedLaunches } from './services/launch-intents.js'
+import { deliverPending } from './services/worker-report.js'
 import { Runners } from './services/runners.js'
 import { RuntimeFacts } from './services/runtime-facts.js'
 import { VERSION } from './version.js'
@@ -143,6 +144,8 @@ export async function runKernel(home: string): Promise<void> {
   if (first.adopted.length) log('info', `re-adopted runners of ${first.adopted.map((n) => 'conv-' + n).join(', ')}`)
   // Before any launch is served: a launch a killed kernel left unfinished is finished or taken back.
   await settleInterruptedLaunches(ctx)
+  // A worker report stored before a kill cut its delivery short: its starter is told now (once).
+  void deliverPending(ctx).catch((e) => log('error', `worker reports: ${e.message}`))
 
   // Watch the directories of conversations that can still change; a new conversation is added as it is created.
   const changing = (r: ConversationRecord) => mayStillChange(r, () => ctx.facts.get(r.name).state)

@@ -6,9 +6,11 @@ import { json, line } from '../format.js'
 import { readBounded } from '../read-input.js'
 import { actingAs, type Io } from '../io.js'
 import type { Run } from '../table.js'
+import type { ConvView } from '../../kernel/port.js'
 import { oneOf } from './conv.js'
 
-export const run: Run = async (port, args, io) => {
+/** `svc lane report` and `svc worker report`: the same options, the same exit codes. */
+export const reportAs = (kind: 'lane' | 'worker'): Run => async (port, args, io) => {
   if ((args.file === undefined) === (args.stdin === undefined)) throw new SvcError('usage', 'give exactly one of --file <path> or --stdin')
   const status = oneOf(args, 'status', REPORT_STATUSES)
   let defects: number | undefined
@@ -18,7 +20,7 @@ export const run: Run = async (port, args, io) => {
   }
   const body = args.file !== undefined ? readBounded(io.cwd, String(args.file), 'report') : await io.readStdin()
   const verdictPath = args['verdict-file'] === undefined ? undefined : resolve(io.cwd, String(args['verdict-file']))
-  const r = await port.laneReport({
+  const r = await (kind === 'lane' ? port.laneReport : port.workerReport)({
     ...actingAs(io),
     body,
     status,
@@ -27,8 +29,14 @@ export const run: Run = async (port, args, io) => {
     defects,
     verdictFile: verdictPath ? { path: verdictPath, text: readBounded(io.cwd, verdictPath, 'verdict file') } : undefined,
   })
-  const lane = r.lane.lane!
+  const view = 'lane' in r ? r.lane : r.worker
   const verdict = r.report.verdict ? ` ${r.report.verdict} (${r.report.defects} defects)` : ''
-  io.out(args.json ? json(r) : line(`report #${r.report.seq} filed: ${lane.run}/${lane.key} ${lane.role} i${lane.iteration} ${r.report.status}${verdict}`))
+  io.out(args.json ? json(r) : line(`report #${r.report.seq} filed: ${who(view)} ${r.report.status}${verdict}`))
   return reportExitCode(r.report.status)
 }
+
+export const run = reportAs('lane')
+
+/** A lane as `<run>/<key> <role> i<n>`, a worker as `worker <issue> i<n>`. */
+export const who = (v: Pick<ConvView, 'lane' | 'worker'>) =>
+  v.lane ? `${v.lane.run}/${v.lane.key} ${v.lane.role} i${v.lane.iteration}` : `worker ${v.worker!.issue} i${v.worker!.iteration}`

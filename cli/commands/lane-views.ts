@@ -1,7 +1,8 @@
 import { harnessWords } from '../../kernel/domain/activity.js'
 import { SvcError } from '../../kernel/domain/errors.js'
 import { LIST_COLUMNS, laneCells } from '../../kernel/domain/list-columns.js'
-import type { LaneView } from '../../kernel/port.js'
+import type { LaneView, ReapResult } from '../../kernel/port.js'
+import type { Args, Io } from '../io.js'
 import { json, line, table } from '../format.js'
 import type { Run } from '../table.js'
 
@@ -39,14 +40,19 @@ export const stop: Run = async (port, args, io) => {
 export const reap: Run = async (port, args, io) => {
   if (args.lane !== undefined) throw new SvcError('usage', 'reap takes the lane as its argument')
   const r = await port.laneReap({ lane: args._[0], park: args.park ? true : undefined, keep: args.keep ? true : undefined })
+  const v = r.lane
+  return printReap(io, args, r, { who: `${v.run}/${v.key} ${v.role} i${v.iteration}`, id: v.id, branch: v.branch })
+}
+
+/** What a reap of a lane or a worker prints. */
+export function printReap(io: Io, args: Args, r: Omit<ReapResult, 'lane'>, v: { who: string; id: string; branch?: string }): number {
   if (args.json) {
     io.out(json(r))
     return 0
   }
   for (const w of r.warnings) io.err(line(w))
   if (r.parked) io.out(line(`parked ${r.parked.paths} path${r.parked.paths === 1 ? '' : 's'} to ${r.parked.patch} (kept at ${r.parked.ref})`))
-  const v = r.lane
-  io.out(line(`reaped ${v.run}/${v.key} ${v.role} i${v.iteration} (conv ${v.id})${r.removed ? `: removed ${r.removed}` : ''}${v.branch ? `; branch ${v.branch} kept` : ''}`))
+  io.out(line(`reaped ${v.who} (conv ${v.id})${r.removed ? `: removed ${r.removed}` : ''}${v.branch ? `; branch ${v.branch} kept` : ''}`))
   if (r.archiveError) io.out(line(r.archiveError))
   return 0
 }

@@ -30,6 +30,26 @@ export const LaneFactsSchema = v.object({
 })
 export type LaneFacts = v.InferOutput<typeof LaneFactsSchema>
 
+/** The facts of a worker (`svc worker run`), written once at its run: the issue it belongs to, the effective
+ * launcher it reports to, and its directory as a lane's (a worktree on a branch of its own under the lanes root). */
+export const WorkerFactsSchema = v.object({
+  /** The issue reference, as formatIssueRef prints it. */
+  issue: v.string(),
+  /** The effective launcher that ran it: the conversation told of each report. */
+  starter: v.string(),
+  dir: v.string(),
+  root: v.string(),
+  iteration: num,
+  repo: opt(v.string()),
+  branch: opt(v.string()),
+  made: opt(v.object({ launch: v.string(), dirId: opt(v.string()) })),
+  /** Each report is posted to the issue (`--post`). */
+  post: opt(v.boolean()),
+  /** The issue's web address, when it has one. */
+  url: opt(v.string()),
+})
+export type WorkerFacts = v.InferOutput<typeof WorkerFactsSchema>
+
 /** A conversation's record (record.json), as every reader checks it: an id that is not a conversation id would
  * make the next id NaN, a name that is not its directory's would be another's record. */
 export const ConversationRecordSchema = v.object({
@@ -41,6 +61,7 @@ export const ConversationRecordSchema = v.object({
   /** Set on a successor: how it was made from its parent. */
   successor: opt(v.picklist(['handoff', 'fork'])),
   lane: opt(LaneFactsSchema),
+  worker: opt(WorkerFactsSchema),
   project: opt(v.string()),
   harness: v.picklist(HARNESSES),
   model: opt(v.string()),
@@ -58,13 +79,13 @@ export const ConversationRecordSchema = v.object({
 })
 export type ConversationRecord = v.InferOutput<typeof ConversationRecordSchema>
 
-export type ConversationKind = 'root' | 'lane' | 'successor'
+export type ConversationKind = 'root' | 'lane' | 'worker' | 'successor'
 
-export const conversationKind = (c: Pick<ConversationRecord, 'lane' | 'successor'>): ConversationKind =>
-  c.lane ? 'lane' : c.successor ? 'successor' : 'root'
+export const conversationKind = (c: Pick<ConversationRecord, 'lane' | 'successor'> & { worker?: unknown }): ConversationKind =>
+  c.lane ? 'lane' : c.worker ? 'worker' : c.successor ? 'successor' : 'root'
 
 /** Facts that are written once: no update may carry them. */
-export const WRITE_ONCE_FIELDS = ['id', 'name', 'createdAt', 'parent', 'successor', 'lane', 'keyHash'] as const
+export const WRITE_ONCE_FIELDS = ['id', 'name', 'createdAt', 'parent', 'successor', 'lane', 'worker', 'keyHash'] as const
 
 /** A conversation a runner drives and that has not ended (nor been archived) as far as its record knows. */
 export const isDriven = (c: Pick<ConversationRecord, 'harness' | 'ended' | 'archived'>): boolean => c.harness !== 'none' && !c.ended && !c.archived

@@ -1,6 +1,7 @@
 import type { ConversationRecord, LaneFacts } from './conversation.js'
 import type { Role } from './keys.js'
 import { isGitBacked } from './lane-paths.js'
+import { workDirOf } from './worker-rules.js'
 
 /** A lane's hold on its directory. `<root>/<run>-<key>` is ambiguous when the run or the key holds a `-`, so a
  * directory is never known by its path alone: a launch records what identifies the directory it made, a reap touches
@@ -27,18 +28,22 @@ export interface DirIdentity {
   dirId?: string
 }
 
-const laneName = (r: ConversationRecord & { lane: LaneFacts }) => `lane ${r.lane.run}/${r.lane.key} ${r.lane.role} i${r.lane.iteration} (conv ${r.id})`
+const holderName = (r: ConversationRecord) =>
+  r.lane ? `lane ${r.lane.run}/${r.lane.key} ${r.lane.role} i${r.lane.iteration} (conv ${r.id})` : `worker ${r.worker!.issue} i${r.worker!.iteration} (conv ${r.id})`
 
-/** A lane holds its directory from its launch until it is reaped (or archived, which only a reap did before reaps
- * were recorded). A launch into a directory held by another lane is refused, naming the lane. */
+/** A lane (or a worker) holds its directory from its launch until it is reaped (or archived, which only a reap did
+ * before reaps were recorded). A launch into a directory held by another is refused, naming the holder. */
 export function dirClaimRefusal(dir: string, records: ConversationRecord[]): string | undefined {
   const holder = dirHolder(dir, records)
   if (!holder) return undefined
-  return `refused: ${dir} is the directory of ${laneName(holder)}, which is not reaped; reap it first (svc lane reap ${holder.id})`
+  return `refused: ${dir} is the directory of ${holderName(holder)}, which is not reaped; reap it first (svc ${holder.lane ? 'lane' : 'worker'} reap ${holder.id})`
 }
 
 export const dirHolder = (dir: string, records: ConversationRecord[]) =>
-  records.find((r): r is ConversationRecord & { lane: LaneFacts } => Boolean(r.lane && !r.reaped && !r.archived && `${r.lane.root}/${r.lane.dir}` === dir))
+  records.find((r) => {
+    const d = workDirOf(r)
+    return Boolean(d && !r.reaped && !r.archived && `${d.root}/${d.dir}` === dir)
+  })
 
 /** Is the directory found at a lane's path the one its launch made? Undefined when it is, or when the lane was
  * launched before launches recorded it (nothing to compare); else the refusal. A lane holds its path until it is

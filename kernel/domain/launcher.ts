@@ -23,7 +23,8 @@ export function isWithinLane(id: string, lookup: Lookup): boolean {
 }
 
 /** SPEC.md section 5: who may launch each role. `launcher` is the effective launcher. */
-export function mayLaunch(launcher: Pick<ConversationRecord, 'lane' | 'successor'>, role: Role): { ok: true } | { ok: false; reason: string } {
+export function mayLaunch(launcher: Pick<ConversationRecord, 'lane' | 'successor' | 'worker'>, role: Role): { ok: true } | { ok: false; reason: string } {
+  if (launcher.worker) return { ok: false, reason: 'a worker cannot launch lanes' }
   const launcherRole = launcher.lane?.role
   if (!launcherRole) return { ok: true }
   if (launcherRole === 'builder' || launcherRole === 'critic' || launcherRole === 'verifier')

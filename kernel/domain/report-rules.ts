@@ -1,4 +1,5 @@
 import type { LaneFacts } from './conversation.js'
+import type { Role } from './keys.js'
 import { SvcError } from './errors.js'
 import { BLOCKED_OPENERS, VERDICTS, type ReportStatus, type Verdict } from './keys.js'
 import type { Report } from './report.js'
@@ -43,7 +44,7 @@ export const blockedOpener = (body: string) => BLOCKED_OPENERS.find((w) => new R
  * iteration files nothing more. `earlier` holds the reports of every lane of the same builder iteration (a reuse
  * respawn shares it) or, for a critic, of this lane. Returns the verdict and defect count to record. */
 export function checkReport(
-  lane: LaneFacts,
+  lane: Pick<LaneFacts, 'key' | 'iteration' | 'branch'> & { role: Role | 'worker' },
   req: ReportRequest,
   earlier: Report[],
   tree: TreeFacts | undefined,
@@ -62,11 +63,12 @@ export function checkReport(
     if (earlier.some((r) => r.status === 'done')) throw new SvcError('conflict', `refused: this ${lane.role} has already filed its done report with its verdict`)
     if (req.verdict === undefined) throw new SvcError('usage', `refused: a ${lane.role}'s done report needs its verdict: --verdict ${lane.role === 'critic' ? 'WOWED|IMPRESSED|NOT_YET' : 'PASS|DEFECTS'}`)
   }
-  if (lane.role === 'builder') {
+  // A worker's gates are a builder's: it works on a branch of its own, frozen by its done report.
+  if (lane.role === 'builder' || lane.role === 'worker') {
     const done = earlier.find((r) => r.status === 'done')
-    if (done) throw new SvcError('conflict', `refused: branch ${done.branch ?? lane.branch} is frozen: builder ${lane.key} i${lane.iteration} reported done (report #${done.seq}); start a new iteration`)
+    if (done) throw new SvcError('conflict', `refused: branch ${done.branch ?? lane.branch} is frozen: ${lane.role} ${lane.key} i${lane.iteration} reported done (report #${done.seq}); start a new iteration`)
     if (req.status === 'done' && tree) {
-      if (tree.dirty) throw new SvcError('conflict', 'refused: a builder reports done only from a clean tree; commit or remove the changes (git status shows them)')
+      if (tree.dirty) throw new SvcError('conflict', `refused: a ${lane.role} reports done only from a clean tree; commit or remove the changes (git status shows them)`)
       if (!req.allowUnpushed) {
         if (!tree.upstream) throw new SvcError('conflict', `refused: branch ${tree.branch ?? '(detached)'} has no upstream; push it with git push -u origin HEAD`)
         if ((tree.ahead ?? 0) > 0) throw new SvcError('conflict', `refused: ${tree.ahead} commit(s) on ${tree.branch} are not on ${tree.upstream}; push them first`)

@@ -1,4 +1,4 @@
-import type { ConversationRecord } from './conversation.js'
+import type { ConversationRecord, LaneFacts, WorkerFacts } from './conversation.js'
 import type { ErrorCode } from './errors.js'
 import { nextIteration } from './iteration.js'
 import { effectiveLauncher } from './launcher.js'
@@ -16,18 +16,34 @@ export type Decision<T> = ({ ok: true } & T) | Refusal
 
 const refuse = (code: ErrorCode, message: string): Refusal => ({ ok: false, code, message })
 
-/** The facts written once on a worker's record. */
-export interface WorkerFacts {
-  /** The issue reference, as formatIssueRef prints it. */
-  issue: string
-  /** The effective launcher that ran it. */
-  starter: string
-  dir: string
-  branch: string
-  iteration: number
+export type { WorkerFacts }
+export type WorkerRecord = ConversationRecord
+
+/** What a lane and a worker share: a directory made under the lanes root at launch, known by what the launch
+ * recorded. A worker's is a builder's (a worktree on a branch of its own), so the code that makes, claims, reports
+ * from and reaps a lane's directory serves a worker's as it is. */
+export type WorkDir = Pick<LaneFacts, 'role' | 'dir' | 'root' | 'iteration' | 'repo' | 'branch' | 'at' | 'made'>
+
+export function workDirOf(rec: Pick<ConversationRecord, 'lane' | 'worker'>): WorkDir | undefined {
+  if (rec.lane) return rec.lane
+  const w = rec.worker
+  return w && { role: 'builder', dir: w.dir, root: w.root, iteration: w.iteration, repo: w.repo, branch: w.branch, made: w.made }
 }
 
-export type WorkerRecord = ConversationRecord & { worker?: WorkerFacts }
+/** FNV-1a, 32 bits, as 8 hex digits: a short, stable tag of a GitHub repository for a conversation name. */
+function tag8(text: string): string {
+  let h = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0
+  return h.toString(16).padStart(8, '0')
+}
+
+/** A worker's conversation name: `w-local-<n>-i<i>`, or `w-gh-<tag>-<n>-i<i>` where the tag stands for the
+ * repository (a slug can be longer than a name may be, and `+` is not allowed in one); `-<k>` for a respawn in the
+ * same iteration, as for lanes. Always a valid conversation name. */
+export function workerConvName(ref: { tracker: 'local'; number: number } | { tracker: 'gh'; owner: string; repo: string; number: number }, iteration: number, attempt: number): string {
+  const id = ref.tracker === 'local' ? `local-${ref.number}` : `gh-${tag8(`${ref.owner}/${ref.repo}`)}-${ref.number}`
+  return `w-${id}-i${iteration}${attempt ? `-${attempt + 1}` : ''}`
+}
 
 const ONLY = 'only a root conversation or an orchestrator lane can'
 
@@ -99,7 +115,7 @@ export function planWorker(ref: string, slug: string, earlier: readonly WorkerRo
   const sameIteration = rows.filter((r) => r.worker.iteration === reuse.worker.iteration)
   if (sameIteration.some((r) => r.doneReported))
     return refuse('conflict', `refused: branch ${reuse.worker.branch} of worker ${ref} i${reuse.worker.iteration} is frozen (its worker reported done); run a new iteration`)
-  return { ok: true, iteration: reuse.worker.iteration, dirName: reuse.worker.dir, branch: reuse.worker.branch, reuse, replace: live }
+  return { ok: true, iteration: reuse.worker.iteration, dirName: reuse.worker.dir, branch: reuse.worker.branch ?? workerBranch(slug, reuse.worker.iteration), reuse, replace: live }
 }
 
 /** GitHub refuses a comment longer than this many characters. */
@@ -130,4 +146,17 @@ export function reportComment(r: PostedReport, max = COMMENT_MAX_CHARS): string 
  * line is the marker counts, so a comment that quotes a marker elsewhere does not stop a post. */
 export function alreadyPosted(marker: string, comments: readonly string[]): boolean {
   return comments.some((c) => c.trimEnd().split('\n').at(-1)?.trim() === marker)
+}
+
+/** Is this conversation a worker of that issue? A `local:` reference is one project's (the record's), a GitHub one
+ * is everyone's. */
+export const isWorkerOf = (rec: Pick<ConversationRecord, 'worker' | 'project'>, issue: string, project: string | undefined): boolean =>
+  rec.worker?.issue === issue && (!issue.startsWith('local:') || rec.project === project)
+
+/** The one message a worker's starter is told when the worker files a report: who, which issue, the status, the
+ * report's first line and the command that prints the report. */
+export function starterMessage(w: { id: string; name: string; issue: string; iteration: number }, r: { seq: number; status: string; body: string }): string {
+  const first = r.body.trimStart().split('\n')[0].trim()
+  const head = first.length > 200 ? `${first.slice(0, 199)}…` : first
+  return `Worker ${w.issue} i${w.iteration} (conv ${w.id}, ${w.name}) filed report #${r.seq}: ${r.status}: ${head}\nRead it: svc worker wait ${w.name} --after ${r.seq - 1}`
 }

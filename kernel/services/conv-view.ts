@@ -49,6 +49,7 @@ export function convView(rec: ConversationRecord, rt: Runtime, now: number): Con
     cost: rt.state?.cost,
     pending: rt.state?.pending ? { kind: rt.state.pending.kind, tool: rt.state.pending.tool, input: rt.state.pending.input, at: rt.state.pending.at } : undefined,
     lane: rec.lane,
+    worker: rec.worker,
   }
 }
 

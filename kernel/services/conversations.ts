@@ -20,6 +20,7 @@ export interface NewConversation {
   parent?: string
   successor?: 'handoff' | 'fork'
   lane?: ConversationRecord['lane']
+  worker?: ConversationRecord['worker']
   project?: string
   harness: Harness
   model?: string
@@ -29,6 +30,8 @@ export interface NewConversation {
   firstMessage?: string
   /** Written once into the conversation directory before the record (a lane's brief). */
   files?: Record<string, string>
+  /** Of those, the brief a lane or worker is given: the script the shell harness runs (default lane-brief.md). */
+  briefFile?: string
   play?: boolean
   resume?: string
 }
@@ -56,11 +59,13 @@ export async function createConversation(ctx: KernelContext, n: NewConversation)
 async function writeConversation(ctx: KernelContext, n: NewConversation, id: string, name: string, files: ReturnType<typeof convFiles>, key: { key: string; hash: string } | undefined): Promise<ConversationRecord> {
   for (const [file, content] of Object.entries(n.files ?? {})) await createFileOnce(`${files.dir}/${file}`, content)
   let script: string | undefined
+  // A lane or a worker is given a contract, and runs its brief on the shell harness.
+  const directed = Boolean(n.lane || n.worker)
   if (n.harness === 'shell') {
-    script = n.lane ? files.brief : `${files.dir}/prompt.sh`
-    if (!n.lane) await createFileOnce(script, n.firstMessage ?? "")
+    script = directed ? (n.briefFile ? `${files.dir}/${n.briefFile}` : files.brief) : `${files.dir}/prompt.sh`
+    if (!directed) await createFileOnce(script, n.firstMessage ?? "")
   }
-  if (n.firstMessage && n.lane) await createFileOnce(files.contract, n.firstMessage)
+  if (n.firstMessage && directed) await createFileOnce(files.contract, n.firstMessage)
   const rec: ConversationRecord = {
     id,
     name,
@@ -68,6 +73,7 @@ async function writeConversation(ctx: KernelContext, n: NewConversation, id: str
     ...(n.parent ? { parent: n.parent } : {}),
     ...(n.successor ? { successor: n.successor } : {}),
     ...(n.lane ? { lane: n.lane } : {}),
+    ...(n.worker ? { worker: n.worker } : {}),
     ...(n.project ? { project: n.project } : {}),
     harness: n.harness,
     ...(n.model ? { model: n.model } : {}),

@@ -46,7 +46,7 @@ async function originOf(project: Project): Promise<GithubRepo | undefined> {
 }
 
 /** A reference parsed; the project is looked up only when the reference needs one (`local:` and `#`). */
-async function resolveRef(ctx: KernelContext, input: { ref: string; project?: string; cwd?: string }): Promise<{ ref: IssueRef; project?: Project }> {
+export async function resolveIssueRef(ctx: KernelContext, input: { ref: string; project?: string; cwd?: string }): Promise<{ ref: IssueRef; project?: Project }> {
   const parsed = parseIssueRef(input.ref)
   if (!parsed.ok) throw new SvcError('usage', parsed.message)
   if (parsed.value.tracker === 'gh') return { ref: parsed.value }
@@ -99,13 +99,13 @@ async function projectsWithIssues(ctx: KernelContext): Promise<string[]> {
 }
 
 export async function issueShow(ctx: KernelContext, input: PortInput<'issueShow'>): Promise<IssueView> {
-  const { ref, project } = await resolveRef(ctx, input)
+  const { ref, project } = await resolveIssueRef(ctx, input)
   if (ref.tracker === 'local') return localView(project!.key, await localIssues(ctx, project!.key).read(ref.number))
   return ghView(ref, await new GhTracker().resolve(ref))
 }
 
 export async function issueClose(ctx: KernelContext, input: PortInput<'issueClose'>, now = new Date()): Promise<{ issue: IssueView; already: boolean }> {
-  const { ref, project } = await resolveRef(ctx, input)
+  const { ref, project } = await resolveIssueRef(ctx, input)
   if (ref.tracker === 'gh')
     throw new SvcError('usage', `svc closes only its own local issues; close ${formatIssueRef(ref)} on GitHub`, `gh issue close ${ref.number} -R ${ref.owner}/${ref.repo}`)
   const { issue, already } = await localIssues(ctx, project!.key).close(ref.number, now)

@@ -3,7 +3,8 @@ import { dirname, join, resolve as resolvePath } from 'node:path'
 import { isLive } from '../domain/activity.js'
 import { SvcError } from '../domain/errors.js'
 import { isGitBacked } from '../domain/lane-paths.js'
-import type { LaneRecord } from '../domain/lane-summary.js'
+import type { ConversationRecord } from '../domain/conversation.js'
+import { workDirOf } from '../domain/worker-rules.js'
 import {
   alreadyGoneWarning,
   archiveFailedMessage,
@@ -75,27 +76,28 @@ function findDotGit(dir: string, rel = ''): string | undefined {
 
 /** What the reap needs to decide, read now, before the stop (`stopped` false) or after it. Git commands the kernel
  * itself runs, and the kernel itself, never count as processes using the lane. */
-async function gather(ctx: KernelContext, rec: LaneRecord, park: boolean, stopped: boolean): Promise<ReapFacts & { branch?: string; notOwn?: string }> {
+async function gather(ctx: KernelContext, rec: ConversationRecord, park: boolean, stopped: boolean): Promise<ReapFacts & { branch?: string; notOwn?: string }> {
   // A directory an earlier reap removed is gone for good: whatever is at its path now belongs to someone else.
   const dirReal = rec.reaped ? undefined : realDir(rec.cwd)
   const own = dirReal === rec.cwd
-  const gitBacked = isGitBacked(rec.lane.role)
+  const lane = workDirOf(rec)!
+  const gitBacked = isGitBacked(lane.role)
   const gitDir = gitBacked && own ? git.worktreeGitDir(rec.cwd) : undefined
   // A directory that is no worktree any more is refused as such (reapRefusal); one that is, must be the lane's own.
-  const notOwn = own && (!gitBacked || gitDir) ? notOwnDirectory(rec.lane, rec.cwd, identityOf(rec.cwd)) : undefined
+  const notOwn = own && (!gitBacked || gitDir) ? notOwnDirectory(lane, rec.cwd, identityOf(rec.cwd)) : undefined
   const worktree = gitDir !== undefined && !notOwn
   const [status, unseen] = worktree ? await Promise.all([git.statusFacts(rec.cwd), unseenWork(rec.cwd, rec.createdAt)]) : []
   const unseenPaths = unseen ? [...unseen.flagged, ...unseen.hidden] : []
   const state = ctx.facts.get(rec.name).state
-  const lane = { runnerPid: state?.runner?.pid, harnessPid: state?.harness?.pid }
+  const pids = { runnerPid: state?.runner?.pid, harnessPid: state?.harness?.pid }
   const processes = dirReal
-    ? processesInside(dirReal).filter((p) => p.pid !== process.pid && p.ppid !== process.pid && countsAgainstReap(p, stopped, lane))
+    ? processesInside(dirReal).filter((p) => p.pid !== process.pid && p.ppid !== process.pid && countsAgainstReap(p, stopped, pids))
     : []
   return {
-    role: rec.lane.role,
+    role: lane.role,
     dir: rec.cwd,
     dirReal,
-    rootReal: rec.lane.root,
+    rootReal: lane.root,
     harnessAlive: stopped && ctx.runners.harnessAlive(rec.name),
     processes,
     dirtyPaths: (status?.dirtyPaths ?? 0) + unseenPaths.length,
@@ -124,7 +126,7 @@ function indexLockOf(dir: string): { indexLock?: string } {
 }
 
 /** Step 1: stop a live lane through the conversation stop mechanism, and give its harness up to 30 s to be gone. */
-async function stopLane(ctx: KernelContext, rec: LaneRecord): Promise<void> {
+async function stopLane(ctx: KernelContext, rec: ConversationRecord): Promise<void> {
   const deadline = Date.now() + REAP_STOP_MS
   if (isLive(ctx.view(rec).activity) || ctx.runners.runnerAlive(rec.name)) {
     try {
@@ -138,7 +140,7 @@ async function stopLane(ctx: KernelContext, rec: LaneRecord): Promise<void> {
 
 /** Save every change of the worktree to parked-<timestamp>.patch, prove the patch file reproduces it, keep its
  * tree reachable from a ref, check once more that nothing changed meanwhile, and only then clean the tree. */
-async function parkWork(ctx: KernelContext, rec: LaneRecord, paths: number): Promise<NonNullable<ReapResult['parked']>> {
+async function parkWork(ctx: KernelContext, rec: ConversationRecord, paths: number): Promise<NonNullable<ReapResult['parked']>> {
   const dir = rec.cwd
   const tree = await snapshotTree(dir, rec.createdAt)
   const nested = await addedGitlinks(dir, tree)
@@ -160,7 +162,7 @@ async function parkWork(ctx: KernelContext, rec: LaneRecord, paths: number): Pro
 }
 
 /** Step 5: the branch is never deleted; commits a detached HEAD alone holds are kept reachable from a ref. */
-async function keepCommits(rec: LaneRecord, branch: string | undefined): Promise<string | undefined> {
+async function keepCommits(rec: ConversationRecord, branch: string | undefined): Promise<string | undefined> {
   if (branch) return unpushedWarning(branch, await git.unpushedCount(rec.cwd))
   const unsaved = await git.unreachableWithoutHead(rec.cwd)
   if (!unsaved) return undefined
@@ -174,7 +176,20 @@ async function keepCommits(rec: LaneRecord, branch: string | undefined): Promise
 export async function laneReap(ctx: KernelContext, cache: GitFactsCache, input: PortInput<'laneReap'>): Promise<ReapResult> {
   const found = ctx.resolve(input.lane)
   if (!found.lane) throw new SvcError('not_found', `conv ${found.id} (${found.name}) is not a lane`)
-  const rec = found as LaneRecord
+  const { view, ...done } = await reapDirectory(ctx, cache, found, input, async () => (await laneViews(ctx, cache, (r) => r.id === found.id))[0])
+  return { lane: view, ...done }
+}
+
+/** The reap of a lane's or a worker's directory (workDirOf): the same steps and guarantees for both. `view` gives
+ * the reaped one's view once it is done. */
+export async function reapDirectory<V>(
+  ctx: KernelContext,
+  cache: GitFactsCache,
+  rec: ConversationRecord,
+  input: { park?: boolean; keep?: boolean },
+  view: () => Promise<V>,
+): Promise<Omit<ReapResult, 'lane'> & { view: V }> {
+  const dir = workDirOf(rec)!
   return reaps.run(rec.name, async () => {
     if (ctx.store.get(rec.id)!.archived) throw new SvcError('conflict', `refused: conv ${rec.id} (${rec.name}) is already reaped and archived`)
     const park = Boolean(input.park)
@@ -189,14 +204,14 @@ export async function laneReap(ctx: KernelContext, cache: GitFactsCache, input: 
     const warnings: string[] = []
     let parked: ReapResult['parked']
     let removed: string | null = null
-    if (facts.dirReal && isGitBacked(rec.lane.role)) {
+    if (facts.dirReal && isGitBacked(dir.role)) {
       // Named before the park: cleaning the tree removes them too.
       const note = leftOutNote(await ignoredAtLaunch(rec.cwd, rec.createdAt))
       if (facts.dirtyPaths > 0) parked = await parkWork(ctx, rec, facts.dirtyPaths)
       if (note) warnings.push(note)
       const w = await keepCommits(rec, facts.branch)
       if (w) warnings.push(w)
-      await git.worktreeRemove(rec.lane.repo ?? rec.cwd, rec.cwd)
+      await git.worktreeRemove(dir.repo ?? rec.cwd, rec.cwd)
       cache.forget(rec.cwd)
       removed = rec.cwd
     } else if (facts.dirReal) {
@@ -208,8 +223,8 @@ export async function laneReap(ctx: KernelContext, cache: GitFactsCache, input: 
       }
     } else {
       warnings.push(rec.reaped && existsSync(rec.cwd) ? reappearedWarning(rec.cwd) : alreadyGoneWarning(rec.cwd))
-      const repo = rec.lane.repo
-      if (repo && isGitBacked(rec.lane.role)) await git.serialized(repo, () => git.git(repo, ['worktree', 'prune'])).catch(() => '')
+      const repo = dir.repo
+      if (repo && isGitBacked(dir.role)) await git.serialized(repo, () => git.git(repo, ['worktree', 'prune'])).catch(() => '')
     }
     if (!rec.reaped) await ctx.store.update(rec.id, { reaped: { at: Date.now() } })
     let archived = false
@@ -224,7 +239,6 @@ export async function laneReap(ctx: KernelContext, cache: GitFactsCache, input: 
       }
     }
     ctx.emit({ name: rec.name, what: 'record' })
-    const [lane] = await laneViews(ctx, cache, (r) => r.id === rec.id)
-    return { lane, removed, ...(parked ? { parked } : {}), warnings, archived, ...(archiveError ? { archiveError } : {}) }
+    return { view: await view(), removed, ...(parked ? { parked } : {}), warnings, archived, ...(archiveError ? { archiveError } : {}) }
   })
 }

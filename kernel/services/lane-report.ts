@@ -2,53 +2,68 @@ import { SvcError } from '../domain/errors.js'
 import { isGitBacked } from '../domain/lane-paths.js'
 import { checkReport } from '../domain/report-rules.js'
 import type { ConversationRecord } from '../domain/conversation.js'
+import type { Report } from '../domain/report.js'
+import { workDirOf } from '../domain/worker-rules.js'
 import { convFiles } from '../home.js'
 import { createFileOnce } from '../io/atomic-file.js'
 import * as git from '../io/git.js'
-import type { PortInput, PortOutputs } from '../port.js'
+import type { ConvView, PortInput } from '../port.js'
 import { KeyedQueue } from '../serial.js'
 import type { KernelContext } from './context.js'
 
 const reports = new KeyedQueue()
-type Lane = ConversationRecord & { lane: NonNullable<ConversationRecord['lane']> }
+/** Who may file through a verb: `svc lane report` from a lane, `svc worker report` from a worker. */
+export type Reporter = 'lane' | 'worker'
 
-/** The lane a report comes from: $SERVICE_CONVERSATION must name a lane (a successor of a lane is not one). */
-function callerLane(ctx: KernelContext, ref: string | undefined): Lane {
-  if (!ref) throw new SvcError('not_inside_lane', 'not inside a lane')
+/** The lane or worker a report comes from: $SERVICE_CONVERSATION must name one (a successor of one is not one). */
+function caller(ctx: KernelContext, ref: string | undefined, kind: Reporter): ConversationRecord {
+  const refusal = new SvcError('not_inside_lane', `not inside a ${kind}`)
+  if (!ref) throw refusal
   let rec: ConversationRecord
   try {
     rec = ctx.resolve(ref)
   } catch {
-    throw new SvcError('not_inside_lane', 'not inside a lane')
+    throw refusal
   }
-  if (!rec.lane) throw new SvcError('not_inside_lane', 'not inside a lane')
-  return rec as Lane
+  if (!rec[kind]) throw refusal
+  return rec
 }
 
-/** Reports that bind this one: for a builder, every lane of its iteration (a reuse respawn shares the branch). */
-async function earlierReports(ctx: KernelContext, rec: Lane) {
+/** The lanes whose reports bind this one's: for a builder, every lane of its iteration (a reuse respawn shares the
+ * branch); for a worker, every worker of its issue's iteration, for the same reason. */
+function peersOf(ctx: KernelContext, rec: ConversationRecord): ConversationRecord[] {
   const l = rec.lane
-  const peers = l.role === 'builder'
-    ? ctx.store.all().filter((r) => r.lane && r.lane.run === l.run && r.lane.key === l.key && r.lane.role === 'builder' && r.lane.iteration === l.iteration)
-    : [rec]
-  return (await Promise.all(peers.map((p) => ctx.store.reports(p.name)))).flat()
+  if (l?.role === 'builder')
+    return ctx.store.all().filter((r) => r.lane && r.lane.run === l.run && r.lane.key === l.key && r.lane.role === 'builder' && r.lane.iteration === l.iteration)
+  const w = rec.worker
+  if (w) return ctx.store.all().filter((r) => r.worker && r.project === rec.project && r.worker.issue === w.issue && r.worker.iteration === w.iteration)
+  return [rec]
 }
 
-/** `svc lane report`: rules 1-6 of SPEC.md 4.1, then the report recorded under conv-<name>. */
-export async function laneReport(ctx: KernelContext, input: PortInput<'laneReport'>): Promise<PortOutputs['laneReport']> {
-  const rec = callerLane(ctx, input.conversation)
-  ctx.checkActingAs(rec, input.conversationKey, 'svc lane report')
+/** The lock a report is filed under: one per builder or worker iteration, else one per conversation. */
+function lockOf(rec: ConversationRecord): string {
   const l = rec.lane
-  const lock = l.role === 'builder' ? `${l.run}\0${l.key}\0builder\0${l.iteration}` : rec.name
-  return reports.run(lock, async () => {
-    const tree = isGitBacked(l.role) ? await git.statusFacts(rec.cwd).catch((e: Error) => {
+  if (l?.role === 'builder') return `${l.run}\0${l.key}\0builder\0${l.iteration}`
+  if (rec.worker) return `worker\0${rec.project}\0${rec.worker.issue}\0${rec.worker.iteration}`
+  return rec.name
+}
+
+/** `svc lane report` and `svc worker report`: rules 1-6 of SPEC.md 4.1, then the report recorded under conv-<name>.
+ * A worker's gates are a builder's. */
+export async function fileReport(ctx: KernelContext, input: PortInput<'laneReport'>, kind: Reporter): Promise<{ report: Report; rec: ConversationRecord; view: ConvView }> {
+  const rec = caller(ctx, input.conversation, kind)
+  ctx.checkActingAs(rec, input.conversationKey, `svc ${kind} report`)
+  const dir = workDirOf(rec)!
+  const l = rec.lane
+  return reports.run(lockOf(rec), async () => {
+    const tree = isGitBacked(dir.role) ? await git.statusFacts(rec.cwd).catch((e: Error) => {
       throw new SvcError('conflict', `cannot read the git state of ${rec.cwd}: ${e.message}`)
     }) : undefined
     const status = input.status ?? 'done'
     const judged = checkReport(
-      l,
+      l ?? { role: 'worker', key: rec.worker!.issue, iteration: dir.iteration, branch: dir.branch },
       { status, body: input.body, verdict: input.verdict, defects: input.defects, verdictText: input.verdictFile?.text, allowUnpushed: input.allowUnpushed },
-      await earlierReports(ctx, rec),
+      (await Promise.all(peersOf(ctx, rec).map((p) => ctx.store.reports(p.name)))).flat(),
       tree,
       input.verdictFile?.path,
     )
@@ -64,9 +79,14 @@ export async function laneReport(ctx: KernelContext, input: PortInput<'laneRepor
       ...(tree?.branch ? { branch: tree.branch } : {}),
       ...(judged.verdict ? { verdict: judged.verdict, defects: judged.defects } : {}),
       ...(verdictFile ? { verdictFile } : {}),
-      ...(l.for?.sha && judged.verdict ? { judged: l.for.sha } : {}),
+      ...(l?.for?.sha && judged.verdict ? { judged: l.for.sha } : {}),
     })
     ctx.emit({ name: rec.name, what: 'report' })
-    return { report, lane: ctx.view(rec) }
+    return { report, rec, view: ctx.view(rec) }
   })
+}
+
+export async function laneReport(ctx: KernelContext, input: PortInput<'laneReport'>) {
+  const { report, view } = await fileReport(ctx, input, 'lane')
+  return { report, lane: view }
 }

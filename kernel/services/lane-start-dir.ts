@@ -4,7 +4,8 @@ import type { ConversationRecord, LaneFacts } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
 import { dirClaimRefusal, notOwnDirectory, type LaunchIntent } from '../domain/lane-claim.js'
 import { isGitBacked } from '../domain/lane-paths.js'
-import type { LaneRow, LaunchPlan } from '../domain/launch-rules.js'
+import type { LaunchPlan } from '../domain/launch-rules.js'
+import { workDirOf } from '../domain/worker-rules.js'
 import { faultPoint } from '../io/fault.js'
 import * as git from '../io/git.js'
 import { dirIdOf, identityOf, writeLaunchId } from '../io/lane-dir.js'
@@ -13,14 +14,17 @@ import { printable, type KernelContext } from './context.js'
 import type { ProjectContext } from './lane-start.js'
 import { abandonDirectory, holdDirectory, releaseDirectory } from './launch-intents.js'
 
-/** The directory of a lane start: a new one made under an intent, or the one a `--reuse` continues in. */
+/** The directory of a lane or worker start: a new one made under an intent, or the one a `--reuse` continues in. */
+
+/** What making a directory needs of a launch plan: a lane's (LaunchPlan) or a worker's (a builder's directory). */
+export type DirPlan = Pick<LaunchPlan, 'role' | 'branch' | 'startPoint' | 'at'>
 
 /** Launch into a directory of its own: held by an intent (services/launch-intents.ts) from before git or the lanes
- * root is touched until the lane's record claims it; what a failed launch made is taken back. */
+ * root is touched until the record of the lane or worker claims it; what a failed launch made is taken back. */
 export async function inNewDirectory(
   ctx: KernelContext,
   project: ProjectContext,
-  plan: LaunchPlan,
+  plan: DirPlan,
   dir: string,
   fetched: Promise<void> | undefined,
   lane: (made: Made) => Promise<ConversationRecord>,
@@ -64,9 +68,9 @@ export interface Made {
   made?: LaneFacts['made']
 }
 
-/** `--reuse`: the directory of the earlier lane, if it is still the one that lane was launched in. */
-export function reusedDirectory(reuse: LaneRow, dir: string): Made {
-  const { lane } = reuse.rec
+/** `--reuse`: the directory of the earlier lane (or worker), if it is still the one it was launched in. */
+export function reusedDirectory(reuse: { rec: ConversationRecord }, dir: string): Made {
+  const lane = workDirOf(reuse.rec)!
   if (reuse.rec.reaped || !existsSync(dir)) throw new SvcError('conflict', `refused: the directory ${dir} of conv ${reuse.rec.id} is gone (reaped?); start a new iteration instead`)
   const notOwn = notOwnDirectory(lane, dir, identityOf(dir))
   if (notOwn) throw new SvcError('conflict', notOwn)
@@ -83,7 +87,7 @@ function refuseTaken(ctx: KernelContext, dir: string, interrupted: boolean): voi
 
 /** What the launch is about to make, with every ref it was given resolved to a commit: a fresh fetch first (launch
  * rule 5), then the commit a branch is cut from or a detached worktree checked out at. */
-async function intentOf(project: ProjectContext, plan: LaunchPlan, dir: string, fetched: Promise<void> | undefined): Promise<LaunchIntent> {
+async function intentOf(project: ProjectContext, plan: DirPlan, dir: string, fetched: Promise<void> | undefined): Promise<LaunchIntent> {
   const id = randomUUID()
   if (!isGitBacked(plan.role)) return { id, dir, kind: 'play', at: Date.now() }
   const repo = project.checkout

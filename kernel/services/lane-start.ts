@@ -20,7 +20,7 @@ import { laneRows } from './lane-rows.js'
 /** A lane is considered started within this (SPEC.md 4.1 start, step 4). */
 export const START_WAIT_MS = 180_000
 /** The wait for a live lane to stop before `--replace` launches. */
-const REPLACE_STOP_MS = 30_000
+export const REPLACE_STOP_MS = 30_000
 
 const starts = new KeyedQueue()
 
@@ -73,7 +73,8 @@ export function lanesRootOf(entry: ProjectEntry, checkout: string): { lanesRoot:
   return { lanesRoot, problem: lanesRootProblem(lanesRoot, realPathOf(home), checkout, realPathOf('/tmp')) }
 }
 
-function readBrief(input: PortInput<'laneStart'>): string {
+/** The brief of a lane or worker: exactly one of --brief or --prompt, not empty. */
+export function readBrief(input: { brief?: string; prompt?: string }): string {
   if ((input.brief === undefined) === (input.prompt === undefined)) throw new SvcError('usage', 'give exactly one of --brief <file> or --prompt <text>')
   const brief = input.brief ?? input.prompt!
   if (!brief.trim()) throw new SvcError('usage', 'the brief is empty')

@@ -10,9 +10,13 @@ import { activityOf } from './conv-view.js'
 /** Liveness changes (a harness dying) are not file events; they are rechecked this often while waiting. */
 const LIVENESS_RECHECK_MS = 1000
 
-const laneRef = (r: ConversationRecord): LaneRef => ({ id: r.id, name: r.name, run: r.lane!.run, key: r.lane!.key, role: r.lane!.role, iteration: r.lane!.iteration })
+const laneRef = (r: ConversationRecord): LaneRef =>
+  r.lane
+    ? { id: r.id, name: r.name, run: r.lane.run, key: r.lane.key, role: r.lane.role, iteration: r.lane.iteration }
+    : { id: r.id, name: r.name, role: 'worker', iteration: r.worker!.iteration, issue: r.worker!.issue }
 
-interface WaitSet {
+/** What one wait watches: one lane or worker, or a set (a run, an issue, a parent's lanes or workers). */
+export interface WaitSet {
   members: () => ConversationRecord[]
   /** The cursor over (time, name, seq) that reports must follow. */
   after: Cursor | undefined
@@ -22,21 +26,30 @@ interface WaitSet {
   format: (c: Cursor) => string
 }
 
+/** The set of one lane or worker: `--after` is a report sequence number. */
+export function oneMember(rec: ConversationRecord, after: string | undefined, kind: 'lane' | 'worker', what: string): WaitSet {
+  if (after !== undefined && !/^\d{1,9}$/.test(after)) throw new SvcError('usage', `--after for one ${kind} is a report sequence number, not '${after}'`)
+  const seq = after === undefined ? 0 : Number(after)
+  return { members: () => [rec], after: undefined, afterSeq: seq, what, format: (c) => String(c.seq) }
+}
+
+/** A set's `--after`: a cursor over (time, name, seq). */
+export function setCursor(after: string | undefined): Cursor | undefined {
+  if (after === undefined) return undefined
+  const c = parseCursor(after)
+  if (!c) throw new SvcError('usage', `--after '${after}' is not a cursor of the form <atMs>.<name>.<seq>`)
+  return c
+}
+
 function waitSet(ctx: KernelContext, input: PortInput<'laneWait'>): WaitSet {
   const forms = [input.lane, input.run, input.parent].filter((x) => x !== undefined).length
   if (forms !== 1) throw new SvcError('usage', 'wait takes exactly one of <lane>, --run <key> or --parent <conv>')
   if (input.lane !== undefined) {
     const rec = ctx.resolve(input.lane)
     if (!rec.lane) throw new SvcError('usage', `conv ${rec.id} (${rec.name}) is not a lane`)
-    if (input.after !== undefined && !/^\d{1,9}$/.test(input.after)) throw new SvcError('usage', `--after for one lane is a report sequence number, not '${input.after}'`)
-    const seq = input.after === undefined ? 0 : Number(input.after)
-    return { members: () => [rec], after: undefined, afterSeq: seq, what: `lane ${rec.lane.run}/${rec.lane.key} ${rec.lane.role} i${rec.lane.iteration}`, format: (c) => String(c.seq) }
+    return oneMember(rec, input.after, 'lane', `lane ${rec.lane.run}/${rec.lane.key} ${rec.lane.role} i${rec.lane.iteration}`)
   }
-  let after: Cursor | undefined
-  if (input.after !== undefined) {
-    after = parseCursor(input.after)
-    if (!after) throw new SvcError('usage', `--after '${input.after}' is not a cursor of the form <atMs>.<name>.<seq>`)
-  }
+  const after = setCursor(input.after)
   if (input.run !== undefined) {
     if (!isRunKey(input.run)) throw new SvcError('usage', invalidRunKey(input.run))
     const run = input.run
@@ -46,10 +59,11 @@ function waitSet(ctx: KernelContext, input: PortInput<'laneWait'>): WaitSet {
   return { members: () => ctx.store.all().filter((r) => r.lane && r.parent === parent.id), after, afterSeq: 0, what: `the lanes of conv ${parent.id}`, format: formatCursor }
 }
 
-/** One long poll of `svc lane wait`: returns the next report after the cursor as soon as it is stored (woken by the
- * report's event), or why none can come, or `pending` when this poll's time is up. */
-export async function laneWait(ctx: KernelContext, input: PortInput<'laneWait'>): Promise<WaitResult> {
-  const set = waitSet(ctx, input)
+export const laneWait = (ctx: KernelContext, input: PortInput<'laneWait'>): Promise<WaitResult> => waitOn(ctx, waitSet(ctx, input), input)
+
+/** One long poll of `svc lane wait` or `svc worker wait`: returns the next report of the set after the cursor as soon
+ * as it is stored (woken by the report's event), or why none can come, or `pending` when this poll's time is up. */
+export async function waitOn(ctx: KernelContext, set: WaitSet, input: { after?: string; timeoutMs: number }): Promise<WaitResult> {
   const evaluate = async (): Promise<WaitResult | undefined> => {
     const now = Date.now()
     const recs = set.members()

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, rmdirSync } from 'node:fs'
 import { unlink } from 'node:fs/promises'
 import { SvcError } from '../domain/errors.js'
+import { workDirOf } from '../domain/worker-rules.js'
 import { dirHolder, planUndo, type LaunchIntent, type UndoFacts, type UndoPlan } from '../domain/lane-claim.js'
 import { homePaths } from '../home.js'
 import { faultPoint } from '../io/fault.js'
@@ -104,7 +105,7 @@ async function settle(ctx: KernelContext, path: string, apply: boolean): Promise
 
 async function undoFacts(ctx: KernelContext, intent: LaunchIntent): Promise<UndoFacts> {
   const records = ctx.store.all()
-  const claimed = records.some((r) => r.lane?.made?.launch === intent.id)
+  const claimed = records.some((r) => workDirOf(r)?.made?.launch === intent.id)
   const heldByLane = dirHolder(intent.dir, records) !== undefined
   const dirExists = existsSync(intent.dir)
   const { launch: launchFound } = identityOf(intent.dir)

@@ -17,7 +17,7 @@ import {
 
 const lane = (role: Role): LaneFacts => ({ run: 'r1', key: `k-${role}`, role, dir: `r1-k-${role}`, root: '/lanes', iteration: 1 })
 const row = (id: string, extra: Partial<WorkerRecord> = {}): WorkerRecord => ({ id, name: `n${id}`, createdAt: Number(id), harness: 'none', cwd: '/w', ...extra })
-const worker = { issue: 'local:1', starter: '1', dir: 'w-local-1', branch: 'worker/local-1', iteration: 1 }
+const worker = { issue: 'local:1', starter: '1', dir: 'w-local-1', root: '/lanes', branch: 'worker/local-1', iteration: 1 }
 
 /** 1 root, 2 its handoff; 3 orchestrator lane, 4 its fork; 5-8 builder, critic, verifier, play lanes, 9 handoff of
  *  the builder; 10 a worker, 11 its handoff; 12 a successor of a missing row. */

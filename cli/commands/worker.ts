@@ -1,0 +1,65 @@
+import { EFFORTS, HARNESSES } from '../../kernel/domain/keys.js'
+import type { WorkerView } from '../../kernel/port.js'
+import { json, line, table } from '../format.js'
+import { actingAs } from '../io.js'
+import { withProgress } from '../progress.js'
+import { readBounded } from '../read-input.js'
+import type { Run } from '../table.js'
+import { oneOf } from './conv.js'
+import { printReap } from './lane-views.js'
+
+const str = (v: unknown) => (v === undefined ? undefined : String(v))
+const flag = (v: unknown) => (v ? true : undefined)
+
+export const run: Run = async (port, args, io) => {
+  const brief = args.brief === undefined ? undefined : readBounded(io.cwd, String(args.brief), 'brief')
+  const request = port.workerRun({
+    issue: String(args._[0]),
+    brief,
+    prompt: str(args.prompt),
+    project: str(args.project),
+    harness: oneOf(args, 'harness', HARNESSES),
+    model: str(args.model),
+    effort: oneOf(args, 'effort', EFFORTS),
+    from: str(args.from),
+    branch: str(args.branch),
+    title: str(args.title),
+    replace: flag(args.replace),
+    reuse: flag(args.reuse),
+    post: flag(args.post),
+    allowClosed: flag(args['allow-closed']),
+    noWait: flag(args['no-wait']),
+    ...actingAs(io),
+    cwd: io.cwd,
+  })
+  const r = await withProgress(io, 'waiting for the worker to start', request)
+  io.out(args.json ? json(r) : line(r.line))
+  return 0
+}
+
+const COLUMNS = ['ID', 'NAME', 'ISSUE', 'ITER', 'ACTIVITY', 'REPORT', 'STARTER', 'DIR']
+const cells = (v: WorkerView) => [v.id, v.name, v.issue, `i${v.iteration}`, v.archived ? 'archived' : v.activity, v.report ? `#${v.report.seq} ${v.report.status}` : '-', v.starter, v.cwd]
+
+export const list: Run = async (port, args, io) => {
+  const views = await port.workerList({ issue: str(args.issue), parent: str(args.parent), project: str(args.project), cwd: io.cwd })
+  io.out(args.json ? json(views) : table(COLUMNS, views.map(cells)))
+  return 0
+}
+
+export const show: Run = async (port, args, io) => {
+  const v = await port.workerGet({ worker: String(args._[0]) })
+  io.out(args.json ? json(v) : table(COLUMNS, [cells(v)]))
+  return 0
+}
+
+export const stop: Run = async (port, args, io) => {
+  const v = await port.workerStop({ worker: String(args._[0]) })
+  io.out(args.json ? json(v) : line(`Worker ${v.issue} i${v.iteration} stopped: conv ${v.id} (${v.name})`))
+  return 0
+}
+
+export const reap: Run = async (port, args, io) => {
+  const r = await port.workerReap({ worker: String(args._[0]), park: flag(args.park), keep: flag(args.keep) })
+  const v = r.worker
+  return printReap(io, args, r, { who: `worker ${v.issue} i${v.iteration}`, id: v.id, branch: v.branch })
+}
