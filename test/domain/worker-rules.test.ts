@@ -1,11 +1,19 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { LaneFacts } from '../../kernel/domain/conversation.js'
-import type { Role } from '../../kernel/domain/keys.js'
+import { CONV_NAME, type Role } from '../../kernel/domain/keys.js'
+import { dirClaimRefusal } from '../../kernel/domain/lane-claim.js'
+import { mayLaunch } from '../../kernel/domain/launcher.js'
+import { checkReport } from '../../kernel/domain/report-rules.js'
+import { SvcError } from '../../kernel/domain/errors.js'
 import {
   alreadyPosted,
   checkIssueState,
+  isWorkerOf,
   mayRunWorker,
+  starterMessage,
+  workDirOf,
+  workerConvName,
   planWorker,
   reportComment,
   reportMarker,
@@ -148,6 +156,75 @@ test('already posted: only a comment whose last line is this report\'s marker co
     ['among others', ['hello', `x\n${m}`, 'bye'], true],
   ]
   for (const [name, comments, want] of table) assert.is(alreadyPosted(m, comments), want, name)
+})
+
+test("a worker's conversation name: short, valid, one per issue and iteration", () => {
+  const table: [Parameters<typeof workerConvName>[0], number, number, string][] = [
+    [{ tracker: 'local', number: 7 }, 1, 0, 'w-local-7-i1'],
+    [{ tracker: 'local', number: 7 }, 2, 0, 'w-local-7-i2'],
+    [{ tracker: 'local', number: 7 }, 1, 1, 'w-local-7-i1-2'],
+    [{ tracker: 'gh', owner: 'acme', repo: 'app', number: 12 }, 1, 0, 'w-gh-4c53ef2b-12-i1'],
+    [{ tracker: 'gh', owner: 'acme', repo: 'app2', number: 12 }, 1, 0, 'w-gh-4121645b-12-i1'],
+  ]
+  // The tags are FNV-1a (32 bits) of owner/repo, worked out independently of this code.
+  for (const [ref, i, attempt, want] of table) assert.is(workerConvName(ref, i, attempt), want)
+  // The longest GitHub names still make a valid conversation name, with no '+' in it.
+  const long = workerConvName({ tracker: 'gh', owner: 'o'.repeat(39), repo: 'r.'.repeat(50), number: 999_999_999 }, 99, 9)
+  assert.ok(CONV_NAME.test(long), long)
+  assert.not.ok(long.includes('+'))
+})
+
+test('a worker directory is a builder directory for the code that makes, reports from and reaps it', () => {
+  const w = { issue: 'local:1', starter: '1', dir: 'w-local-1', root: '/lanes', iteration: 2, repo: '/src', branch: 'worker/local-1', made: { launch: 'x' } }
+  assert.equal(workDirOf({ worker: w }), { role: 'builder', dir: 'w-local-1', root: '/lanes', iteration: 2, repo: '/src', branch: 'worker/local-1', made: { launch: 'x' } })
+  assert.equal(workDirOf({ lane: lane('critic') }), lane('critic'))
+  assert.is(workDirOf({}), undefined)
+})
+
+test('which workers are an issue\'s: a local reference is one project\'s, a GitHub one everyone\'s', () => {
+  const w = (issue: string, project?: string) => ({ project, worker: { ...worker, issue } })
+  const table: [ReturnType<typeof w> | { project?: string }, string, string | undefined, boolean][] = [
+    [w('local:1', 'app'), 'local:1', 'app', true],
+    [w('local:1', 'web'), 'local:1', 'app', false],
+    [w('local:2', 'app'), 'local:1', 'app', false],
+    [w('gh:acme/app#1', 'web'), 'gh:acme/app#1', 'app', true],
+    [w('gh:acme/app#1', 'web'), 'gh:acme/app#1', undefined, true],
+    [{ project: 'app' }, 'local:1', 'app', false],
+  ]
+  for (const [rec, issue, project, want] of table) assert.is(isWorkerOf(rec, issue, project), want, `${JSON.stringify(rec)} ${issue} ${project}`)
+})
+
+test('the message the starter is told: who, which issue, the status, the first line, the command', () => {
+  const who = { id: '9', name: 'w-local-1-i1', issue: 'local:1', iteration: 1 }
+  assert.is(starterMessage(who, { seq: 3, status: 'blocked', body: '\n  RULING needed: which API?\nmore' }), 'Worker local:1 i1 (conv 9, w-local-1-i1) filed report #3: blocked: RULING needed: which API?\nRead it: svc worker wait w-local-1-i1 --after 2')
+  const long = starterMessage(who, { seq: 1, status: 'done', body: 'x'.repeat(300) })
+  assert.ok(long.includes(`done: ${'x'.repeat(199)}…\n`), long)
+})
+
+test('a worker: the gates of a builder, no verdict; it launches no lanes; its directory is held until it is reaped', () => {
+  const w = { role: 'worker' as const, key: 'local:1', iteration: 1, branch: 'worker/local-1' }
+  const fails = (f: () => unknown) => {
+    try {
+      f()
+    } catch (e) {
+      return (e as SvcError).message
+    }
+    return 'ok'
+  }
+  const req = { status: 'done' as const, body: 'x' }
+  const table: [string, () => unknown, string][] = [
+    ['dirty', () => checkReport(w, req, [], { dirty: true }), 'refused: a worker reports done only from a clean tree; commit or remove the changes (git status shows them)'],
+    ['no upstream', () => checkReport(w, req, [], { dirty: false, branch: 'worker/local-1' }), 'refused: branch worker/local-1 has no upstream; push it with git push -u origin HEAD'],
+    ['ahead', () => checkReport(w, req, [], { dirty: false, branch: 'b', upstream: 'origin/b', ahead: 2 }), 'refused: 2 commit(s) on b are not on origin/b; push them first'],
+    ['frozen', () => checkReport(w, req, [{ seq: 1, at: 1, status: 'done', body: 'x' }], { dirty: false }), 'refused: branch worker/local-1 is frozen: worker local:1 i1 reported done (report #1); start a new iteration'],
+    ['verdict', () => checkReport(w, { ...req, verdict: 'PASS' }, [], undefined), 'refused: a worker files no verdict; --verdict is for critic and verifier lanes'],
+    ['pushed', () => checkReport(w, req, [], { dirty: false, branch: 'b', upstream: 'origin/b', ahead: 0 }), 'ok'],
+  ]
+  for (const [name, f, want] of table) assert.is(fails(f), want, name)
+  assert.equal(mayLaunch({ worker }, 'builder'), { ok: false, reason: 'a worker cannot launch lanes' })
+  const held = row('5', { worker })
+  assert.is(dirClaimRefusal('/lanes/w-local-1', [held]), 'refused: /lanes/w-local-1 is the directory of worker local:1 i1 (conv 5), which is not reaped; reap it first (svc worker reap 5)')
+  assert.is(dirClaimRefusal('/lanes/w-local-1', [{ ...held, reaped: { at: 1 } }]), undefined)
 })
 
 test.run()
