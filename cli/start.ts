@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { runDemoGauntlet } from '../fixtures/demo/gauntlet.js'
+import { runDemoWorker } from '../fixtures/demo/worker.js'
 import { createSampleProject, gitIn, writeProjectsYaml } from '../fixtures/sample-project.js'
 import { homePaths } from '../kernel/home.js'
 import { deckUrl } from './commands/deck.js'
@@ -32,8 +33,10 @@ async function main(): Promise<number> {
     const roles = Object.fromEntries(['builder', 'critic', 'verifier', 'play', 'orchestrator'].map((r) => [r, { model: 'demo-shell', harness: 'shell' }]))
     writeProjectsYaml(home, p, { gauntlet: { roles } })
     const svcMain = fileURLToPath(new URL('./main.js', import.meta.url))
-    const result = await runDemoGauntlet({ svc: [process.execPath, svcMain], env: { ...process.env, SERVICE_HOME: home }, project: p.key, pace: Number(io.env.SERVICE_DEMO_PACE ?? 1), say })
-    say(`demonstration over: run ${result.run}, ${result.reports} reports waited on by cursor`)
+    const demo = { svc: [process.execPath, svcMain], env: { ...process.env, SERVICE_HOME: home }, project: p.key, pace: Number(io.env.SERVICE_DEMO_PACE ?? 1), say }
+    const result = await runDemoGauntlet(demo)
+    const worked = await runDemoWorker(demo)
+    say(`demonstration over: run ${result.run}, ${result.reports} reports waited on by cursor; a worker on ${worked.issue} reported done`)
     // The sample stays on disk, the configuration as it was: the next start runs the demonstration again.
     if (before === undefined) rmSync(projectsFile)
     else writeFileSync(projectsFile, before)

@@ -274,6 +274,8 @@ export interface DeckTree {
   roots: { id: string; continues?: string; children: DeckTree['roots'] }[]
   conversations: Record<string, ConvView>
   lanes: Record<string, LaneView>
+  /** Workers by id: each nests under the conversation that ran it, with its issue and newest report. */
+  workers: Record<string, WorkerView>
   costPerRun: Record<string, number>
   costPerOrchestrator: Record<string, number>
   runs: string[]

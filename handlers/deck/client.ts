@@ -36,13 +36,19 @@ function gitCell(l) {
 function row(tree, node) {
   const c = tree.conversations[node.id]
   const l = tree.lanes[node.id]
+  const w = tree.workers && tree.workers[node.id]
   const parts = ['<span class="id">#' + esc(node.id) + '</span>', '<span class="name"><a href="/conv/' + esc(node.id) + '">' + esc(c.name) + '</a></span>']
   if (node.continues) parts.push('<span class="continues" data-continues="' + esc(node.continues) + '">continues ← #' + esc(node.continues) + '</span>')
   if (l) {
     parts.push('<span class="chip role" data-role="' + esc(l.role) + '">' + esc(l.role) + ' i' + l.iteration + '</span>')
     parts.push('<span class="muted">' + esc(l.run + '/' + l.key) + '</span>')
+  } else if (w) {
+    parts.push('<span class="chip role" data-role="worker">worker i' + w.iteration + '</span>')
+    const issue = esc(w.issue)
+    parts.push(w.url && /^https?:/.test(w.url) ? '<a class="issue" data-issue="' + issue + '" href="' + esc(w.url) + '">' + issue + '</a>' : '<span class="issue" data-issue="' + issue + '">' + issue + '</span>')
   } else parts.push('<span class="chip">' + esc(c.kind) + '</span>')
   parts.push(activityChip(l || c))
+  if (w) parts.push('<span class="report" data-report="' + esc(w.report ? w.report.status : '') + '">' + esc(w.report ? 'report: ' + w.report.status : 'no report') + '</span>')
   if (l) {
     parts.push('<span class="report" data-report="' + esc(l.report ? l.report.status : '') + '">' + esc(l.report ? 'report: ' + l.report.status : 'no report') + '</span>')
     parts.push(gitCell(l))

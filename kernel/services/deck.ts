@@ -3,13 +3,15 @@ import type { DeckTree, PortInput } from '../port.js'
 import type { KernelContext } from './context.js'
 import type { GitFactsCache } from './git-facts.js'
 import { laneViews } from './lane-list.js'
+import { workerViews } from './worker-views.js'
 
 /** The deck's tree: every conversation (archived lanes too), filtered by run or by parent. */
 export async function deckTree(ctx: KernelContext, cache: GitFactsCache, input: PortInput<'deckTree'>): Promise<DeckTree> {
   const now = Date.now()
-  const recs = ctx.store.all().filter((r) => !r.archived || r.lane)
+  const recs = ctx.store.all().filter((r) => !r.archived || r.lane || r.worker)
   const views = Object.fromEntries(recs.map((r) => [r.id, ctx.view(r, now)]))
   const lanes = Object.fromEntries((await laneViews(ctx, cache, (r) => recs.includes(r))).map((l) => [l.id, l]))
+  const workers = Object.fromEntries((await workerViews(ctx, (r) => recs.includes(r))).map((w) => [w.id, w]))
   const inputs: TreeInput[] = recs.map((r) => ({ id: r.id, parent: r.parent, successor: r.successor, lane: r.lane, cost: views[r.id].cost }))
   let roots = buildTree(inputs)
   if (input.parent !== undefined) {
@@ -32,6 +34,7 @@ export async function deckTree(ctx: KernelContext, cache: GitFactsCache, input: 
     roots,
     conversations: views,
     lanes,
+    workers,
     costPerRun: costPerRun(inputs),
     costPerOrchestrator: costPerOrchestrator(inputs, buildTree(inputs)),
     runs: [...new Set(Object.values(lanes).map((l) => l.run))].sort(),

@@ -7,7 +7,7 @@ import { isWithin } from '../domain/lane-paths.js'
 import { gitTry } from '../io/git.js'
 import { GhTracker } from '../io/trackers/gh.js'
 import { LocalIssues, type LocalIssue } from '../io/trackers/local.js'
-import type { IssueFacts } from '../io/trackers/types.js'
+import type { IssueComment, IssueFacts } from '../io/trackers/types.js'
 import type { IssueView, PortInput } from '../port.js'
 import { printable, type KernelContext } from './context.js'
 
@@ -110,4 +110,16 @@ export async function issueClose(ctx: KernelContext, input: PortInput<'issueClos
     throw new SvcError('usage', `svc closes only its own local issues; close ${formatIssueRef(ref)} on GitHub`, `gh issue close ${ref.number} -R ${ref.owner}/${ref.repo}`)
   const { issue, already } = await localIssues(ctx, project!.key).close(ref.number, now)
   return { issue: localView(project!.key, issue), already }
+}
+
+/** The comments of a worker's issue: read to find a report already posted, and to post one. A `local:` issue is
+ * its project's. */
+export function issueComments(ctx: KernelContext, ref: IssueRef, project: string | undefined): { list: () => Promise<IssueComment[]>; post: (body: string) => Promise<{ url: string }> } {
+  if (ref.tracker === 'gh') {
+    const gh = new GhTracker()
+    return { list: () => gh.comments(ref), post: (body) => gh.comment(ref, body) }
+  }
+  if (!project) throw new SvcError('usage', `no project for issue ${formatIssueRef(ref)}`)
+  const local = localIssues(ctx, project)
+  return { list: () => local.comments(ref.number), post: (body) => local.comment(ref.number, body) }
 }

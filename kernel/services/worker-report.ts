@@ -1,12 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs'
 import type { ConversationRecord } from '../domain/conversation.js'
 import type { Report } from '../domain/report.js'
-import { starterMessage } from '../domain/worker-rules.js'
+import { parseIssueRef } from '../domain/issue-ref.js'
+import { alreadyPosted, reportComment, reportMarker, starterMessage } from '../domain/worker-rules.js'
+import { faultPoint } from '../io/fault.js'
 import { convFiles } from '../home.js'
 import { createFileOnce } from '../io/atomic-file.js'
 import type { PortInput, PortOutputs } from '../port.js'
 import type { KernelContext } from './context.js'
 import { tell } from './conversations.js'
+import { issueComments } from './issues.js'
 import { fileReport } from './lane-report.js'
 
 /** `svc worker report`: filed as a builder's report is, then its starter is told. */
@@ -19,10 +22,33 @@ export async function workerReport(ctx: KernelContext, input: PortInput<'workerR
 /** Where it is recorded that the starter was told of a report (or why it could not be). */
 const toldPath = (ctx: KernelContext, name: string, seq: number) => `${convFiles(ctx.home, name).dir}/told-${seq}.json`
 
-/** After a report is stored: its starter is told once. Run again at the kernel's start for every report not yet
- * recorded as told, so a restart between the store and the telling loses nothing. */
+/** After a report is stored: its starter is told once, and with `--post` it is posted to the issue once. Run again
+ * at the kernel's start for every report, so a restart between the store and either step loses nothing (each step
+ * records that it was done, and skips when it was). */
 export async function deliverReport(ctx: KernelContext, rec: ConversationRecord, report: Report): Promise<void> {
   await tellStarter(ctx, rec, report).catch((e: Error) => ctx.log('warn', `worker ${rec.name}: report #${report.seq}: telling the starter failed: ${e.message}`))
+  if (rec.worker!.post) await postReport(ctx, rec, report).catch((e: Error) => ctx.log('warn', `worker ${rec.name}: report #${report.seq}: posting to ${rec.worker!.issue} failed: ${e.message}`))
+}
+
+/** Where it is recorded that a report was posted to its issue. */
+const postedPath = (ctx: KernelContext, name: string, seq: number) => `${convFiles(ctx.home, name).dir}/posted-${seq}.json`
+
+/** Post the report to the issue as one comment ending with its marker, unless a comment of the issue already ends
+ * with it (a post a crash kept from being recorded); then record the posting. The service never closes or
+ * relabels an issue. */
+async function postReport(ctx: KernelContext, rec: ConversationRecord, report: Report): Promise<void> {
+  const path = postedPath(ctx, rec.name, report.seq)
+  if (existsSync(path)) return
+  const w = rec.worker!
+  const parsed = parseIssueRef(w.issue)
+  if (!parsed.ok || parsed.value.tracker === 'origin') throw new Error(`the worker's issue ${w.issue} is no reference`)
+  const comments = issueComments(ctx, parsed.value, rec.project)
+  const marker = reportMarker(rec.name, report.seq)
+  const posted = alreadyPosted(marker, (await comments.list()).map((c) => c.body))
+    ? { already: true }
+    : { url: (await comments.post(reportComment({ ref: w.issue, conv: rec.name, seq: report.seq, status: report.status, body: report.body }))).url }
+  faultPoint('worker-posted')
+  await createFileOnce(path, JSON.stringify({ at: Date.now(), ...posted }) + '\n')
 }
 
 async function tellStarter(ctx: KernelContext, rec: ConversationRecord, report: Report): Promise<void> {
@@ -58,10 +84,10 @@ function inInbox(ctx: KernelContext, name: string, text: string): boolean {
   })
 }
 
-/** At the kernel's start: every worker report whose starter was not yet told (the kernel stopped in between). */
+/** At the kernel's start: every worker report not yet told or posted (the kernel stopped in between). */
 export async function deliverPending(ctx: KernelContext): Promise<void> {
   for (const rec of ctx.store.all()) {
     if (!rec.worker || rec.archived) continue
-    for (const report of await ctx.store.reports(rec.name)) if (!existsSync(toldPath(ctx, rec.name, report.seq))) await deliverReport(ctx, rec, report)
+    for (const report of await ctx.store.reports(rec.name)) await deliverReport(ctx, rec, report)
   }
 }

@@ -2,7 +2,8 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { TestHome, git, until } from '../helpers/home.js'
+import { runDemoWorker } from '../../fixtures/demo/worker.js'
+import { SVC_MAIN, TestHome, git, until } from '../helpers/home.js'
 import { buildAndReport, setupProject, type Setup } from '../helpers/project.js'
 
 /** `svc worker run|report|wait|list|show|stop|reap` run as the built program against a real kernel, real git and
@@ -141,6 +142,18 @@ test('reap --park: uncommitted work parked, the directory removed, the branch ke
   assert.ok(JSON.parse(await h.ok(['worker', 'show', 'w-local-1-i1', '--json'])).archived)
   const again = await h.svc(['worker', 'reap', 'w-local-1-i1'])
   assert.equal([again.code, again.stderr], [1, `svc: refused: conv ${id} (w-local-1-i1) is already reaped and archived\n`])
+})
+
+test("npm start's demonstration worker: a local issue opened, a worker run on it to a done report, waited on by issue, reaped", async () => {
+  const said: string[] = []
+  const svcEnv = h.env()
+  const { issue } = await runDemoWorker({ svc: [process.execPath, SVC_MAIN], env: svcEnv, project: s.project.key, pace: 0.01, say: (l) => said.push(l) })
+  assert.is(issue, 'local:1')
+  assert.match(said[1], /^Worker local:1 i1: conv \d+ \(w-local-1-i1\) in /)
+  assert.is(said[2], 'report of the worker on local:1: changelog for local:1: wrote CHANGELOG.md (3 lines), committed and pushed.')
+  assert.match(said[3], /^reaped worker local:1 i1 \(conv \d+\): removed .*\/w-local-1; branch worker\/local-1 kept$/)
+  assert.is(reportsOf('w-local-1-i1')[0].status, 'done')
+  assert.ok(git(s.project.checkout, 'ls-remote', 'origin', 'worker/local-1').includes('refs/heads/worker/local-1'))
 })
 
 test.run()

@@ -9,6 +9,7 @@ const tree: DeckTree = {
   roots: [{ id: '1', children: [{ id: '2', children: [{ id: '3', children: [] }, { id: '5', continues: '2', children: [] }] }] }],
   conversations: { '1': convView(), '2': convView({ id: '2', kind: 'lane' }), '3': convView({ id: '3', kind: 'lane' }), '5': convView({ id: '5', kind: 'successor', parent: '2', successor: 'handoff' }) },
   lanes: { '2': laneView({ id: '2', role: 'orchestrator', key: 'o' }), '3': laneView({ id: '3', parent: '2' }) },
+  workers: {},
   costPerRun: { r1: 0.5 },
   costPerOrchestrator: { '2': 0.5 },
   runs: ['r1'],
