@@ -1,13 +1,17 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { ensureKernel, httpTransport } from '../../cli/connect.js'
 import { processIo } from '../../cli/io.js'
 import { createSampleProject, writeProjectsYaml } from '../../fixtures/sample-project.js'
 import { remotePort } from '../../kernel/port-client.js'
 import type { KernelPort } from '../../kernel/port.js'
-import { TestHome, alive, until } from '../helpers/home.js'
+import type { FakeGhState } from '../../fixtures/fake-gh.js'
+import { ROOT, TestHome, alive, until } from '../helpers/home.js'
+
+const GH_BIN = join(ROOT, 'fixtures', 'gh-bin')
+const SYSTEM_PATH = [dirname(process.execPath), '/usr/bin', '/bin'].join(':')
 
 /** `svc worker run --post`: each report is posted to its issue as one comment ending with its marker, exactly once,
  * even when the kernel is killed between the posting and its recording. */
@@ -70,6 +74,22 @@ test('--post with the kernel killed between posting and recording: after the res
   assert.is(comments().length, 1)
   assert.ok(comments()[0].endsWith(MARKER))
   assert.equal(JSON.parse(readFileSync(posted, 'utf8')).already, true)
+})
+
+test('a worker on a GitHub issue: its name, directory and branch; --post comments through gh, the issue left open', async () => {
+  const state = join(h.home, 'gh.json')
+  writeFileSync(state, JSON.stringify({ loggedIn: true, repos: { 'acme/app': { '12': { title: 'Login fails', body: 'On GitHub.', state: 'OPEN' } } } } satisfies FakeGhState))
+  h.extraEnv = { PATH: `${GH_BIN}:${SYSTEM_PATH}`, FAKE_NODE: process.execPath, FAKE_GH_STATE: state }
+  const { port } = await connect()
+  const root = await port.convNew({ harness: 'none', project: 'sample' })
+  const r = await port.workerRun({ issue: 'gh:Acme/App#12', prompt: 'x', harness: 'none', post: true, conversation: root.id, project: 'sample' })
+  const dir = join(h.home, 'src', 'sample-lanes', 'w-gh-acme+app-12')
+  assert.is(r.line, `Worker gh:acme/app#12 i1: conv ${r.worker.id} (w-gh-4c53ef2b-12-i1) in ${dir}`)
+  assert.is(r.worker.worker!.branch, 'worker/gh-acme+app-12')
+  await port.workerReport({ conversation: r.worker.id, body: 'SPEND: needs a paid API key', status: 'blocked' })
+  const issue = (JSON.parse(readFileSync(state, 'utf8')) as FakeGhState).repos['acme/app']['12']
+  assert.equal(issue.comments!.map((c) => c.body), [`**Worker report** blocked (conv-w-gh-4c53ef2b-12-i1, report 1)\n\nSPEND: needs a paid API key\n\n<!-- svc-report conv-w-gh-4c53ef2b-12-i1 seq 1 -->`])
+  assert.is(issue.state, 'OPEN')
 })
 
 test.run()

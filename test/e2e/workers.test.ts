@@ -111,6 +111,10 @@ test('report with the builder gates; the starter is told through its harness; wa
   assert.equal([row.id, row.issue, row.starter, row.report.status], [id, 'local:1', starter, 'done'])
   assert.equal(JSON.parse(await h.ok(['worker', 'list', '--parent', starter, '--json'])).map((r: { id: string }) => r.id), [id])
   assert.is(JSON.parse(await h.ok(['worker', 'show', 'w-local-1-i1', '--json'])).report.seq, 1)
+  // A worker acts only with its key: a report in its name from outside it is refused.
+  const forged = await h.svc(['worker', 'report', '--stdin', '--status', 'failed'], { input: 'forged', env: { SERVICE_CONVERSATION: id } })
+  assert.equal([forged.code, forged.stderr], [1, `svc: refused: svc worker report: conv ${id} acts only with its key, and none was given\nhint: run this inside conv ${id}, where SERVICE_CONVERSATION_KEY is set\n`])
+  assert.is(reportsOf('w-local-1-i1').length, 1)
 })
 
 test('a starter with no harness is not told; that is recorded once', async () => {

@@ -11,7 +11,7 @@ import { TestHome, alive, git, until } from '../helpers/home.js'
 import { recordFigure } from './figures.js'
 
 /** What a client was told succeeded: each must be found after any crash. */
-type Ack = { kind: 'conv' | 'lane'; id: string } | { kind: 'report'; id: string; name: string; seq: number } | { kind: 'reap'; id: string }
+type Ack = { kind: 'conv' | 'lane' | 'worker'; id: string } | { kind: 'report'; id: string; name: string; seq: number } | { kind: 'reap'; id: string }
 
 const roles = Object.fromEntries(['builder', 'play', 'orchestrator'].map((r) => [r, { model: 'm', harness: 'none' as const }]))
 
@@ -38,6 +38,14 @@ async function sequence(port: KernelPort, acks: Ack[]): Promise<void> {
     await port.laneReap({ lane: l.id })
     acks.push({ kind: 'reap', id: l.id })
   }
+  // A worker: its run, a report (told to its starter, posted to its issue) and its reap.
+  await port.issueNew({ project: 'sample', title: 'crash' })
+  const w = await port.workerRun({ conversation: root.id, issue: 'local:1', prompt: 'x', harness: 'none', post: true, noWait: true })
+  acks.push({ kind: 'worker', id: w.worker.id })
+  const r = await port.workerReport({ conversation: w.worker.id, body: 'BLOCKED report of the worker', status: 'blocked' })
+  acks.push({ kind: 'report', id: w.worker.id, name: w.worker.name, seq: r.report.seq })
+  await port.workerReap({ worker: w.worker.id })
+  acks.push({ kind: 'reap', id: w.worker.id })
 }
 
 async function verify(port: KernelPort, acks: Ack[]) {
@@ -45,13 +53,22 @@ async function verify(port: KernelPort, acks: Ack[]) {
     const v = await port.convShow({ conv: a.id })
     assert.is(v.id, a.id, `acknowledged ${a.kind} ${a.id} is there`)
     if (a.kind === 'lane') assert.ok(v.lane, `lane facts of ${a.id}`)
+    if (a.kind === 'worker') assert.is(v.worker?.issue, 'local:1', `worker facts of ${a.id}`)
     if (a.kind === 'report') {
-      const w = await port.laneWait({ lane: a.id, after: String(a.seq - 1), timeoutMs: 0 })
+      const w = v.worker ? await port.workerWait({ worker: a.id, after: String(a.seq - 1), timeoutMs: 0 }) : await port.laneWait({ lane: a.id, after: String(a.seq - 1), timeoutMs: 0 })
       assert.is(w.kind, 'report', `acknowledged report ${a.seq} of ${a.name}`)
       if (w.kind === 'report') assert.is(w.report.seq, a.seq)
     }
     if (a.kind === 'reap') assert.ok(v.archived, `acknowledged reap of ${a.id} left it archived`)
   }
+}
+
+/** An acknowledged worker report is posted to its issue exactly once, whatever the kill cut short. */
+async function postedOnce(h: TestHome, acks: Ack[]) {
+  const report = acks.find((a): a is Extract<Ack, { kind: 'report' }> => a.kind === 'report' && a.name.startsWith('w-'))
+  if (!report) return
+  await until(() => existsSync(join(h.service, 'agents', `conv-${report.name}`, `posted-${report.seq}.json`)), 'the worker report posted and recorded')
+  assert.is(readdirSync(join(h.service, 'issues', 'sample', '1.comments')).length, 1, 'one comment on the issue')
 }
 
 /** For n = 1, 2, …: a fresh home (a copy of one template with a sample project), a kernel that kills itself at its
@@ -96,15 +113,17 @@ test('the kernel killed at every store write step of a scripted sequence: after 
       const again = await connect(h)
       assert.ok(again.pid !== first.pid)
       await verify(again.port, acks)
+      await postedOnce(h, acks)
       assert.not.match(readFileSync(join(h.service, 'kernel.log'), 'utf8'), 'fatal:')
       return true
     }
     // Past the last fault point: the whole sequence ran; check it once and stop.
     await verify(first.port, acks)
+    await postedOnce(h, acks)
     return false
   })
   assert.ok(killedAt >= 30, `the sequence has many write steps (${killedAt})`)
-  recordFigure('kernel killed at each store write step of a scripted sequence (launches, reports, reaps)', `${killedAt} kill points, ${acknowledged} acknowledged writes checked after restart, 0 lost`)
+  recordFigure('kernel killed at each store write step of a scripted sequence (launches, reports, reaps; a worker run, reported, posted and reaped)', `${killedAt} kill points, ${acknowledged} acknowledged writes checked after restart, 0 lost`)
 })
 
 /** The launches of the launch-kill test: a branch cut (builder), an empty directory (play), a detached worktree
