@@ -117,6 +117,21 @@ test('report with the builder gates; the starter is told through its harness; wa
   assert.is(reportsOf('w-local-1-i1').length, 1)
 })
 
+test('an orchestrator lane runs a worker and is its starter; --reuse after a done report is refused, a new iteration is not', async () => {
+  const ref = await issue('From a lane')
+  const script = `svc worker run ${ref} --harness shell --prompt "${buildAndReport('done', 'o.txt', 'worker').replace(/"/g, '\\"').replace(/\$/g, '\\$')}" > ${h.home}/run.out; echo ok > ${h.home}/ran`
+  const out = await h.ok(['lane', 'start', '--run', 'r1', '--key', 'o', '--role', 'orchestrator', '--prompt', script], { env: s.env })
+  const orch = idOf(out)
+  await until(() => existsSync(join(h.home, 'ran')), 'the orchestrator ran its worker')
+  const id = idOf(read('run.out'))
+  await until(() => existsSync(join(h.service, 'agents', 'conv-w-local-1-i1', 'told-1.json')), 'the worker reported')
+  const rec = JSON.parse(readFileSync(join(h.service, 'agents', 'conv-w-local-1-i1', 'record.json'), 'utf8'))
+  assert.equal([rec.id, rec.parent, rec.worker.starter], [id, orch, orch])
+  const reuse = await h.svc(['worker', 'run', ref, '--reuse', '--harness', 'none', '--prompt', 'x'], { env: s.env })
+  assert.equal([reuse.code, reuse.stderr], [1, 'svc: refused: branch worker/local-1 of worker local:1 i1 is frozen (its worker reported done); run a new iteration\n'])
+  assert.match(await h.ok(['worker', 'run', ref, '--harness', 'none', '--prompt', 'x'], { env: s.env }), /^Worker local:1 i2: conv \d+ \(w-local-1-i2\) in .*\/w-local-1-i2\n$/)
+})
+
 test('a starter with no harness is not told; that is recorded once', async () => {
   const ref = await issue('Quiet')
   await h.ok(['worker', 'run', ref, '--harness', 'shell', '--prompt', buildAndReport('done', 'w.txt', 'worker')], { env: s.env })
