@@ -115,6 +115,18 @@ test('report with the builder gates; the starter is told through its harness; wa
   const forged = await h.svc(['worker', 'report', '--stdin', '--status', 'failed'], { input: 'forged', env: { SERVICE_CONVERSATION: id } })
   assert.equal([forged.code, forged.stderr], [1, `svc: refused: svc worker report: conv ${id} acts only with its key, and none was given\nhint: run this inside conv ${id}, where SERVICE_CONVERSATION_KEY is set\n`])
   assert.is(reportsOf('w-local-1-i1').length, 1)
+
+  // The deck's data: the worker nests under the conversation that ran it, with its issue and newest report.
+  const k = h.kernelFile()!
+  const tree = (await (await fetch(`http://127.0.0.1:${k.port}/api/tree`, { headers: { authorization: `Bearer ${k.token}` } })).json()) as {
+    roots: { id: string; children: { id: string }[] }[]
+    conversations: Record<string, { kind: string }>
+    workers: Record<string, { issue: string; url?: string; report?: { status: string } }>
+  }
+  assert.equal(tree.roots.find((r) => r.id === starter)!.children.map((c) => c.id), [id])
+  assert.is(tree.conversations[id].kind, 'worker')
+  assert.equal([tree.workers[id].issue, tree.workers[id].report?.status], ['local:1', 'done'])
+  assert.match(tree.workers[id].url!, /^file:\/\/.*\/issues\/sample\/1\.md$/)
 })
 
 test('an orchestrator lane runs a worker and is its starter; --reuse after a done report is refused, a new iteration is not', async () => {
