@@ -2,73 +2,18 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { TestHome, alive, until } from '../helpers/home.js'
-import { setupProject, type Setup } from '../helpers/project.js'
-import { recordFigure } from './figures.js'
-import { snapshot } from './snapshot.js'
+import type { TestHome } from '../helpers/home.js'
+import type { Setup } from '../helpers/project.js'
+import { BAD_KEYS, BAD_REFS, BAD_RUNS, badInputSuite } from './bad-input-kit.js'
 
-const BAD_KEYS = ['UP', 'a b', '.x', '_x', 'a/b', '../x', 'x'.repeat(41), 'a\nb', 'ü', 'a;b', '$(id)', 'a\tb', ' a', 'a*', 'a"b']
-const BAD_RUNS = [...BAD_KEYS, 'a.b', 'a_b', 'x'.repeat(33)]
-const BAD_REFS = ['conv-../x', '../x', '/etc/passwd', 'conv-', 'CONV-A', 'a b', 'x'.repeat(201), 'conv-a/b', '..', 'a\nb', 'conv-.hidden', '%2e%2e']
-
+const kit = badInputSuite('bad', 'bad input: cases over every verb and route, each refused with one clear message, store and files unchanged, kernel up')
+const { cli, http, unchanged } = kit
 let h: TestHome
 let s: Setup
 let lane: string
-let kernelPid: number
-let before: string
-let cases = 0
-const roots = () => [h.service, s.lanesRoot]
-
-test.before(async () => {
-  h = new TestHome('bad')
-  s = await setupProject(h)
-  // Lane r1/b stays live for the whole suite through its harness: a lane that is only starting counts as live for
-  // 3 minutes, which the suite outlasts on a loaded machine (and then a second start of r1/b is no longer refused).
-  const out = await h.ok(['lane', 'start', '--run', 'r1', '--key', 'b', '--role', 'builder', '--harness', 'shell', '--prompt', 'exec sleep 3600', '--no-wait'], { env: s.env })
-  lane = /conv (\d+)/.exec(out)![1]
-  await until(async () => JSON.parse(await h.ok(['conv', 'show', lane, '--json'])).activity === 'working', 'lane r1/b working')
-  // An open issue for the worker verbs to be refused on (before the snapshot: the suite changes nothing after it).
-  await h.ok(['issue', 'new', '--project', s.project.key, '--title', 'bad input'])
-  kernelPid = h.kernelFile()!.pid
-  // Once its runner has written what it writes at the harness's start, nothing changes until the suite ends.
-  before = (await until(async () => {
-    const first = snapshot(roots(), s.project.checkout)
-    await new Promise((r) => setTimeout(r, 200))
-    return snapshot(roots(), s.project.checkout) === first ? first : undefined
-  }, 'the files of lane r1/b settled'))!
+test.before(() => {
+  ;({ h, s, lane } = kit)
 })
-test.after(async () => {
-  recordFigure('bad input: cases over every verb and route, each refused with one clear message, store and files unchanged, kernel up', `${cases} cases`)
-  await h.stop()
-})
-
-async function cli(args: string[], env: Record<string, string | undefined> = s.env): Promise<string> {
-  const r = await h.svc(args, { env })
-  const what = JSON.stringify(args)
-  assert.is(r.code, 1, `${what} exits 1: ${r.stderr}`)
-  assert.is(r.stdout, '', `${what} prints nothing on stdout`)
-  const lines = r.stderr.trimEnd().split('\n')
-  assert.ok(lines[0].startsWith('svc: ') && lines[0].length > 8, `${what}: one clear line, got ${JSON.stringify(r.stderr)}`)
-  assert.ok(lines.length === 1 || (lines.length === 2 && lines[1].startsWith('hint: ')), `${what}: one line (and a hint), got ${JSON.stringify(r.stderr)}`)
-  cases++
-  return r.stderr
-}
-
-async function http(method: string, path: string, body?: string, headers: Record<string, string> = {}) {
-  const k = h.kernelFile()!
-  const res = await fetch(`http://127.0.0.1:${k.port}${path}`, { method, headers: { authorization: `Bearer ${k.token}`, 'content-type': 'application/json', ...headers }, body })
-  const what = `${method} ${path} ${body?.slice(0, 60) ?? ''}`
-  assert.ok(res.status >= 400 && res.status < 500, `${what}: a 4xx, got ${res.status}`)
-  const json = (await res.json()) as { error?: { code?: string; message?: string } }
-  assert.type(json.error?.code, 'string', what)
-  assert.ok(json.error?.message && !json.error.message.includes('\n'), `${what}: one clear message, got ${JSON.stringify(json)}`)
-  cases++
-}
-
-const unchanged = () => {
-  assert.is(snapshot(roots(), s.project.checkout), before, 'the store and the file system are unchanged')
-  assert.ok(alive(kernelPid) && h.kernelFile()!.pid === kernelPid, 'the kernel stays up')
-}
 
 const start = (extra: string[]) => ['lane', 'start', '--role', 'builder', '--prompt', 'x', '--no-wait', ...extra]
 
@@ -158,72 +103,6 @@ test('conflicting, missing and malformed options', async () => {
   for (const c of cases) await cli(c)
   for (const verb of [['conv', 'list'], ['conv', 'new'], ['lane', 'list'], ['lane', 'start'], ['lane', 'wait'], ['lane', 'report'], ['lane', 'reap', lane], ['lane', 'stop', lane], ['lane', 'show', lane], ['tell', lane, 'x'], ['handoff'], ['fork'], ['kernel', 'status'], ['deck'], ['doctor']])
     await cli([...verb, '--no-such-option'])
-  unchanged()
-})
-
-test('workers: bad issue references, conversation references, options and bodies on every worker verb and route', async () => {
-  const BAD_ISSUES = ['local:0', 'local:x', 'local:', 'gh:a/b', 'gh:-a/b#1', 'gh:a/b..c#1', 'gh:a+b/c#1', '#0', '#x', 'nope', 'a\nb', 'x'.repeat(201)]
-  const run = (issue: string, extra: string[] = []) => ['worker', 'run', issue, '--prompt', 'x', '--no-wait', '--project', s.project.key, ...extra]
-  for (const i of BAD_ISSUES) {
-    await cli(run(i))
-    await cli(['worker', 'list', '--issue', i, '--project', s.project.key])
-    await cli(['worker', 'wait', '--issue', i, '--project', s.project.key, '--timeout', '0'])
-  }
-  const verbs: ((r: string) => string[])[] = [
-    (r) => ['worker', 'show', r],
-    (r) => ['worker', 'stop', r],
-    (r) => ['worker', 'reap', r],
-    (r) => ['worker', 'wait', r, '--timeout', '0'],
-    (r) => ['worker', 'wait', '--parent', r, '--timeout', '0'],
-    (r) => ['worker', 'list', '--parent', r],
-  ]
-  for (const v of verbs) for (const r of BAD_REFS) await cli(v(r))
-  for (const notWorker of [s.root, lane]) for (const v of verbs.slice(0, 4)) await cli(v(notWorker))
-  const options: string[][] = [
-    ['worker', 'run', 'local:1', '--no-wait'],
-    ['worker', 'run', 'local:1', '--prompt', 'x', '--brief', join(h.home, '.gitconfig')],
-    ['worker', 'run', 'local:1', '--brief', '/nonexistent'],
-    run('local:1', ['--harness', 'vim']),
-    run('local:1', ['--effort', 'max']),
-    run('local:1', ['--reuse']),
-    run('local:1', ['--from', 'no-such-ref']),
-    ['worker', 'run', 'local:1', '--prompt', 'x', '--project', 'nope'],
-    ['worker', 'wait'],
-    ['worker', 'wait', lane, '--issue', 'local:1'],
-    ['worker', 'wait', '--issue', 'local:1', '--project', s.project.key, '--after', '1.2'],
-    ['worker', 'wait', '--parent', s.root, '--after', 'x'],
-    ['worker', 'wait', '--parent', s.root, '--timeout', 'soon'],
-    ['worker', 'report'],
-    ['worker', 'report', '--file', 'a', '--stdin'],
-    ['worker', 'report', '--stdin', '--status', 'done-ish'],
-  ]
-  for (const c of options) await cli(c)
-  // An issue that does not exist, and `#<n>` on a project whose origin is not on GitHub.
-  await cli(run('local:9'))
-  await cli(run('#3'))
-  // Refused from a lane (it may not run workers), and a report from anything but a worker.
-  await cli(run('local:1'), { ...s.env, SERVICE_CONVERSATION: lane })
-  assert.is(await cli(['worker', 'report', '--stdin'], s.env), 'svc: not inside a worker\n')
-  assert.is(await cli(['worker', 'report', '--stdin'], { ...s.env, SERVICE_CONVERSATION: lane }), 'svc: not inside a worker\n')
-  for (const verb of [['worker', 'run', 'local:1'], ['worker', 'report'], ['worker', 'wait'], ['worker', 'list'], ['worker', 'show', 'x'], ['worker', 'stop', 'x'], ['worker', 'reap', 'x']])
-    await cli([...verb, '--no-such-option'])
-
-  const valid = { issue: 'local:1', prompt: 'x', conversation: s.root, noWait: true, project: s.project.key }
-  for (const body of ['', '{', '[]', 'null', '"x"', '{"issue":', '\u0000']) await http('POST', '/api/workers', body)
-  const wrong: Record<string, unknown[]> = { issue: [1, '', ...BAD_ISSUES], prompt: [1, null], harness: ['vim', 1], effort: ['max'], post: ['yes', 1], replace: ['no'], conversation: ['', 1, ...BAD_REFS], project: ['nope', 1] }
-  for (const [field, values] of Object.entries(wrong)) for (const value of values) await http('POST', '/api/workers', JSON.stringify({ ...valid, [field]: value }))
-  for (const extra of [{ cwd: '/' }, { role: 'builder' }, { bogus: 1 }, { conversation: undefined }]) await http('POST', '/api/workers', JSON.stringify({ ...valid, ...extra }))
-  await http('POST', '/api/workers', JSON.stringify({ ...valid, conversation: lane }))
-  await http('POST', '/api/workers', JSON.stringify({ ...valid, prompt: 'x'.repeat(5 * 1024 * 1024) }))
-  for (const q of ['bogus=1', 'issue=a&issue=b', 'cwd=/', 'parent=', ...BAD_ISSUES.slice(0, 6).map((i) => `issue=${encodeURIComponent(i)}&project=${s.project.key}`)]) await http('GET', `/api/workers?${q}`)
-  for (const r of BAD_REFS) {
-    await http('GET', `/api/workers?parent=${encodeURIComponent(r)}`)
-    await http('GET', `/api/workers/${encodeURIComponent(r)}`)
-    await http('POST', `/api/workers/${encodeURIComponent(r)}/reap`, '{}')
-  }
-  await http('GET', `/api/workers/${s.root}`)
-  await http('POST', `/api/workers/${lane}/reap`, '{}')
-  for (const body of ['{', '[]', '{"park":"yes"}', '{"keep":1}', '{"worker":"1"}']) await http('POST', `/api/workers/${s.root}/reap`, body)
   unchanged()
 })
 
