@@ -15,6 +15,8 @@ export const homePaths = (home: string) => ({
   cliLog: join(home, 'cli.log'),
   agents: join(home, 'agents'),
   projects: join(home, 'projects.yaml'),
+  /** Where notifications go: a file of its own, so projects.yaml stays a mapping of project keys alone. */
+  notify: join(home, 'notify.yaml'),
 })
 
 export const convDir = (home: string, name: string) => join(home, 'agents', `conv-${name}`)

@@ -17,6 +17,7 @@ import { watchAgents } from './io/watch.js'
 import { kernelPort } from './kernel.js'
 import { readKernelFile, setAsideKernelFile, staleReason, type KernelFile } from './kernel-file.js'
 import { KernelContext, type KernelEvent } from './services/context.js'
+import { Notifier } from './services/notifier.js'
 import { reconcile } from './services/reconcile.js'
 import { Runners } from './services/runners.js'
 import { RuntimeFacts } from './services/runtime-facts.js'
@@ -138,6 +139,7 @@ export async function runKernel(home: string): Promise<void> {
     else if (rec) w.remove(convFiles(home, e.name).dir)
   })
   await watcher.ready
+  new Notifier(ctx, paths.notify).start()
   ready()
   void store
     .removeStaleTemps()
