@@ -1,8 +1,8 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { TestHome, until } from '../helpers/home.js'
+import { TestHome, alive, until } from '../helpers/home.js'
 import { buildAndReport, setupProject, type Setup } from '../helpers/project.js'
 import { Receiver, type Answer } from '../helpers/receiver.js'
 
@@ -87,7 +87,7 @@ test('a receiver failing twice then answering gets the same body on the third tr
   // Backoff: the second retry waits twice as long as the first (50 ms, then 100 ms).
   assert.ok(r.got[1].at - r.got[0].at >= 50, `${r.got[1].at - r.got[0].at} ms`)
   assert.ok(r.got[2].at - r.got[1].at >= 100, `${r.got[2].at - r.got[1].at} ms`)
-  const failures = kernelLog().split('\n').filter((l) => l.includes('notify webhook:'))
+  const failures = kernelLog().split('\n').filter((l) => /^\S+ \w+ notify/.test(l))
   assert.equal(failures.map((l) => l.replace(/^\S+ /, '')), [
     'warn notify webhook: report of conv-r1-b-builder-i1: try 1 of 3 failed: HTTP 500; next in 50 ms',
     'warn notify webhook: report of conv-r1-b-builder-i1: try 2 of 3 failed: HTTP 500; next in 100 ms',
@@ -113,6 +113,64 @@ test('a receiver that never answers does not delay svc lane report; the kernel g
   assert.ok(r.got.length >= 1)
   await until(() => kernelLog().includes('notify webhook: report of conv-r1-b-builder-i1 not delivered: no answer within 3000 ms (gave up after 3 tries)'), 'the give-up line', 20_000)
   assert.ok(h.kernelFile())
+})
+
+test('a command notifier gets the body as JSON on stdin and a short title and text in its environment', async () => {
+  const out = join(h.home, 'got')
+  const script = join(h.home, 'notify.sh')
+  writeFileSync(script, `#!/bin/sh\ncat > "$1/body-$$.json"\nprintf '%s\\n%s\\n%s\\n' "$SERVICE_NOTIFY_EVENT" "$SERVICE_NOTIFY_TITLE" "$SERVICE_NOTIFY_BODY" > "$1/env-$$.txt"\n`)
+  chmodSync(script, 0o755)
+  mkdirSync(out)
+  writeNotify({ command: [script, out], events: ['report'] })
+  await start(['--key', 'b', '--role', 'builder', '--prompt', `svc conv mark needs-you --reason permission\n${buildAndReport('Parser done.')}`])
+  await until(() => readdirSync(out).filter((f) => f.startsWith('env-')).length, 'the command run')
+  await pause(500)
+  const files = readdirSync(out).sort()
+  // Only the report: the block names no other event.
+  assert.is(files.length, 2, files.join(' '))
+  const body = JSON.parse(readFileSync(join(out, files[0]), 'utf8'))
+  assert.is(body.event, 'report')
+  assert.is(body.firstLine, 'Parser done.')
+  assert.equal(body.lane, { run: 'r1', key: 'b', role: 'builder', iteration: 1 })
+  assert.is(readFileSync(join(out, files[1]), 'utf8'), 'report\nr1/b builder i1 reported done\nParser done.\n')
+})
+
+test('a command that outlives its limit is killed and logged; the next notification still runs', async () => {
+  h.extraEnv.SERVICE_TEST_NOTIFY_COMMAND_LIMIT_MS = '300'
+  await h.ok(['kernel', 'stop'])
+  const script = join(h.home, 'slow.sh')
+  // The first run hangs (its pid is kept to check it was killed); later runs record their input.
+  writeFileSync(script, `#!/bin/sh\nif [ ! -e "$1/first" ]; then echo $$ > "$1/first"; exec sleep 30; fi\ncat > "$1/later.json"\n`)
+  chmodSync(script, 0o755)
+  writeNotify({ command: [script, h.home], events: ['report'] })
+  const script2 = ['echo w > w.txt; git add w.txt; git commit -qm w; git push -q -u origin HEAD 2>/dev/null', "svc lane report --stdin --status blocked <<<'BLOCKED one' || true", "svc lane report --stdin <<<'two'"].join('\n')
+  await start(['--key', 'b', '--role', 'builder', '--prompt', script2])
+  await until(() => existsSync(join(h.home, 'later.json')), 'the second run')
+  assert.is(JSON.parse(readFileSync(join(h.home, 'later.json'), 'utf8')).firstLine, 'two')
+  const pid = Number(readFileSync(join(h.home, 'first'), 'utf8'))
+  assert.not.ok(alive(pid), 'the hung command was killed')
+  const log = kernelLog()
+  assert.ok(log.includes(`error notify command: report of conv-r1-b-builder-i1 not delivered: still running after 300 ms; killed\n`), log)
+})
+
+test('a broken notify block: one line in svc doctor and kernel.log, notifications off, lanes keep working', async () => {
+  writeNotify({ webhook: { url: 'ftp://example.com/hook' } })
+  await h.ok(['kernel', 'stop'])
+  const d = await h.svc(['doctor'])
+  assert.is(d.code, 1)
+  const path = join(h.service, 'notify.yaml')
+  assert.match(d.stdout, `PROBLEM  notify: ${path}: webhook.url: an http:// or https:// URL; notifications are off\n         fix: correct ${path} (README, Notifications)\n`)
+  const logged = kernelLog().split('\n').filter((l) => /^\S+ \w+ notify/.test(l))
+  assert.equal(logged.map((l) => l.replace(/^\S+ /, '')), [`error notify: ${path}: webhook.url: an http:// or https:// URL; notifications are off until it is corrected`])
+  await start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('still fine')])
+  assert.is((await h.svc(['lane', 'wait', 'r1-b-builder-i1', '--timeout', '30'])).code, 0)
+  // Corrected while the kernel runs: the next report is sent, with no restart.
+  const r = (rx = await new Receiver().start())
+  writeNotify({ webhook: { url: r.url } })
+  assert.match((await h.ok(['doctor'], {}).catch((e) => String(e))), `ok       notify: webhook to http://127.0.0.1:`)
+  await start(['--key', 'c', '--role', 'builder', '--prompt', buildAndReport('now sent')])
+  await until(() => r.got.length, 'the post after the fix')
+  assert.is((r.bodies()[0] as any).firstLine, 'now sent')
 })
 
 test.run()
