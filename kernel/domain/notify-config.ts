@@ -1,11 +1,13 @@
 import * as v from 'valibot'
+
+// Refinements are checks with a message of their own: issueText shows it where a bare minLength would say '>=1'.
 import { issueText, type Checked } from './shape.js'
 
 /** What can raise a notification: a conversation turning needs-you, a lane filing a report. */
 export const NOTIFY_EVENTS = ['needs-you', 'report'] as const
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number]
 
-const Events = v.pipe(v.array(v.picklist(NOTIFY_EVENTS)), v.minLength(1, 'at least one of needs-you, report'))
+const Events = v.pipe(v.array(v.picklist(NOTIFY_EVENTS)), v.check((a) => a.length > 0, 'at least one of needs-you, report'))
 
 const Url = v.pipe(
   v.string(),
@@ -14,8 +16,8 @@ const Url = v.pipe(
 
 /** Header names as HTTP allows them (tokens); values on one line, so no header can smuggle in another. */
 const Headers = v.record(
-  v.pipe(v.string(), v.regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'a header name of letters, digits and !#$%&\'*+.^_`|~-')),
-  v.pipe(v.string(), v.regex(/^[^\r\n\0]*$/, 'a header value on one line')),
+  v.pipe(v.string(), v.check((s) => /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(s), 'a header name of letters, digits and !#$%&\'*+.^_`|~-')),
+  v.pipe(v.string(), v.check((s) => !/[\r\n\0]/.test(s), 'a header value on one line')),
 )
 
 const Webhook = v.strictObject({ url: Url, headers: v.optional(Headers), events: v.optional(Events) })
@@ -24,7 +26,7 @@ const Webhook = v.strictObject({ url: Url, headers: v.optional(Headers), events:
 export const NotifyConfigSchema = v.pipe(
   v.strictObject({
     webhook: v.optional(Webhook),
-    command: v.optional(v.pipe(v.array(v.pipe(v.string(), v.minLength(1, 'a non-empty argument'))), v.minLength(1, 'a program and its arguments'))),
+    command: v.optional(v.pipe(v.array(v.pipe(v.string(), v.check((a) => a.length > 0, 'a non-empty argument'))), v.check((a) => a.length > 0, 'a program and its arguments'))),
     events: v.optional(Events),
   }),
   v.check((c) => Boolean(c.webhook || c.command), 'a webhook or a command (or both)'),

@@ -133,4 +133,15 @@ test('item 12: each refused store file is a problem naming the file, with the fi
   ])
 })
 
+test('notify: no check without a block; a valid block says where notifications go; a bad one is a problem with its fix, before gh', () => {
+  const path = '/home/u/.service/notify.yaml'
+  assert.is(doctorChecks(facts({ notify: { path } })).some((c) => c.name === 'notify'), false, 'no block, no check')
+  const on = doctorChecks(facts({ notify: { path, config: { webhook: { url: 'https://hooks.example.com/s3cret' } } } }))
+  assert.equal(on.find((c) => c.name === 'notify'), { name: 'notify', ok: true, detail: 'webhook to https://hooks.example.com (needs-you, report)' })
+  const problem = `${path}: webhook.url: an http:// or https:// URL`
+  const off = doctorChecks(facts({ notify: { path, problem }, gh: { path: '/bin/gh', version: 'gh 2', auth: { loggedIn: true, detail: 'in' } } }))
+  assert.equal(off.at(-2), { name: 'notify', ok: false, detail: `${problem}; notifications are off`, fix: `correct ${path} (README, Notifications)` })
+  assert.is(off.at(-1)!.name, 'gh')
+})
+
 test.run()
