@@ -89,7 +89,7 @@ test('checkNotifyConfig: valid blocks', () => {
     [undefined, undefined],
     [{ webhook: { url: 'https://hooks.example.com/x?k=1' } }, { webhook: { url: 'https://hooks.example.com/x?k=1' } }],
     [{ webhook: { url: 'http://127.0.0.1:9/h', headers: { Authorization: 'Bearer x' }, events: ['report'] } }, { webhook: { url: 'http://127.0.0.1:9/h', headers: { Authorization: 'Bearer x' }, events: ['report'] } }],
-    [{ command: ['notify-send'], events: ['needs-you', 'report'] }, { command: ['notify-send'], events: ['needs-you', 'report'] }],
+    [{ command: ['show-note'], events: ['needs-you', 'report'] }, { command: ['show-note'], events: ['needs-you', 'report'] }],
   ]
   for (const [doc, expected] of rows) assert.equal(checkNotifyConfig(doc), { ok: true, value: expected }, JSON.stringify(doc))
 })
@@ -103,7 +103,7 @@ test('checkNotifyConfig: each bad block is one line naming the key and what it m
     [{ webhook: { url: 'https://x', headers: { 'X-A': 'a\r\nX-B: b' } } }, 'webhook.headers.X-A: a header value on one line'],
     [{ webhook: { url: 'https://x', events: ['stopped'] } }, 'webhook.events.0: expected ("needs-you" | "report"), got "stopped"'],
     [{ command: [] }, 'command: a program and its arguments'],
-    [{ command: 'notify-send hi' }, 'command: expected Array, got "notify-send hi"'],
+    [{ command: 'show-note hi' }, 'command: expected Array, got "show-note hi"'],
     [{ command: [''] }, 'command.0: a non-empty argument'],
     [{ events: ['report'] }, '(top level): a webhook or a command (or both)'],
     [{ events: [], command: ['x'] }, 'events: at least one of needs-you, report'],
@@ -128,7 +128,7 @@ test('sinkTakes: the webhook own events, else the block events, else both; a sin
 
 test('describeNotifyConfig: the webhook by its origin only (its path may hold a secret), each sink with its events', () => {
   assert.is(describeNotifyConfig({ webhook: { url: 'https://hooks.example.com/T0/secret' } }), 'webhook to https://hooks.example.com (needs-you, report)')
-  assert.is(describeNotifyConfig({ webhook: { url: 'http://127.0.0.1:8/h', events: ['report'] }, command: ['/usr/bin/notify-send', 'x'] }), 'webhook to http://127.0.0.1:8 (report); command /usr/bin/notify-send (needs-you, report)')
+  assert.is(describeNotifyConfig({ webhook: { url: 'http://127.0.0.1:8/h', events: ['report'] }, command: ['/opt/notifier/show', 'x'] }), 'webhook to http://127.0.0.1:8 (report); command /opt/notifier/show (needs-you, report)')
 })
 
 const SCHEDULE = { tries: 3, firstDelayMs: 1000, factor: 2 }
