@@ -10,9 +10,12 @@ function failure(e: unknown, timeoutMs: number): string {
 /** POST a JSON body; the answer (or its absence within the limit) as an attempt. Never throws. */
 export async function postJson(url: string, body: unknown, opts: { headers?: Record<string, string>; timeoutMs: number }): Promise<Attempt> {
   try {
+    // Set on a Headers object: a user's Content-Type in any case is replaced, not joined to ours.
+    const headers = new Headers(opts.headers)
+    headers.set('content-type', 'application/json')
     const res = await fetch(url, {
       method: 'POST',
-      headers: { ...opts.headers, 'content-type': 'application/json' },
+      headers,
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(opts.timeoutMs),
       redirect: 'manual',

@@ -21,7 +21,7 @@ test.after.each(() => rmSync(dir, { recursive: true, force: true }))
 test('postJson: the body as JSON with the headers; the answer as an attempt', async () => {
   const rx = await new Receiver((n) => [204, 503, 404][n]).start()
   try {
-    assert.equal(await postJson(rx.url, { a: 1 }, { headers: { 'X-Token': 't' }, timeoutMs: 2000 }), { ok: true })
+    assert.equal(await postJson(rx.url, { a: 1 }, { headers: { 'X-Token': 't', 'Content-Type': 'text/plain' }, timeoutMs: 2000 }), { ok: true })
     assert.is(rx.got[0].body, '{"a":1}')
     assert.is(rx.got[0].headers['x-token'], 't')
     assert.is(rx.got[0].headers['content-type'], 'application/json')
