@@ -23,12 +23,14 @@ export class Notifier {
   private readonly lastSeq = new Map<string, number>()
   private readonly serial = new KeyedQueue()
 
+  private readonly sender: NotifySender
+
   constructor(
     private readonly ctx: KernelContext,
     path: string,
-    private readonly sender = new NotifySender(ctx.log),
   ) {
     this.file = new NotifyConfigFile(path)
+    this.sender = new NotifySender(ctx.log)
   }
 
   /** Follow the kernel's changes; the block is read now, so a bad one is in kernel.log from the start. */
@@ -42,7 +44,7 @@ export class Notifier {
 
   private async config(): Promise<NotifyConfig | undefined> {
     const s = await this.file.read()
-    if (s.problem && s.problem !== this.loggedProblem) this.ctx.log('error', `notify: ${s.problem}; notifications are off until it is corrected`)
+    if (s.problem && s.problem !== this.loggedProblem) this.ctx.log('error', `notify: ${oneLine(s.problem, 500)}; notifications are off until it is corrected`)
     this.loggedProblem = s.problem
     if (!s.config) {
       this.since = undefined

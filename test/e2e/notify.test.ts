@@ -103,7 +103,7 @@ test('a receiver that never answers does not delay svc lane report; the kernel g
     // A blocked report exits 4 (and the script runs under bash -e).
     `t0=$(date +%s%N); svc lane report --stdin --status blocked <<<'BLOCKED first' > /dev/null || true; t1=$(date +%s%N)`,
     `svc lane report --stdin <<<'second' > /dev/null; t2=$(date +%s%N)`,
-    `echo $(( (t1 - t0) / 1000000 )) $(( (t2 - t1) / 1000000 )) > ${h.home}/ms`,
+    `echo $(( (t1 - t0) / 1000000 )) $(( (t2 - t1) / 1000000 )) > ${h.home}/ms.tmp; mv ${h.home}/ms.tmp ${h.home}/ms`,
   ].join('\n')
   await start(['--key', 'b', '--role', 'builder', '--prompt', script])
   await until(() => existsSync(join(h.home, 'ms')), 'both reports')
@@ -139,8 +139,8 @@ test('a command that outlives its limit is killed and logged; the next notificat
   h.extraEnv.SERVICE_TEST_NOTIFY_COMMAND_LIMIT_MS = '300'
   await h.ok(['kernel', 'stop'])
   const script = join(h.home, 'slow.sh')
-  // The first run hangs (its pid is kept to check it was killed); later runs record their input.
-  writeFileSync(script, `#!/bin/sh\nif [ ! -e "$1/first" ]; then echo $$ > "$1/first"; exec sleep 30; fi\ncat > "$1/later.json"\n`)
+  // The first run hangs (its pid is kept to check it was killed); later runs record their input (whole, then renamed).
+  writeFileSync(script, `#!/bin/sh\nif [ ! -e "$1/first" ]; then echo $$ > "$1/first"; exec sleep 30; fi\ncat > "$1/later.tmp"; mv "$1/later.tmp" "$1/later.json"\n`)
   chmodSync(script, 0o755)
   writeNotify({ command: [script, h.home], events: ['report'] })
   const script2 = ['echo w > w.txt; git add w.txt; git commit -qm w; git push -q -u origin HEAD 2>/dev/null', "svc lane report --stdin --status blocked <<<'BLOCKED one' || true", "svc lane report --stdin <<<'two'"].join('\n')
@@ -167,7 +167,7 @@ test('a broken notify block: one line in svc doctor and kernel.log, notification
   // Corrected while the kernel runs: the next report is sent, with no restart.
   const r = (rx = await new Receiver().start())
   writeNotify({ webhook: { url: r.url } })
-  assert.match((await h.ok(['doctor'], {}).catch((e) => String(e))), `ok       notify: webhook to http://127.0.0.1:`)
+  assert.match((await h.svc(['doctor'])).stdout, `ok       notify: webhook to http://127.0.0.1:${new URL(r.url).port} (needs-you, report)\n`)
   await start(['--key', 'c', '--role', 'builder', '--prompt', buildAndReport('now sent')])
   await until(() => r.got.length, 'the post after the fix')
   assert.is((r.bodies()[0] as any).firstLine, 'now sent')
