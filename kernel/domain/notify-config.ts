@@ -1,12 +1,11 @@
 import * as v from 'valibot'
-
-// Refinements are checks with a message of their own: issueText shows it where a bare minLength would say '>=1'.
 import { issueText, type Checked } from './shape.js'
 
 /** What can raise a notification: a conversation turning needs-you, a lane filing a report. */
 export const NOTIFY_EVENTS = ['needs-you', 'report'] as const
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number]
 
+// Refinements are checks with a message of their own: issueText shows it where a bare minLength would say '>=1'.
 const Events = v.pipe(v.array(v.picklist(NOTIFY_EVENTS)), v.check((a) => a.length > 0, 'at least one of needs-you, report'))
 
 const Url = v.pipe(
