@@ -6,7 +6,9 @@ import { awaitStart } from './services/await-start.js'
 import { laneStart } from './services/lane-start.js'
 import { laneReport } from './services/lane-report.js'
 import { laneWait } from './services/lane-wait.js'
-import { laneList, laneShow, laneViews, worktreesFingerprint } from './services/lane-list.js'
+import { laneList, laneShow, laneViews, laneViewsWithChains, worktreesFingerprint } from './services/lane-list.js'
+import { convDetail, convDiff } from './services/conv-detail.js'
+import { deckClientText } from './services/deck-client.js'
 import { laneReap } from './services/lane-reap.js'
 import { GitFactsCache } from './services/git-facts.js'
 import { ChangeLog } from './services/change-log.js'
@@ -15,6 +17,8 @@ import type { LaneView } from './port.js'
 
 /** A lane list is recomputed at the latest after this long, or at once after any change. */
 const LIST_MAX_AGE_MS = 500
+/** The patch bytes a diff answers unless asked for more: enough for a review, small enough to draw at once. */
+const DIFF_PAGE_BYTES = 200_000
 import { deckTree, DeckCodes } from './services/deck.js'
 import { SvcError } from './domain/errors.js'
 import { convAnswer } from './services/conv-answer.js'
@@ -70,6 +74,14 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
     laneReap: (input) => laneReap(ctx, gitFacts, input),
     changes: (input) => changeLog.since(input.after, input.timeoutMs),
     deckTree: (input) => deckTree(ctx, gitFacts, input),
+    convDetail: (input) =>
+      convDetail(ctx, input, async (rec) => {
+        if (!rec.lane) return undefined
+        const read = await laneViewsWithChains(ctx, gitFacts, (r) => r.id === rec.id)
+        return { view: read.views[0], chain: read.chains[rec.lane.run][rec.lane.key] }
+      }, judgedDone),
+    convDiff: (input) => convDiff(ctx, input, input.maxBytes ?? DIFF_PAGE_BYTES),
+    deckClient: async () => ({ js: await deckClientText() }),
     deckCode: async () => deckCodes.issue(),
     deckRedeem: async (input) => deckCodes.redeem(input.code),
     issueNew: (input) => issueNew(ctx, input),

@@ -6,6 +6,9 @@ import { HARNESSES, NEEDS_YOU_REASONS, PHASES, EFFORTS, ROLES, REPORT_STATUSES }
 import type { Report } from './domain/report.js'
 import type { DoctorCheck } from './domain/doctor.js'
 import type { TranscriptPage } from './domain/transcript.js'
+import { MAX_DIFF_BYTES } from './domain/diff-limits.js'
+import type { RunCounts } from './domain/run-counts.js'
+import type { NeedsYouAsk } from './domain/needs-you-ask.js'
 
 /** KernelPort: the whole contract between the kernel and its users (CLI, handlers). One method per verb, inputs
  * as valibot schemas; the RPC layer (handlers/rpc.ts, kernel/port-client.ts) is generated from this table. */
@@ -96,6 +99,12 @@ export const PortSchemas = {
   laneReap: v.strictObject({ lane: ref, park: opt(v.boolean()), keep: opt(v.boolean()) }),
   changes: v.strictObject({ after: v.pipe(v.number(), v.integer(), v.minValue(0)), timeoutMs: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(30_000)) }),
   deckTree: v.strictObject({ run: opt(text(200)), parent: opt(ref) }),
+  /** A conversation's page: contract, brief, reports with their verdicts and defects, parked patches, chain. */
+  convDetail: v.strictObject({ conv: ref }),
+  /** A builder's change against its base: the stat, and the patch up to `maxBytes`. */
+  convDiff: v.strictObject({ conv: ref, maxBytes: opt(v.pipe(v.number(), v.integer(), v.minValue(1024), v.maxValue(MAX_DIFF_BYTES))) }),
+  /** The deck's compiled browser code. */
+  deckClient: v.strictObject({}),
   deckCode: v.strictObject({}),
   deckRedeem: v.strictObject({ code: text(200) }),
   issueNew: v.strictObject({ project: opt(text(100)), title: text(1000), body: opt(text(1_000_000)), cwd: opt(text(4096)) }),
@@ -170,6 +179,9 @@ export interface PortOutputs {
   laneReap: ReapResult
   changes: { changes: { seq: number; at: number; name: string; what: string }[]; last: number }
   deckTree: DeckTree
+  convDetail: ConvDetail
+  convDiff: ConvDiff
+  deckClient: { js: string }
   deckCode: { code: string; expiresAt: number }
   deckRedeem: { ok: true }
   issueNew: IssueView
@@ -199,7 +211,42 @@ export interface DeckTree {
   costPerRun: Record<string, number>
   costPerOrchestrator: Record<string, number>
   runs: string[]
+  /** Per run: its lanes counted by activity, reported and stale. */
+  counts: Record<string, RunCounts>
+  /** Per run, per lane key: the chain of builders and critics as `svc lane show` prints it. */
+  chains: Record<string, Record<string, string>>
+  /** Every conversation waiting on a person (whatever the filter), oldest wait first, with what it asks. */
+  inbox: InboxEntry[]
 }
+
+export interface InboxEntry {
+  id: string
+  name: string
+  title?: string
+  lane?: { run: string; key: string; role: string; iteration: number }
+  since: number
+  ask: NeedsYouAsk
+}
+
+/** A report as a conversation's page shows it: for a verdict, the defects its verdict file lists. */
+export type ReportView = Report & { defectList?: string[]; defectProblem?: string }
+
+export interface ConvDetail {
+  conv: ConvView
+  lane?: LaneView
+  contract?: string
+  brief?: string
+  reports: ReportView[]
+  parked: { patch: string; ref: string }[]
+  chain?: string
+  worktree?: { cwd: string; exists: boolean }
+  /** Whether the composer can send, and why not. */
+  composer: { enabled: boolean; reason?: string }
+  ask?: NeedsYouAsk
+}
+
+/** A change against its base: `patch` holds at most the bytes asked for; `bytes` is the whole patch's size. */
+export type ConvDiff = { base: string; stat: string; patch: string; bytes: number; truncated: boolean } | { unavailable: string }
 
 export interface LaneView {
   id: string

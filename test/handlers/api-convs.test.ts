@@ -12,6 +12,9 @@ const tree: DeckTree = {
   costPerRun: { r1: 0.5 },
   costPerOrchestrator: { '2': 0.5 },
   runs: ['r1'],
+  counts: { r1: { working: 0, 'needs-you': 0, idle: 0, other: 2, reported: 0, stale: 0 } },
+  chains: { r1: { b: 'i1 building' } },
+  inbox: [],
 }
 
 test('GET /api/tree: the conversations as a tree; run and parent reach the kernel', async () => {

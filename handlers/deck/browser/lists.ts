@@ -1,0 +1,79 @@
+import { age, usdText } from '../../../kernel/domain/format.js'
+import type { DeckTree, InboxEntry } from '../../../kernel/port.js'
+import { agentsTree } from './agents.js'
+import { api } from './api.js'
+import { askPanel } from './ask.js'
+import { fill, h, must } from './dom.js'
+import { restoreCurrent } from './keys.js'
+import { live, say } from './live.js'
+import type { Notifier } from './notify.js'
+import { runSections } from './runs.js'
+
+/** The needs-you inbox: each waiting conversation, what it asks, and the controls to answer it right there. */
+function inbox(entries: InboxEntry[], now: number) {
+  if (!entries.length) return h('p', { class: 'muted empty' }, 'nobody is waiting on you')
+  return h(
+    'ul',
+    { class: 'inbox-list' },
+    entries.map((e) =>
+      h('li', { class: 'inbox-entry', 'data-inbox': e.id, 'data-nav': `inbox-${e.id}` },
+        h('div', { class: 'inbox-head' }, h('a', { href: `/conv/${e.id}` }, `#${e.id} ${e.name}`), e.lane ? h('span', { class: 'chip role' }, `${e.lane.run}/${e.lane.key} ${e.lane.role} i${e.lane.iteration}`) : null,
+          h('span', { class: 'muted' }, `waiting ${age(e.since, now)}`)),
+        askPanel(e.id, e.ask, say)),
+    ),
+  )
+}
+
+/** The run and parent filters, from the address; changing one reloads with it. */
+function filters(tree: DeckTree, params: URLSearchParams) {
+  const run = must<HTMLSelectElement>('#run')
+  if (run.options.length <= 1) for (const r of tree.runs) run.add(new Option(r, r, false, r === params.get('run')))
+  const parent = must<HTMLInputElement>('#parent')
+  if (document.activeElement !== parent) parent.value = params.get('parent') ?? ''
+}
+
+function onFilter(id: string) {
+  must<HTMLInputElement>(`#${id}`).addEventListener('change', (e) => {
+    const p = new URLSearchParams(location.search)
+    const v = (e.target as HTMLInputElement).value
+    if (v) p.set(id, v)
+    else p.delete(id)
+    location.search = p.toString()
+  })
+}
+
+/** The Command Deck (inbox and runs) and the Agents page (every conversation as a tree, searchable). */
+export function listPage(page: 'deck' | 'agents', notifier: Notifier) {
+  const params = new URLSearchParams(location.search)
+  const q = new URLSearchParams()
+  for (const k of ['run', 'parent']) if (params.get(k)) q.set(k, params.get(k)!)
+  let last: DeckTree | undefined
+  // The inbox is redrawn only when what it asks changes: a message being typed into it survives other changes.
+  let inboxShown = ''
+  const search = document.querySelector<HTMLInputElement>('#search')
+  const render = () => {
+    const tree = last!
+    const now = Date.now()
+    if (page === 'deck') {
+      const sig = JSON.stringify(tree.inbox.map((e) => [e.id, e.ask]))
+      if (sig !== inboxShown) fill(must('#inbox'), inbox(tree.inbox, now))
+      inboxShown = sig
+      must('#inbox-count').textContent = String(tree.inbox.length)
+      fill(must('#runs'), runSections(tree, now))
+    } else fill(must('#tree'), agentsTree(tree, now, search?.value ?? ''))
+    fill(must('#costs'), Object.entries(tree.costPerRun).map(([r, c], i) => [i ? ' · ' : '', h('span', {}, `run ${r}: ${usdText(c)}`)]))
+    for (const row of document.querySelectorAll<HTMLElement>('li[data-id] > .row')) row.dataset.nav = `row-${row.parentElement!.dataset.id}`
+    restoreCurrent()
+    document.body.dataset.drawn = String(Date.now())
+  }
+  search?.addEventListener('input', () => last && render())
+  onFilter('run')
+  onFilter('parent')
+  must('#notify-slot').replaceWith(notifier.button)
+  live(async () => {
+    last = await api.tree(q)
+    filters(last, params)
+    notifier.observe(last)
+    render()
+  })
+}
