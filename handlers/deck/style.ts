@@ -63,7 +63,7 @@ ul.tree ul { border-left:1px dashed #cfd5dc; margin-left:10px; }
 .report-card { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:8px 12px; margin:8px 0; }
 .report-card header { all:unset; display:flex; gap:10px; align-items:baseline; }
 .report-card.status-done { border-left:4px solid var(--good); } .report-card.status-blocked { border-left:4px solid var(--warn); } .report-card.status-failed { border-left:4px solid var(--bad); }
-.verdict { margin:6px 0; } .defects { margin:4px 0 0; padding-left:22px; } .defects li { margin:2px 0; overflow-wrap:anywhere; }
+.verdict { margin:6px 0; display:flex; flex-wrap:wrap; gap:4px 10px; align-items:baseline; } .verdict .defects { flex-basis:100%; } .defects { margin:4px 0 0; padding-left:22px; } .defects li { margin:2px 0; overflow-wrap:anywhere; }
 .md { overflow-wrap:anywhere; } .md pre.code { background:#f3f4f6; padding:8px; border-radius:6px; overflow:auto; } .md code { background:#f3f4f6; padding:0 4px; border-radius:3px; }
 .md h3, .md h4, .md h5 { margin:8px 0 4px; } .md p { margin:4px 0; }
 details.fold { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:6px 12px; margin:8px 0; } details.fold summary { cursor:pointer; font-weight:600; }

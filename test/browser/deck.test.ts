@@ -253,6 +253,9 @@ deck('reap from the conversation page: refused while dirty, then with park the w
   assert.not.ok(existsSync(dir))
   await w.page.locator('#facts .activity-archived').waitFor(WAIT)
   await w.page.locator('#reap').waitFor({ state: 'hidden', ...WAIT })
+  // The page lists the parked patch with the ref that keeps its tree.
+  await w.page.locator('#parked [data-parked]').waitFor(WAIT)
+  assert.match((await w.page.locator('#parked [data-parked]').textContent())!, `${patch} refs/svc/parked/r1-d-builder-i1/`)
   const l = (await w.api.get(`/api/lanes/${id}`)).body
   assert.equal([l.archived, l.activity], [true, 'stopped'])
   await shot(w, 'conv-reaped.png')

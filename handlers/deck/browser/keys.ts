@@ -32,7 +32,8 @@ export function installKeys() {
       if (typing) t.blur()
       return
     }
-    if (typing || e.ctrlKey || e.metaKey || e.altKey) return
+    // A focused button or link takes Enter itself.
+    if (typing || e.ctrlKey || e.metaKey || e.altKey || (e.key === 'Enter' && t.matches('button, a'))) return
     const go = (f: () => void) => {
       e.preventDefault()
       f()
@@ -41,7 +42,7 @@ export function installKeys() {
     if (e.key === 'j' || e.key === 'ArrowDown') go(() => move(1))
     else if (e.key === 'k' || e.key === 'ArrowUp') go(() => move(-1))
     else if (e.key === 'Enter' && chosen()) go(() => chosen()!.querySelector<HTMLAnchorElement>('a[href^="/conv/"]')?.click())
-    else if (e.key === 'a') go(() => (chosen() ?? document).querySelector<HTMLElement>('.ask button, .ask input')?.focus())
+    else if (e.key === 'a') go(() => (chosen() ?? document).querySelector<HTMLElement>('.ask button')?.focus())
     else if (e.key === '/') go(() => document.querySelector<HTMLElement>('#search')?.focus())
     else if (e.key === 'c') go(() => document.querySelector<HTMLElement>('#message:not([disabled])')?.focus())
     else if ((e.key === 'u' || e.key === 'Backspace') && page === 'conv') go(() => (history.length > 1 ? history.back() : location.assign('/')))
