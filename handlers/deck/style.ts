@@ -3,7 +3,7 @@ export const STYLE = `
 :root { --fg:#1d2125; --muted:#66707a; --line:#e3e6ea; --bg:#f5f6f8; --card:#fff; --accent:#2457c5; --warn:#c26a00; --bad:#b3261e; --good:#167a2e; }
 * { box-sizing: border-box; }
 body { font: 14px/1.45 system-ui, sans-serif; color: var(--fg); background: var(--bg); margin: 0; }
-header { display:flex; gap:18px; align-items:center; padding:10px 20px; background:#1f2a37; color:#fff; position:sticky; top:0; z-index:2; }
+header { display:flex; gap:18px; align-items:center; padding:10px 20px; background:#1f2a37; color:#fff; }
 header h1 { font-size:16px; margin:0; font-weight:600; }
 header nav a { margin-right:14px; color:#c9d6ea; text-decoration:none; padding-bottom:2px; }
 header nav a.here { color:#fff; border-bottom:2px solid #7aa7ff; }

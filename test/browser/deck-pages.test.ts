@@ -1,28 +1,16 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
-import { chromium, type BrowserContext, type Page } from 'playwright-core'
-import { CHROMIUM_ARGS, chromiumExecutable } from '../helpers/chromium.js'
-import { ROOT, TestHome, until } from '../helpers/home.js'
-import { buildAndReport, setupProject, type Setup } from '../helpers/project.js'
-import { criticScript, gates, kernelApi } from '../e2e/api-kit.js'
+import { closeDeckWorld, launchLane, openDeckWorld, shot, WAIT, type DeckWorld } from '../helpers/deck-browser.js'
+import { until } from '../helpers/home.js'
+import { buildAndReport } from '../helpers/project.js'
+import { criticScript } from '../e2e/api-kit.js'
 
 /** The deck's pages against a real kernel: a conversation page that says what happened (reports, verdict with its
  * defects, chain, contract and brief, the change against its base with its "more"), the needs-you inbox answered
  * from the Command Deck, by keyboard too, browser notifications (opt-in), and hostile text through every field.
  * Screenshots go to test-artifacts/screenshots/. */
 
-const SHOTS = join(ROOT, 'test-artifacts', 'screenshots')
-const WAIT = { timeout: 20_000 }
-
-interface World {
-  h: TestHome
-  s: Setup
-  api: ReturnType<typeof kernelApi>
-  g: ReturnType<typeof gates>
-  browser: BrowserContext
-  page: Page
+interface World extends DeckWorld {
   dialogs: string[]
 }
 
@@ -47,16 +35,9 @@ const NOTIFICATION_RECORDER = () => {
 }
 
 pages.before(async (w) => {
-  w.h = new TestHome('browser-pages')
-  w.h.extraEnv = { PATH: `${join(ROOT, 'fixtures', 'bin')}:${process.env.PATH}`, FAKE_NODE: process.execPath }
-  w.s = await setupProject(w.h)
-  w.api = kernelApi(w.h)
-  w.g = gates(w.h)
+  await openDeckWorld(w, 'browser-pages')
   w.dialogs = []
-  mkdirSync(SHOTS, { recursive: true })
-  w.browser = await chromium.launchPersistentContext(join(w.h.dir, 'chromium-profile'), { executablePath: await chromiumExecutable(), headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 900 } })
   await w.browser.addInitScript(NOTIFICATION_RECORDER)
-  w.page = w.browser.pages()[0] ?? (await w.browser.newPage())
   w.page.on('dialog', (d) => {
     w.dialogs.push(d.message())
     void d.dismiss()
@@ -65,13 +46,9 @@ pages.before(async (w) => {
   await w.page.goto(url)
 })
 
-pages.after(async (w) => {
-  await w.browser?.close()
-  await w.h.stop()
-})
+pages.after(closeDeckWorld)
 
-const launch = (w: World, body: Record<string, unknown>) => w.api.post('/api/lanes', { run: 'r1', conversation: w.s.root, ...body })
-const shot = (w: World, name: string) => w.page.screenshot({ path: join(SHOTS, name), fullPage: true })
+const launch = launchLane
 const notes = (w: World) => w.page.evaluate(() => (window as unknown as { __notes: { title: string; body?: string }[] }).__notes)
 
 pages('a conversation page says what happened: reports with their bodies, the verdict with the defects of its file, the chain, brief and contract', async (w) => {
@@ -192,6 +169,65 @@ pages('the needs-you inbox on the Command Deck: what it asks and the answer righ
   assert.is.not(await w.page.evaluate(() => document.activeElement?.id), 'message', 'c does not reach a disabled composer')
   await w.page.keyboard.press('u')
   await w.page.waitForURL(`${w.api.base}/`)
+})
+
+/** Each payload, run, would set window.__pwned; markdown tricks would make a link that runs script. */
+const PAYLOADS = [
+  '<img src=x onerror="window.__pwned=1">',
+  '</script><script>window.__pwned=2</script>',
+  '[click me](javascript:window.__pwned=3)',
+  '<a href="javascript:window.__pwned=4">link</a>',
+  '"><svg onload=window.__pwned=5>',
+  '![img](x" onerror="window.__pwned=6)',
+  '`<b>code</b>` **<i onmouseover=window.__pwned=7>bold</i>** [x](data:text/html,<script>window.__pwned=8</script>)',
+]
+const ALL = PAYLOADS.join(' ')
+
+/** Nothing ran, no element a payload could make exists, every link goes to the deck or to http(s). */
+async function assertInert(w: World, where: string) {
+  assert.is(await w.page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined, `${where}: no payload ran`)
+  assert.equal(w.dialogs, [], `${where}: no dialog opened`)
+  assert.is(await w.page.locator('main img, main svg, main iframe, main object, main embed, main script, main i, main b').count(), 0, `${where}: no markup from the payloads`)
+  const hrefs = await w.page.locator('a[href]').evaluateAll((as) => as.map((a) => a.getAttribute('href')!))
+  for (const href of hrefs) assert.ok(/^(\/([a-z]|$)|https?:\/\/)/.test(href), `${where}: link ${href}`)
+  assert.is(await w.page.locator('[onerror], [onload], [onmouseover]').count(), 0, `${where}: no handler attribute`)
+}
+
+pages('injection: hostile text through every field (title, model, brief, transcript, report body, verdict file) never becomes markup or script', async (w) => {
+  const verdict = JSON.stringify({ defects: PAYLOADS.map((p) => ({ defect: p })) })
+  const script = `# ${PAYLOADS[0]}\necho '${PAYLOADS.map((p) => p.replace(/'/g, '')).join("'\necho '")}'\ncat > verdict.json <<'EOF'\n${verdict}\nEOF\nsvc lane report --stdin --verdict DEFECTS --verdict-file verdict.json <<'EOF'\n# ${PAYLOADS[1]}\n\n${PAYLOADS.map((p) => `- ${p}`).join('\n')}\n\n${ALL}\nEOF\nrm verdict.json\n`
+  const v = await launch(w, { key: 'x', role: 'verifier', title: ALL.slice(0, 200), model: PAYLOADS[0], prompt: script })
+  assert.is(v.status, 201, JSON.stringify(v.body))
+  const id = v.body.lane.id
+  await until(async () => (await w.api.get(`/api/lanes/${id}`)).body.verdict, 'the verifier to file its verdict')
+
+  await w.page.goto(`${w.api.base}/conv/${id}`)
+  await w.page.locator('[data-defect]').first().waitFor(WAIT)
+  assert.equal(await w.page.locator('[data-defect]').allTextContents(), PAYLOADS, 'the defects, as text')
+  assert.match((await w.page.locator('#title').textContent())!, PAYLOADS[0])
+  await w.page.locator('#transcript [data-kind="stdout"]').filter({ hasText: 'window.__pwned=2' }).waitFor(WAIT)
+  const body = w.page.locator('[data-report-body]')
+  assert.match((await body.locator('h3').textContent())!, PAYLOADS[1])
+  assert.is(await body.locator('li').count(), PAYLOADS.length)
+  assert.match((await body.textContent())!, '[click me](javascript:window.__pwned=3)', 'a javascript: link stays text')
+  await w.page.click('#contract summary:has-text("Brief")')
+  await w.page.click('#contract summary:has-text("Contract")')
+  await w.page.hover('[data-report-body]')
+  await shot(w, 'injection-conv.png')
+  await assertInert(w, 'the conversation page')
+
+  for (const [path, where] of [['/', 'the Command Deck'], ['/agents', 'the Agents page']]) {
+    await w.page.goto(`${w.api.base}${path}`)
+    await w.page.locator(`li[data-id="${id}"] > .row .name`).filter({ hasText: PAYLOADS[0] }).waitFor(WAIT)
+    assert.match((await w.page.locator(`li[data-id="${id}"] > .row`).textContent())!, PAYLOADS[0], `${where}: the model, as text`)
+    await w.page.fill('#search', '<img').catch(() => {})
+    await shot(w, `injection-${path === '/' ? 'deck' : 'agents'}.png`)
+    await assertInert(w, where)
+  }
+  const served = await w.page.goto(`${w.api.base}/conv/%3C%2Fscript%3E%3Cscript%3Ewindow.__pwned%3D9%3C%2Fscript%3E`)
+  assert.is(served!.status(), 200)
+  await w.page.locator('#status').filter({ hasText: 'is not a conversation id' }).waitFor(WAIT)
+  await assertInert(w, 'a page for a hostile reference')
 })
 
 pages.run()

@@ -1,28 +1,18 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type BrowserContext, type Page } from 'playwright-core'
-import { CHROMIUM_ARGS, chromiumExecutable } from '../helpers/chromium.js'
-import { ROOT, TestHome, until } from '../helpers/home.js'
-import { buildAndReport, setupProject, type Setup } from '../helpers/project.js'
-import { criticScript, gates, kernelApi } from '../e2e/api-kit.js'
+import { closeDeckWorld, launchLane, openDeckWorld, shot, WAIT, type DeckWorld } from '../helpers/deck-browser.js'
+import { TestHome, until } from '../helpers/home.js'
+import { buildAndReport } from '../helpers/project.js'
+import { criticScript } from '../e2e/api-kit.js'
 
 /** The Command Deck in a real browser (the headless Chromium npm installs, driven by playwright-core) against a real kernel running a
  * real gauntlet: an orchestrator lane with a builder and a handed-off successor, a critic judging the builder, a lane
  * taking a message from the composer, a harness asking for permission, and a dirty lane reaped with park. Each step
  * leaves a screenshot in test-artifacts/screenshots/. */
 
-const SHOTS = join(ROOT, 'test-artifacts', 'screenshots')
-const WAIT = { timeout: 20_000 }
-
-interface World {
-  h: TestHome
-  s: Setup
-  api: ReturnType<typeof kernelApi>
-  g: ReturnType<typeof gates>
-  browser: BrowserContext
-  page: Page
+interface World extends DeckWorld {
   /** Conversation ids of the gauntlet. */
   ids: Record<string, string>
 }
@@ -30,24 +20,13 @@ interface World {
 const deck = suite<World>('deck')
 
 deck.before(async (w) => {
-  w.h = new TestHome('browser')
-  w.h.extraEnv = { PATH: `${join(ROOT, 'fixtures', 'bin')}:${process.env.PATH}`, FAKE_NODE: process.execPath }
-  w.s = await setupProject(w.h)
-  w.api = kernelApi(w.h)
-  w.g = gates(w.h)
+  await openDeckWorld(w, 'browser')
   w.ids = { root: w.s.root }
-  mkdirSync(SHOTS, { recursive: true })
-  w.browser = await chromium.launchPersistentContext(join(w.h.dir, 'chromium-profile'), { executablePath: await chromiumExecutable(), headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 900 } })
-  w.page = w.browser.pages()[0] ?? (await w.browser.newPage())
 })
 
-deck.after(async (w) => {
-  await w.browser?.close()
-  await w.h.stop()
-})
+deck.after(closeDeckWorld)
 
-const launch = (w: World, body: Record<string, unknown>) => w.api.post('/api/lanes', { run: 'r1', conversation: w.s.root, ...body })
-const shot = (w: World, name: string) => w.page.screenshot({ path: join(SHOTS, name), fullPage: true })
+const launch = launchLane
 /** The row of a conversation (its own, not its children's). */
 const row = (w: World, id: string) => w.page.locator(`li[data-id="${id}"] > .row`)
 const text = async (w: World, selector: string) => ((await w.page.locator(selector).textContent()) ?? '').trim()
