@@ -13,9 +13,9 @@ import { laneReap } from './services/lane-reap.js'
 import { GitFactsCache } from './services/git-facts.js'
 import { ChangeLog } from './services/change-log.js'
 import { ViewCache } from './services/view-cache.js'
-import type { LaneView } from './port.js'
+import type { DeckTree, LaneView } from './port.js'
 
-/** A lane list is recomputed at the latest after this long, or at once after any change. */
+/** A lane list or the deck's tree is recomputed at the latest after this long, or at once after any change. */
 const LIST_MAX_AGE_MS = 500
 /** The patch bytes a diff answers unless asked for more: enough for a review, small enough to draw at once. */
 const DIFF_PAGE_BYTES = 200_000
@@ -34,6 +34,7 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
   const gitFacts = new GitFactsCache()
   const changeLog = new ChangeLog(ctx)
   const lists = new ViewCache<LaneView[]>(ctx, LIST_MAX_AGE_MS)
+  const trees = new ViewCache<DeckTree>(ctx, LIST_MAX_AGE_MS)
   const deckCodes = new DeckCodes()
   return {
     async kernelStatus() {
@@ -73,7 +74,7 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
     },
     laneReap: (input) => laneReap(ctx, gitFacts, input),
     changes: (input) => changeLog.since(input.after, input.timeoutMs),
-    deckTree: (input) => deckTree(ctx, gitFacts, input),
+    deckTree: (input) => trees.get(JSON.stringify(input), worktreesFingerprint(ctx), () => deckTree(ctx, gitFacts, input)),
     convDetail: (input) =>
       convDetail(ctx, input, async (rec) => {
         if (!rec.lane) return undefined

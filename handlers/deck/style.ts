@@ -37,7 +37,8 @@ input, select, textarea { font: inherit; padding:3px 6px; border:1px solid #c4cb
 .counts { display:flex; gap:6px; } .count { font-size:12px; font-weight:500; padding:1px 8px; border-radius:10px; background:#eef1f4; }
 .count.zero { opacity:.45; } .count-working:not(.zero) { background:#dff5e3; } .count-needs-you:not(.zero) { background:#ffe3b8; } .count-idle:not(.zero) { background:#e5ecff; } .count-stale:not(.zero) { background:#f7d9d7; }
 .run-cost { margin-left:auto; color:var(--muted); font-weight:500; }
-.key { margin:6px 0 10px; }
+.key { margin:6px 0 10px; content-visibility:auto; contain-intrinsic-size:auto 72px; }
+#tree > li { content-visibility:auto; contain-intrinsic-size:auto 40px; }
 .chain { font-family: ui-monospace, monospace; font-size:12.5px; background:#f7f8fa; border:1px solid var(--line); border-radius:6px; padding:4px 8px; overflow-wrap:anywhere; }
 .key-name { font-weight:700; margin-right:6px; }
 ul.tree, ul.tree ul, ul.lanes { list-style:none; margin:0; padding-left: 22px; }

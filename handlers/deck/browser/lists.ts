@@ -5,9 +5,14 @@ import { api } from './api.js'
 import { askPanel } from './ask.js'
 import { fill, h, must } from './dom.js'
 import { restoreCurrent } from './keys.js'
-import { live, say } from './live.js'
+import { live, say, type Change } from './live.js'
 import type { Notifier } from './notify.js'
-import { runSections } from './runs.js'
+import { countsOf, runSections } from './runs.js'
+import { convRow } from './rows.js'
+import { runCounts } from '../../../kernel/domain/run-counts.js'
+
+/** More changed lanes than this at once are drawn by the full redraw. */
+const PATCH_MOST = 8
 
 /** The needs-you inbox: each waiting conversation, what it asks, and the controls to answer it right there. */
 function inbox(entries: InboxEntry[], now: number) {
@@ -70,10 +75,32 @@ export function listPage(page: 'deck' | 'agents', notifier: Notifier) {
   onFilter('run')
   onFilter('parent')
   must('#notify-slot').replaceWith(notifier.button)
+  /** A few lanes changed: their rows and their runs' counts are drawn in place at once (the full tree follows). */
+  const patch = async (changes: Change[]) => {
+    const tree = last
+    if (!tree) return false
+    const byName = new Map(Object.values(tree.lanes).map((l) => [l.name, l.id]))
+    const ids = [...new Set(changes.map((c) => byName.get(c.name)))]
+    if (!ids.length || ids.length > PATCH_MOST || ids.includes(undefined)) return false
+    const now = Date.now()
+    for (const lane of await Promise.all(ids.map((id) => api.lane(id!)))) {
+      tree.lanes[lane.id] = lane
+      const row = document.querySelector<HTMLElement>(`li[data-id="${lane.id}"] > .row`)
+      if (!row) continue
+      const fresh = convRow(tree, lane.id, now)
+      fresh.dataset.nav = row.dataset.nav
+      fresh.className = row.className
+      row.replaceWith(fresh)
+    }
+    tree.counts = runCounts(Object.values(tree.lanes))
+    for (const run of new Set(ids.map((id) => tree.lanes[id!].run))) document.querySelector(`[data-run="${CSS.escape(run)}"] .counts`)?.replaceWith(countsOf(tree.counts[run]))
+    notifier.observe(tree)
+    return true
+  }
   live(async () => {
     last = await api.tree(q)
     filters(last, params)
     notifier.observe(last)
     render()
-  })
+  }, patch)
 }

@@ -8,6 +8,10 @@ type Node = DeckTree['roots'][number]
 
 const COUNTED: (keyof RunCounts)[] = ['working', 'needs-you', 'idle', 'reported', 'stale']
 
+/** A run's counts, as its header shows them. */
+export const countsOf = (counts: RunCounts) =>
+  h('span', { class: 'counts' }, COUNTED.map((k) => h('span', { class: `count count-${k}${counts[k] ? '' : ' zero'}`, 'data-count': k }, `${counts[k]} ${k}`)))
+
 /** The ids of every row the (filtered) tree shows. */
 function shown(roots: Node[], out = new Set<string>()): Set<string> {
   for (const n of roots) {
@@ -35,7 +39,7 @@ export function runSections(tree: DeckTree, now: number) {
       'section',
       { class: 'run', 'data-run': run },
       h('h2', {}, h('span', { class: 'run-name' }, `run ${run}`),
-        h('span', { class: 'counts' }, COUNTED.map((k) => h('span', { class: `count count-${k}${counts[k] ? '' : ' zero'}`, 'data-count': k }, `${counts[k]} ${k}`))),
+        countsOf(counts),
         h('span', { class: 'run-cost', 'data-run-cost': run }, `run ${run}: ${usdText(tree.costPerRun[run] ?? 0)}`)),
       [...keys.keys()].sort().map((key) =>
         h('div', { class: 'key', 'data-key': key },
