@@ -30,7 +30,7 @@ export async function bench(): Promise<Figure[]> {
       await page.goto(`${base}/`)
       await page.waitForFunction(() => performance.getEntriesByName('svc:drawn').length > 0, undefined, { timeout: 30_000 })
       const ms = await page.evaluate(() => performance.getEntriesByName('svc:drawn')[0].startTime)
-      const fetched = await page.evaluate(() => (performance.getEntriesByType('resource').find((e) => e.name.includes('/api/tree')) as PerformanceResourceTiming).responseEnd)
+      const fetched = await page.evaluate(() => performance.getEntriesByName('svc:fetched')[0].startTime)
       // The first load warms the kernel's caches and the browser's.
       if (i > 0) {
         firsts.push(ms)
@@ -68,7 +68,7 @@ export async function bench(): Promise<Figure[]> {
     const update = median(updates)
     const note = (xs: number[]) => `median of ${xs.length}: ${xs.map((x) => x.toFixed(0)).join(', ')} ms`
     return [
-      { what: `Command Deck, ${LANES} lanes, Chromium: first render`, value: first, unit: 'ms', target: '≤ 300 ms', ok: first <= 300, note: `${note(firsts)}; the tree fetched at ${median(fetches).toFixed(0)} ms` },
+      { what: `Command Deck, ${LANES} lanes, Chromium: first render`, value: first, unit: 'ms', target: '≤ 300 ms', ok: first <= 300, note: `${note(firsts)}; the tree fetched and parsed at ${median(fetches).toFixed(0)} ms` },
       { what: `Command Deck, ${LANES} lanes, Chromium: update after one report (change event to row drawn)`, value: update, unit: 'ms', target: '≤ 50 ms', ok: update <= 50, note: note(updates) },
       { what: `Command Deck, ${LANES} lanes, Chromium: report filed to row drawn`, value: median(endToEnd), unit: 'ms', target: '≤ 50 ms', ok: median(endToEnd) <= 50, informational: true, note: note(endToEnd) },
     ]

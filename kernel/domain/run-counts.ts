@@ -1,6 +1,7 @@
 /** What the Command Deck counts per run. Each lane counts once by its activity (working, needs-you, idle, or other:
- * starting, stopped, failed to start, archived), and besides: reported when it filed a report, stale when its
- * verdict judged a commit its builder has moved past. */
+ * starting, stopped, failed to start, archived), and besides: reported when it filed a report, stale when it is a
+ * critic or verifier whose own verdict judged a commit its builder has moved past (a builder showing that verdict is
+ * not counted again). */
 export interface RunCounts {
   working: number
   'needs-you': number
@@ -11,11 +12,12 @@ export interface RunCounts {
 }
 
 export interface CountedLane {
+  id: string
   run: string
   activity: string
   archived: boolean
   report?: unknown
-  verdict?: { stale: boolean }
+  verdict?: { stale: boolean; by: string }
 }
 
 const BY_ACTIVITY = ['working', 'needs-you', 'idle'] as const
@@ -27,7 +29,7 @@ export function runCounts(lanes: CountedLane[]): Record<string, RunCounts> {
     const bucket = BY_ACTIVITY.find((a) => a === l.activity && !l.archived)
     c[bucket ?? 'other']++
     if (l.report) c.reported++
-    if (l.verdict?.stale) c.stale++
+    if (l.verdict?.stale && l.verdict.by === l.id) c.stale++
   }
   return out
 }

@@ -1,7 +1,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { join } from 'node:path'
 import { closeDeckWorld, launchLane, openDeckWorld, shot, WAIT, type DeckWorld } from '../helpers/deck-browser.js'
-import { until } from '../helpers/home.js'
+import { git, until } from '../helpers/home.js'
 import { buildAndReport } from '../helpers/project.js'
 import { criticScript } from '../e2e/api-kit.js'
 
@@ -82,6 +83,32 @@ pages('a conversation page says what happened: reports with their bodies, the ve
   await w.page.click('#contract summary:has-text("Brief")')
   assert.match((await w.page.locator('#contract details[open]').textContent())!, 'svc lane report --stdin')
   await shot(w, 'conv-builder-report.png')
+
+  // The builder moves past the commit the critic judged: its verdict is marked stale, here and on the deck.
+  git(join(w.s.lanesRoot, 'r1-b'), 'commit', '-q', '--allow-empty', '-m', 'moved on')
+  await until(async () => (await w.api.get(`/api/lanes/${cid}`)).body.verdict?.stale, 'the verdict to go stale')
+  await w.page.goto(`${w.api.base}/conv/${cid}`)
+  await w.page.locator('#reports [data-stale]').waitFor(WAIT)
+  assert.is((await w.page.locator('#reports [data-stale]').textContent())!.trim(), 'stale: the builder moved past the judged commit')
+  await w.page.goto(`${w.api.base}/`)
+  await w.page.locator(`li[data-id="${b.body.lane.id}"] > .row a[data-verdict-link="${cid}"] [data-stale]`).waitFor(WAIT)
+  await w.page.locator('[data-run="r1"] [data-count="stale"]').filter({ hasText: '1 stale' }).waitFor(WAIT)
+  await shot(w, 'deck-stale-verdict.png')
+})
+
+pages('stop from the conversation page: the lane stops, and its composer says why it can no longer take a message', async (w) => {
+  const l = await launch(w, { key: 'hold', role: 'play', prompt: `echo holding\n${w.g.wait('hold')}` })
+  const id = l.body.lane.id
+  await w.page.goto(`${w.api.base}/conv/${id}`)
+  await w.page.locator('#stop').waitFor({ state: 'visible', ...WAIT })
+  assert.not.ok(await w.page.isDisabled('#message'), 'a live lane takes messages')
+  await w.page.click('#stop')
+  await w.page.locator('#status').filter({ hasText: 'stopped: stopped' }).waitFor(WAIT)
+  await w.page.locator('#facts [data-activity="stopped"]').waitFor(WAIT)
+  await w.page.locator('#composer-reason').filter({ hasText: `conv ${id} (r1-hold-play-i1) is stopped; the message would not reach it` }).waitFor(WAIT)
+  await w.page.locator('#stop').waitFor({ state: 'hidden', ...WAIT })
+  await shot(w, 'conv-stopped.png')
+  w.g.open('hold')
 })
 
 pages("the builder's change against its base: loaded on demand, stat and patch, capped with a clear more", async (w) => {
@@ -196,7 +223,7 @@ async function assertInert(w: World, where: string) {
 pages('injection: hostile text through every field (title, model, brief, transcript, report body, verdict file) never becomes markup or script', async (w) => {
   const verdict = JSON.stringify({ defects: PAYLOADS.map((p) => ({ defect: p })) })
   const script = `# ${PAYLOADS[0]}\necho '${PAYLOADS.map((p) => p.replace(/'/g, '')).join("'\necho '")}'\ncat > verdict.json <<'EOF'\n${verdict}\nEOF\nsvc lane report --stdin --verdict DEFECTS --verdict-file verdict.json <<'EOF'\n# ${PAYLOADS[1]}\n\n${PAYLOADS.map((p) => `- ${p}`).join('\n')}\n\n${ALL}\nEOF\nrm verdict.json\n`
-  const v = await launch(w, { key: 'x', role: 'verifier', title: ALL.slice(0, 200), model: PAYLOADS[0], prompt: script })
+  const v = await launch(w, { key: 'x', role: 'verifier', title: `rtl\u202eX\x1b[2J ${ALL}`.slice(0, 200), model: PAYLOADS[0], prompt: script })
   assert.is(v.status, 201, JSON.stringify(v.body))
   const id = v.body.lane.id
   await until(async () => (await w.api.get(`/api/lanes/${id}`)).body.verdict, 'the verifier to file its verdict')
@@ -205,6 +232,7 @@ pages('injection: hostile text through every field (title, model, brief, transcr
   await w.page.locator('[data-defect]').first().waitFor(WAIT)
   assert.equal(await w.page.locator('[data-defect]').allTextContents(), PAYLOADS, 'the defects, as text')
   assert.match((await w.page.locator('#title').textContent())!, PAYLOADS[0])
+  assert.match((await w.page.locator('#title').textContent())!, 'rtl\\u202eX\\x1b[2J <img', 'control and bidirectional characters are shown as escapes')
   await w.page.locator('#transcript [data-kind="stdout"]').filter({ hasText: 'window.__pwned=2' }).waitFor(WAIT)
   const body = w.page.locator('[data-report-body]')
   assert.match((await body.locator('h3').textContent())!, PAYLOADS[1])

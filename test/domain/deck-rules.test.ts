@@ -35,8 +35,8 @@ test('costText, usdText, clockTime: one formatter of money and time for the CLI 
   for (const [got, want] of CASES) assert.is(got, want)
 })
 
-const lane = (over: Partial<CountedLane>): CountedLane => ({ run: 'r1', activity: 'working', archived: false, ...over })
-test('runCounts: each lane once by activity (archived and the rest as other), plus reported and stale', () => {
+const lane = (over: Partial<CountedLane>): CountedLane => ({ id: '1', run: 'r1', activity: 'working', archived: false, ...over })
+test('runCounts: each lane once by activity (archived and the rest as other), plus reported, and stale for a judge whose own verdict went stale', () => {
   const CASES: [string, CountedLane[], Record<string, Record<string, number>>][] = [
     ['none', [], {}],
     ['one working', [lane({})], { r1: { working: 1, 'needs-you': 0, idle: 0, other: 0, reported: 0, stale: 0 } }],
@@ -45,13 +45,14 @@ test('runCounts: each lane once by activity (archived and the rest as other), pl
       [
         lane({ activity: 'needs-you' }),
         lane({ activity: 'idle', report: { status: 'done' } }),
-        lane({ activity: 'stopped', report: { status: 'done' }, verdict: { stale: true } }),
+        lane({ id: '4', activity: 'stopped', report: { status: 'done' }, verdict: { stale: true, by: '4' } }),
+        lane({ id: '3', activity: 'stopped', verdict: { stale: true, by: '4' } }),
         lane({ activity: 'starting' }),
         lane({ activity: 'idle', archived: true }),
-        lane({ run: 'r2', activity: 'idle', verdict: { stale: false } }),
+        lane({ run: 'r2', activity: 'idle', verdict: { stale: false, by: '1' } }),
       ],
       {
-        r1: { working: 0, 'needs-you': 1, idle: 1, other: 3, reported: 2, stale: 1 },
+        r1: { working: 0, 'needs-you': 1, idle: 1, other: 4, reported: 2, stale: 1 },
         r2: { working: 0, 'needs-you': 0, idle: 1, other: 0, reported: 0, stale: 0 },
       },
     ],

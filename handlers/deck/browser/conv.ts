@@ -55,7 +55,7 @@ export function convPage(ref: string) {
     const { conv: c, lane } = d
     const now = Date.now()
     document.title = `#${c.id} ${c.name}`
-    must('#title').textContent = `#${c.id} ${c.name}${c.title ? ` · ${c.title}` : ''}`
+    fill(must('#title'), `#${c.id} ${c.name}${c.title ? ` · ${c.title}` : ''}`)
     fill(must('#facts'), facts(d, now))
     must('#needs').hidden = !d.ask
     section('#needs-body', d.ask ?? null, () => (d.ask ? askPanel(c.id, d.ask, say, true) : null))
@@ -76,7 +76,7 @@ export function convPage(ref: string) {
     must('#diff-panel').hidden = !lane || lane.role === 'play'
     message.disabled = !d.composer.enabled
     composer.querySelector('button')!.disabled = !d.composer.enabled
-    must('#composer-reason').textContent = d.composer.reason ?? ''
+    fill(must('#composer-reason'), d.composer.reason ?? '')
     must('#stop').hidden = !['working', 'idle', 'needs-you', 'starting'].includes(c.activity)
     must('#reap').hidden = !lane || lane.archived
     await transcript(ref)

@@ -99,6 +99,7 @@ export function listPage(page: 'deck' | 'agents', notifier: Notifier) {
   }
   live(async () => {
     last = await api.tree(q)
+    performance.mark('svc:fetched')
     filters(last, params)
     notifier.observe(last)
     render()

@@ -1,4 +1,4 @@
-import { must } from './dom.js'
+import { fill, must } from './dom.js'
 
 /** What the kernel says changed: the conversation's name and what of it. */
 export interface Change {
@@ -18,7 +18,6 @@ export function live(draw: () => Promise<void>, patch?: (changes: Change[]) => P
   let settle: ReturnType<typeof setTimeout> | undefined
   let running = false
   let again = false
-  const status = must('#status')
   const redraw = async () => {
     if (running) {
       again = true
@@ -31,7 +30,7 @@ export function live(draw: () => Promise<void>, patch?: (changes: Change[]) => P
         await draw()
         performance.mark('svc:drawn')
       } catch (e) {
-        status.textContent = (e as Error).message
+        say((e as Error).message)
       }
     } while (again)
     running = false
@@ -55,6 +54,4 @@ export function live(draw: () => Promise<void>, patch?: (changes: Change[]) => P
 }
 
 /** Say what an action did, or why it was refused, in the header's status line. */
-export const say = (msg: string) => {
-  must('#status').textContent = msg
-}
+export const say = (msg: string) => fill(must('#status'), msg)
