@@ -24,6 +24,7 @@ input, select, textarea { font: inherit; padding:3px 6px; border:1px solid #c4cb
 .panel { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:10px 14px; margin:10px 0; }
 .inbox { border-left:4px solid var(--warn); }
 .count-badge { display:inline-block; min-width:22px; text-align:center; background:var(--warn); color:#fff; border-radius:11px; font-size:12px; padding:0 6px; }
+.count-badge[data-zero="true"] { background:#aab3bd; }
 .inbox-list { list-style:none; margin:0; padding:0; }
 .inbox-entry { padding:8px 6px; border-top:1px solid var(--line); } .inbox-entry:first-child { border-top:0; }
 .inbox-head { display:flex; gap:10px; align-items:baseline; margin-bottom:4px; }

@@ -63,10 +63,15 @@ export function listPage(page: 'deck' | 'agents', notifier: Notifier) {
       const sig = JSON.stringify(tree.inbox.map((e) => [e.id, e.ask]))
       if (sig !== inboxShown) fill(must('#inbox'), inbox(tree.inbox, now))
       inboxShown = sig
-      must('#inbox-count').textContent = String(tree.inbox.length)
+      const count = must('#inbox-count')
+      count.textContent = String(tree.inbox.length)
+      count.dataset.zero = String(!tree.inbox.length)
       fill(must('#runs'), runSections(tree, now))
-    } else fill(must('#tree'), agentsTree(tree, now, search?.value ?? ''))
-    fill(must('#costs'), Object.entries(tree.costPerRun).map(([r, c], i) => [i ? ' · ' : '', h('span', {}, `run ${r}: ${usdText(c)}`)]))
+    } else {
+      // The deck shows each run's cost in its header; the tree, in one line above it.
+      fill(must('#tree'), agentsTree(tree, now, search?.value ?? ''))
+      fill(must('#costs'), Object.entries(tree.costPerRun).map(([r, c], i) => [i ? ' · ' : '', h('span', {}, `run ${r}: ${usdText(c)}`)]))
+    }
     for (const row of document.querySelectorAll<HTMLElement>('li[data-id] > .row')) row.dataset.nav = `row-${row.parentElement!.dataset.id}`
     restoreCurrent()
     document.body.dataset.drawn = String(Date.now())
