@@ -7,8 +7,7 @@ import type { Report } from './domain/report.js'
 import type { DoctorCheck } from './domain/doctor.js'
 import type { TranscriptPage } from './domain/transcript.js'
 import { MAX_DIFF_BYTES } from './domain/diff-limits.js'
-import type { RunCounts } from './domain/run-counts.js'
-import type { NeedsYouAsk } from './domain/needs-you-ask.js'
+import type { ConvDetail, ConvDiff, DeckTree } from './port-deck.js'
 
 /** KernelPort: the whole contract between the kernel and its users (CLI, handlers). One method per verb, inputs
  * as valibot schemas; the RPC layer (handlers/rpc.ts, kernel/port-client.ts) is generated from this table. */
@@ -153,6 +152,7 @@ export interface ConvView {
 }
 
 export type { TranscriptEntry } from './domain/transcript.js'
+export type { ConvDetail, ConvDiff, DeckTree, InboxEntry, ReportView } from './port-deck.js'
 
 export interface PortOutputs {
   kernelStatus: KernelStatus
@@ -202,51 +202,6 @@ export interface IssueView {
   closed?: string
   body: string
 }
-
-/** Everything the deck draws: conversations as a tree, each row's view, and costs summed. */
-export interface DeckTree {
-  roots: { id: string; continues?: string; children: DeckTree['roots'] }[]
-  conversations: Record<string, ConvView>
-  lanes: Record<string, LaneView>
-  costPerRun: Record<string, number>
-  costPerOrchestrator: Record<string, number>
-  runs: string[]
-  /** Per run: its lanes counted by activity, reported and stale. */
-  counts: Record<string, RunCounts>
-  /** Per run, per lane key: the chain of builders and critics as `svc lane show` prints it. */
-  chains: Record<string, Record<string, string>>
-  /** Every conversation waiting on a person (whatever the filter), oldest wait first, with what it asks. */
-  inbox: InboxEntry[]
-}
-
-export interface InboxEntry {
-  id: string
-  name: string
-  title?: string
-  lane?: { run: string; key: string; role: string; iteration: number }
-  since: number
-  ask: NeedsYouAsk
-}
-
-/** A report as a conversation's page shows it: for a verdict, the defects its verdict file lists. */
-export type ReportView = Report & { defectList?: string[]; defectProblem?: string }
-
-export interface ConvDetail {
-  conv: ConvView
-  lane?: LaneView
-  contract?: string
-  brief?: string
-  reports: ReportView[]
-  parked: { patch: string; ref: string }[]
-  chain?: string
-  worktree?: { cwd: string; exists: boolean }
-  /** Whether the composer can send, and why not. */
-  composer: { enabled: boolean; reason?: string }
-  ask?: NeedsYouAsk
-}
-
-/** A change against its base: `patch` holds at most the bytes asked for; `bytes` is the whole patch's size. */
-export type ConvDiff = { base: string; stat: string; patch: string; bytes: number; truncated: boolean } | { unavailable: string }
 
 export interface LaneView {
   id: string
