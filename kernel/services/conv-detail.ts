@@ -8,6 +8,7 @@ import { verdictDefects } from '../domain/verdict-defects.js'
 import { convFiles } from '../home.js'
 import { diffAgainst } from '../io/git-diff.js'
 import * as git from '../io/git.js'
+import { projectEntry } from '../io/config.js'
 import type { ConvDetail, ConvDiff, LaneView, PortInput, ReportView } from '../port.js'
 import type { KernelContext } from './context.js'
 import { tellTarget } from './conversations.js'
@@ -58,7 +59,7 @@ export async function convDiff(ctx: KernelContext, input: PortInput<'convDiff'>,
   const rec = ctx.resolve(input.conv)
   const l = rec.lane
   if (!l || !l.repo) return { unavailable: `conv ${rec.id} (${rec.name}) has no git worktree` }
-  const project = rec.project ? (await ctx.config.projects())[rec.project] : undefined
+  const project = rec.project ? projectEntry(await ctx.config.projects(), rec.project) : undefined
   const base = `origin/${project?.default_branch ?? (await git.originHead(l.repo)) ?? 'main'}`
   if (existsSync(rec.cwd) && (await git.isWorkTree(rec.cwd))) return diffAgainst(rec.cwd, base, maxBytes)
   if (l.branch) return diffAgainst(l.repo, base, maxBytes, l.branch)

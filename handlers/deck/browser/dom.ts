@@ -6,12 +6,12 @@ import { printable } from '../../../kernel/domain/printable.js'
  * this deck or an http(s) address. No HTML is ever parsed from a string. */
 export type Child = Node | string | number | null | undefined | false | Child[]
 type AttrValue = string | number | boolean | undefined | null
-export type Attrs = Record<string, AttrValue | ((e: Event) => void)>
+type Attrs = Record<string, AttrValue | ((e: Event) => void)>
 
 export const text = (s: unknown, keepLines = true): Text => document.createTextNode(printable(String(s ?? ''), keepLines))
 
 /** A link target as given, if it is one of the deck's own paths or http(s); otherwise none. */
-export const hrefOf = (href: string): string | undefined => (/^\/[a-z]/.test(href) ? href : safeHref(href))
+const hrefOf = (href: string): string | undefined => (/^\/[a-z]/.test(href) ? href : safeHref(href))
 
 export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag)
@@ -41,9 +41,8 @@ export function fill(el: Element, ...children: Child[]): void {
   append(el, children)
 }
 
-export const $ = <E extends Element = HTMLElement>(sel: string, root: ParentNode = document) => root.querySelector<E>(sel)
 export const must = <E extends Element = HTMLElement>(sel: string) => {
-  const el = $<E>(sel)
+  const el = document.querySelector<E>(sel)
   if (!el) throw new Error(`the page has no ${sel}`)
   return el
 }
