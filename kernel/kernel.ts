@@ -6,15 +6,19 @@ import { awaitStart } from './services/await-start.js'
 import { laneStart } from './services/lane-start.js'
 import { laneReport } from './services/lane-report.js'
 import { laneWait } from './services/lane-wait.js'
-import { laneList, laneShow, laneViews, worktreesFingerprint } from './services/lane-list.js'
+import { laneList, laneShow, laneViews, laneViewsWithChains, worktreesFingerprint } from './services/lane-list.js'
+import { convDetail, convDiff } from './services/conv-detail.js'
+import { deckClientText } from './services/deck-client.js'
 import { laneReap } from './services/lane-reap.js'
 import { GitFactsCache } from './services/git-facts.js'
 import { ChangeLog } from './services/change-log.js'
 import { ViewCache } from './services/view-cache.js'
-import type { LaneView } from './port.js'
+import type { DeckTree, LaneView } from './port.js'
 
-/** A lane list is recomputed at the latest after this long, or at once after any change. */
+/** A lane list or the deck's tree is recomputed at the latest after this long, or at once after any change. */
 const LIST_MAX_AGE_MS = 500
+/** The patch bytes a diff answers unless asked for more: enough for a review, small enough to draw at once. */
+const DIFF_PAGE_BYTES = 200_000
 import { deckTree } from './services/deck.js'
 import { DeckAccess } from './services/deck-access.js'
 import { SvcError } from './domain/errors.js'
@@ -32,6 +36,7 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
   const changeLog = new ChangeLog(ctx)
   const lists = new ViewCache<LaneView[]>(ctx, LIST_MAX_AGE_MS)
   const deck = new DeckAccess()
+  const trees = new ViewCache<DeckTree>(ctx, LIST_MAX_AGE_MS)
   return {
     async kernelStatus() {
       return { pid: process.pid, port: opts.port(), version: ctx.version, home: ctx.home, startedAt: opts.startedAt, conversations: ctx.store.size }
@@ -70,7 +75,15 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
     },
     laneReap: (input) => laneReap(ctx, gitFacts, input),
     changes: (input) => changeLog.since(input.after, input.timeoutMs),
-    deckTree: (input) => deckTree(ctx, gitFacts, input),
+    deckTree: (input) => trees.get(JSON.stringify(input), worktreesFingerprint(ctx), () => deckTree(ctx, gitFacts, input)),
+    convDetail: (input) =>
+      convDetail(ctx, input, async (rec) => {
+        if (!rec.lane) return undefined
+        const read = await laneViewsWithChains(ctx, gitFacts, (r) => r.id === rec.id)
+        return { view: read.views[0], chain: read.chains[rec.lane.run][rec.lane.key] }
+      }, judgedDone),
+    convDiff: (input) => convDiff(ctx, input, input.maxBytes ?? DIFF_PAGE_BYTES),
+    deckClient: async () => ({ js: await deckClientText() }),
     deckCode: async () => deck.issue(),
     deckRedeem: async (input) => deck.redeem(input.code),
     deckSession: async (input) => deck.check(input.session),

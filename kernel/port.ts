@@ -6,6 +6,8 @@ import { HARNESSES, NEEDS_YOU_REASONS, PHASES, EFFORTS, ROLES, REPORT_STATUSES }
 import type { Report } from './domain/report.js'
 import type { DoctorCheck } from './domain/doctor.js'
 import type { TranscriptPage } from './domain/transcript.js'
+import { MAX_DIFF_BYTES } from './domain/diff-limits.js'
+import type { ConvDetail, ConvDiff, DeckTree } from './port-deck.js'
 
 /** KernelPort: the whole contract between the kernel and its users (CLI, handlers). One method per verb, inputs
  * as valibot schemas; the RPC layer (handlers/rpc.ts, kernel/port-client.ts) is generated from this table. */
@@ -102,6 +104,12 @@ export const PortSchemas = {
   laneReap: v.strictObject({ lane: ref, park: opt(v.boolean()), keep: opt(v.boolean()) }),
   changes: v.strictObject({ after: v.pipe(v.number(), v.integer(), v.minValue(0)), timeoutMs: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(30_000)) }),
   deckTree: v.strictObject({ run: opt(text(200)), parent: opt(ref) }),
+  /** A conversation's page: contract, brief, reports with their verdicts and defects, parked patches, chain. */
+  convDetail: v.strictObject({ conv: ref }),
+  /** A builder's change against its base: the stat, and the patch up to `maxBytes`. */
+  convDiff: v.strictObject({ conv: ref, maxBytes: opt(v.pipe(v.number(), v.integer(), v.minValue(1024), v.maxValue(MAX_DIFF_BYTES))) }),
+  /** The deck's compiled browser code. */
+  deckClient: v.strictObject({}),
   deckCode: v.strictObject({}),
   deckRedeem: v.strictObject({ code: text(200) }),
   issueNew: v.strictObject({ project: opt(text(100)), title: text(1000), body: opt(text(1_000_000)), cwd: opt(text(4096)) }),
@@ -152,6 +160,7 @@ export interface ConvView {
 }
 
 export type { TranscriptEntry } from './domain/transcript.js'
+export type { ConvDetail, ConvDiff, DeckTree, InboxEntry, ReportView } from './port-deck.js'
 
 export interface PortOutputs {
   kernelStatus: KernelStatus
@@ -178,6 +187,9 @@ export interface PortOutputs {
   laneReap: ReapResult
   changes: { changes: { seq: number; at: number; name: string; what: string }[]; last: number }
   deckTree: DeckTree
+  convDetail: ConvDetail
+  convDiff: ConvDiff
+  deckClient: { js: string }
   deckCode: { code: string; expiresAt: number }
   /** A deck session: the deck's cookie, accepted on the deck's routes only. */
   deckRedeem: { session: string; expiresAt: number }
@@ -200,16 +212,6 @@ export interface IssueView {
   created?: string
   closed?: string
   body: string
-}
-
-/** Everything the deck draws: conversations as a tree, each row's view, and costs summed. */
-export interface DeckTree {
-  roots: { id: string; continues?: string; children: DeckTree['roots'] }[]
-  conversations: Record<string, ConvView>
-  lanes: Record<string, LaneView>
-  costPerRun: Record<string, number>
-  costPerOrchestrator: Record<string, number>
-  runs: string[]
 }
 
 export interface LaneView {

@@ -80,6 +80,14 @@ function rowsOf({ chosen, views, facts, infos, group }: Awaited<ReturnType<typeo
     })
 }
 
+/** Lane rows, and the chain of each run and key among them (the deck draws both from one read). */
+export async function laneViewsWithChains(ctx: KernelContext, cache: GitFactsCache, pick: (r: LaneRecord) => boolean) {
+  const read = await readLanes(ctx, cache, pick)
+  const chains: Record<string, Record<string, string>> = {}
+  for (const r of read.chosen) (chains[r.lane.run] ??= {})[r.lane.key] ??= chainText(read.group(r.lane.run, r.lane.key), r.lane.run, r.lane.key)
+  return { views: rowsOf(read), chains }
+}
+
 /** The git state of every worktree a list could show, as cheap file stamps: equal stamps, equal git facts. */
 export const worktreesFingerprint = (ctx: KernelContext) =>
   lanes(ctx)
