@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events'
-import type { ConversationRecord } from '../domain/conversation.js'
+import { laneOf, type ConversationRecord, type LaneRecord } from '../domain/conversation.js'
 import { SvcError, oneLine } from '../domain/errors.js'
 import { parseConvRef } from '../domain/keys.js'
 import type { ConfigFile } from '../io/config.js'
@@ -10,6 +10,7 @@ import type { RuntimeFacts } from './runtime-facts.js'
 import { convView } from './conv-view.js'
 import { mayActAs } from '../domain/acting-as.js'
 import { hashConversationKey } from './conversation-key.js'
+import { decided } from './decided.js'
 
 export interface KernelEvent {
   name: string
@@ -41,6 +42,11 @@ export class KernelContext {
     const rec = parsed.by === 'id' ? this.store.get(parsed.id) : parsed.names.map((n) => this.store.getByName(n)).find(Boolean)
     if (!rec) throw new SvcError('not_found', `no conversation ${ref}`, 'svc conv list shows the conversations')
     return rec
+  }
+
+  /** Find a lane by id, name or conv-<name>; a conversation that is not a lane is refused. */
+  resolveLane(ref: string): LaneRecord {
+    return decided(laneOf(this.resolve(ref))).rec
   }
 
   /** The calling conversation ($SERVICE_CONVERSATION), required. */

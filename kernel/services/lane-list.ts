@@ -1,6 +1,7 @@
 import { isGitBacked } from '../domain/lane-paths.js'
 import { worktreeStamp } from '../io/git.js'
-import { chainText, newestReport, rowVerdict, type LaneInfo, type LaneRecord } from '../domain/lane-summary.js'
+import type { LaneRecord } from '../domain/conversation.js'
+import { chainText, newestReport, rowVerdict, type LaneInfo } from '../domain/lane-summary.js'
 import { SvcError } from '../domain/errors.js'
 import { invalidLaneKey, invalidRunKey, isLaneKey, isRunKey } from '../domain/keys.js'
 import type { LaneView, PortInput } from '../port.js'
@@ -105,8 +106,7 @@ export async function laneShow(ctx: KernelContext, cache: GitFactsCache, input: 
   let key = input.key
   if (input.lane !== undefined) {
     if (run !== undefined || key !== undefined) throw new SvcError('usage', 'show takes a lane, or --run with --key, not both')
-    const rec = ctx.resolve(input.lane)
-    if (!rec.lane) throw new SvcError('usage', `conv ${rec.id} (${rec.name}) is not a lane`)
+    const rec = ctx.resolveLane(input.lane)
     run = rec.lane.run
     key = rec.lane.key
   } else if (run === undefined || key === undefined) throw new SvcError('usage', 'show takes a lane, or --run with --key')

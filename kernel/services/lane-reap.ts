@@ -3,7 +3,7 @@ import { dirname, join, resolve as resolvePath } from 'node:path'
 import { isLive } from '../domain/activity.js'
 import { SvcError } from '../domain/errors.js'
 import { isGitBacked } from '../domain/lane-paths.js'
-import type { LaneRecord } from '../domain/lane-summary.js'
+import type { LaneRecord } from '../domain/conversation.js'
 import {
   alreadyGoneWarning,
   archiveFailedMessage,
@@ -172,9 +172,7 @@ async function keepCommits(rec: LaneRecord, branch: string | undefined): Promise
 /** `svc lane reap`: steps 1-7 of SPEC.md 4.1, in order. It either completes with every byte kept, or refuses and
  * archives nothing. */
 export async function laneReap(ctx: KernelContext, cache: GitFactsCache, input: PortInput<'laneReap'>): Promise<ReapResult> {
-  const found = ctx.resolve(input.lane)
-  if (!found.lane) throw new SvcError('not_found', `conv ${found.id} (${found.name}) is not a lane`)
-  const rec = found as LaneRecord
+  const rec = ctx.resolveLane(input.lane)
   return reaps.run(rec.name, async () => {
     if (ctx.store.get(rec.id)!.archived) throw new SvcError('conflict', `refused: conv ${rec.id} (${rec.name}) is already reaped and archived`)
     const park = Boolean(input.park)

@@ -5,13 +5,15 @@ import { buildContract } from '../domain/contract.js'
 import type { ConversationRecord, LaneFacts } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
 import { isGitBacked, isWithin, laneConvName, lanesRootProblem } from '../domain/lane-paths.js'
-import { checkRequest, planLaunch, type LaunchPlan } from '../domain/launch-rules.js'
+import { checkRequest } from '../domain/launch-request.js'
+import { planLaunch, type LaunchPlan } from '../domain/launch-rules.js'
 import { effectiveLauncher } from '../domain/launcher.js'
 import { projectEntry, roleConfig, type ProjectEntry } from '../io/config.js'
 import * as git from '../io/git.js'
 import type { PortInput, PortOutputs } from '../port.js'
 import { KeyedQueue } from '../serial.js'
 import { awaitStart } from './await-start.js'
+import { decided } from './decided.js'
 import type { KernelContext } from './context.js'
 import { createConversation, stopConversation } from './conversations.js'
 import { inNewDirectory, reusedDirectory, type Made } from './lane-start-dir.js'
@@ -87,8 +89,8 @@ export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'
   if (!launcherRef) throw new SvcError('usage', 'SERVICE_CONVERSATION is not set: run svc lane start inside a conversation, or pass --parent <conv>')
   const launcher = ctx.resolve(launcherRef)
   const parent = input.parent ? ctx.resolve(input.parent) : launcher
-  const { run, key } = checkRequest({ ...input, role: input.role }, launcher, effectiveLauncher(launcher.id, (id) => ctx.store.get(id)))
-  if (parent.id !== launcher.id) checkRequest({ ...input, run }, parent, effectiveLauncher(parent.id, (id) => ctx.store.get(id)))
+  const { run, key } = decided(checkRequest({ ...input, role: input.role }, launcher, effectiveLauncher(launcher.id, (id) => ctx.store.get(id))))
+  if (parent.id !== launcher.id) decided(checkRequest({ ...input, run }, parent, effectiveLauncher(parent.id, (id) => ctx.store.get(id))))
   // The launcher is acted as; a parent it names is only where the lane nests (checked above as a launcher too).
   ctx.checkActingAs(launcher, input.conversationKey, 'svc lane start')
   const project = await resolveProject(ctx, input.project, launcher, input.cwd)
@@ -101,10 +103,10 @@ export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'
   const baseRef = `origin/${defaultBranch}`
 
   const rec = await starts.run(`${run}\0${key}\0${input.role}`, async () => {
-    let plan = planLaunch(input, run, key, await laneRows(ctx, run), defaults, baseRef)
+    let { plan } = decided(planLaunch(input, run, key, await laneRows(ctx, run), defaults, baseRef, Date.now()))
     if (plan.replace) {
       await stopConversation(ctx, plan.replace.rec, REPLACE_STOP_MS)
-      plan = planLaunch({ ...input, replace: false }, run, key, await laneRows(ctx, run), defaults, baseRef)
+      plan = decided(planLaunch({ ...input, replace: false }, run, key, await laneRows(ctx, run), defaults, baseRef, Date.now())).plan
     }
     const dir = join(project.lanesRoot, plan.dirName)
     const lane = (made: Made) => createLane(ctx, { plan, dir, brief, input, launcher: parent, project: project.key, made })
