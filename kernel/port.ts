@@ -6,6 +6,7 @@ import { HARNESSES, NEEDS_YOU_REASONS, PHASES, EFFORTS, ROLES, REPORT_STATUSES }
 import type { Report } from './domain/report.js'
 import type { DoctorCheck } from './domain/doctor.js'
 import type { TranscriptPage } from './domain/transcript.js'
+import type { LaneRef } from './domain/lane-lines.js'
 
 /** KernelPort: the whole contract between the kernel and its users (CLI, handlers). One method per verb, inputs
  * as valibot schemas; the RPC layer (handlers/rpc.ts, kernel/port-client.ts) is generated from this table. */
@@ -249,14 +250,6 @@ export interface ReapResult {
   archiveError?: string
 }
 
-export interface LaneRef {
-  id: string
-  name: string
-  run: string
-  key: string
-  role: string
-  iteration: number
-}
 
 /** What one long poll of `wait` ends with. `cursor` is where the next wait continues (a seq for one lane, a run
  * cursor for a set). */

@@ -1,4 +1,4 @@
-import { isGitBacked } from '../domain/lane-paths.js'
+import { readsGitFacts } from '../domain/lane-paths.js'
 import { worktreeStamp } from '../io/git.js'
 import type { LaneRecord } from '../domain/conversation.js'
 import { chainText, newestReport, rowVerdict, type LaneInfo } from '../domain/lane-summary.js'
@@ -24,7 +24,7 @@ async function readLanes(ctx: KernelContext, cache: GitFactsCache, pick: (r: Lan
     if (pick(r)) chosen.push(r)
   }
   const related = [...new Set(chosen.map((c) => groupKey(c.lane.run, c.lane.key)))].flatMap((g) => groups.get(g)!)
-  const facts = await cache.many(related.filter(readsGit).map((r) => r.cwd), now)
+  const facts = await cache.many(related.filter(readsGitFacts).map((r) => r.cwd), now)
   const reports = await Promise.all(related.map((rec) => ctx.store.reports(rec.name)))
   const views = new Map(related.map((rec) => [rec.id, ctx.view(rec, now)]))
   const infos = new Map<string, LaneInfo>(related.map((rec, i) => [rec.id, { rec, reports: reports[i], head: gitOf(facts, rec)?.head }]))
@@ -36,8 +36,7 @@ const groupKey = (run: string, key: string) => `${run}\0${key}`
 
 /** Git facts are read for git-backed lanes neither archived nor reaped: what is at a reaped lane's path now (another
  * lane's worktree, perhaps) is not its own. */
-const readsGit = (r: LaneRecord) => isGitBacked(r.lane.role) && !r.archived && !r.reaped
-const gitOf = <T>(facts: Map<string, T>, r: LaneRecord): T | undefined => (readsGit(r) ? facts.get(r.cwd) : undefined)
+const gitOf = <T>(facts: Map<string, T>, r: LaneRecord): T | undefined => (readsGitFacts(r) ? facts.get(r.cwd) : undefined)
 
 /** Lane rows with everything the list, show, the API and the deck print: activity with evidence, newest report,
  * verdict (stale or not), git facts for git-backed lanes that are not archived nor reaped. */
@@ -84,7 +83,7 @@ function rowsOf({ chosen, views, facts, infos, group }: Awaited<ReturnType<typeo
 /** The git state of every worktree a list could show, as cheap file stamps: equal stamps, equal git facts. */
 export const worktreesFingerprint = (ctx: KernelContext) =>
   lanes(ctx)
-    .filter(readsGit)
+    .filter(readsGitFacts)
     .map((r) => worktreeStamp(r.cwd))
     .join('|')
 

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, lstatSync, readdirSync, readlinkSync, realpathSync, rmSync } from 'node:fs'
 import { dirname, join, resolve as resolvePath } from 'node:path'
 import { isLive } from '../domain/activity.js'
+import { REAP_STOP_LIMIT_MS } from '../domain/limits.js'
 import { SvcError } from '../domain/errors.js'
 import { isGitBacked } from '../domain/lane-paths.js'
 import type { LaneRecord } from '../domain/conversation.js'
@@ -38,7 +39,7 @@ import type { GitFactsCache } from './git-facts.js'
 import { laneViews } from './lane-list.js'
 
 /** SPEC.md section 8: how long a reap waits for a live harness to stop (a test build may shorten it). */
-export const REAP_STOP_MS = testTiming('REAP_STOP', 30_000)
+export const REAP_STOP_MS = testTiming('REAP_STOP', REAP_STOP_LIMIT_MS)
 const reaps = new KeyedQueue()
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 

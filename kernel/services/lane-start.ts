@@ -4,6 +4,8 @@ import { basename, dirname, join, resolve as resolvePath } from 'node:path'
 import { buildContract } from '../domain/contract.js'
 import type { ConversationRecord, LaneFacts } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
+import { startLine } from '../domain/lane-lines.js'
+import { START_WAIT_LIMIT_MS } from '../domain/limits.js'
 import { isGitBacked, isWithin, laneConvName, lanesRootProblem } from '../domain/lane-paths.js'
 import { checkRequest } from '../domain/launch-request.js'
 import { planLaunch, type LaunchPlan } from '../domain/launch-rules.js'
@@ -20,7 +22,6 @@ import { inNewDirectory, reusedDirectory, type Made } from './lane-start-dir.js'
 import { laneRows } from './lane-rows.js'
 
 /** A lane is considered started within this (SPEC.md 4.1 start, step 4). */
-export const START_WAIT_MS = 180_000
 /** The wait for a live lane to stop before `--replace` launches. */
 const REPLACE_STOP_MS = 30_000
 
@@ -114,9 +115,9 @@ export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'
     return inNewDirectory(ctx, project, plan, dir, fetched, lane)
   })
   // A conversation no process drives can never leave `starting`: waiting for it would only burn the 180 s.
-  const view = input.noWait || rec.harness === 'none' ? ctx.view(rec) : await awaitStart(ctx, rec, START_WAIT_MS)
+  const view = input.noWait || rec.harness === 'none' ? ctx.view(rec) : await awaitStart(ctx, rec, START_WAIT_LIMIT_MS)
   if (view.activity === 'failed-to-start') throw new SvcError('conflict', `lane ${run}/${key} ${input.role} i${rec.lane!.iteration} (conv ${rec.id}) failed to start: ${view.evidence.detail}`)
-  return { lane: view, line: `Lane ${run}/${key} ${input.role} i${rec.lane!.iteration}: conv ${rec.id} (${rec.name}) in ${rec.cwd}` }
+  return { lane: view, line: startLine({ ...rec.lane!, id: rec.id, name: rec.name }, rec.cwd) }
 }
 
 async function createLane(
