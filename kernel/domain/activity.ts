@@ -1,5 +1,6 @@
 import type { ConversationRecord } from './conversation.js'
 import { isJudgeRole, type NeedsYouReason, type Phase } from './keys.js'
+import { newest } from './newest.js'
 import { ALLOWED, refuse, type Decision } from './refusal.js'
 import type { Report } from './report.js'
 
@@ -51,11 +52,7 @@ export function deriveActivity(f: ActivityFacts, now: number): ActivityView {
 export const isLive = (a: Activity) => a === 'needs-you' || a === 'working' || a === 'idle' || a === 'starting'
 
 /** Of several phase statements (runner stream, hook, self-mark), the newest wins. */
-export function newestPhase<T extends { at: number }>(...candidates: (T | undefined)[]): T | undefined {
-  let best: T | undefined
-  for (const c of candidates) if (c && (!best || c.at >= best.at)) best = c
-  return best
-}
+export const newestPhase = <T extends { at: number }>(...candidates: (T | undefined)[]): T | undefined => newest(candidates)
 
 /** Evidence sources that carry the harness's own words: a failure to start, a turn that ended in an error, retries. */
 const HARNESS_WORDS = ['spawn', 'error', 'retrying']

@@ -41,4 +41,4 @@ export function parseConvRef(ref: string): ConvRef | undefined {
 }
 
 /** A critic or a verifier: a lane that judges a builder and files one verdict. */
-export const isJudgeRole = (role: Role | undefined): boolean => role === 'critic' || role === 'verifier'
+export const isJudgeRole = (role: string | undefined): boolean => role === 'critic' || role === 'verifier'

@@ -1,5 +1,6 @@
 import type { LaneRecord } from './conversation.js'
 import { isJudgeRole, type Verdict } from './keys.js'
+import { newestBy } from './newest.js'
 import type { Report } from './report.js'
 
 
@@ -23,7 +24,6 @@ export interface VerdictView {
 }
 
 const isJudge = (l: LaneRecord) => isJudgeRole(l.lane.role)
-const newestBy = <T>(xs: T[], at: (x: T) => number) => xs.reduce<T | undefined>((a, b) => (!a || at(b) >= at(a) ? b : a), undefined)
 
 /** SPEC.md "Pairing and chains": the critics of builder iteration n are the critic and verifier lanes of the same
  * run and key whose judged row has iteration n. */

@@ -1,6 +1,7 @@
 import type { ConversationRecord } from './conversation.js'
 import { isJudgeRole, type Effort, type Harness, type Role } from './keys.js'
 import { nextIteration } from './iteration.js'
+import { newest } from './newest.js'
 import { builderBranch, isGitBacked, laneDirName } from './lane-paths.js'
 import type { StartRequest } from './launch-request.js'
 import { allow, refuse, type Decision } from './refusal.js'
@@ -46,9 +47,6 @@ export interface Judged {
   iteration: number
   sha?: string
 }
-
-/** The newest of some timed things (the later one wins a tie). */
-export const newest = <T extends { at: number }>(xs: T[]) => xs.reduce<T | undefined>((a, b) => (!a || b.at >= a.at ? b : a), undefined)
 
 /** The newest done report among the lanes of one builder iteration (a reuse respawn shares it). */
 export function newestDone(builders: LaneRow[], iteration: number): Report | undefined {
