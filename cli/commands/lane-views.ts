@@ -1,14 +1,14 @@
 import { harnessWords } from '../../kernel/domain/activity.js'
 import { showLine, stopLine } from '../../kernel/domain/lane-lines.js'
 import { LIST_COLUMNS, laneCells } from '../../kernel/domain/list-columns.js'
-import { json, line, table } from '../format.js'
+import { json, line, textTable } from '../format.js'
 import type { Run } from '../table.js'
 
 const opt = (v: unknown) => (v === undefined ? undefined : String(v))
 
 export const list: Run = async (port, args, io) => {
   const views = await port.laneList({ run: opt(args.run), parent: opt(args.parent) })
-  io.out(args.json ? json(views) : table([...LIST_COLUMNS], views.map(laneCells)))
+  io.out(args.json ? json(views) : textTable([...LIST_COLUMNS], views.map(laneCells)))
   // What a harness said went wrong, one line per lane on stderr: the table keeps its columns, no failure stays hidden.
   if (!args.json)
     for (const v of views) {

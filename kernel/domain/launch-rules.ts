@@ -20,7 +20,7 @@ export interface RoleDefaults {
 }
 
 /** The launch decided before anything is created (launch rules 3-8). */
-export interface LaunchPlan {
+export interface LanePlan {
   run: string
   key: string
   role: Role
@@ -121,7 +121,7 @@ export function builderStartPoint(req: Pick<StartRequest, 'from'>, builders: Lan
 
 /** SPEC.md 4.1 start, launch rules 3-8 over the lanes of the run: the whole launch decided before anything is
  * created. `now` dates the new builder, for the verdict it answers. */
-export function planLaunch(req: StartRequest, run: string, key: string, runLanes: LaneRow[], defaults: RoleDefaults, baseRef: string, now: number): Decision<{ plan: LaunchPlan }> {
+export function planLaunch(req: StartRequest, run: string, key: string, runLanes: LaneRow[], defaults: RoleDefaults, baseRef: string, now: number): Decision<{ plan: LanePlan }> {
   const same = runLanes.filter((l) => l.rec.lane.key === key && l.rec.lane.role === req.role).sort((a, b) => a.rec.createdAt - b.rec.createdAt)
   const live = oneLiveLane(req, run, key, same)
   if (!live.ok) return live
@@ -131,7 +131,7 @@ export function planLaunch(req: StartRequest, run: string, key: string, runLanes
   if (!model.ok) return model
   const reuse = reused.reuse
   const iteration = reuse ? reuse.rec.lane.iteration : nextIteration(same.map((l) => l.rec.lane))
-  const plan: LaunchPlan = {
+  const plan: LanePlan = {
     run,
     key,
     role: req.role,
@@ -164,7 +164,7 @@ export function planLaunch(req: StartRequest, run: string, key: string, runLanes
 
 /** SPEC.md "Pairing and chains": a builder of iteration n >= 2 answers the newest critic of iteration n - 1
  * created before it. */
-export function answeredVerdict(runLanes: LaneRow[], key: string, iteration: number, before: number): LaunchPlan['answers'] {
+export function answeredVerdict(runLanes: LaneRow[], key: string, iteration: number, before: number): LanePlan['answers'] {
   const critics = runLanes
     .filter((l) => l.rec.lane.key === key && isJudgeRole(l.rec.lane.role) && l.rec.lane.for?.iteration === iteration && l.rec.createdAt < before)
     .sort((a, b) => a.rec.createdAt - b.rec.createdAt)

@@ -4,7 +4,7 @@ import type { ConversationRecord, LaneFacts } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
 import { dirClaimRefusal, notOwnDirectory, type LaunchIntent } from '../domain/lane-claim.js'
 import { isGitBacked } from '../domain/lane-paths.js'
-import type { LaneRow, LaunchPlan } from '../domain/launch-rules.js'
+import type { LaneRow, LanePlan } from '../domain/launch-rules.js'
 import { faultPoint } from '../io/fault.js'
 import * as git from '../io/git.js'
 import { dirIdOf, identityOf, writeLaunchId } from '../io/lane-dir.js'
@@ -20,7 +20,7 @@ import { abandonDirectory, holdDirectory, releaseDirectory } from './launch-inte
 export async function inNewDirectory(
   ctx: KernelContext,
   project: ProjectContext,
-  plan: LaunchPlan,
+  plan: LanePlan,
   dir: string,
   fetched: Promise<void> | undefined,
   lane: (made: Made) => Promise<ConversationRecord>,
@@ -83,7 +83,7 @@ function refuseTaken(ctx: KernelContext, dir: string, interrupted: boolean): voi
 
 /** What the launch is about to make, with every ref it was given resolved to a commit: a fresh fetch first (launch
  * rule 5), then the commit a branch is cut from or a detached worktree checked out at. */
-async function intentOf(project: ProjectContext, plan: LaunchPlan, dir: string, fetched: Promise<void> | undefined): Promise<LaunchIntent> {
+async function intentOf(project: ProjectContext, plan: LanePlan, dir: string, fetched: Promise<void> | undefined): Promise<LaunchIntent> {
   const id = randomUUID()
   if (!isGitBacked(plan.role)) return { id, dir, kind: 'play', at: Date.now() }
   const repo = project.checkout

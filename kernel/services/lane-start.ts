@@ -8,7 +8,7 @@ import { startLine } from '../domain/lane-lines.js'
 import { START_WAIT_LIMIT_MS } from '../domain/limits.js'
 import { isGitBacked, isWithin, laneConvName, lanesRootProblem } from '../domain/lane-paths.js'
 import { checkRequest } from '../domain/launch-request.js'
-import { planLaunch, type LaunchPlan } from '../domain/launch-rules.js'
+import { planLaunch, type LanePlan } from '../domain/launch-rules.js'
 import { effectiveLauncher } from '../domain/launcher.js'
 import { projectEntry, roleConfig, type ProjectEntry } from '../io/config.js'
 import * as git from '../io/git.js'
@@ -122,7 +122,7 @@ export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'
 
 async function createLane(
   ctx: KernelContext,
-  a: { plan: LaunchPlan; dir: string; brief: string; input: PortInput<'laneStart'>; launcher: ConversationRecord; project: string; made: Made },
+  a: { plan: LanePlan; dir: string; brief: string; input: PortInput<'laneStart'>; launcher: ConversationRecord; project: string; made: Made },
 ): Promise<ConversationRecord> {
   const { plan, made } = a
   const judged = plan.judged ? { id: plan.judged.row.rec.id, key: plan.key, iteration: plan.judged.iteration, sha: made.at ?? plan.judged.sha } : undefined
