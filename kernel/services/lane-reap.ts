@@ -34,6 +34,7 @@ import type { PortInput, ReapResult } from '../port.js'
 import { KeyedQueue } from '../serial.js'
 import { testTiming } from '../io/test-timing.js'
 import type { KernelContext } from './context.js'
+import { decided } from './decided.js'
 import { stopConversation } from './conversations.js'
 import type { GitFactsCache } from './git-facts.js'
 import { laneViews } from './lane-list.js'
@@ -179,12 +180,12 @@ export async function laneReap(ctx: KernelContext, cache: GitFactsCache, input: 
     const park = Boolean(input.park)
     // What can be refused before the lane is touched, is refused before it is touched.
     const first = await gather(ctx, rec, park, false)
-    const early = first.notOwn ?? reapRefusal(first, REAP_STOP_MS / 1000)
-    if (early) throw new SvcError('conflict', early)
+    if (first.notOwn) throw new SvcError('conflict', first.notOwn)
+    decided(reapRefusal(first, REAP_STOP_MS / 1000))
     await stopLane(ctx, rec)
     const facts = await gather(ctx, rec, park, true)
-    const refusal = facts.notOwn ?? reapRefusal(facts, REAP_STOP_MS / 1000)
-    if (refusal) throw new SvcError('conflict', refusal)
+    if (facts.notOwn) throw new SvcError('conflict', facts.notOwn)
+    decided(reapRefusal(facts, REAP_STOP_MS / 1000))
     const warnings: string[] = []
     let parked: ReapResult['parked']
     let removed: string | null = null
