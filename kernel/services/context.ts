@@ -62,8 +62,7 @@ export class KernelContext {
       const hash = hashConversationKey(key)
       keyOf = rec?.keyHash === hash ? rec.id : (this.store.all().find((r) => r.keyHash === hash)?.id ?? null)
     }
-    const d = mayActAs({ what, named: rec && { id: rec.id, hasKey: rec.keyHash !== undefined }, keyOf })
-    if (!d.ok) throw new SvcError('forbidden', d.message, d.hint)
+    decided(mayActAs({ what, named: rec && { id: rec.id, hasKey: rec.keyHash !== undefined }, keyOf }))
   }
 
   view(rec: ConversationRecord, now = Date.now()) {
