@@ -35,6 +35,7 @@ import { KeyedQueue } from '../serial.js'
 import { testTiming } from '../io/test-timing.js'
 import type { KernelContext } from './context.js'
 import { decided } from './decided.js'
+import type { Refusal } from '../domain/refusal.js'
 import { stopConversation } from './conversations.js'
 import type { GitFactsCache } from './git-facts.js'
 import { laneViews } from './lane-list.js'
@@ -77,14 +78,15 @@ function findDotGit(dir: string, rel = ''): string | undefined {
 
 /** What the reap needs to decide, read now, before the stop (`stopped` false) or after it. Git commands the kernel
  * itself runs, and the kernel itself, never count as processes using the lane. */
-async function gather(ctx: KernelContext, rec: LaneRecord, park: boolean, stopped: boolean): Promise<ReapFacts & { branch?: string; notOwn?: string }> {
+async function gather(ctx: KernelContext, rec: LaneRecord, park: boolean, stopped: boolean): Promise<ReapFacts & { branch?: string; notOwn?: Refusal }> {
   // A directory an earlier reap removed is gone for good: whatever is at its path now belongs to someone else.
   const dirReal = rec.reaped ? undefined : realDir(rec.cwd)
   const own = dirReal === rec.cwd
   const gitBacked = isGitBacked(rec.lane.role)
   const gitDir = gitBacked && own ? git.worktreeGitDir(rec.cwd) : undefined
   // A directory that is no worktree any more is refused as such (reapRefusal); one that is, must be the lane's own.
-  const notOwn = own && (!gitBacked || gitDir) ? notOwnDirectory(rec.lane, rec.cwd, identityOf(rec.cwd)) : undefined
+  const claim = own && (!gitBacked || gitDir) ? notOwnDirectory(rec.lane, rec.cwd, identityOf(rec.cwd)) : undefined
+  const notOwn = claim && !claim.ok ? claim : undefined
   const worktree = gitDir !== undefined && !notOwn
   const [status, unseen] = worktree ? await Promise.all([git.statusFacts(rec.cwd), unseenWork(rec.cwd, rec.createdAt)]) : []
   const unseenPaths = unseen ? [...unseen.flagged, ...unseen.hidden] : []
@@ -180,11 +182,11 @@ export async function laneReap(ctx: KernelContext, cache: GitFactsCache, input: 
     const park = Boolean(input.park)
     // What can be refused before the lane is touched, is refused before it is touched.
     const first = await gather(ctx, rec, park, false)
-    if (first.notOwn) throw new SvcError('conflict', first.notOwn)
+    if (first.notOwn) decided(first.notOwn)
     decided(reapRefusal(first, REAP_STOP_MS / 1000))
     await stopLane(ctx, rec)
     const facts = await gather(ctx, rec, park, true)
-    if (facts.notOwn) throw new SvcError('conflict', facts.notOwn)
+    if (facts.notOwn) decided(facts.notOwn)
     decided(reapRefusal(facts, REAP_STOP_MS / 1000))
     const warnings: string[] = []
     let parked: ReapResult['parked']

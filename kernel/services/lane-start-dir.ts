@@ -10,6 +10,7 @@ import * as git from '../io/git.js'
 import { dirIdOf, identityOf, writeLaunchId } from '../io/lane-dir.js'
 import { intentPath } from '../io/launch-intents.js'
 import { printable, type KernelContext } from './context.js'
+import { decided } from './decided.js'
 import type { ProjectContext } from './lane-start.js'
 import { abandonDirectory, holdDirectory, releaseDirectory } from './launch-intents.js'
 
@@ -68,16 +69,14 @@ export interface Made {
 export function reusedDirectory(reuse: LaneRow, dir: string): Made {
   const { lane } = reuse.rec
   if (reuse.rec.reaped || !existsSync(dir)) throw new SvcError('conflict', `refused: the directory ${dir} of conv ${reuse.rec.id} is gone (reaped?); start a new iteration instead`)
-  const notOwn = notOwnDirectory(lane, dir, identityOf(dir))
-  if (notOwn) throw new SvcError('conflict', notOwn)
+  decided(notOwnDirectory(lane, dir, identityOf(dir)))
   return { repo: lane.repo, branch: lane.branch, at: lane.at, made: lane.made }
 }
 
 /** A directory another lane holds, or anything already at the path (unless `interrupted`: a launch cut short left it),
  * refuses the launch. */
 function refuseTaken(ctx: KernelContext, dir: string, interrupted: boolean): void {
-  const held = dirClaimRefusal(dir, ctx.store.all())
-  if (held) throw new SvcError('conflict', held)
+  decided(dirClaimRefusal(dir, ctx.store.all()))
   if (!interrupted && existsSync(dir)) throw new SvcError('conflict', `refused: ${dir} already exists; reap the lane that used it or move it away`)
 }
 
