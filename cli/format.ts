@@ -3,7 +3,7 @@ import { printable } from '../kernel/domain/printable.js'
 
 /** Columns aligned for a terminal; the last column is not padded. Every cell is made printable, so no value can
  * forge a row or reach the terminal as a control sequence. */
-export function table(headers: string[], rawRows: string[][]): string {
+export function textTable(headers: string[], rawRows: string[][]): string {
   const rows = rawRows.map((r) => r.map((c) => printable(c)))
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
   const row = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd()

@@ -1,4 +1,3 @@
-import type { ConversationRecord } from './domain/conversation.js'
 import type { KernelPort, PortInput } from './port.js'
 import type { KernelContext } from './services/context.js'
 import * as conv from './services/conversations.js'
@@ -21,7 +20,6 @@ const LIST_MAX_AGE_MS = 500
 const DIFF_PAGE_BYTES = 200_000
 import { deckTree } from './services/deck.js'
 import { DeckAccess } from './services/deck-access.js'
-import { SvcError } from './domain/errors.js'
 import { convAnswer } from './services/conv-answer.js'
 import { doctor } from './services/doctor.js'
 import { issueClose, issueList, issueNew, issueShow } from './services/issues.js'
@@ -30,8 +28,6 @@ import { convFiles } from './home.js'
 
 /** The kernel's own KernelPort: every verb, in process. */
 export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: () => number; stop: () => void }): KernelPort {
-  const judgedDone = async (rec: ConversationRecord) =>
-    (rec.lane?.role === 'critic' || rec.lane?.role === 'verifier') && (await ctx.store.reports(rec.name)).some((r) => r.status === 'done')
   const gitFacts = new GitFactsCache()
   const changeLog = new ChangeLog(ctx)
   const lists = new ViewCache<LaneView[]>(ctx, LIST_MAX_AGE_MS)
@@ -52,7 +48,7 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
     convArchive: (input) => conv.convArchive(ctx, ctx.resolve(input.conv)),
     convMark: (input) => conv.convMark(ctx, input),
     convTranscript: async (input: PortInput<'convTranscript'>) => readTranscriptPage(convFiles(ctx.home, ctx.resolve(input.conv).name).transcript, input.cursor),
-    tell: (input) => conv.tell(ctx, input, judgedDone),
+    tell: (input) => conv.tell(ctx, input),
     convAnswer: (input) => convAnswer(ctx, input),
     doctor: () => doctor(ctx, { version: ctx.version, pid: process.pid, port: opts.port() }),
     successor: (input) => conv.successor(ctx, input),
@@ -63,13 +59,11 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
     laneList: (input) => lists.get(JSON.stringify(input), worktreesFingerprint(ctx), () => laneList(ctx, gitFacts, input)),
     laneShow: (input) => laneShow(ctx, gitFacts, input),
     laneGet: async (input) => {
-      const rec = ctx.resolve(input.lane)
-      if (!rec.lane) throw new SvcError('not_found', `conv ${rec.id} (${rec.name}) is not a lane`)
+      const rec = ctx.resolveLane(input.lane)
       return (await laneViews(ctx, gitFacts, (r) => r.id === rec.id))[0]
     },
     laneStop: async (input) => {
-      const rec = ctx.resolve(input.lane)
-      if (!rec.lane) throw new SvcError('usage', `conv ${rec.id} (${rec.name}) is not a lane`)
+      const rec = ctx.resolveLane(input.lane)
       await conv.stopConversation(ctx, rec)
       return (await laneViews(ctx, gitFacts, (r) => r.id === rec.id))[0]
     },
@@ -81,7 +75,7 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
         if (!rec.lane) return undefined
         const read = await laneViewsWithChains(ctx, gitFacts, (r) => r.id === rec.id)
         return { view: read.views[0], chain: read.chains[rec.lane.run][rec.lane.key] }
-      }, judgedDone),
+      }),
     convDiff: (input) => convDiff(ctx, input, input.maxBytes ?? DIFF_PAGE_BYTES),
     deckClient: async () => ({ js: await deckClientText() }),
     deckCode: async () => deck.issue(),

@@ -8,6 +8,7 @@ import type { DoctorCheck } from './domain/doctor.js'
 import type { TranscriptPage } from './domain/transcript.js'
 import { MAX_DIFF_BYTES } from './domain/diff-limits.js'
 import type { ConvDetail, ConvDiff, DeckTree } from './port-deck.js'
+import type { LaneRef } from './domain/lane-lines.js'
 
 /** KernelPort: the whole contract between the kernel and its users (CLI, handlers). One method per verb, inputs
  * as valibot schemas; the RPC layer (handlers/rpc.ts, kernel/port-client.ts) is generated from this table. */
@@ -251,14 +252,6 @@ export interface ReapResult {
   archiveError?: string
 }
 
-export interface LaneRef {
-  id: string
-  name: string
-  run: string
-  key: string
-  role: string
-  iteration: number
-}
 
 /** What one long poll of `wait` ends with. `cursor` is where the next wait continues (a seq for one lane, a run
  * cursor for a set). */

@@ -3,7 +3,7 @@ import { EFFORTS, HARNESSES, NEEDS_YOU_REASONS, PHASES } from '../../kernel/doma
 import type { ConvView } from '../../kernel/port.js'
 import { printable } from '../../kernel/domain/printable.js'
 import { clockTime, usdText } from '../../kernel/domain/format.js'
-import { age, json, line, table } from '../format.js'
+import { age, json, line, textTable } from '../format.js'
 import { actingAs, type Args } from '../io.js'
 import type { Run } from '../table.js'
 
@@ -65,7 +65,7 @@ export const convList: Run = async (port, args, io) => {
   if (args.json) io.out(json(list))
   else
     io.out(
-      table(
+      textTable(
         ['ID', 'NAME', 'KIND', 'PARENT', 'HARNESS', 'ACTIVITY', 'AGE'],
         list.map((v) => [v.id, v.name, v.kind, v.parent ?? '-', v.harness, v.archived ? 'archived' : activityText(v), age(v.createdAt)]),
       ),

@@ -4,7 +4,7 @@ import { REPORT_STATUSES } from '../../kernel/domain/keys.js'
 import { reportExitCode } from '../../kernel/domain/report-rules.js'
 import { json, line } from '../format.js'
 import { readBounded } from '../read-input.js'
-import { actingAs, type Io } from '../io.js'
+import { actingAs } from '../io.js'
 import type { Run } from '../table.js'
 import { oneOf } from './conv.js'
 

@@ -1,5 +1,6 @@
 import { SvcError } from '../../kernel/domain/errors.js'
 import { reportExitCode } from '../../kernel/domain/report-rules.js'
+import { WAIT_EXIT } from '../../kernel/domain/wait-pick.js'
 import { json, line } from '../format.js'
 import type { Run } from '../table.js'
 
@@ -35,13 +36,13 @@ export const run: Run = async (port, args, io) => {
       if (args.json) io.out(json(r))
       io.err(line(`svc: ${r.detail}`))
       next(r.cursor)
-      return 2
+      return WAIT_EXIT.noReport
     }
     if (Date.now() >= deadline) {
       if (args.json) io.out(json({ kind: 'timeout', cursor: after }))
       io.err(line(`svc: timed out after ${args.timeout} s; still running`))
       next(after)
-      return 3
+      return WAIT_EXIT.timeout
     }
   }
 }

@@ -11,7 +11,6 @@ import * as git from '../io/git.js'
 import { projectEntry } from '../io/config.js'
 import type { ConvDetail, ConvDiff, LaneView, PortInput, ReportView } from '../port.js'
 import type { KernelContext } from './context.js'
-import { tellTarget } from './conversations.js'
 
 /** A file of the conversation's directory, or undefined when it is not there. */
 const readIf = (path: string) => readFile(path, 'utf8').catch(() => undefined)
@@ -22,7 +21,6 @@ export async function convDetail(
   ctx: KernelContext,
   input: PortInput<'convDetail'>,
   lane: (rec: ConversationRecord) => Promise<{ view: LaneView; chain: string } | undefined>,
-  judgedDone: (rec: ConversationRecord) => Promise<boolean>,
 ): Promise<ConvDetail> {
   const rec = ctx.resolve(input.conv)
   const conv = ctx.view(rec)
@@ -36,7 +34,7 @@ export async function convDetail(
       return { ...r, defectList: d.defects, ...(d.problem ? { defectProblem: d.problem } : {}) }
     }),
   )
-  const refusal = tellRefusal(await tellTarget(rec, conv, judgedDone))
+  const composer = tellRefusal({ ...rec, activity: conv.activity }, reports)
   return {
     conv,
     ...(l ? { lane: l.view, chain: l.chain } : {}),
@@ -48,7 +46,7 @@ export async function convDetail(
       .sort()
       .map((n) => ({ patch: `${files.dir}/${n}`, ref: parkedRef(rec.name, n) })),
     ...(rec.lane ? { worktree: { cwd: rec.cwd, exists: existsSync(rec.cwd) } } : {}),
-    composer: refusal ? { enabled: false, reason: refusal.message } : { enabled: true },
+    composer: composer.ok ? { enabled: true } : { enabled: false, reason: composer.message },
     ...(conv.activity === 'needs-you' ? { ask: needsYouAsk(conv.pending, conv.reason) } : {}),
   }
 }

@@ -3,7 +3,7 @@ import { statSync } from 'node:fs'
 import { isAbsolute, resolve as resolvePath } from 'node:path'
 import type { ConversationRecord } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
-import { tellRefusal, type TellTarget } from '../domain/tell-refusal.js'
+import { tellRefusal } from '../domain/tell-refusal.js'
 import { CONV_NAME, type Harness } from '../domain/keys.js'
 import type { LaunchSpec, MarkState } from '../domain/runner-state.js'
 import { convFiles } from '../home.js'
@@ -13,7 +13,8 @@ import type { ConvView, PortInput, PortOutputs } from '../port.js'
 import { printable, type KernelContext } from './context.js'
 import { harnessEnv } from './launch-env.js'
 import { newConversationKey } from './conversation-key.js'
-import { readFile, rm } from 'node:fs/promises'
+import { decided } from './decided.js'
+import { rm } from 'node:fs/promises'
 
 export interface NewConversation {
   name?: string
@@ -184,23 +185,12 @@ export async function convMark(ctx: KernelContext, input: PortInput<'convMark'>)
   return ctx.view(rec)
 }
 
-/** The facts the rule of who can take a message decides on. */
-export const tellTarget = async (rec: ConversationRecord, v: ConvView, judgedDone: (rec: ConversationRecord) => Promise<boolean>): Promise<TellTarget> => ({
-  id: rec.id,
-  name: rec.name,
-  harness: rec.harness,
-  activity: v.activity,
-  role: rec.lane?.role,
-  judgedDone: await judgedDone(rec),
-})
-
-export async function tell(ctx: KernelContext, input: PortInput<'tell'>, judgedDone: (rec: ConversationRecord) => Promise<boolean>): Promise<PortOutputs['tell']> {
+export async function tell(ctx: KernelContext, input: PortInput<'tell'>): Promise<PortOutputs['tell']> {
   ctx.checkActingAs(input.conversation === undefined ? undefined : ctx.resolve(input.conversation), input.conversationKey, 'svc tell')
   const rec = ctx.resolve(input.conv)
   if (input.text.length === 0) throw new SvcError('usage', 'the message is empty')
   const v = ctx.view(rec)
-  const refusal = tellRefusal(await tellTarget(rec, v, judgedDone), input.force)
-  if (refusal) throw new SvcError('conflict', refusal.message, refusal.hint)
+  decided(tellRefusal({ ...rec, activity: v.activity }, await ctx.store.reports(rec.name), input.force))
   await appendLine(convFiles(ctx.home, rec.name).inbox, JSON.stringify({ at: Date.now(), from: input.conversation ?? null, text: input.text }))
   return { delivered: true, conv: v }
 }

@@ -1,32 +1,30 @@
 import { SvcError } from '../domain/errors.js'
 import { isGitBacked } from '../domain/lane-paths.js'
-import { checkReport } from '../domain/report-rules.js'
-import type { ConversationRecord } from '../domain/conversation.js'
+import { checkReport, reportingLane } from '../domain/report-rules.js'
+import type { ConversationRecord, LaneRecord } from '../domain/conversation.js'
 import { convFiles } from '../home.js'
 import { createFileOnce } from '../io/atomic-file.js'
 import * as git from '../io/git.js'
 import type { PortInput, PortOutputs } from '../port.js'
 import { KeyedQueue } from '../serial.js'
 import type { KernelContext } from './context.js'
+import { decided } from './decided.js'
 
 const reports = new KeyedQueue()
-type Lane = ConversationRecord & { lane: NonNullable<ConversationRecord['lane']> }
 
-/** The lane a report comes from: $SERVICE_CONVERSATION must name a lane (a successor of a lane is not one). */
-function callerLane(ctx: KernelContext, ref: string | undefined): Lane {
-  if (!ref) throw new SvcError('not_inside_lane', 'not inside a lane')
-  let rec: ConversationRecord
+/** The lane a report comes from: $SERVICE_CONVERSATION must name a lane (report rule 6). */
+function callerLane(ctx: KernelContext, ref: string | undefined): LaneRecord {
+  let caller: ConversationRecord | undefined
   try {
-    rec = ctx.resolve(ref)
+    caller = ref ? ctx.resolve(ref) : undefined
   } catch {
-    throw new SvcError('not_inside_lane', 'not inside a lane')
+    caller = undefined
   }
-  if (!rec.lane) throw new SvcError('not_inside_lane', 'not inside a lane')
-  return rec as Lane
+  return decided(reportingLane(caller)).rec
 }
 
 /** Reports that bind this one: for a builder, every lane of its iteration (a reuse respawn shares the branch). */
-async function earlierReports(ctx: KernelContext, rec: Lane) {
+async function earlierReports(ctx: KernelContext, rec: LaneRecord) {
   const l = rec.lane
   const peers = l.role === 'builder'
     ? ctx.store.all().filter((r) => r.lane && r.lane.run === l.run && r.lane.key === l.key && r.lane.role === 'builder' && r.lane.iteration === l.iteration)
@@ -45,13 +43,13 @@ export async function laneReport(ctx: KernelContext, input: PortInput<'laneRepor
       throw new SvcError('conflict', `cannot read the git state of ${rec.cwd}: ${e.message}`)
     }) : undefined
     const status = input.status ?? 'done'
-    const judged = checkReport(
+    const judged = decided(checkReport(
       l,
       { status, body: input.body, verdict: input.verdict, defects: input.defects, verdictText: input.verdictFile?.text, allowUnpushed: input.allowUnpushed },
       await earlierReports(ctx, rec),
       tree,
       input.verdictFile?.path,
-    )
+    ))
     let verdictFile: string | undefined
     if (input.verdictFile) {
       verdictFile = `${convFiles(ctx.home, rec.name).dir}/verdict.json`

@@ -4,12 +4,13 @@ import type { ConversationRecord, LaneFacts } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
 import { dirClaimRefusal, notOwnDirectory, type LaunchIntent } from '../domain/lane-claim.js'
 import { isGitBacked } from '../domain/lane-paths.js'
-import type { LaneRow, LaunchPlan } from '../domain/launch-rules.js'
+import type { LaneRow, LanePlan } from '../domain/launch-rules.js'
 import { faultPoint } from '../io/fault.js'
 import * as git from '../io/git.js'
 import { dirIdOf, identityOf, writeLaunchId } from '../io/lane-dir.js'
 import { intentPath } from '../io/launch-intents.js'
 import { printable, type KernelContext } from './context.js'
+import { decided } from './decided.js'
 import type { ProjectContext } from './lane-start.js'
 import { abandonDirectory, holdDirectory, releaseDirectory } from './launch-intents.js'
 
@@ -20,7 +21,7 @@ import { abandonDirectory, holdDirectory, releaseDirectory } from './launch-inte
 export async function inNewDirectory(
   ctx: KernelContext,
   project: ProjectContext,
-  plan: LaunchPlan,
+  plan: LanePlan,
   dir: string,
   fetched: Promise<void> | undefined,
   lane: (made: Made) => Promise<ConversationRecord>,
@@ -68,22 +69,20 @@ export interface Made {
 export function reusedDirectory(reuse: LaneRow, dir: string): Made {
   const { lane } = reuse.rec
   if (reuse.rec.reaped || !existsSync(dir)) throw new SvcError('conflict', `refused: the directory ${dir} of conv ${reuse.rec.id} is gone (reaped?); start a new iteration instead`)
-  const notOwn = notOwnDirectory(lane, dir, identityOf(dir))
-  if (notOwn) throw new SvcError('conflict', notOwn)
+  decided(notOwnDirectory(lane, dir, identityOf(dir)))
   return { repo: lane.repo, branch: lane.branch, at: lane.at, made: lane.made }
 }
 
 /** A directory another lane holds, or anything already at the path (unless `interrupted`: a launch cut short left it),
  * refuses the launch. */
 function refuseTaken(ctx: KernelContext, dir: string, interrupted: boolean): void {
-  const held = dirClaimRefusal(dir, ctx.store.all())
-  if (held) throw new SvcError('conflict', held)
+  decided(dirClaimRefusal(dir, ctx.store.all()))
   if (!interrupted && existsSync(dir)) throw new SvcError('conflict', `refused: ${dir} already exists; reap the lane that used it or move it away`)
 }
 
 /** What the launch is about to make, with every ref it was given resolved to a commit: a fresh fetch first (launch
  * rule 5), then the commit a branch is cut from or a detached worktree checked out at. */
-async function intentOf(project: ProjectContext, plan: LaunchPlan, dir: string, fetched: Promise<void> | undefined): Promise<LaunchIntent> {
+async function intentOf(project: ProjectContext, plan: LanePlan, dir: string, fetched: Promise<void> | undefined): Promise<LaunchIntent> {
   const id = randomUUID()
   if (!isGitBacked(plan.role)) return { id, dir, kind: 'play', at: Date.now() }
   const repo = project.checkout

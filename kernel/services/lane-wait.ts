@@ -3,7 +3,8 @@ import { formatCursor, parseCursor, type Cursor } from '../domain/cursor.js'
 import { SvcError } from '../domain/errors.js'
 import { invalidRunKey, isRunKey } from '../domain/keys.js'
 import { pickNext, type WaitMember } from '../domain/wait-pick.js'
-import type { LaneRef, PortInput, WaitResult } from '../port.js'
+import type { LaneRef } from '../domain/lane-lines.js'
+import type { PortInput, WaitResult } from '../port.js'
 import type { KernelContext, KernelEvent } from './context.js'
 import { activityOf } from './conv-view.js'
 
@@ -26,8 +27,7 @@ function waitSet(ctx: KernelContext, input: PortInput<'laneWait'>): WaitSet {
   const forms = [input.lane, input.run, input.parent].filter((x) => x !== undefined).length
   if (forms !== 1) throw new SvcError('usage', 'wait takes exactly one of <lane>, --run <key> or --parent <conv>')
   if (input.lane !== undefined) {
-    const rec = ctx.resolve(input.lane)
-    if (!rec.lane) throw new SvcError('usage', `conv ${rec.id} (${rec.name}) is not a lane`)
+    const rec = ctx.resolveLane(input.lane)
     if (input.after !== undefined && !/^\d{1,9}$/.test(input.after)) throw new SvcError('usage', `--after for one lane is a report sequence number, not '${input.after}'`)
     const seq = input.after === undefined ? 0 : Number(input.after)
     return { members: () => [rec], after: undefined, afterSeq: seq, what: `lane ${rec.lane.run}/${rec.lane.key} ${rec.lane.role} i${rec.lane.iteration}`, format: (c) => String(c.seq) }

@@ -80,17 +80,24 @@ test('needsYouAsk: the question with its options, the permission with its tool a
   }
 })
 
-const target = (over: Partial<TellTarget>): TellTarget => ({ id: '7', name: 'r1-c-critic-i1', harness: 'shell', activity: 'idle', judgedDone: false, ...over })
+const target = (over: Partial<TellTarget>): TellTarget => ({ id: '7', name: 'r1-c-critic-i1', harness: 'shell', activity: 'idle', ...over })
+const critic = { run: 'r1', key: 'c', role: 'critic' as const, dir: 'r1-c-critic-i1', root: '/l', iteration: 1 }
+const DONE = [{ status: 'done' as const }]
 test('tellRefusal: the one rule behind svc tell and the disabled composer', () => {
-  const CASES: [string, TellTarget, boolean, string | undefined][] = [
-    ['a live lane takes messages', target({}), false, undefined],
-    ['no harness', target({ harness: 'none' }), false, 'conv 7 (r1-c-critic-i1) is driven by no harness; nothing would read the message'],
-    ['stopped (archived reads stopped)', target({ activity: 'stopped' }), false, 'conv 7 (r1-c-critic-i1) is stopped; the message would not reach it'],
-    ['failed to start', target({ activity: 'failed-to-start' }), false, 'conv 7 (r1-c-critic-i1) is failed-to-start; the message would not reach it'],
-    ['a critic that filed its done report', target({ role: 'critic', judgedDone: true }), false, 'conv 7 (r1-c-critic-i1) is a critic that has filed its done report; it takes no further messages'],
-    ['forced', target({ role: 'critic', judgedDone: true }), true, undefined],
+  const CASES: [string, TellTarget, { status: 'done' | 'blocked' | 'failed' }[], boolean, string | undefined][] = [
+    ['a live lane takes messages', target({}), [], false, undefined],
+    ['no harness', target({ harness: 'none' }), [], false, 'conv 7 (r1-c-critic-i1) is driven by no harness; nothing would read the message'],
+    ['stopped (archived reads stopped)', target({ activity: 'stopped' }), [], false, 'conv 7 (r1-c-critic-i1) is stopped; the message would not reach it'],
+    ['failed to start', target({ activity: 'failed-to-start' }), [], false, 'conv 7 (r1-c-critic-i1) is failed-to-start; the message would not reach it'],
+    ['a critic before its done report', target({ lane: critic }), [{ status: 'blocked' }], false, undefined],
+    ['a critic that filed its done report', target({ lane: critic }), DONE, false, 'conv 7 (r1-c-critic-i1) is a critic that has filed its done report; it takes no further messages'],
+    ['forced', target({ lane: critic }), DONE, true, undefined],
   ]
-  for (const [name, t, force, want] of CASES) assert.is(tellRefusal(t, force)?.message, want, name)
+  for (const [name, t, reports, force, want] of CASES) {
+    const d = tellRefusal(t, reports, force)
+    assert.is(d.ok ? undefined : d.message, want, name)
+    if (!d.ok) assert.is(d.code, 'conflict', name)
+  }
 })
 
 test('verdictDefects: one line per defect, whatever shape the file gives it; a broken file says why', () => {
