@@ -1,8 +1,9 @@
+import { age as ageAt } from '../kernel/domain/format.js'
 import { printable } from '../kernel/domain/printable.js'
 
 /** Columns aligned for a terminal; the last column is not padded. Every cell is made printable, so no value can
  * forge a row or reach the terminal as a control sequence. */
-export function table(headers: string[], rawRows: string[][]): string {
+export function textTable(headers: string[], rawRows: string[][]): string {
   const rows = rawRows.map((r) => r.map((c) => printable(c)))
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
   const row = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd()
@@ -14,10 +15,5 @@ export const line = (text: string) => printable(text) + '\n'
 
 export const json = (value: unknown) => JSON.stringify(value, null, 2) + '\n'
 
-export function age(ms: number, now = Date.now()): string {
-  const s = Math.max(0, Math.round((now - ms) / 1000))
-  if (s < 60) return `${s}s`
-  if (s < 3600) return `${Math.floor(s / 60)}m`
-  if (s < 86400) return `${Math.floor(s / 3600)}h`
-  return `${Math.floor(s / 86400)}d`
-}
+/** How long ago, now: the shared formatter with the clock read here, at the edge. */
+export const age = (ms: number, now = Date.now()) => ageAt(ms, now)

@@ -14,3 +14,9 @@ try {
   unlinkSync(link)
 } catch {}
 symlinkSync(relative(binDir, main), link)
+
+// The deck's browser code: tsc compiled handlers/deck/browser/ with the project; its modules are joined into one
+// module, which the kernel hands to the handlers for /deck/client.js (one request, and the same on workerd).
+const { build } = await import('esbuild')
+const deckDir = join(root, 'dist', 'handlers', 'deck')
+await build({ entryPoints: [join(deckDir, 'browser', 'main.js')], bundle: true, format: 'esm', target: 'es2022', minify: true, legalComments: 'none', outfile: join(deckDir, 'client.bundle.js'), logLevel: 'warning' })

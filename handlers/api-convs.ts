@@ -1,5 +1,6 @@
 import { Hono } from 'hono'
 import * as v from 'valibot'
+import { MAX_DIFF_BYTES } from '../kernel/domain/diff-limits.js'
 import { PortSchemas } from '../kernel/port.js'
 import type { HandlerEnv } from './env.js'
 import { jsonBody, query, respond } from './respond.js'
@@ -11,7 +12,12 @@ const TranscriptQuery = v.strictObject({
   cursor: v.optional(v.pipe(v.string(), v.regex(/^\d{1,15}$/, 'must be a whole number'), v.transform(Number))),
 })
 
-/** What the deck needs beyond the lanes API: the tree, one conversation, its transcript, tell, answers. */
+/** `maxBytes`: how much of the patch to answer (the deck's "more"). */
+const DiffQuery = v.strictObject({
+  maxBytes: v.optional(v.pipe(v.string(), v.regex(/^\d{1,8}$/, 'must be a whole number'), v.transform(Number), v.minValue(1024), v.maxValue(MAX_DIFF_BYTES))),
+})
+
+/** What the deck needs beyond the lanes API: the tree, one conversation with its page's detail, its change, its transcript, tell, answers, stop. */
 export const apiConvs = new Hono<HandlerEnv>()
   .get('/tree', async (c) => {
     const q = query(c, PortSchemas.deckTree)
@@ -19,6 +25,13 @@ export const apiConvs = new Hono<HandlerEnv>()
     return respond(c, () => c.env.port.deckTree(q.value))
   })
   .get('/convs/:ref', (c) => respond(c, () => c.env.port.convShow({ conv: c.req.param('ref') })))
+  .get('/convs/:ref/detail', (c) => respond(c, () => c.env.port.convDetail({ conv: c.req.param('ref') })))
+  .get('/convs/:ref/diff', async (c) => {
+    const q = query(c, DiffQuery)
+    if (!q.ok) return q.res
+    return respond(c, () => c.env.port.convDiff({ conv: c.req.param('ref'), ...q.value }))
+  })
+  .post('/convs/:ref/stop', (c) => respond(c, () => c.env.port.convStop({ conv: c.req.param('ref') })))
   .get('/convs/:ref/transcript', async (c) => {
     const q = query(c, TranscriptQuery)
     if (!q.ok) return q.res

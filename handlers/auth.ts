@@ -22,9 +22,9 @@ export function deckCookie(host: string): string {
 /** The deck's routes: its pages and what its browser code calls. Only these take the deck's session; everything
  * else (the RPC, launching a lane, the lane list) needs the bearer token. */
 const DECK_ROUTES: [string, RegExp][] = [
-  ['GET', /^\/(agents|conv\/[^/]+|deck\/client\.js|deck\/list-columns\.js)?$/],
-  ['GET', /^\/api\/(tree|events|convs\/[^/]+|convs\/[^/]+\/transcript|lanes\/[^/]+)$/],
-  ['POST', /^\/api\/(convs\/[^/]+\/tell|convs\/[^/]+\/answer|lanes\/[^/]+\/reap)$/],
+  ['GET', /^\/(agents|conv\/[^/]+|deck\/client\.js)?$/],
+  ['GET', /^\/api\/(tree|events|convs\/[^/]+|convs\/[^/]+\/(transcript|detail|diff)|lanes\/[^/]+)$/],
+  ['POST', /^\/api\/(convs\/[^/]+\/(tell|answer|stop)|lanes\/[^/]+\/reap)$/],
 ]
 export const isDeckRoute = (method: string, path: string) => DECK_ROUTES.some(([m, re]) => m === method && re.test(path))
 

@@ -15,7 +15,8 @@ export const deckLogin = new Hono<HandlerEnv>().get('/login', async (c) => {
     const { body, status } = toErrorResponse(e)
     return c.text(body.error.message + '\n', status)
   }
-  const maxAge = Math.max(0, Math.floor((granted.expiresAt - Date.now()) / 1000))
+  // Rounded, not floored: the session was granted a moment ago, and its life is whole seconds.
+  const maxAge = Math.max(0, Math.round((granted.expiresAt - Date.now()) / 1000))
   setCookie(c, deckCookie(c.req.header('host') ?? ''), granted.session, { httpOnly: true, sameSite: 'Strict', path: '/', maxAge })
   return c.redirect('/', 303)
 })

@@ -19,6 +19,8 @@ export const homePaths = (home: string) => ({
   deckOpener: join(home, 'deck-open.html'),
   /** Launches under way (domain/lane-claim.ts LaunchIntent), one file per lane directory. */
   launches: join(home, 'launches'),
+  /** Where notifications go: a file of its own, so projects.yaml stays a mapping of project keys alone. */
+  notify: join(home, 'notify.yaml'),
 })
 
 export const convDir = (home: string, name: string) => join(home, 'agents', `conv-${name}`)

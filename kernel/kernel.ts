@@ -1,4 +1,3 @@
-import type { ConversationRecord } from './domain/conversation.js'
 import type { KernelPort, PortInput } from './port.js'
 import type { KernelContext } from './services/context.js'
 import * as conv from './services/conversations.js'
@@ -6,18 +5,21 @@ import { awaitStart } from './services/await-start.js'
 import { laneStart } from './services/lane-start.js'
 import { laneReport } from './services/lane-report.js'
 import { laneWait } from './services/lane-wait.js'
-import { laneList, laneShow, laneViews, worktreesFingerprint } from './services/lane-list.js'
+import { laneList, laneShow, laneViews, laneViewsWithChains, worktreesFingerprint } from './services/lane-list.js'
+import { convDetail, convDiff } from './services/conv-detail.js'
+import { deckClientText } from './services/deck-client.js'
 import { laneReap } from './services/lane-reap.js'
 import { GitFactsCache } from './services/git-facts.js'
 import { ChangeLog } from './services/change-log.js'
 import { ViewCache } from './services/view-cache.js'
-import type { LaneView } from './port.js'
+import type { DeckTree, LaneView } from './port.js'
 
-/** A lane list is recomputed at the latest after this long, or at once after any change. */
+/** A lane list or the deck's tree is recomputed at the latest after this long, or at once after any change. */
 const LIST_MAX_AGE_MS = 500
+/** The patch bytes a diff answers unless asked for more: enough for a review, small enough to draw at once. */
+const DIFF_PAGE_BYTES = 200_000
 import { deckTree } from './services/deck.js'
 import { DeckAccess } from './services/deck-access.js'
-import { SvcError } from './domain/errors.js'
 import { convAnswer } from './services/conv-answer.js'
 import { doctor } from './services/doctor.js'
 import { issueClose, issueList, issueNew, issueShow } from './services/issues.js'
@@ -29,12 +31,11 @@ import { convFiles } from './home.js'
 
 /** The kernel's own KernelPort: every verb, in process. */
 export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: () => number; stop: () => void }): KernelPort {
-  const judgedDone = async (rec: ConversationRecord) =>
-    (rec.lane?.role === 'critic' || rec.lane?.role === 'verifier') && (await ctx.store.reports(rec.name)).some((r) => r.status === 'done')
   const gitFacts = new GitFactsCache()
   const changeLog = new ChangeLog(ctx)
   const lists = new ViewCache<LaneView[]>(ctx, LIST_MAX_AGE_MS)
   const deck = new DeckAccess()
+  const trees = new ViewCache<DeckTree>(ctx, LIST_MAX_AGE_MS)
   return {
     async kernelStatus() {
       return { pid: process.pid, port: opts.port(), version: ctx.version, home: ctx.home, startedAt: opts.startedAt, conversations: ctx.store.size }
@@ -50,7 +51,7 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
     convArchive: (input) => conv.convArchive(ctx, ctx.resolve(input.conv)),
     convMark: (input) => conv.convMark(ctx, input),
     convTranscript: async (input: PortInput<'convTranscript'>) => readTranscriptPage(convFiles(ctx.home, ctx.resolve(input.conv).name).transcript, input.cursor),
-    tell: (input) => conv.tell(ctx, input, judgedDone),
+    tell: (input) => conv.tell(ctx, input),
     convAnswer: (input) => convAnswer(ctx, input),
     doctor: () => doctor(ctx, { version: ctx.version, pid: process.pid, port: opts.port() }),
     successor: (input) => conv.successor(ctx, input),
@@ -61,19 +62,25 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
     laneList: (input) => lists.get(JSON.stringify(input), worktreesFingerprint(ctx), () => laneList(ctx, gitFacts, input)),
     laneShow: (input) => laneShow(ctx, gitFacts, input),
     laneGet: async (input) => {
-      const rec = ctx.resolve(input.lane)
-      if (!rec.lane) throw new SvcError('not_found', `conv ${rec.id} (${rec.name}) is not a lane`)
+      const rec = ctx.resolveLane(input.lane)
       return (await laneViews(ctx, gitFacts, (r) => r.id === rec.id))[0]
     },
     laneStop: async (input) => {
-      const rec = ctx.resolve(input.lane)
-      if (!rec.lane) throw new SvcError('usage', `conv ${rec.id} (${rec.name}) is not a lane`)
+      const rec = ctx.resolveLane(input.lane)
       await conv.stopConversation(ctx, rec)
       return (await laneViews(ctx, gitFacts, (r) => r.id === rec.id))[0]
     },
     laneReap: (input) => laneReap(ctx, gitFacts, input),
     changes: (input) => changeLog.since(input.after, input.timeoutMs),
-    deckTree: (input) => deckTree(ctx, gitFacts, input),
+    deckTree: (input) => trees.get(JSON.stringify(input), worktreesFingerprint(ctx), () => deckTree(ctx, gitFacts, input)),
+    convDetail: (input) =>
+      convDetail(ctx, input, async (rec) => {
+        if (!rec.lane) return undefined
+        const read = await laneViewsWithChains(ctx, gitFacts, (r) => r.id === rec.id)
+        return { view: read.views[0], chain: read.chains[rec.lane.run][rec.lane.key] }
+      }),
+    convDiff: (input) => convDiff(ctx, input, input.maxBytes ?? DIFF_PAGE_BYTES),
+    deckClient: async () => ({ js: await deckClientText() }),
     deckCode: async () => deck.issue(),
     deckRedeem: async (input) => deck.redeem(input.code),
     deckSession: async (input) => deck.check(input.session),

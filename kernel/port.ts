@@ -2,34 +2,21 @@ import * as v from 'valibot'
 import type { Activity, Evidence } from './domain/activity.js'
 import type { NeedsYouReason } from './domain/keys.js'
 import type { LaneFacts, WorkerFacts } from './domain/conversation.js'
-import { HARNESSES, NEEDS_YOU_REASONS, PHASES, EFFORTS, ROLES, REPORT_STATUSES } from './domain/keys.js'
+import { HARNESSES, NEEDS_YOU_REASONS, PHASES, EFFORTS, ROLES } from './domain/keys.js'
 import type { Report } from './domain/report.js'
 import type { DoctorCheck } from './domain/doctor.js'
 import type { TranscriptPage } from './domain/transcript.js'
-import type { DeckTree, IssueView, LaneView, ReapResult, WaitResult, WorkerView } from './port-views.js'
+import { MAX_DIFF_BYTES } from './domain/diff-limits.js'
+import type { ConvDetail, ConvDiff, DeckTree } from './port-deck.js'
+import type { ReportFrom } from './domain/lane-lines.js'
+import type { WorkerView } from './port-workers.js'
 
 /** KernelPort: the whole contract between the kernel and its users (CLI, handlers). One method per verb, inputs
  * as valibot schemas; the RPC layer (handlers/rpc.ts, kernel/port-client.ts) is generated from this table. */
 
-/** The most characters a brief, a report body or a verdict file may hold (the CLI reads at most as many bytes). */
-export const MAX_TEXT = 1_000_000
-const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`))
-const ref = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters'))
-const opt = v.optional
-/** A conversation's key (SERVICE_CONVERSATION_KEY), given by a request that acts as that conversation. */
-const key = text(200)
-
-/** `svc lane report` and `svc worker report` take the same options. */
-const ReportSchema = v.strictObject({
-  conversation: opt(ref),
-  conversationKey: opt(key),
-  body: text(MAX_TEXT),
-  status: opt(v.picklist(REPORT_STATUSES, 'must be one of done, blocked, failed')),
-  allowUnpushed: opt(v.boolean()),
-  verdict: opt(text(40)),
-  defects: opt(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must be 0 or more'))),
-  verdictFile: opt(v.strictObject({ path: text(4096), text: text(MAX_TEXT) })),
-})
+import { MAX_TEXT, ReportSchema, key, opt, ref, text } from './port-fields.js'
+import { WorkerSchemas } from './port-workers.js'
+export { MAX_TEXT }
 
 export const PortSchemas = {
   kernelStatus: v.strictObject({}),
@@ -107,6 +94,12 @@ export const PortSchemas = {
   laneReap: v.strictObject({ lane: ref, park: opt(v.boolean()), keep: opt(v.boolean()) }),
   changes: v.strictObject({ after: v.pipe(v.number(), v.integer(), v.minValue(0)), timeoutMs: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(30_000)) }),
   deckTree: v.strictObject({ run: opt(text(200)), parent: opt(ref) }),
+  /** A conversation's page: contract, brief, reports with their verdicts and defects, parked patches, chain. */
+  convDetail: v.strictObject({ conv: ref }),
+  /** A builder's change against its base: the stat, and the patch up to `maxBytes`. */
+  convDiff: v.strictObject({ conv: ref, maxBytes: opt(v.pipe(v.number(), v.integer(), v.minValue(1024), v.maxValue(MAX_DIFF_BYTES))) }),
+  /** The deck's compiled browser code. */
+  deckClient: v.strictObject({}),
   deckCode: v.strictObject({}),
   deckRedeem: v.strictObject({ code: text(200) }),
   issueNew: v.strictObject({ project: opt(text(100)), title: text(1000), body: opt(text(1_000_000)), cwd: opt(text(4096)) }),
@@ -114,39 +107,7 @@ export const PortSchemas = {
   issueShow: v.strictObject({ ref, project: opt(text(100)), cwd: opt(text(4096)) }),
   issueClose: v.strictObject({ ref, project: opt(text(100)), cwd: opt(text(4096)) }),
   deckSession: v.strictObject({ session: text(200) }),
-  workerRun: v.strictObject({
-    issue: ref,
-    brief: opt(text(MAX_TEXT)),
-    prompt: opt(text(1_000_000)),
-    project: opt(text(100)),
-    harness: opt(v.picklist(HARNESSES, 'must be one of claude, codex, shell, none')),
-    model: opt(text(200)),
-    effort: opt(v.picklist(EFFORTS, 'must be one of low, medium, high')),
-    from: opt(text(250)),
-    branch: opt(text(250)),
-    title: opt(text(200)),
-    replace: opt(v.boolean()),
-    reuse: opt(v.boolean()),
-    post: opt(v.boolean()),
-    allowClosed: opt(v.boolean()),
-    noWait: opt(v.boolean()),
-    conversation: opt(ref),
-    conversationKey: opt(key),
-    cwd: opt(text(4096)),
-  }),
-  workerWait: v.strictObject({
-    worker: opt(ref),
-    issue: opt(ref),
-    parent: opt(ref),
-    project: opt(text(100)),
-    cwd: opt(text(4096)),
-    after: opt(text(300)),
-    timeoutMs: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(60_000)),
-  }),
-  workerList: v.strictObject({ issue: opt(ref), parent: opt(ref), project: opt(text(100)), cwd: opt(text(4096)) }),
-  workerGet: v.strictObject({ worker: ref }),
-  workerStop: v.strictObject({ worker: ref }),
-  workerReap: v.strictObject({ worker: ref, park: opt(v.boolean()), keep: opt(v.boolean()) }),
+  ...WorkerSchemas,
   deckRevoke: v.strictObject({}),
 } as const
 
@@ -191,7 +152,8 @@ export interface ConvView {
 }
 
 export type { TranscriptEntry } from './domain/transcript.js'
-export type { DeckTree, IssueView, LaneRef, LaneView, ReapResult, WaitResult, WorkerView } from './port-views.js'
+export type { ConvDetail, ConvDiff, DeckTree, InboxEntry, ReportView } from './port-deck.js'
+export type { WorkerView } from './port-workers.js'
 
 export interface PortOutputs {
   kernelStatus: KernelStatus
@@ -218,6 +180,9 @@ export interface PortOutputs {
   laneReap: ReapResult
   changes: { changes: { seq: number; at: number; name: string; what: string }[]; last: number }
   deckTree: DeckTree
+  convDetail: ConvDetail
+  convDiff: ConvDiff
+  deckClient: { js: string }
   deckCode: { code: string; expiresAt: number }
   /** A deck session: the deck's cookie, accepted on the deck's routes only. */
   deckRedeem: { session: string; expiresAt: number }
@@ -236,5 +201,63 @@ export interface PortOutputs {
   workerReap: Omit<ReapResult, 'lane'> & { worker: WorkerView }
 }
 
+/** An issue a worker can belong to, as `svc issue` shows it. `project` and the times for local issues only. */
+export interface IssueView {
+  ref: string
+  tracker: 'local' | 'gh'
+  project?: string
+  title: string
+  state: 'open' | 'closed'
+  url: string
+  created?: string
+  closed?: string
+  body: string
+}
+
+export interface LaneView {
+  id: string
+  name: string
+  parent?: string
+  run: string
+  key: string
+  role: string
+  iteration: number
+  cwd: string
+  harness: string
+  model?: string
+  effort?: string
+  cost?: { usd: number; estimated: boolean; basis?: string }
+  createdAt: number
+  archived: boolean
+  /** SPEC.md section 3, computed at this read; `archived` lanes read `stopped`. */
+  activity: Activity
+  /** For needs-you: question, permission or plan. */
+  reason?: NeedsYouReason
+  /** Where the activity came from, and when. */
+  evidence: Evidence
+  for?: { id: string; key: string; iteration: number; sha?: string }
+  report?: { seq: number; status: string; at: number }
+  verdict?: { value: string; defects: number; by: string; file?: string; judged?: string; stale: boolean }
+  branch?: string
+  git?: { branch?: string; head?: string; upstream?: string; ahead?: number; behind?: number; dirty: boolean; asOf: number }
+}
+
+export interface ReapResult {
+  lane: LaneView
+  removed: string | null
+  parked?: { patch: string; ref: string; paths: number }
+  warnings: string[]
+  archived: boolean
+  archiveError?: string
+}
+
+
+/** What one long poll of `wait` ends with. `cursor` is where the next wait continues (a seq for one lane, a run
+ * cursor for a set). */
+export type WaitResult =
+  | { kind: 'report'; lane: ReportFrom; report: Report; cursor: string }
+  | { kind: 'pending'; cursor?: string }
+  | { kind: 'exited'; detail: string; cursor?: string }
+  | { kind: 'idle'; detail: string; cursor?: string }
 export type KernelPort = { [M in PortMethod]: (input: PortInput<M>) => Promise<PortOutputs[M]> }
 

@@ -20,6 +20,7 @@ import { checkManifest } from './domain/self-check.js'
 import { testNumber } from './io/fault.js'
 import { HTTP_LIMITS, limitConnections, serverOptions, type HttpLimits } from './http-limits.js'
 import { KernelContext, type KernelEvent } from './services/context.js'
+import { Notifier } from './services/notifier.js'
 import { reconcile } from './services/reconcile.js'
 import { settleInterruptedLaunches } from './services/launch-intents.js'
 import { deliverPending } from './services/worker-report.js'
@@ -161,6 +162,7 @@ export async function runKernel(home: string): Promise<void> {
     else if (rec) w.remove(convFiles(home, e.name).dir)
   })
   await watcher.ready
+  new Notifier(ctx, paths.notify).start()
   ready()
   void store
     .removeStaleTemps()

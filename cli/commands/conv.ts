@@ -2,7 +2,8 @@ import { SvcError } from '../../kernel/domain/errors.js'
 import { EFFORTS, HARNESSES, NEEDS_YOU_REASONS, PHASES } from '../../kernel/domain/keys.js'
 import type { ConvView } from '../../kernel/port.js'
 import { printable } from '../../kernel/domain/printable.js'
-import { age, json, line, table } from '../format.js'
+import { clockTime, usdText } from '../../kernel/domain/format.js'
+import { age, json, line, textTable } from '../format.js'
 import { actingAs, type Args } from '../io.js'
 import type { Run } from '../table.js'
 
@@ -36,7 +37,7 @@ function describe(v: ConvView): string {
     ['activity', `${activityText(v)} (${v.evidence.source}${v.evidence.detail ? `: ${v.evidence.detail}` : ''}, ${age(v.evidence.at)} ago)`],
     ['archived', v.archived ? 'yes' : undefined],
     ['waits on', v.pending ? pendingText(v.pending) : undefined],
-    ['cost', v.cost ? `$${v.cost.usd.toFixed(2)}${v.cost.estimated ? ` (estimate${v.cost.basis ? ` from ${v.cost.basis}` : ''})` : ''}` : undefined],
+    ['cost', v.cost ? `${usdText(v.cost.usd)}${v.cost.estimated ? ` (estimate${v.cost.basis ? ` from ${v.cost.basis}` : ''})` : ''}` : undefined],
     ['lane', v.lane ? `${v.lane.run}/${v.lane.key} ${v.lane.role} i${v.lane.iteration}` : undefined],
   ]
   return rows.filter(([, val]) => val !== undefined).map(([k, val]) => line(`${k}: ${val}`)).join('')
@@ -64,7 +65,7 @@ export const convList: Run = async (port, args, io) => {
   if (args.json) io.out(json(list))
   else
     io.out(
-      table(
+      textTable(
         ['ID', 'NAME', 'KIND', 'PARENT', 'HARNESS', 'ACTIVITY', 'AGE'],
         list.map((v) => [v.id, v.name, v.kind, v.parent ?? '-', v.harness, v.archived ? 'archived' : activityText(v), age(v.createdAt)]),
       ),
@@ -99,7 +100,7 @@ export const convTranscript: Run = async (port, args, io) => {
     const page = await port.convTranscript({ conv: args._[0], cursor })
     for (const e of page.entries) {
       if (args.json) io.out(`${first ? '\n' : ',\n'}${JSON.stringify(e)}`)
-      else io.out(`${new Date(e.at).toISOString().slice(11, 19)} ${printable(e.kind).padEnd(9)} ${printable(e.text, true)}\n`)
+      else io.out(`${clockTime(e.at)} ${printable(e.kind).padEnd(9)} ${printable(e.text, true)}\n`)
       first = false
     }
     if (!page.more || page.cursor === cursor) break

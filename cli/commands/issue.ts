@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { SvcError } from '../../kernel/domain/errors.js'
 import type { IssueView } from '../../kernel/port.js'
-import { age, json, table } from '../format.js'
+import { age, json, textTable } from '../format.js'
 import type { Args } from '../io.js'
 import type { Run } from '../table.js'
 import { oneOf } from './conv.js'
@@ -47,7 +47,7 @@ export const issueNew: Run = async (port, args, io) => {
 export const issueList: Run = async (port, args, io) => {
   const list = await port.issueList({ project: str(args, 'project'), state: oneOf(args, 'state', ['open', 'closed'] as const) })
   if (args.json) io.out(json(list))
-  else io.out(table(['REF', 'PROJECT', 'STATE', 'AGE', 'TITLE'], list.map((i) => [i.ref, i.project ?? '-', i.state, i.created ? age(Date.parse(i.created)) : '-', i.title])))
+  else io.out(textTable(['REF', 'PROJECT', 'STATE', 'AGE', 'TITLE'], list.map((i) => [i.ref, i.project ?? '-', i.state, i.created ? age(Date.parse(i.created)) : '-', i.title])))
   return 0
 }
 

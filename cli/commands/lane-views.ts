@@ -1,16 +1,16 @@
 import { harnessWords } from '../../kernel/domain/activity.js'
-import { SvcError } from '../../kernel/domain/errors.js'
+import { showLine, stopLine } from '../../kernel/domain/lane-lines.js'
 import { LIST_COLUMNS, laneCells } from '../../kernel/domain/list-columns.js'
-import type { LaneView, ReapResult } from '../../kernel/port.js'
+import { json, line, textTable } from '../format.js'
+import type { ReapResult } from '../../kernel/port.js'
 import type { Args, Io } from '../io.js'
-import { json, line, table } from '../format.js'
 import type { Run } from '../table.js'
 
 const opt = (v: unknown) => (v === undefined ? undefined : String(v))
 
 export const list: Run = async (port, args, io) => {
   const views = await port.laneList({ run: opt(args.run), parent: opt(args.parent) })
-  io.out(args.json ? json(views) : table([...LIST_COLUMNS], views.map(laneCells)))
+  io.out(args.json ? json(views) : textTable([...LIST_COLUMNS], views.map(laneCells)))
   // What a harness said went wrong, one line per lane on stderr: the table keeps its columns, no failure stays hidden.
   if (!args.json)
     for (const v of views) {
@@ -20,9 +20,6 @@ export const list: Run = async (port, args, io) => {
   return 0
 }
 
-/** `#<id> <role> i<n> <activity> <verdict> <verdict file>` (SPEC.md 4.1 show). */
-export const showLine = (v: LaneView) =>
-  `#${v.id} ${v.role} i${v.iteration} ${v.archived ? 'archived' : v.activity} ${v.verdict?.value ?? '-'} ${v.verdict?.file ?? '-'}`
 
 export const show: Run = async (port, args, io) => {
   const lane = args._[0]
@@ -33,12 +30,11 @@ export const show: Run = async (port, args, io) => {
 
 export const stop: Run = async (port, args, io) => {
   const v = await port.laneStop({ lane: args._[0] })
-  io.out(args.json ? json(v) : line(`Lane ${v.run}/${v.key} ${v.role} i${v.iteration} stopped: conv ${v.id} (${v.name})`))
+  io.out(args.json ? json(v) : line(stopLine(v)))
   return 0
 }
 
 export const reap: Run = async (port, args, io) => {
-  if (args.lane !== undefined) throw new SvcError('usage', 'reap takes the lane as its argument')
   const r = await port.laneReap({ lane: args._[0], park: args.park ? true : undefined, keep: args.keep ? true : undefined })
   const v = r.lane
   return printReap(io, args, r, { who: `${v.run}/${v.key} ${v.role} i${v.iteration}`, id: v.id, branch: v.branch })

@@ -1,5 +1,6 @@
 import { SvcError } from '../../kernel/domain/errors.js'
 import { reportExitCode } from '../../kernel/domain/report-rules.js'
+import { WAIT_EXIT } from '../../kernel/domain/wait-pick.js'
 import { json, line } from '../format.js'
 import type { Run } from '../table.js'
 
@@ -34,7 +35,8 @@ export const waitAs = (kind: 'lane' | 'worker'): Run => async (port, args, io) =
       if (args.json) io.out(json(r))
       else io.out(r.report.body.endsWith('\n') ? r.report.body : r.report.body + '\n')
       const verdict = r.report.verdict ? ` ${r.report.verdict} (${r.report.defects} defects)` : ''
-      io.err(line(`report #${r.report.seq} ${r.report.status}${verdict} from ${r.lane.issue ? `worker ${r.lane.issue}` : `${r.lane.run}/${r.lane.key} ${r.lane.role}`} i${r.lane.iteration} (conv ${r.lane.id})`))
+      const from = 'issue' in r.lane ? `worker ${r.lane.issue}` : `${r.lane.run}/${r.lane.key} ${r.lane.role}`
+      io.err(line(`report #${r.report.seq} ${r.report.status}${verdict} from ${from} i${r.lane.iteration} (conv ${r.lane.id})`))
       next(r.cursor)
       return reportExitCode(r.report.status)
     }
@@ -42,13 +44,13 @@ export const waitAs = (kind: 'lane' | 'worker'): Run => async (port, args, io) =
       if (args.json) io.out(json(r))
       io.err(line(`svc: ${r.detail}`))
       next(r.cursor)
-      return 2
+      return WAIT_EXIT.noReport
     }
     if (Date.now() >= deadline) {
       if (args.json) io.out(json({ kind: 'timeout', cursor: after }))
       io.err(line(`svc: timed out after ${args.timeout} s; still running`))
       next(after)
-      return 3
+      return WAIT_EXIT.timeout
     }
   }
 }

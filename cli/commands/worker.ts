@@ -1,6 +1,6 @@
 import { EFFORTS, HARNESSES } from '../../kernel/domain/keys.js'
 import type { WorkerView } from '../../kernel/port.js'
-import { json, line, table } from '../format.js'
+import { json, line, textTable } from '../format.js'
 import { actingAs } from '../io.js'
 import { withProgress } from '../progress.js'
 import { readBounded } from '../read-input.js'
@@ -42,13 +42,13 @@ const cells = (v: WorkerView) => [v.id, v.name, v.issue, `i${v.iteration}`, v.ar
 
 export const list: Run = async (port, args, io) => {
   const views = await port.workerList({ issue: str(args.issue), parent: str(args.parent), project: str(args.project), cwd: io.cwd })
-  io.out(args.json ? json(views) : table(COLUMNS, views.map(cells)))
+  io.out(args.json ? json(views) : textTable(COLUMNS, views.map(cells)))
   return 0
 }
 
 export const show: Run = async (port, args, io) => {
   const v = await port.workerGet({ worker: String(args._[0]) })
-  io.out(args.json ? json(v) : table(COLUMNS, [cells(v)]))
+  io.out(args.json ? json(v) : textTable(COLUMNS, [cells(v)]))
   return 0
 }
 

@@ -1,4 +1,8 @@
-import type { NeedsYouReason, Phase } from './keys.js'
+import type { ConversationRecord } from './conversation.js'
+import { isJudgeRole, type NeedsYouReason, type Phase } from './keys.js'
+import { newest } from './newest.js'
+import { ALLOWED, refuse, type Decision } from './refusal.js'
+import type { Report } from './report.js'
 
 export const ACTIVITIES = ['failed-to-start', 'needs-you', 'working', 'idle', 'starting', 'stopped'] as const
 export type Activity = (typeof ACTIVITIES)[number]
@@ -48,11 +52,7 @@ export function deriveActivity(f: ActivityFacts, now: number): ActivityView {
 export const isLive = (a: Activity) => a === 'needs-you' || a === 'working' || a === 'idle' || a === 'starting'
 
 /** Of several phase statements (runner stream, hook, self-mark), the newest wins. */
-export function newestPhase<T extends { at: number }>(...candidates: (T | undefined)[]): T | undefined {
-  let best: T | undefined
-  for (const c of candidates) if (c && (!best || c.at >= best.at)) best = c
-  return best
-}
+export const newestPhase = <T extends { at: number }>(...candidates: (T | undefined)[]): T | undefined => newest(candidates)
 
 /** Evidence sources that carry the harness's own words: a failure to start, a turn that ended in an error, retries. */
 const HARNESS_WORDS = ['spawn', 'error', 'retrying']
@@ -62,4 +62,11 @@ const HARNESS_WORDS = ['spawn', 'error', 'retrying']
 export function harnessWords(a: ActivityView): string | undefined {
   if (!HARNESS_WORDS.includes(a.evidence.source) || !a.evidence.detail) return undefined
   return `${a.value}${a.reason ? ` (${a.reason})` : ''} (${a.evidence.source}: ${a.evidence.detail})`
+}
+
+/** SPEC.md 3 (related rules) and 4.2: a critic or verifier that has filed its done report takes no further messages
+ * (the caller waives this with --force). `reports` are the conversation's own. */
+export function takesMessages(rec: Pick<ConversationRecord, 'id' | 'name' | 'lane'>, reports: Pick<Report, 'status'>[]): Decision {
+  if (!isJudgeRole(rec.lane?.role) || !reports.some((r) => r.status === 'done')) return ALLOWED
+  return refuse('conflict', `conv ${rec.id} (${rec.name}) is a ${rec.lane!.role} that has filed its done report; it takes no further messages`, 'pass --force to send it anyway')
 }

@@ -1,3 +1,5 @@
+import { isJudgeRole } from './keys.js'
+
 /** The shape the deck shows: every conversation nested under the one that launched it; a critic or verifier under
  * the builder row it judges; a successor under its source, beside the source's lanes, marked `continues ← #id`. */
 export interface TreeInput {
@@ -21,7 +23,7 @@ export function buildTree(convs: TreeInput[]): TreeNode[] {
   const roots: TreeNode[] = []
   const holder = (c: TreeInput): string | undefined => {
     const judged = c.lane?.for?.id
-    if ((c.lane?.role === 'critic' || c.lane?.role === 'verifier') && judged && byId.has(judged)) return judged
+    if (isJudgeRole(c.lane?.role) && judged && byId.has(judged)) return judged
     return c.parent && byId.has(c.parent) ? c.parent : undefined
   }
   for (const c of convs) {

@@ -1,5 +1,7 @@
 /** `svc doctor`: what was found on this machine, and the checks (each problem with its fix) that follow from it. */
 
+import { describeNotifyConfig, type NotifyConfig } from './notify-config.js'
+
 export interface ToolFact {
   /** Where the program was found on the kernel's PATH; absent when it was not. */
   path?: string
@@ -69,6 +71,8 @@ export interface DoctorFacts {
   badStoreFiles: { path: string; problem: string }[]
   /** What launches cut short left and could not be taken back (domain/lane-claim.ts planUndo), each with its fix. */
   leftovers?: { detail: string; fix: string }[]
+  /** notify.yaml: where notifications go, or what is wrong with it; neither when there is none. */
+  notify?: { path: string; config?: NotifyConfig; problem?: string }
 }
 
 export interface DoctorCheck {
@@ -131,8 +135,8 @@ function ghCheck(gh: NonNullable<DoctorFacts['gh']>): DoctorCheck {
   return { name: 'gh', ok: true, note: true, detail: `${found}; not logged in${gh.auth ? `: ${gh.auth.detail}` : ''}`, fix: GH_LOGIN }
 }
 
-/** Every check, in the order shown: the kernel, the harness CLIs, git and lsof, the service home, the lanes roots, gh,
- * refused store files, what interrupted launches left. */
+/** Every check, in the order shown: the kernel, the harness CLIs, git and lsof, the service home, the lanes roots,
+ * notifications, gh, refused store files, what interrupted launches left. */
 export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
   const inUse = (h: string) => f.harnessesInUse.includes(h)
   const checks: DoctorCheck[] = [
@@ -148,6 +152,8 @@ export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
   if (f.configError) checks.push({ name: 'projects', ok: false, detail: f.configError, fix: `correct ${f.configPath}` })
   else if (!f.roots.length) checks.push({ name: 'projects', ok: true, detail: `none in ${f.configPath}; lanes need one` })
   for (const r of f.roots) checks.push(rootCheck(r, f.configPath))
+  if (f.notify?.problem) checks.push({ name: 'notify', ok: false, detail: `${f.notify.problem}; notifications are off`, fix: `correct ${f.notify.path} (README, Notifications)` })
+  else if (f.notify?.config) checks.push({ name: 'notify', ok: true, detail: describeNotifyConfig(f.notify.config) })
   if (f.gh) checks.push(ghCheck(f.gh))
   for (const b of f.badStoreFiles)
     checks.push({ name: 'store file', ok: false, detail: `${b.path} ${b.problem}; its conversation is left out`, fix: `repair ${b.path} or move it away, then restart the kernel (svc kernel stop)` })

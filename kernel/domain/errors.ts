@@ -34,8 +34,3 @@ export class SvcError extends Error {
 
 export const isErrorCode = (value: unknown): value is ErrorCode =>
   typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value)
-
-export const usage = (message: string, hint?: string) => new SvcError('usage', message, hint)
-export const notFound = (message: string, hint?: string) => new SvcError('not_found', message, hint)
-export const forbidden = (message: string, hint?: string) => new SvcError('forbidden', message, hint)
-export const conflict = (message: string, hint?: string) => new SvcError('conflict', message, hint)

@@ -39,3 +39,6 @@ export function parseConvRef(ref: string): ConvRef | undefined {
   if (CONV_NAME.test(ref)) names.push(ref)
   return names.length ? { by: 'name', names } : undefined
 }
+
+/** A critic or a verifier: a lane that judges a builder and files one verdict. */
+export const isJudgeRole = (role: string | undefined): boolean => role === 'critic' || role === 'verifier'

@@ -2,6 +2,7 @@ import type { ConversationRecord, LaneFacts } from './conversation.js'
 import type { Role } from './keys.js'
 import { isGitBacked } from './lane-paths.js'
 import { workDirOf } from './worker-rules.js'
+import { ALLOWED, refuse, type Decision } from './refusal.js'
 
 /** A lane's hold on its directory. `<root>/<run>-<key>` is ambiguous when the run or the key holds a `-`, so a
  * directory is never known by its path alone: a launch records what identifies the directory it made, a reap touches
@@ -33,10 +34,10 @@ const holderName = (r: ConversationRecord) =>
 
 /** A lane (or a worker) holds its directory from its launch until it is reaped (or archived, which only a reap did
  * before reaps were recorded). A launch into a directory held by another is refused, naming the holder. */
-export function dirClaimRefusal(dir: string, records: ConversationRecord[]): string | undefined {
+export function dirClaimRefusal(dir: string, records: ConversationRecord[]): Decision {
   const holder = dirHolder(dir, records)
-  if (!holder) return undefined
-  return `refused: ${dir} is the directory of ${holderName(holder)}, which is not reaped; reap it first (svc ${holder.lane ? 'lane' : 'worker'} reap ${holder.id})`
+  if (!holder) return ALLOWED
+  return refuse('conflict', `refused: ${dir} is the directory of ${holderName(holder)}, which is not reaped; reap it first (svc ${holder.lane ? 'lane' : 'worker'} reap ${holder.id})`)
 }
 
 export const dirHolder = (dir: string, records: ConversationRecord[]) =>
@@ -45,14 +46,14 @@ export const dirHolder = (dir: string, records: ConversationRecord[]) =>
     return Boolean(d && !r.reaped && !r.archived && `${d.root}/${d.dir}` === dir)
   })
 
-/** Is the directory found at a lane's path the one its launch made? Undefined when it is, or when the lane was
+/** Is the directory found at a lane's path the one its launch made? Allowed when it is, or when the lane was
  * launched before launches recorded it (nothing to compare); else the refusal. A lane holds its path until it is
  * reaped, so another lane is never given it: what is there was made by hand. */
-export function notOwnDirectory(lane: { role: Role; made?: LaneFacts['made'] }, dir: string, found: DirIdentity): string | undefined {
+export function notOwnDirectory(lane: { role: Role; made?: LaneFacts['made'] }, dir: string, found: DirIdentity): Decision {
   const made = lane.made
-  if (!made) return undefined
-  if (isGitBacked(lane.role) ? found.launch === made.launch : found.dirId === made.dirId) return undefined
-  return `refused: ${dir} is not the directory this lane was launched in (it was removed and made again since); nothing was touched`
+  if (!made) return ALLOWED
+  if (isGitBacked(lane.role) ? found.launch === made.launch : found.dirId === made.dirId) return ALLOWED
+  return refuse('conflict', `refused: ${dir} is not the directory this lane was launched in (it was removed and made again since); nothing was touched`)
 }
 
 /** A lane reaped with --keep, reaped again: its directory went with the first reap; what is at its path now is

@@ -26,6 +26,9 @@ export const laneConvName = (run: string, key: string, role: Role, iteration: nu
 /** Roles whose directory is a git worktree. */
 export const isGitBacked = (role: Role) => role !== 'play'
 
+/** SPEC.md 3: git facts (branch, head, ahead, dirty) are read only for git-backed lanes that are not archived. */
+export const readsGitFacts = (l: { lane: { role: Role }; archived?: unknown; reaped?: unknown }) => isGitBacked(l.lane.role) && !l.archived && !l.reaped
+
 /** Is `inner` equal to or inside `outer` (both absolute, normalised real paths)? */
 export const isWithin = (inner: string, outer: string) => inner === outer || inner.startsWith(outer.endsWith('/') ? outer : outer + '/')
 

@@ -1,8 +1,8 @@
-import type { ConversationRecord, LaneFacts } from './conversation.js'
-import type { Verdict } from './keys.js'
+import type { LaneRecord } from './conversation.js'
+import { isJudgeRole, type Verdict } from './keys.js'
+import { newestBy } from './newest.js'
 import type { Report } from './report.js'
 
-export type LaneRecord = ConversationRecord & { lane: LaneFacts }
 
 export interface LaneInfo {
   rec: LaneRecord
@@ -23,8 +23,7 @@ export interface VerdictView {
   stale: boolean
 }
 
-const isJudge = (l: LaneRecord) => l.lane.role === 'critic' || l.lane.role === 'verifier'
-const newestBy = <T>(xs: T[], at: (x: T) => number) => xs.reduce<T | undefined>((a, b) => (!a || at(b) >= at(a) ? b : a), undefined)
+const isJudge = (l: LaneRecord) => isJudgeRole(l.lane.role)
 
 /** SPEC.md "Pairing and chains": the critics of builder iteration n are the critic and verifier lanes of the same
  * run and key whose judged row has iteration n. */

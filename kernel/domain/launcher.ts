@@ -1,5 +1,6 @@
 import { conversationKind, type ConversationRecord } from './conversation.js'
 import type { Role } from './keys.js'
+import { ALLOWED, refuse, type Decision } from './refusal.js'
 
 type Lookup = (id: string) => ConversationRecord | undefined
 
@@ -16,22 +17,15 @@ export function effectiveLauncher(id: string, lookup: Lookup): ConversationRecor
   return row
 }
 
-/** True when the conversation is a lane or descends from one through successor links (SPEC.md 4.1 report rule 6). */
-export function isWithinLane(id: string, lookup: Lookup): boolean {
-  const eff = effectiveLauncher(id, lookup)
-  return eff !== undefined && conversationKind(eff) === 'lane'
-}
-
-/** SPEC.md section 5: who may launch each role. `launcher` is the effective launcher. */
-export function mayLaunch(launcher: Pick<ConversationRecord, 'lane' | 'successor' | 'worker'>, role: Role): { ok: true } | { ok: false; reason: string } {
-  if (launcher.worker) return { ok: false, reason: 'a worker cannot launch lanes' }
+/** SPEC.md section 5 and 4.1 launch rules 1-2: who may launch each role. `launcher` is the effective launcher. A
+ * worker launches no lanes. */
+export function mayLaunch(launcher: Pick<ConversationRecord, 'lane' | 'successor' | 'worker'>, role: Role): Decision {
+  if (launcher.worker) return refuse('forbidden', 'refused: a worker cannot launch lanes')
   const launcherRole = launcher.lane?.role
-  if (!launcherRole) return { ok: true }
-  if (launcherRole === 'builder' || launcherRole === 'critic' || launcherRole === 'verifier')
-    return { ok: false, reason: `a ${launcherRole} lane cannot launch lanes` }
-  if (launcherRole === 'play') return { ok: false, reason: `a play lane cannot launch lanes` }
+  if (!launcherRole) return ALLOWED
+  if (launcherRole !== 'orchestrator') return refuse('forbidden', `refused: a ${launcherRole} lane cannot launch lanes`)
   const allowed: readonly Role[] = ['builder', 'verifier', 'play']
   return allowed.includes(role)
-    ? { ok: true }
-    : { ok: false, reason: `an orchestrator lane cannot launch ${role === 'orchestrator' ? 'an' : 'a'} ${role} lane; only a root conversation can` }
+    ? ALLOWED
+    : refuse('forbidden', `refused: an orchestrator lane cannot launch ${role === 'orchestrator' ? 'an' : 'a'} ${role} lane; only a root conversation can`)
 }

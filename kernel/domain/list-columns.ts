@@ -1,3 +1,5 @@
+import { costText } from './format.js'
+
 /** SPEC.md 4.1 list: the columns, in order. */
 export const LIST_COLUMNS = ['ID', 'RUN/KEY', 'ROLE', 'ITER', 'ACTIVITY', 'REPORT', 'FOR', 'VERDICT', 'BRANCH@SHA', 'AHEAD', 'DIRTY', 'MODEL', 'COST'] as const
 
@@ -26,8 +28,8 @@ export type LaneCellsInput = Omit<ListRowFacts, 'for' | 'head' | 'ahead' | 'dirt
   git?: { branch?: string; head?: string; ahead?: number; dirty: boolean }
 }
 
-/** The cells of a lane's row, for the CLI's list and the deck alike. This module imports nothing: the deck serves
- * these functions' own text to the browser (handlers/deck/pages.ts), so each rule is written once. */
+/** The cells of a lane's row, for the CLI's list and the deck alike (the deck's browser bundle imports this very
+ * module), so each rule is written once. */
 export function laneCells(v: LaneCellsInput): string[] {
   return listCells({
     id: v.id,
@@ -67,9 +69,4 @@ export function listCells(r: ListRowFacts): string[] {
     dash(r.model),
     r.cost ? costText(r.cost) : '-',
   ]
-}
-
-/** A cost as the list and the deck print it: `~` marks an estimate. */
-export function costText(c: { usd: number; estimated: boolean }): string {
-  return `${c.estimated ? '~' : ''}$${c.usd.toFixed(2)}`
 }

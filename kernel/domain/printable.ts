@@ -1,7 +1,7 @@
 /** Text from outside made safe to show: every control character (C0, DEL, C1), the line and paragraph separators
  * and the bidirectional controls (embeddings, overrides, isolates, marks) become a visible escape, so a value can
  * neither forge a line or a table row, nor move the cursor, nor reorder what a terminal or a page shows. The deck's
- * browser code runs this very function (handlers/deck/pages.ts serves its text), so it imports nothing. */
+ * browser bundle imports this very module. */
 export function printable(s: string, keepLines = false): string {
   return String(s).replace(/[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => {
     if (keepLines && (c === '\n' || c === '\t')) return c

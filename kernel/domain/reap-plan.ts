@@ -1,5 +1,6 @@
 import type { Role } from './keys.js'
 import { isGitBacked, isWithin } from './lane-paths.js'
+import { ALLOWED, refuse, type Decision } from './refusal.js'
 import { someOf } from './unseen-work.js'
 
 /** What the reap knows about a lane's directory at one moment. */
@@ -53,8 +54,8 @@ export function processRefusal(dir: string, ps: LaneProcess[], filesShown = 3): 
   return parts.length ? `refused: ${parts.join('; ')}` : undefined
 }
 
-/** SPEC.md 4.1 reap steps 1-4, in order: the first refusal, or undefined when the reap may go on. */
-export function reapRefusal(f: ReapFacts, limitS: number): string | undefined {
+/** SPEC.md 4.1 reap steps 1-4, in order: the first refusal (its message), or undefined when the reap may go on. */
+function firstRefusal(f: ReapFacts, limitS: number): string | undefined {
   if (f.harnessAlive) return `refused: the harness is still alive after ${limitS} s`
   if (f.dirReal === undefined) return undefined
   if (!isWithin(f.dirReal, f.rootReal) || f.dirReal === f.rootReal) return `refused: ${f.dirReal} is outside the lanes root ${f.rootReal}`
@@ -71,6 +72,12 @@ export function reapRefusal(f: ReapFacts, limitS: number): string | undefined {
   if (f.dirtyPaths > 0 && f.indexLock !== undefined)
     return `refused: ${f.indexLock} exists, so git cannot change the worktree; if no git command is running in ${f.dirReal}, remove that file and reap again`
   return undefined
+}
+
+/** SPEC.md 4.1 reap steps 1-4, in order: the reap goes on, or is refused (and archives nothing). */
+export function reapRefusal(f: ReapFacts, limitS: number): Decision {
+  const message = firstRefusal(f, limitS)
+  return message === undefined ? ALLOWED : refuse('conflict', message)
 }
 
 /** The dirty paths `git status` does not show, named: a person looking at the status would otherwise see none. */

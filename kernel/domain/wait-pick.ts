@@ -2,6 +2,10 @@ import type { ActivityView } from './activity.js'
 import { compareCursor, isAfter, type Cursor } from './cursor.js'
 import type { Report } from './report.js'
 
+/** SPEC.md 4.1 wait, exit codes: 2 when the lane exited or stayed idle with no report, 3 on a timeout (the report
+ * codes are report-rules' reportExitCode). */
+export const WAIT_EXIT = { noReport: 2, timeout: 3 } as const
+
 /** A lane with no report this long while idle makes `wait` exit 2 (SPEC.md section 8). */
 export const IDLE_LIMIT_MS = 10 * 60 * 1000
 
@@ -11,7 +15,7 @@ export interface WaitMember {
   reports: Report[]
 }
 
-export type Pick =
+export type WaitPick =
   | { kind: 'report'; member: WaitMember; report: Report; cursor: Cursor }
   | { kind: 'exited'; detail: string }
   | { kind: 'idle'; detail: string }
@@ -22,7 +26,7 @@ const stalled = (a: ActivityView, now: number) => a.value === 'idle' && now - a.
 
 /** SPEC.md 4.1 wait: the oldest report after the cursor, else exit 2 when no member can still report (all exited,
  * or the live ones idle for 10 minutes), else keep waiting. `after` is a cursor over (time, name, seq). */
-export function pickNext(members: WaitMember[], after: Cursor | undefined, now: number, what: string): Pick {
+export function pickNext(members: WaitMember[], after: Cursor | undefined, now: number, what: string): WaitPick {
   let best: { member: WaitMember; report: Report; cursor: Cursor } | undefined
   for (const member of members)
     for (const report of member.reports) {

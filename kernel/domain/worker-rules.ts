@@ -1,20 +1,11 @@
 import type { ConversationRecord, LaneFacts, WorkerFacts } from './conversation.js'
-import type { ErrorCode } from './errors.js'
 import { nextIteration } from './iteration.js'
 import { effectiveLauncher } from './launcher.js'
+import { refuse, type Decision } from './refusal.js'
 
 /** The rules of `svc worker run` (SPEC.md section 1, DESIGN.md 3, workers): who may run a worker, on which issue,
  * in which directory and branch, and how its reports are posted to the issue exactly once. Each decision is data;
  * a refusal carries the error code and the exact message. */
-
-export interface Refusal {
-  ok: false
-  code: ErrorCode
-  message: string
-}
-export type Decision<T> = ({ ok: true } & T) | Refusal
-
-const refuse = (code: ErrorCode, message: string): Refusal => ({ ok: false, code, message })
 
 export type { WorkerFacts }
 export type WorkerRecord = ConversationRecord

@@ -1,8 +1,8 @@
-import { readFile, stat } from 'node:fs/promises'
 import * as v from 'valibot'
 import { SvcError } from '../domain/errors.js'
 import { EFFORTS, HARNESSES, ROLES } from '../domain/keys.js'
 import { issueText } from '../domain/shape.js'
+import { CachedFile, parseYamlText, yamlParse } from './yaml-file.js'
 
 const RoleConfig = v.strictObject({
   model: v.optional(v.string()),
@@ -39,32 +39,19 @@ export function roleConfig(entry: ProjectEntry, role: string): RoleConfig | unde
 
 /** projects.yaml, parsed with a YAML parser and validated; re-read when the file changes. */
 export class ConfigFile {
-  private cache?: { mtimeMs: number; size: number; projects: Projects }
-  constructor(readonly path: string) {}
+  private readonly file: CachedFile<Projects>
+  constructor(readonly path: string) {
+    this.file = new CachedFile(path, async (text) => parseProjects(path, text, await yamlParse()), {})
+  }
 
-  async projects(): Promise<Projects> {
-    let st
-    try {
-      st = await stat(this.path)
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {}
-      throw e
-    }
-    if (this.cache && this.cache.mtimeMs === st.mtimeMs && this.cache.size === st.size) return this.cache.projects
-    const projects = parseProjects(this.path, await readFile(this.path, 'utf8'), (await import('yaml')).parse)
-    this.cache = { mtimeMs: st.mtimeMs, size: st.size, projects }
-    return projects
+  projects(): Promise<Projects> {
+    return this.file.read()
   }
 }
 
 /** One clear error naming the file, the key and what was expected. */
 export function parseProjects(path: string, text: string, parse: (text: string) => unknown): Projects {
-  let doc: unknown
-  try {
-    doc = parse(text)
-  } catch (e) {
-    throw new SvcError('usage', `${path}: not valid YAML: ${(e as Error).message.split('\n')[0]}`)
-  }
+  const doc = parseYamlText(path, text, parse)
   if (doc === null || doc === undefined) return {}
   const result = v.safeParse(ProjectsFile, doc)
   if (result.success) return result.output

@@ -227,10 +227,6 @@ export function worktreeStamp(dir: string): string {
   return gitDir ? `${m(join(gitDir, 'HEAD'))}|${m(join(gitDir, 'index'))}|${m(dir)}` : 'no-git'
 }
 
-export async function headOf(dir: string): Promise<string | undefined> {
-  return revParse(dir, 'HEAD')
-}
-
 /** Commits of HEAD that no remote-tracking branch holds (the work a push has not saved). */
 export async function unpushedCount(dir: string): Promise<number> {
   return Number((await git(dir, ['rev-list', '--count', 'HEAD', '--not', '--remotes'])).trim())

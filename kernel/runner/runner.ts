@@ -91,7 +91,7 @@ export async function runRunner(home: string, name: string): Promise<number> {
   /** Start one harness process; the first one's failure ends the runner as a spawn error. */
   const launch = async (plan: LaunchPlan, isFirst = false): Promise<boolean> => {
     record(plan.notes?.map((text) => ({ kind: 'system' as const, text })))
-    const env = harnessEnv(spec, plan)
+    const env = childEnv(spec, plan)
     const started = await startHarness(plan, spec.cwd, env, {
       stdout: (line) => apply(adapter.stdoutLine(line, state, Date.now())),
       stderr: (line) => record([{ kind: 'stderr', text: line }]),
@@ -189,7 +189,7 @@ export async function runRunner(home: string, name: string): Promise<number> {
 /** The harness's environment: the runner's own, without what the launch removes (a play lane's service context)
  * and what the harness must not inherit, plus the launch's variables, plus the conversation's key, which the
  * kernel gives the runner in its environment only. */
-function harnessEnv(spec: LaunchSpec, plan: LaunchPlan): NodeJS.ProcessEnv {
+function childEnv(spec: LaunchSpec, plan: LaunchPlan): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env }
   const drop = [...spec.envDrop, ...(plan.unsetEnv ?? [])]
   for (const k of Object.keys(env)) if (spec.envDropPrefixes.some((p) => k.startsWith(p)) || drop.includes(k)) delete env[k]

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events'
-import type { ConversationRecord } from '../domain/conversation.js'
+import { laneOf, type ConversationRecord, type LaneRecord } from '../domain/conversation.js'
 import { SvcError, oneLine } from '../domain/errors.js'
 import { parseConvRef } from '../domain/keys.js'
 import type { ConfigFile } from '../io/config.js'
@@ -10,6 +10,7 @@ import type { RuntimeFacts } from './runtime-facts.js'
 import { convView } from './conv-view.js'
 import { mayActAs } from '../domain/acting-as.js'
 import { hashConversationKey } from './conversation-key.js'
+import { decided } from './decided.js'
 
 export interface KernelEvent {
   name: string
@@ -43,6 +44,11 @@ export class KernelContext {
     return rec
   }
 
+  /** Find a lane by id, name or conv-<name>; a conversation that is not a lane is refused. */
+  resolveLane(ref: string): LaneRecord {
+    return decided(laneOf(this.resolve(ref))).rec
+  }
+
   /** The calling conversation ($SERVICE_CONVERSATION), required. */
   caller(ref: string | undefined, what: string): ConversationRecord {
     if (!ref) throw new SvcError('usage', `SERVICE_CONVERSATION is not set: ${what} must run inside a conversation`)
@@ -56,8 +62,7 @@ export class KernelContext {
       const hash = hashConversationKey(key)
       keyOf = rec?.keyHash === hash ? rec.id : (this.store.all().find((r) => r.keyHash === hash)?.id ?? null)
     }
-    const d = mayActAs({ what, named: rec && { id: rec.id, hasKey: rec.keyHash !== undefined }, keyOf })
-    if (!d.ok) throw new SvcError('forbidden', d.message, d.hint)
+    decided(mayActAs({ what, named: rec && { id: rec.id, hasKey: rec.keyHash !== undefined }, keyOf }))
   }
 
   view(rec: ConversationRecord, now = Date.now()) {

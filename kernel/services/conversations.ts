@@ -3,6 +3,7 @@ import { statSync } from 'node:fs'
 import { isAbsolute, resolve as resolvePath } from 'node:path'
 import type { ConversationRecord } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
+import { tellRefusal } from '../domain/tell-refusal.js'
 import { CONV_NAME, type Harness } from '../domain/keys.js'
 import type { LaunchSpec, MarkState } from '../domain/runner-state.js'
 import { convFiles } from '../home.js'
@@ -12,7 +13,8 @@ import type { ConvView, PortInput, PortOutputs } from '../port.js'
 import { printable, type KernelContext } from './context.js'
 import { harnessEnv } from './launch-env.js'
 import { newConversationKey } from './conversation-key.js'
-import { readFile, rm } from 'node:fs/promises'
+import { decided } from './decided.js'
+import { rm } from 'node:fs/promises'
 
 export interface NewConversation {
   name?: string
@@ -189,16 +191,12 @@ export async function convMark(ctx: KernelContext, input: PortInput<'convMark'>)
   return ctx.view(rec)
 }
 
-export async function tell(ctx: KernelContext, input: PortInput<'tell'>, judgedDone: (rec: ConversationRecord) => Promise<boolean>): Promise<PortOutputs['tell']> {
+export async function tell(ctx: KernelContext, input: PortInput<'tell'>): Promise<PortOutputs['tell']> {
   ctx.checkActingAs(input.conversation === undefined ? undefined : ctx.resolve(input.conversation), input.conversationKey, 'svc tell')
   const rec = ctx.resolve(input.conv)
   if (input.text.length === 0) throw new SvcError('usage', 'the message is empty')
-  if (rec.harness === 'none') throw new SvcError('conflict', `conv ${rec.id} (${rec.name}) is driven by no harness; nothing would read the message`)
   const v = ctx.view(rec)
-  if (v.activity === 'stopped' || v.activity === 'failed-to-start')
-    throw new SvcError('conflict', `conv ${rec.id} (${rec.name}) is ${v.activity}; the message would not reach it`)
-  if (!input.force && (await judgedDone(rec)))
-    throw new SvcError('conflict', `conv ${rec.id} (${rec.name}) is a ${rec.lane!.role} that has filed its done report; it takes no further messages`, 'pass --force to send it anyway')
+  decided(tellRefusal({ ...rec, activity: v.activity }, await ctx.store.reports(rec.name), input.force))
   await appendLine(convFiles(ctx.home, rec.name).inbox, JSON.stringify({ at: Date.now(), from: input.conversation ?? null, text: input.text }))
   return { delivered: true, conv: v }
 }

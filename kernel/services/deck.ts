@@ -1,8 +1,10 @@
 import { buildTree, costPerOrchestrator, costPerRun, type TreeInput, type TreeNode } from '../domain/conv-tree.js'
-import type { DeckTree, PortInput } from '../port.js'
+import type { ConvView, DeckTree, InboxEntry, LaneView, PortInput } from '../port.js'
 import type { KernelContext } from './context.js'
 import type { GitFactsCache } from './git-facts.js'
-import { laneViews } from './lane-list.js'
+import { laneViewsWithChains } from './lane-list.js'
+import { needsYouAsk } from '../domain/needs-you-ask.js'
+import { runCounts } from '../domain/run-counts.js'
 import { workerViews } from './worker-views.js'
 
 /** The deck's tree: every conversation (archived lanes too), filtered by run or by parent. */
@@ -10,7 +12,8 @@ export async function deckTree(ctx: KernelContext, cache: GitFactsCache, input: 
   const now = Date.now()
   const recs = ctx.store.all().filter((r) => !r.archived || r.lane || r.worker)
   const views = Object.fromEntries(recs.map((r) => [r.id, ctx.view(r, now)]))
-  const lanes = Object.fromEntries((await laneViews(ctx, cache, (r) => recs.includes(r))).map((l) => [l.id, l]))
+  const read = await laneViewsWithChains(ctx, cache, (r) => recs.includes(r))
+  const lanes = Object.fromEntries(read.views.map((l) => [l.id, l]))
   const workers = Object.fromEntries((await workerViews(ctx, (r) => recs.includes(r))).map((w) => [w.id, w]))
   const inputs: TreeInput[] = recs.map((r) => ({ id: r.id, parent: r.parent, successor: r.successor, lane: r.lane, cost: views[r.id].cost }))
   let roots = buildTree(inputs)
@@ -38,5 +41,26 @@ export async function deckTree(ctx: KernelContext, cache: GitFactsCache, input: 
     costPerRun: costPerRun(inputs),
     costPerOrchestrator: costPerOrchestrator(inputs, buildTree(inputs)),
     runs: [...new Set(Object.values(lanes).map((l) => l.run))].sort(),
+    counts: runCounts(Object.values(lanes)),
+    chains: read.chains,
+    inbox: inboxOf(Object.values(views), lanes),
   }
+}
+
+/** Every conversation waiting on a person, the longest wait first, with what it asks. */
+export function inboxOf(views: ConvView[], lanes: Record<string, LaneView>): InboxEntry[] {
+  return views
+    .filter((v) => v.activity === 'needs-you')
+    .map((v) => {
+      const l = lanes[v.id]
+      return {
+        id: v.id,
+        name: v.name,
+        ...(v.title ? { title: v.title } : {}),
+        ...(l ? { lane: { run: l.run, key: l.key, role: l.role, iteration: l.iteration } } : {}),
+        since: v.pending?.at ?? v.evidence.at,
+        ask: needsYouAsk(v.pending, v.reason),
+      }
+    })
+    .sort((a, b) => a.since - b.since)
 }

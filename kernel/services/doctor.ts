@@ -3,8 +3,10 @@ import { dirname } from 'node:path'
 import { doctorChecks, type DoctorCheck, type DoctorFacts, type LanesRootFact } from '../domain/doctor.js'
 import { SvcError } from '../domain/errors.js'
 import type { Projects } from '../io/config.js'
+import { NotifyConfigFile } from '../io/notify-config-file.js'
 import { harnessFact, toolFact, writable } from '../io/tools.js'
 import { ghAuthStatus } from '../io/trackers/gh.js'
+import { homePaths } from '../home.js'
 import type { KernelContext } from './context.js'
 import { lanesRootOf } from './lane-start.js'
 import { launchLeftovers } from './launch-intents.js'
@@ -54,6 +56,7 @@ export async function doctor(ctx: KernelContext, kernel: DoctorFacts['kernel']):
     gh,
     badStoreFiles: [...ctx.store.badFiles].map(([path, problem]) => ({ path, problem })),
     leftovers: await launchLeftovers(ctx),
+    notify: { path: homePaths(ctx.home).notify, ...(await new NotifyConfigFile(homePaths(ctx.home).notify).read()) },
   })
   return { checks, problems: checks.filter((c) => !c.ok).length }
 }

@@ -1,6 +1,7 @@
-import { isGitBacked } from '../domain/lane-paths.js'
+import { readsGitFacts } from '../domain/lane-paths.js'
 import { worktreeStamp } from '../io/git.js'
-import { chainText, newestReport, rowVerdict, type LaneInfo, type LaneRecord } from '../domain/lane-summary.js'
+import type { LaneRecord } from '../domain/conversation.js'
+import { chainText, newestReport, rowVerdict, type LaneInfo } from '../domain/lane-summary.js'
 import { SvcError } from '../domain/errors.js'
 import { invalidLaneKey, invalidRunKey, isLaneKey, isRunKey } from '../domain/keys.js'
 import type { LaneView, PortInput } from '../port.js'
@@ -23,7 +24,7 @@ async function readLanes(ctx: KernelContext, cache: GitFactsCache, pick: (r: Lan
     if (pick(r)) chosen.push(r)
   }
   const related = [...new Set(chosen.map((c) => groupKey(c.lane.run, c.lane.key)))].flatMap((g) => groups.get(g)!)
-  const facts = await cache.many(related.filter(readsGit).map((r) => r.cwd), now)
+  const facts = await cache.many(related.filter(readsGitFacts).map((r) => r.cwd), now)
   const reports = await Promise.all(related.map((rec) => ctx.store.reports(rec.name)))
   const views = new Map(related.map((rec) => [rec.id, ctx.view(rec, now)]))
   const infos = new Map<string, LaneInfo>(related.map((rec, i) => [rec.id, { rec, reports: reports[i], head: gitOf(facts, rec)?.head }]))
@@ -35,8 +36,7 @@ const groupKey = (run: string, key: string) => `${run}\0${key}`
 
 /** Git facts are read for git-backed lanes neither archived nor reaped: what is at a reaped lane's path now (another
  * lane's worktree, perhaps) is not its own. */
-const readsGit = (r: LaneRecord) => isGitBacked(r.lane.role) && !r.archived && !r.reaped
-const gitOf = <T>(facts: Map<string, T>, r: LaneRecord): T | undefined => (readsGit(r) ? facts.get(r.cwd) : undefined)
+const gitOf = <T>(facts: Map<string, T>, r: LaneRecord): T | undefined => (readsGitFacts(r) ? facts.get(r.cwd) : undefined)
 
 /** Lane rows with everything the list, show, the API and the deck print: activity with evidence, newest report,
  * verdict (stale or not), git facts for git-backed lanes that are not archived nor reaped. */
@@ -80,10 +80,18 @@ function rowsOf({ chosen, views, facts, infos, group }: Awaited<ReturnType<typeo
     })
 }
 
+/** Lane rows, and the chain of each run and key among them (the deck draws both from one read). */
+export async function laneViewsWithChains(ctx: KernelContext, cache: GitFactsCache, pick: (r: LaneRecord) => boolean) {
+  const read = await readLanes(ctx, cache, pick)
+  const chains: Record<string, Record<string, string>> = {}
+  for (const r of read.chosen) (chains[r.lane.run] ??= {})[r.lane.key] ??= chainText(read.group(r.lane.run, r.lane.key), r.lane.run, r.lane.key)
+  return { views: rowsOf(read), chains }
+}
+
 /** The git state of every worktree a list could show, as cheap file stamps: equal stamps, equal git facts. */
 export const worktreesFingerprint = (ctx: KernelContext) =>
   lanes(ctx)
-    .filter(readsGit)
+    .filter(readsGitFacts)
     .map((r) => worktreeStamp(r.cwd))
     .join('|')
 
@@ -105,8 +113,7 @@ export async function laneShow(ctx: KernelContext, cache: GitFactsCache, input: 
   let key = input.key
   if (input.lane !== undefined) {
     if (run !== undefined || key !== undefined) throw new SvcError('usage', 'show takes a lane, or --run with --key, not both')
-    const rec = ctx.resolve(input.lane)
-    if (!rec.lane) throw new SvcError('usage', `conv ${rec.id} (${rec.name}) is not a lane`)
+    const rec = ctx.resolveLane(input.lane)
     run = rec.lane.run
     key = rec.lane.key
   } else if (run === undefined || key === undefined) throw new SvcError('usage', 'show takes a lane, or --run with --key')

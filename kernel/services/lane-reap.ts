@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, lstatSync, readdirSync, readlinkSync, realpathSync, rmSync } from 'node:fs'
 import { dirname, join, resolve as resolvePath } from 'node:path'
 import { isLive } from '../domain/activity.js'
+import { REAP_STOP_LIMIT_MS } from '../domain/limits.js'
 import { SvcError } from '../domain/errors.js'
 import { isGitBacked } from '../domain/lane-paths.js'
 import type { ConversationRecord } from '../domain/conversation.js'
@@ -34,12 +35,14 @@ import type { PortInput, ReapResult } from '../port.js'
 import { KeyedQueue } from '../serial.js'
 import { testTiming } from '../io/test-timing.js'
 import type { KernelContext } from './context.js'
+import { decided } from './decided.js'
+import type { Refusal } from '../domain/refusal.js'
 import { stopConversation } from './conversations.js'
 import type { GitFactsCache } from './git-facts.js'
 import { laneViews } from './lane-list.js'
 
 /** SPEC.md section 8: how long a reap waits for a live harness to stop (a test build may shorten it). */
-export const REAP_STOP_MS = testTiming('REAP_STOP', 30_000)
+export const REAP_STOP_MS = testTiming('REAP_STOP', REAP_STOP_LIMIT_MS)
 const reaps = new KeyedQueue()
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -76,7 +79,7 @@ function findDotGit(dir: string, rel = ''): string | undefined {
 
 /** What the reap needs to decide, read now, before the stop (`stopped` false) or after it. Git commands the kernel
  * itself runs, and the kernel itself, never count as processes using the lane. */
-async function gather(ctx: KernelContext, rec: ConversationRecord, park: boolean, stopped: boolean): Promise<ReapFacts & { branch?: string; notOwn?: string }> {
+async function gather(ctx: KernelContext, rec: ConversationRecord, park: boolean, stopped: boolean): Promise<ReapFacts & { branch?: string; notOwn?: Refusal }> {
   // A directory an earlier reap removed is gone for good: whatever is at its path now belongs to someone else.
   const dirReal = rec.reaped ? undefined : realDir(rec.cwd)
   const own = dirReal === rec.cwd
@@ -84,7 +87,8 @@ async function gather(ctx: KernelContext, rec: ConversationRecord, park: boolean
   const gitBacked = isGitBacked(lane.role)
   const gitDir = gitBacked && own ? git.worktreeGitDir(rec.cwd) : undefined
   // A directory that is no worktree any more is refused as such (reapRefusal); one that is, must be the lane's own.
-  const notOwn = own && (!gitBacked || gitDir) ? notOwnDirectory(lane, rec.cwd, identityOf(rec.cwd)) : undefined
+  const claim = own && (!gitBacked || gitDir) ? notOwnDirectory(lane, rec.cwd, identityOf(rec.cwd)) : undefined
+  const notOwn = claim && !claim.ok ? claim : undefined
   const worktree = gitDir !== undefined && !notOwn
   const [status, unseen] = worktree ? await Promise.all([git.statusFacts(rec.cwd), unseenWork(rec.cwd, rec.createdAt)]) : []
   const unseenPaths = unseen ? [...unseen.flagged, ...unseen.hidden] : []
@@ -174,9 +178,8 @@ async function keepCommits(rec: ConversationRecord, branch: string | undefined):
 /** `svc lane reap`: steps 1-7 of SPEC.md 4.1, in order. It either completes with every byte kept, or refuses and
  * archives nothing. */
 export async function laneReap(ctx: KernelContext, cache: GitFactsCache, input: PortInput<'laneReap'>): Promise<ReapResult> {
-  const found = ctx.resolve(input.lane)
-  if (!found.lane) throw new SvcError('not_found', `conv ${found.id} (${found.name}) is not a lane`)
-  const { view, ...done } = await reapDirectory(ctx, cache, found, input, async () => (await laneViews(ctx, cache, (r) => r.id === found.id))[0])
+  const rec = ctx.resolveLane(input.lane)
+  const { view, ...done } = await reapDirectory(ctx, cache, rec, input, async () => (await laneViews(ctx, cache, (r) => r.id === rec.id))[0])
   return { lane: view, ...done }
 }
 
@@ -195,12 +198,12 @@ export async function reapDirectory<V>(
     const park = Boolean(input.park)
     // What can be refused before the lane is touched, is refused before it is touched.
     const first = await gather(ctx, rec, park, false)
-    const early = first.notOwn ?? reapRefusal(first, REAP_STOP_MS / 1000)
-    if (early) throw new SvcError('conflict', early)
+    if (first.notOwn) decided(first.notOwn)
+    decided(reapRefusal(first, REAP_STOP_MS / 1000))
     await stopLane(ctx, rec)
     const facts = await gather(ctx, rec, park, true)
-    const refusal = facts.notOwn ?? reapRefusal(facts, REAP_STOP_MS / 1000)
-    if (refusal) throw new SvcError('conflict', refusal)
+    if (facts.notOwn) decided(facts.notOwn)
+    decided(reapRefusal(facts, REAP_STOP_MS / 1000))
     const warnings: string[] = []
     let parked: ReapResult['parked']
     let removed: string | null = null

@@ -1,32 +1,30 @@
 import { SvcError } from '../domain/errors.js'
 import { isGitBacked } from '../domain/lane-paths.js'
-import { checkReport } from '../domain/report-rules.js'
+import { checkReport, reportingLane, reportingWorker } from '../domain/report-rules.js'
 import type { ConversationRecord } from '../domain/conversation.js'
 import type { Report } from '../domain/report.js'
 import { workDirOf } from '../domain/worker-rules.js'
 import { convFiles } from '../home.js'
 import { createFileOnce } from '../io/atomic-file.js'
 import * as git from '../io/git.js'
-import type { ConvView, PortInput } from '../port.js'
+import type { ConvView, PortInput, PortOutputs } from '../port.js'
 import { KeyedQueue } from '../serial.js'
 import type { KernelContext } from './context.js'
+import { decided } from './decided.js'
 
 const reports = new KeyedQueue()
 /** Who may file through a verb: `svc lane report` from a lane, `svc worker report` from a worker. */
 export type Reporter = 'lane' | 'worker'
 
-/** The lane or worker a report comes from: $SERVICE_CONVERSATION must name one (a successor of one is not one). */
+/** The lane or worker a report comes from: $SERVICE_CONVERSATION must name one (report rule 6). */
 function caller(ctx: KernelContext, ref: string | undefined, kind: Reporter): ConversationRecord {
-  const refusal = new SvcError('not_inside_lane', `not inside a ${kind}`)
-  if (!ref) throw refusal
-  let rec: ConversationRecord
+  let found: ConversationRecord | undefined
   try {
-    rec = ctx.resolve(ref)
+    found = ref ? ctx.resolve(ref) : undefined
   } catch {
-    throw refusal
+    found = undefined
   }
-  if (!rec[kind]) throw refusal
-  return rec
+  return decided(kind === 'lane' ? reportingLane(found) : reportingWorker(found)).rec
 }
 
 /** The lanes whose reports bind this one's: for a builder, every lane of its iteration (a reuse respawn shares the
@@ -60,13 +58,13 @@ export async function fileReport(ctx: KernelContext, input: PortInput<'laneRepor
       throw new SvcError('conflict', `cannot read the git state of ${rec.cwd}: ${e.message}`)
     }) : undefined
     const status = input.status ?? 'done'
-    const judged = checkReport(
+    const judged = decided(checkReport(
       l ?? { role: 'worker', key: rec.worker!.issue, iteration: dir.iteration, branch: dir.branch },
       { status, body: input.body, verdict: input.verdict, defects: input.defects, verdictText: input.verdictFile?.text, allowUnpushed: input.allowUnpushed },
       (await Promise.all(peersOf(ctx, rec).map((p) => ctx.store.reports(p.name)))).flat(),
       tree,
       input.verdictFile?.path,
-    )
+    ))
     let verdictFile: string | undefined
     if (input.verdictFile) {
       verdictFile = `${convFiles(ctx.home, rec.name).dir}/verdict.json`
@@ -86,7 +84,7 @@ export async function fileReport(ctx: KernelContext, input: PortInput<'laneRepor
   })
 }
 
-export async function laneReport(ctx: KernelContext, input: PortInput<'laneReport'>) {
+export async function laneReport(ctx: KernelContext, input: PortInput<'laneReport'>): Promise<PortOutputs['laneReport']> {
   const { report, view } = await fileReport(ctx, input, 'lane')
   return { report, lane: view }
 }

@@ -4,20 +4,21 @@ import type { ConversationRecord, LaneFacts } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
 import { dirClaimRefusal, notOwnDirectory, type LaunchIntent } from '../domain/lane-claim.js'
 import { isGitBacked } from '../domain/lane-paths.js'
-import type { LaunchPlan } from '../domain/launch-rules.js'
+import type { LanePlan } from '../domain/launch-rules.js'
 import { workDirOf } from '../domain/worker-rules.js'
 import { faultPoint } from '../io/fault.js'
 import * as git from '../io/git.js'
 import { dirIdOf, identityOf, writeLaunchId } from '../io/lane-dir.js'
 import { intentPath } from '../io/launch-intents.js'
 import { printable, type KernelContext } from './context.js'
+import { decided } from './decided.js'
 import type { ProjectContext } from './lane-start.js'
 import { abandonDirectory, holdDirectory, releaseDirectory } from './launch-intents.js'
 
 /** The directory of a lane or worker start: a new one made under an intent, or the one a `--reuse` continues in. */
 
-/** What making a directory needs of a launch plan: a lane's (LaunchPlan) or a worker's (a builder's directory). */
-export type DirPlan = Pick<LaunchPlan, 'role' | 'branch' | 'startPoint' | 'at'>
+/** What making a directory needs of a launch plan: a lane's (LanePlan) or a worker's (a builder's directory). */
+export type DirPlan = Pick<LanePlan, 'role' | 'branch' | 'startPoint' | 'at'>
 
 /** Launch into a directory of its own: held by an intent (services/launch-intents.ts) from before git or the lanes
  * root is touched until the record of the lane or worker claims it; what a failed launch made is taken back. */
@@ -72,16 +73,14 @@ export interface Made {
 export function reusedDirectory(reuse: { rec: ConversationRecord }, dir: string): Made {
   const lane = workDirOf(reuse.rec)!
   if (reuse.rec.reaped || !existsSync(dir)) throw new SvcError('conflict', `refused: the directory ${dir} of conv ${reuse.rec.id} is gone (reaped?); start a new iteration instead`)
-  const notOwn = notOwnDirectory(lane, dir, identityOf(dir))
-  if (notOwn) throw new SvcError('conflict', notOwn)
+  decided(notOwnDirectory(lane, dir, identityOf(dir)))
   return { repo: lane.repo, branch: lane.branch, at: lane.at, made: lane.made }
 }
 
 /** A directory another lane holds, or anything already at the path (unless `interrupted`: a launch cut short left it),
  * refuses the launch. */
 function refuseTaken(ctx: KernelContext, dir: string, interrupted: boolean): void {
-  const held = dirClaimRefusal(dir, ctx.store.all())
-  if (held) throw new SvcError('conflict', held)
+  decided(dirClaimRefusal(dir, ctx.store.all()))
   if (!interrupted && existsSync(dir)) throw new SvcError('conflict', `refused: ${dir} already exists; reap the lane that used it or move it away`)
 }
 

@@ -4,21 +4,24 @@ import { basename, dirname, join, resolve as resolvePath } from 'node:path'
 import { buildContract } from '../domain/contract.js'
 import type { ConversationRecord, LaneFacts } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
+import { startLine } from '../domain/lane-lines.js'
+import { START_WAIT_LIMIT_MS } from '../domain/limits.js'
 import { isGitBacked, isWithin, laneConvName, lanesRootProblem } from '../domain/lane-paths.js'
-import { checkRequest, planLaunch, type LaunchPlan } from '../domain/launch-rules.js'
+import { checkRequest } from '../domain/launch-request.js'
+import { planLaunch, type LanePlan } from '../domain/launch-rules.js'
 import { effectiveLauncher } from '../domain/launcher.js'
 import { projectEntry, roleConfig, type ProjectEntry } from '../io/config.js'
 import * as git from '../io/git.js'
 import type { PortInput, PortOutputs } from '../port.js'
 import { KeyedQueue } from '../serial.js'
 import { awaitStart } from './await-start.js'
+import { decided } from './decided.js'
 import type { KernelContext } from './context.js'
 import { createConversation, stopConversation } from './conversations.js'
 import { inNewDirectory, reusedDirectory, type Made } from './lane-start-dir.js'
 import { laneRows } from './lane-rows.js'
 
 /** A lane is considered started within this (SPEC.md 4.1 start, step 4). */
-export const START_WAIT_MS = 180_000
 /** The wait for a live lane to stop before `--replace` launches. */
 export const REPLACE_STOP_MS = 30_000
 
@@ -88,8 +91,8 @@ export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'
   if (!launcherRef) throw new SvcError('usage', 'SERVICE_CONVERSATION is not set: run svc lane start inside a conversation, or pass --parent <conv>')
   const launcher = ctx.resolve(launcherRef)
   const parent = input.parent ? ctx.resolve(input.parent) : launcher
-  const { run, key } = checkRequest({ ...input, role: input.role }, launcher, effectiveLauncher(launcher.id, (id) => ctx.store.get(id)))
-  if (parent.id !== launcher.id) checkRequest({ ...input, run }, parent, effectiveLauncher(parent.id, (id) => ctx.store.get(id)))
+  const { run, key } = decided(checkRequest({ ...input, role: input.role }, launcher, effectiveLauncher(launcher.id, (id) => ctx.store.get(id))))
+  if (parent.id !== launcher.id) decided(checkRequest({ ...input, run }, parent, effectiveLauncher(parent.id, (id) => ctx.store.get(id))))
   // The launcher is acted as; a parent it names is only where the lane nests (checked above as a launcher too).
   ctx.checkActingAs(launcher, input.conversationKey, 'svc lane start')
   const project = await resolveProject(ctx, input.project, launcher, input.cwd)
@@ -102,10 +105,10 @@ export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'
   const baseRef = `origin/${defaultBranch}`
 
   const rec = await starts.run(`${run}\0${key}\0${input.role}`, async () => {
-    let plan = planLaunch(input, run, key, await laneRows(ctx, run), defaults, baseRef)
+    let { plan } = decided(planLaunch(input, run, key, await laneRows(ctx, run), defaults, baseRef, Date.now()))
     if (plan.replace) {
       await stopConversation(ctx, plan.replace.rec, REPLACE_STOP_MS)
-      plan = planLaunch({ ...input, replace: false }, run, key, await laneRows(ctx, run), defaults, baseRef)
+      plan = decided(planLaunch({ ...input, replace: false }, run, key, await laneRows(ctx, run), defaults, baseRef, Date.now())).plan
     }
     const dir = join(project.lanesRoot, plan.dirName)
     const lane = (made: Made) => createLane(ctx, { plan, dir, brief, input, launcher: parent, project: project.key, made })
@@ -113,14 +116,14 @@ export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'
     return inNewDirectory(ctx, project, plan, dir, fetched, lane)
   })
   // A conversation no process drives can never leave `starting`: waiting for it would only burn the 180 s.
-  const view = input.noWait || rec.harness === 'none' ? ctx.view(rec) : await awaitStart(ctx, rec, START_WAIT_MS)
+  const view = input.noWait || rec.harness === 'none' ? ctx.view(rec) : await awaitStart(ctx, rec, START_WAIT_LIMIT_MS)
   if (view.activity === 'failed-to-start') throw new SvcError('conflict', `lane ${run}/${key} ${input.role} i${rec.lane!.iteration} (conv ${rec.id}) failed to start: ${view.evidence.detail}`)
-  return { lane: view, line: `Lane ${run}/${key} ${input.role} i${rec.lane!.iteration}: conv ${rec.id} (${rec.name}) in ${rec.cwd}` }
+  return { lane: view, line: startLine({ ...rec.lane!, id: rec.id, name: rec.name }, rec.cwd) }
 }
 
 async function createLane(
   ctx: KernelContext,
-  a: { plan: LaunchPlan; dir: string; brief: string; input: PortInput<'laneStart'>; launcher: ConversationRecord; project: string; made: Made },
+  a: { plan: LanePlan; dir: string; brief: string; input: PortInput<'laneStart'>; launcher: ConversationRecord; project: string; made: Made },
 ): Promise<ConversationRecord> {
   const { plan, made } = a
   const judged = plan.judged ? { id: plan.judged.row.rec.id, key: plan.key, iteration: plan.judged.iteration, sha: made.at ?? plan.judged.sha } : undefined

@@ -3,14 +3,15 @@ import { formatCursor, parseCursor, type Cursor } from '../domain/cursor.js'
 import { SvcError } from '../domain/errors.js'
 import { invalidRunKey, isRunKey } from '../domain/keys.js'
 import { pickNext, type WaitMember } from '../domain/wait-pick.js'
-import type { LaneRef, PortInput, WaitResult } from '../port.js'
+import type { ReportFrom } from '../domain/lane-lines.js'
+import type { PortInput, WaitResult } from '../port.js'
 import type { KernelContext, KernelEvent } from './context.js'
 import { activityOf } from './conv-view.js'
 
 /** Liveness changes (a harness dying) are not file events; they are rechecked this often while waiting. */
 const LIVENESS_RECHECK_MS = 1000
 
-const laneRef = (r: ConversationRecord): LaneRef =>
+const laneRef = (r: ConversationRecord): ReportFrom =>
   r.lane
     ? { id: r.id, name: r.name, run: r.lane.run, key: r.lane.key, role: r.lane.role, iteration: r.lane.iteration }
     : { id: r.id, name: r.name, role: 'worker', iteration: r.worker!.iteration, issue: r.worker!.issue }
@@ -45,8 +46,7 @@ function waitSet(ctx: KernelContext, input: PortInput<'laneWait'>): WaitSet {
   const forms = [input.lane, input.run, input.parent].filter((x) => x !== undefined).length
   if (forms !== 1) throw new SvcError('usage', 'wait takes exactly one of <lane>, --run <key> or --parent <conv>')
   if (input.lane !== undefined) {
-    const rec = ctx.resolve(input.lane)
-    if (!rec.lane) throw new SvcError('usage', `conv ${rec.id} (${rec.name}) is not a lane`)
+    const rec = ctx.resolveLane(input.lane)
     return oneMember(rec, input.after, 'lane', `lane ${rec.lane.run}/${rec.lane.key} ${rec.lane.role} i${rec.lane.iteration}`)
   }
   const after = setCursor(input.after)

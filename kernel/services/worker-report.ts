@@ -62,7 +62,7 @@ async function tellStarter(ctx: KernelContext, rec: ConversationRecord, report: 
   else if (inInbox(ctx, starter.name, text)) outcome = { told: true }
   else {
     try {
-      await tell(ctx, { conv: starter.id, text }, async () => false)
+      await tell(ctx, { conv: starter.id, text })
       outcome = { told: true }
     } catch (e) {
       outcome = { told: false, why: (e as Error).message }

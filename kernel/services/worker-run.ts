@@ -14,7 +14,8 @@ import type { KernelContext } from './context.js'
 import { createConversation, stopConversation } from './conversations.js'
 import { issueShow } from './issues.js'
 import { inNewDirectory, reusedDirectory, type Made } from './lane-start-dir.js'
-import { readBrief, REPLACE_STOP_MS, resolveProject, START_WAIT_MS } from './lane-start.js'
+import { readBrief, REPLACE_STOP_MS, resolveProject } from './lane-start.js'
+import { START_WAIT_LIMIT_MS } from '../domain/limits.js'
 
 /** `svc worker run`: a conversation that works on one issue in a worktree of its own and reports to whoever ran it.
  * The directory is made by the same step as a lane's (lane-start-dir.ts). */
@@ -69,7 +70,7 @@ export async function workerRun(ctx: KernelContext, input: PortInput<'workerRun'
     if (p.reuse) return create(reusedDirectory({ rec: ctx.store.get(p.reuse.id)! }, dir))
     return inNewDirectory(ctx, project, { role: 'builder', branch: p.branch, startPoint: input.from ?? baseRef }, dir, fetched, create)
   })
-  const view = input.noWait || rec.harness === 'none' ? ctx.view(rec) : await awaitStart(ctx, rec, START_WAIT_MS)
+  const view = input.noWait || rec.harness === 'none' ? ctx.view(rec) : await awaitStart(ctx, rec, START_WAIT_LIMIT_MS)
   const n = rec.worker!.iteration
   if (view.activity === 'failed-to-start') throw new SvcError('conflict', `worker ${issue.ref} i${n} (conv ${rec.id}) failed to start: ${view.evidence.detail}`)
   return { worker: view, line: `Worker ${issue.ref} i${n}: conv ${rec.id} (${rec.name}) in ${rec.cwd}` }

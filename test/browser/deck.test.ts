@@ -1,28 +1,18 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type BrowserContext, type Page } from 'playwright-core'
-import { CHROMIUM_ARGS, chromiumExecutable } from '../helpers/chromium.js'
-import { ROOT, TestHome, until } from '../helpers/home.js'
-import { buildAndReport, setupProject, type Setup } from '../helpers/project.js'
-import { criticScript, gates, kernelApi } from '../e2e/api-kit.js'
+import { closeDeckWorld, launchLane, openDeckWorld, shot, WAIT, type DeckWorld } from '../helpers/deck-browser.js'
+import { TestHome, until } from '../helpers/home.js'
+import { buildAndReport } from '../helpers/project.js'
+import { criticScript } from '../e2e/api-kit.js'
 
 /** The Command Deck in a real browser (the headless Chromium npm installs, driven by playwright-core) against a real kernel running a
  * real gauntlet: an orchestrator lane with a builder and a handed-off successor, a critic judging the builder, a lane
  * taking a message from the composer, a harness asking for permission, and a dirty lane reaped with park. Each step
  * leaves a screenshot in test-artifacts/screenshots/. */
 
-const SHOTS = join(ROOT, 'test-artifacts', 'screenshots')
-const WAIT = { timeout: 20_000 }
-
-interface World {
-  h: TestHome
-  s: Setup
-  api: ReturnType<typeof kernelApi>
-  g: ReturnType<typeof gates>
-  browser: BrowserContext
-  page: Page
+interface World extends DeckWorld {
   /** Conversation ids of the gauntlet. */
   ids: Record<string, string>
 }
@@ -30,24 +20,13 @@ interface World {
 const deck = suite<World>('deck')
 
 deck.before(async (w) => {
-  w.h = new TestHome('browser')
-  w.h.extraEnv = { PATH: `${join(ROOT, 'fixtures', 'bin')}:${process.env.PATH}`, FAKE_NODE: process.execPath }
-  w.s = await setupProject(w.h)
-  w.api = kernelApi(w.h)
-  w.g = gates(w.h)
+  await openDeckWorld(w, 'browser')
   w.ids = { root: w.s.root }
-  mkdirSync(SHOTS, { recursive: true })
-  w.browser = await chromium.launchPersistentContext(join(w.h.dir, 'chromium-profile'), { executablePath: await chromiumExecutable(), headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 900 } })
-  w.page = w.browser.pages()[0] ?? (await w.browser.newPage())
 })
 
-deck.after(async (w) => {
-  await w.browser?.close()
-  await w.h.stop()
-})
+deck.after(closeDeckWorld)
 
-const launch = (w: World, body: Record<string, unknown>) => w.api.post('/api/lanes', { run: 'r1', conversation: w.s.root, ...body })
-const shot = (w: World, name: string) => w.page.screenshot({ path: join(SHOTS, name), fullPage: true })
+const launch = launchLane
 /** The row of a conversation (its own, not its children's). */
 const row = (w: World, id: string) => w.page.locator(`li[data-id="${id}"] > .row`)
 const text = async (w: World, selector: string) => ((await w.page.locator(selector).textContent()) ?? '').trim()
@@ -62,7 +41,8 @@ deck('svc deck prints a one-time link; the browser trades it for a deck session 
   assert.is.not(cookie.value, w.api.token)
   assert.ok(cookie.expires > Date.now() / 1000 && cookie.expires <= Date.now() / 1000 + 12 * 3600 + 5, 'the session expires within 12 hours')
   assert.is(await w.page.evaluate(() => document.cookie), '', 'the session is out of reach of page scripts')
-  await w.page.locator(`li[data-id="${w.s.root}"]`).waitFor(WAIT)
+  await w.page.locator('#runs .empty').filter({ hasText: 'no lanes' }).waitFor(WAIT)
+  await w.page.locator('#inbox .empty').filter({ hasText: 'nobody is waiting on you' }).waitFor(WAIT)
   await w.page.waitForFunction(() => document.body.dataset.live === 'yes', undefined, WAIT)
   // The link is spent.
   const again = await w.page.goto(url)
@@ -70,8 +50,9 @@ deck('svc deck prints a one-time link; the browser trades it for a deck session 
   await w.page.goto(new URL('/', url).toString())
 })
 
-deck('every conversation as a tree: the builder nested under the orchestrator that launched it, the successor beside it marked continues ← #id', async (w) => {
+deck('Agents: every conversation as a tree: the builder nested under the orchestrator that launched it, the successor beside it marked continues ← #id', async (w) => {
   const h = w.h
+  await w.page.goto(`${w.api.base}/agents`)
   writeFileSync(join(h.home, 'builder.md'), `echo building parser\n${w.g.wait('b')}\n${buildAndReport('parser built')}`)
   const o = await launch(w, { key: 'o', role: 'orchestrator', prompt: `svc lane start --key b --role builder --brief ${h.home}/builder.md\nsvc handoff --harness none > ${h.home}/succ\n${w.g.wait('o')}` })
   assert.is(o.status, 201, JSON.stringify(o.body))
@@ -97,7 +78,16 @@ deck('every conversation as a tree: the builder nested under the orchestrator th
   assert.equal(listed.slice(8, 11), [`r1/b@${lane.git.head.slice(0, 7)}`, '-', 'no'], 'the CLI prints the same cells')
   assert.match((await builder.textContent())!, 'model-builder')
   assert.is((await row(w, oid).locator('[data-role]').textContent())!.trim(), 'orchestrator i1')
-  await shot(w, 'deck-tree.png')
+  await shot(w, 'agents-tree.png')
+
+  // Searchable: by run/key, by id; the rows above a match stay, so it is still seen where it sits.
+  await w.page.fill('#search', 'r1/b builder')
+  await w.page.locator(`li[data-id="${oid}"] > ul > li[data-id="${succ}"]`).waitFor({ state: 'detached', ...WAIT })
+  assert.is(await w.page.locator(`li[data-id="${root}"] > ul > li[data-id="${oid}"] > ul > li[data-id="${b}"]`).count(), 1)
+  await w.page.fill('#search', 'no-such-thing')
+  await w.page.locator('#tree .empty').filter({ hasText: 'no conversation matches' }).waitFor(WAIT)
+  await w.page.fill('#search', '')
+  await w.page.locator(`li[data-id="${succ}"]`).waitFor(WAIT)
 })
 
 deck('live over SSE: the builder reports and its row changes without a reload; the critic nests under it with its badge, and the builder links to it', async (w) => {
@@ -120,17 +110,33 @@ deck('live over SSE: the builder reports and its row changes without a reload; t
   assert.is(await link.getAttribute('href'), `/conv/${w.ids.c}`)
   assert.is(await w.page.evaluate(() => (window as unknown as { marker?: number }).marker), 42, 'the page was never reloaded')
 
-  assert.is(await text(w, '[data-run-cost="r1"]'), 'run r1: $0.00')
   assert.is(await row(w, o).locator('[data-orch-cost]').getAttribute('data-orch-cost'), '0.00')
   // A lane with a cost (the fake claude's first turn: $0.0213), launched by the root into the orchestrator's care.
   const think = await launch(w, { key: 'think', role: 'play', harness: 'claude', prompt: 'think it over', parent: o })
   assert.is(think.status, 201, JSON.stringify(think.body))
   w.ids.think = think.body.lane.id
   await w.page.locator(`li[data-id="${o}"] > ul > li[data-id="${w.ids.think}"] > .row .cost`).filter({ hasText: '$0.02' }).waitFor(WAIT)
-  await w.page.locator('[data-run-cost="r1"]').filter({ hasText: 'run r1: $0.02' }).waitFor(WAIT)
   assert.is(await row(w, o).locator('[data-orch-cost]').getAttribute('data-orch-cost'), '0.02')
   assert.match((await row(w, w.ids.think).textContent())!, 'play i1')
+  await shot(w, 'agents-live.png')
+
+  // The Command Deck: run r1 with its counts, its cost, and each key's chain over its lanes.
+  await w.page.goto(`${w.api.base}/`)
+  await w.page.locator('[data-run-cost="r1"]').filter({ hasText: 'run r1: $0.02' }).waitFor(WAIT)
+  await w.page.locator('[data-chain="r1/b"]').filter({ hasText: 'b i1 built → critic c1: NOT_YET (2 defects)' }).waitFor(WAIT)
+  assert.equal(await w.page.locator('[data-run="r1"] [data-key="b"] > ul > li').evaluateAll((ls) => ls.map((l) => (l as HTMLElement).dataset.id)), [b, w.ids.c])
+  // The counts agree with the lanes API (polled: a lane may turn idle between two reads).
+  await until(async () => {
+    const counts = Object.fromEntries(await w.page.locator('[data-run="r1"] [data-count]').evaluateAll((cs) => cs.map((c) => [(c as HTMLElement).dataset.count, c.textContent])))
+    const lanes = (await w.api.get('/api/lanes?run=r1')).body as { activity: string; report?: unknown }[]
+    const n = (f: (l: { activity: string; report?: unknown }) => boolean) => lanes.filter(f).length
+    const want = { working: `${n((l) => l.activity === 'working')} working`, 'needs-you': '0 needs-you', idle: `${n((l) => l.activity === 'idle')} idle`, reported: `${n((l) => Boolean(l.report))} reported`, stale: '0 stale' }
+    return JSON.stringify(counts) === JSON.stringify(want) && want.reported === '2 reported'
+  }, 'the run counts to match the lanes')
+  assert.is(await row(w, o).locator('[data-orch-cost]').getAttribute('data-orch-cost'), '0.02', 'the cost per orchestrator, on its row')
   await shot(w, 'deck-live.png')
+  await w.page.goto(`${w.api.base}/agents`)
+  await link.waitFor(WAIT)
 
   await link.click()
   await w.page.waitForURL(`**/conv/${w.ids.c}`)
@@ -143,18 +149,21 @@ deck('filters: by run and by parent', async (w) => {
   const p = await launch(w, { key: 'x', role: 'play', run: 'r2', prompt: 'echo other run' })
   w.ids.r2 = p.body.lane.id
   await w.page.goto(`${w.api.base}/?run=r2`)
+  await w.page.locator('[data-run="r2"]').waitFor(WAIT)
+  assert.is(await w.page.locator('[data-run="r1"]').count(), 0, 'the deck shows run r2 alone')
+  await w.page.goto(`${w.api.base}/agents?run=r2`)
   await w.page.locator(`li[data-id="${w.s.root}"] > ul > li[data-id="${w.ids.r2}"]`).waitFor(WAIT)
   assert.is(await w.page.locator(`li[data-id="${w.ids.o}"]`).count(), 0, 'run r1 is filtered out')
   assert.equal(await w.page.locator('#run option').allTextContents(), ['all', 'r1', 'r2'])
   assert.is(await w.page.locator('#run').inputValue(), 'r2')
 
   await w.page.selectOption('#run', 'r1')
-  await w.page.waitForURL('**/?run=r1')
+  await w.page.waitForURL('**/agents?run=r1')
   await w.page.locator(`li[data-id="${w.ids.b}"]`).waitFor(WAIT)
   assert.is(await w.page.locator(`li[data-id="${w.ids.r2}"]`).count(), 0)
   assert.is(await w.page.locator(`li[data-id="${w.ids.succ}"]`).count(), 1, 'the successor stays with the run it continues')
 
-  await w.page.goto(`${w.api.base}/?parent=${w.ids.o}`)
+  await w.page.goto(`${w.api.base}/agents?parent=${w.ids.o}`)
   await w.page.locator(`#tree > li[data-id="${w.ids.o}"]`).waitFor(WAIT)
   assert.is(await w.page.locator(`li[data-id="${w.s.root}"]`).count(), 0)
   assert.is(await w.page.locator('#parent').inputValue(), w.ids.o)
@@ -175,10 +184,11 @@ deck('a conversation page: its transcript, and a message sent from the composer 
   await w.page.locator('#facts [data-activity="stopped"]').waitFor(WAIT)
   await shot(w, 'conv-composer.png')
 
-  // The refusal of a message the lane can no longer read is shown, not swallowed.
-  await w.page.fill('#message', 'too late')
-  await w.page.click('#composer button[type="submit"]')
-  await w.page.locator('#status').filter({ hasText: `conv ${id} (r1-chat-builder-i1) is stopped; the message would not reach it` }).waitFor(WAIT)
+  // A lane that can no longer read a message: the composer is disabled, with the reason svc tell would give.
+  await w.page.locator('#composer-reason').filter({ hasText: `conv ${id} (r1-chat-builder-i1) is stopped; the message would not reach it` }).waitFor(WAIT)
+  assert.ok(await w.page.isDisabled('#message'))
+  assert.ok(await w.page.isDisabled('#composer button[type="submit"]'))
+  await shot(w, 'conv-composer-disabled.png')
 })
 
 deck('needs-you: what the harness asks shows on its page and is answered there', async (w) => {
@@ -224,6 +234,9 @@ deck('reap from the conversation page: refused while dirty, then with park the w
   assert.not.ok(existsSync(dir))
   await w.page.locator('#facts .activity-archived').waitFor(WAIT)
   await w.page.locator('#reap').waitFor({ state: 'hidden', ...WAIT })
+  // The page lists the parked patch with the ref that keeps its tree.
+  await w.page.locator('#parked [data-parked]').waitFor(WAIT)
+  assert.match((await w.page.locator('#parked [data-parked]').textContent())!, `${patch} refs/svc/parked/r1-d-builder-i1/`)
   const l = (await w.api.get(`/api/lanes/${id}`)).body
   assert.equal([l.archived, l.activity], [true, 'stopped'])
   await shot(w, 'conv-reaped.png')

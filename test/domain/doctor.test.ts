@@ -171,4 +171,15 @@ test('a harness CLI not logged in is a problem with the exact fix when a launch 
   assert.is(unknown.find((c) => c.name === 'codex')!.detail, 'codex-cli 0.46.0 (/usr/local/bin/codex); logged in')
 })
 
+test('notify: no check without a block; a valid block says where notifications go; a bad one is a problem with its fix, before gh', () => {
+  const path = '/home/u/.service/notify.yaml'
+  assert.is(doctorChecks(facts({ notify: { path } })).some((c) => c.name === 'notify'), false, 'no block, no check')
+  const on = doctorChecks(facts({ notify: { path, config: { webhook: { url: 'https://hooks.example.com/s3cret' } } } }))
+  assert.equal(on.find((c) => c.name === 'notify'), { name: 'notify', ok: true, detail: 'webhook to https://hooks.example.com (needs-you, report)' })
+  const problem = `${path}: webhook.url: an http:// or https:// URL`
+  const off = doctorChecks(facts({ notify: { path, problem }, gh: { path: '/bin/gh', version: 'gh 2', auth: { loggedIn: true, detail: 'in' } } }))
+  assert.equal(off.at(-2), { name: 'notify', ok: false, detail: `${problem}; notifications are off`, fix: `correct ${path} (README, Notifications)` })
+  assert.is(off.at(-1)!.name, 'gh')
+})
+
 test.run()

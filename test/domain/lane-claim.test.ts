@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { ConversationRecord } from '../../kernel/domain/conversation.js'
 import { dirClaimRefusal, notOwnDirectory, planUndo, type LaunchIntent, type UndoFacts } from '../../kernel/domain/lane-claim.js'
-import { optionLikeRef } from '../../kernel/domain/launch-rules.js'
+import { optionLikeRef } from '../../kernel/domain/launch-request.js'
 
 // A lane's hold on its directory (issue 16, items 2, 3 and 13): who may be given a directory, whether the one at a
 // lane's path is its own, what a launch cut short may take back, and which refs never reach git.
@@ -26,7 +26,7 @@ test('dirClaimRefusal: a lane holds its directory until it is reaped (or archive
     ['archived by a reap of before', [{ ...a, archived: { at: 5 } }], undefined],
     ['a root conversation in that directory holds nothing', [{ ...a, lane: undefined }], undefined],
   ]
-  for (const [what, records, want] of cases) assert.is(dirClaimRefusal('/h/lanes/col-a-b', records), want, what)
+  for (const [what, records, want] of cases) assert.equal(dirClaimRefusal('/h/lanes/col-a-b', records), want === undefined ? { ok: true } : { ok: false, code: 'conflict', message: want }, what)
 })
 
 test('notOwnDirectory: the launch id in the worktree (git-backed), the directory identity (play); lanes of before pass', () => {
@@ -39,7 +39,8 @@ test('notOwnDirectory: the launch id in the worktree (git-backed), the directory
     ['a play directory made again (same inode, another birth)', { role: 'play', made: { launch: 'L1', dirId: '1:2:3' } }, { dirId: '1:2:4' }, refusal],
     ['a lane launched before identities were recorded', { role: 'builder' }, {}, undefined],
   ]
-  for (const [what, l, found, want] of cases) assert.is(notOwnDirectory(l, '/h/lanes/col-a-b', found), want, what)
+  for (const [what, l, found, want] of cases)
+    assert.equal(notOwnDirectory(l, '/h/lanes/col-a-b', found), want === undefined ? { ok: true } : { ok: false, code: 'conflict', message: want }, what)
 })
 
 const intent: LaunchIntent = { id: 'L1', dir: '/h/lanes/r1-b', kind: 'worktree', repo: '/h/src', branch: 'r1/b', start: 'c0', at: 1 }

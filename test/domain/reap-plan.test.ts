@@ -17,26 +17,33 @@ import { LIST_COLUMNS, listCells } from '../../kernel/domain/list-columns.js'
 
 const base: ReapFacts = { role: 'builder', dir: '/h/lanes/r1-b', dirReal: '/h/lanes/r1-b', rootReal: '/h/lanes', harnessAlive: false, processes: [], worktree: true, dirtyPaths: 0, park: false }
 
+/** The message of a refusal (every reap refusal is a conflict), or undefined when the reap goes on. */
+const refusalText = (d: ReturnType<typeof reapRefusal>) => {
+  if (d.ok) return undefined
+  assert.is(d.code, 'conflict')
+  return d.message
+}
+
 test('reapRefusal: each refusal, and the first in step order wins', () => {
-  assert.is(reapRefusal(base, 30), undefined)
+  assert.is(refusalText(reapRefusal(base, 30)), undefined)
   const all: ReapFacts = { ...base, harnessAlive: true, dirReal: '/elsewhere/r1-b', processes: [{ pid: 7, command: 'sleep 9', cwdInside: true, files: [] }], worktree: false, locked: 'x', dirtyPaths: 2 }
-  assert.is(reapRefusal(all, 30), 'refused: the harness is still alive after 30 s')
-  assert.is(reapRefusal({ ...all, harnessAlive: false }, 30), 'refused: /elsewhere/r1-b is outside the lanes root /h/lanes')
-  assert.is(reapRefusal({ ...base, dirReal: '/h/lanes' }, 30), 'refused: /h/lanes is outside the lanes root /h/lanes', 'the root itself is not a lane directory')
-  assert.is(reapRefusal({ ...base, dirReal: '/h/lanes-other/x' }, 30), 'refused: /h/lanes-other/x is outside the lanes root /h/lanes', 'a sibling sharing the prefix')
-  assert.is(reapRefusal({ ...all, harnessAlive: false, dirReal: '/h/lanes/r1-c' }, 30), "refused: /h/lanes/r1-b resolves to /h/lanes/r1-c, which is not this lane's directory")
-  assert.is(reapRefusal({ ...all, harnessAlive: false, dirReal: base.dirReal }, 30), 'refused: a process has its working directory inside /h/lanes/r1-b: 7 (sleep 9)')
+  assert.is(refusalText(reapRefusal(all, 30)), 'refused: the harness is still alive after 30 s')
+  assert.is(refusalText(reapRefusal({ ...all, harnessAlive: false }, 30)), 'refused: /elsewhere/r1-b is outside the lanes root /h/lanes')
+  assert.is(refusalText(reapRefusal({ ...base, dirReal: '/h/lanes' }, 30)), 'refused: /h/lanes is outside the lanes root /h/lanes', 'the root itself is not a lane directory')
+  assert.is(refusalText(reapRefusal({ ...base, dirReal: '/h/lanes-other/x' }, 30)), 'refused: /h/lanes-other/x is outside the lanes root /h/lanes', 'a sibling sharing the prefix')
+  assert.is(refusalText(reapRefusal({ ...all, harnessAlive: false, dirReal: '/h/lanes/r1-c' }, 30)), "refused: /h/lanes/r1-b resolves to /h/lanes/r1-c, which is not this lane's directory")
+  assert.is(refusalText(reapRefusal({ ...all, harnessAlive: false, dirReal: base.dirReal }, 30)), 'refused: a process has its working directory inside /h/lanes/r1-b: 7 (sleep 9)')
   const notWorktree = "refused: /h/lanes/r1-b is no longer a git worktree; look at it, then remove it yourself"
-  assert.is(reapRefusal({ ...all, harnessAlive: false, dirReal: base.dirReal, processes: [] }, 30), notWorktree, 'before the lock and the changes')
-  assert.is(reapRefusal({ ...base, role: 'play', worktree: false }, 30), undefined, 'a play directory is no worktree')
-  assert.is(reapRefusal({ ...base, worktree: false, dirReal: undefined }, 30), undefined)
-  assert.is(reapRefusal({ ...base, locked: '', dirtyPaths: 1 }, 30), 'refused: the worktree /h/lanes/r1-b is locked (no reason given); unlock it with git worktree unlock once nothing is using it')
-  assert.is(reapRefusal({ ...base, locked: 'initializing' }, 30), 'refused: the worktree /h/lanes/r1-b is locked (initializing); unlock it with git worktree unlock once nothing is using it')
+  assert.is(refusalText(reapRefusal({ ...all, harnessAlive: false, dirReal: base.dirReal, processes: [] }, 30)), notWorktree, 'before the lock and the changes')
+  assert.is(refusalText(reapRefusal({ ...base, role: 'play', worktree: false }, 30)), undefined, 'a play directory is no worktree')
+  assert.is(refusalText(reapRefusal({ ...base, worktree: false, dirReal: undefined }, 30)), undefined)
+  assert.is(refusalText(reapRefusal({ ...base, locked: '', dirtyPaths: 1 }, 30)), 'refused: the worktree /h/lanes/r1-b is locked (no reason given); unlock it with git worktree unlock once nothing is using it')
+  assert.is(refusalText(reapRefusal({ ...base, locked: 'initializing' }, 30)), 'refused: the worktree /h/lanes/r1-b is locked (initializing); unlock it with git worktree unlock once nothing is using it')
   const two = [{ pid: 90, command: 'b', cwdInside: true, files: [] }, { pid: 12, command: '', cwdInside: true, files: [] }]
-  assert.is(reapRefusal({ ...base, processes: two }, 30), 'refused: 2 processes have their working directory inside /h/lanes/r1-b: 12 (?), 90 (b)')
-  assert.is(reapRefusal({ ...base, dirtyPaths: 1 }, 30), 'refused: /h/lanes/r1-b has uncommitted changes (1 path); commit them, or pass --park to save them to a patch')
-  assert.is(reapRefusal({ ...base, dirtyPaths: 3, park: true }, 30), undefined)
-  assert.is(reapRefusal({ ...base, dirReal: undefined, dirtyPaths: 3 }, 30), undefined, 'a directory already gone refuses nothing')
+  assert.is(refusalText(reapRefusal({ ...base, processes: two }, 30)), 'refused: 2 processes have their working directory inside /h/lanes/r1-b: 12 (?), 90 (b)')
+  assert.is(refusalText(reapRefusal({ ...base, dirtyPaths: 1 }, 30)), 'refused: /h/lanes/r1-b has uncommitted changes (1 path); commit them, or pass --park to save them to a patch')
+  assert.is(refusalText(reapRefusal({ ...base, dirtyPaths: 3, park: true }, 30)), undefined)
+  assert.is(refusalText(reapRefusal({ ...base, dirReal: undefined, dirtyPaths: 3 }, 30)), undefined, 'a directory already gone refuses nothing')
 })
 
 test('processRefusal: working directories first, then processes holding files open; each listed by pid with its files', () => {
@@ -56,17 +63,17 @@ test('processRefusal: working directories first, then processes holding files op
     ],
   ]
   for (const [ps, out] of table) assert.is(processRefusal(d, ps), out, JSON.stringify(ps))
-  assert.is(reapRefusal({ ...base, processes: [p(9, 'w', false, [`${d}/x`])], dirtyPaths: 1 }, 30), `refused: a process holds files open inside ${d}: 9 (w) holding ${d}/x`, 'before the dirty tree')
+  assert.is(refusalText(reapRefusal({ ...base, processes: [p(9, 'w', false, [`${d}/x`])], dirtyPaths: 1 }, 30)), `refused: a process holds files open inside ${d}: 9 (w) holding ${d}/x`, 'before the dirty tree')
 })
 
 test('reapRefusal: a leftover index lock refuses a park, after the dirty tree; the dirty paths git status hides are named', () => {
   const lock = '/h/repo/.git/worktrees/r1-b/index.lock'
   const locked = `refused: ${lock} exists, so git cannot change the worktree; if no git command is running in /h/lanes/r1-b, remove that file and reap again`
-  assert.is(reapRefusal({ ...base, indexLock: lock, dirtyPaths: 2, park: true }, 30), locked)
-  assert.is(reapRefusal({ ...base, indexLock: lock }, 30), undefined, 'a clean tree is not cleaned: git removes it all the same')
-  assert.match(reapRefusal({ ...base, indexLock: lock, dirtyPaths: 1 }, 30)!, /has uncommitted changes \(1 path\); commit them, or pass --park/, 'without --park: the dirty tree first')
-  assert.match(reapRefusal({ ...base, indexLock: lock, locked: 'x', dirtyPaths: 1, park: true }, 30)!, /is locked \(x\)/)
-  const dirty = (n: number, unseen: string[]) => reapRefusal({ ...base, dirtyPaths: n, unseenPaths: unseen }, 30)
+  assert.is(refusalText(reapRefusal({ ...base, indexLock: lock, dirtyPaths: 2, park: true }, 30)), locked)
+  assert.is(refusalText(reapRefusal({ ...base, indexLock: lock }, 30)), undefined, 'a clean tree is not cleaned: git removes it all the same')
+  assert.match(refusalText(reapRefusal({ ...base, indexLock: lock, dirtyPaths: 1 }, 30))!, /has uncommitted changes \(1 path\); commit them, or pass --park/, 'without --park: the dirty tree first')
+  assert.match(refusalText(reapRefusal({ ...base, indexLock: lock, locked: 'x', dirtyPaths: 1, park: true }, 30))!, /is locked \(x\)/)
+  const dirty = (n: number, unseen: string[]) => refusalText(reapRefusal({ ...base, dirtyPaths: n, unseenPaths: unseen }, 30))
   assert.is(dirty(1, ['README.md']), 'refused: /h/lanes/r1-b has uncommitted changes (1 path, 1 of them hidden from git status: README.md); commit them, or pass --park to save them to a patch')
   assert.is(
     dirty(6, ['e', 'a', 'c', 'b']),

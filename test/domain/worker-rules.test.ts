@@ -5,7 +5,6 @@ import { CONV_NAME, type Role } from '../../kernel/domain/keys.js'
 import { dirClaimRefusal } from '../../kernel/domain/lane-claim.js'
 import { mayLaunch } from '../../kernel/domain/launcher.js'
 import { checkReport } from '../../kernel/domain/report-rules.js'
-import { SvcError } from '../../kernel/domain/errors.js'
 import {
   alreadyPosted,
   checkIssueState,
@@ -203,16 +202,12 @@ test('the message the starter is told: who, which issue, the status, the first l
 
 test('a worker: the gates of a builder, no verdict; it launches no lanes; its directory is held until it is reaped', () => {
   const w = { role: 'worker' as const, key: 'local:1', iteration: 1, branch: 'worker/local-1' }
-  const fails = (f: () => unknown) => {
-    try {
-      f()
-    } catch (e) {
-      return (e as SvcError).message
-    }
-    return 'ok'
+  const fails = (f: () => ReturnType<typeof checkReport>) => {
+    const d = f()
+    return d.ok ? 'ok' : d.message
   }
   const req = { status: 'done' as const, body: 'x' }
-  const table: [string, () => unknown, string][] = [
+  const table: [string, () => ReturnType<typeof checkReport>, string][] = [
     ['dirty', () => checkReport(w, req, [], { dirty: true }), 'refused: a worker reports done only from a clean tree; commit or remove the changes (git status shows them)'],
     ['no upstream', () => checkReport(w, req, [], { dirty: false, branch: 'worker/local-1' }), 'refused: branch worker/local-1 has no upstream; push it with git push -u origin HEAD'],
     ['ahead', () => checkReport(w, req, [], { dirty: false, branch: 'b', upstream: 'origin/b', ahead: 2 }), 'refused: 2 commit(s) on b are not on origin/b; push them first'],
@@ -221,10 +216,10 @@ test('a worker: the gates of a builder, no verdict; it launches no lanes; its di
     ['pushed', () => checkReport(w, req, [], { dirty: false, branch: 'b', upstream: 'origin/b', ahead: 0 }), 'ok'],
   ]
   for (const [name, f, want] of table) assert.is(fails(f), want, name)
-  assert.equal(mayLaunch({ worker }, 'builder'), { ok: false, reason: 'a worker cannot launch lanes' })
+  assert.equal(mayLaunch({ worker }, 'builder'), { ok: false, code: 'forbidden', message: 'refused: a worker cannot launch lanes' })
   const held = row('5', { worker })
-  assert.is(dirClaimRefusal('/lanes/w-local-1', [held]), 'refused: /lanes/w-local-1 is the directory of worker local:1 i1 (conv 5), which is not reaped; reap it first (svc worker reap 5)')
-  assert.is(dirClaimRefusal('/lanes/w-local-1', [{ ...held, reaped: { at: 1 } }]), undefined)
+  assert.equal(dirClaimRefusal('/lanes/w-local-1', [held]), { ok: false, code: 'conflict', message: 'refused: /lanes/w-local-1 is the directory of worker local:1 i1 (conv 5), which is not reaped; reap it first (svc worker reap 5)' })
+  assert.equal(dirClaimRefusal('/lanes/w-local-1', [{ ...held, reaped: { at: 1 } }]), { ok: true })
 })
 
 test.run()

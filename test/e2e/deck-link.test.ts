@@ -56,7 +56,8 @@ test('item 8: on a terminal, svc deck opens a private file that leads to the dec
   chmodSync(join(bin, 'xdg-open'), 0o755)
   let out = ''
   const path = process.env.PATH
-  const env = h.env({ PATH: `${bin}:${path}` })
+  // CI=true (as CI runs) keeps svc deck from opening anything: this test is a person's terminal.
+  const env = h.env({ PATH: `${bin}:${path}`, CI: undefined })
   const io: Io = { out: (t) => void (out += t), err: () => {}, env, cwd: h.home, isTTY: true, readStdin: async () => '' }
   // This process's PATH too, whichever environment the opener is started with.
   process.env.PATH = env.PATH
@@ -65,7 +66,7 @@ test('item 8: on a terminal, svc deck opens a private file that leads to the dec
   } finally {
     process.env.PATH = path
   }
-  await until(() => existsSync(argsFile), 'the opener to run', 5000)
+  await until(() => existsSync(argsFile) && readFileSync(argsFile, 'utf8').endsWith('\n'), 'the opener to run', 20_000)
   const page = join(h.service, 'deck-open.html')
   assert.equal(readFileSync(argsFile, 'utf8'), `${page}\n`, 'the opener is given a path only')
   assert.is(statSync(page).mode & 0o777, 0o600, 'only this user can read the page')

@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { rpc, trackActivity, untilActivity } from '../helpers/activity.js'
+import { insideConv, rpc, trackActivity, untilActivity } from '../helpers/activity.js'
 import { alive, until } from '../helpers/home.js'
 import { realHarnessHome, type RealHome } from '../helpers/real-harness.js'
 
@@ -49,11 +49,11 @@ test('a Bash permission allowed then denied, a question answered: needs-you each
   assert.equal(done.cost, { usd: Number((REQUEST_USD * api.turnRequests().length).toFixed(6)), estimated: false })
 
   // A fork continues the session (the model sees the source's history); a handoff starts afresh.
-  const forked = (await h.ok(['fork', '--prompt', 'what did I ask first?'], { env: { SERVICE_CONVERSATION: id } })).trim()
+  const forked = (await h.ok(['fork', '--prompt', 'what did I ask first?'], { env: await insideConv(h, id) })).trim()
   await untilActivity(h, forked, 'idle')
   const forkRequest = api.turnRequests().at(-1)!.raw
   assert.ok(forkRequest.includes('scenario:bash build it') && forkRequest.includes('what did I ask first?'), 'the fork carries the history')
-  const handed = (await h.ok(['handoff', '--prompt', 'start over'], { env: { SERVICE_CONVERSATION: id } })).trim()
+  const handed = (await h.ok(['handoff', '--prompt', 'start over'], { env: await insideConv(h, id) })).trim()
   await untilActivity(h, handed, 'idle')
   const handoffRequest = api.turnRequests().at(-1)!.raw
   assert.ok(handoffRequest.includes('start over') && !handoffRequest.includes('scenario:bash build it'), 'a handoff starts a new session')

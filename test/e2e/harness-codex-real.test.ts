@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { createServer } from 'node:net'
 import { TURN_USAGE } from '../../fixtures/model-script.js'
 import { CODEX_USAGE_BASIS, estimateUsd } from '../../kernel/domain/token-cost.js'
-import { rpc, trackActivity, untilActivity } from '../helpers/activity.js'
+import { insideConv, rpc, trackActivity, untilActivity } from '../helpers/activity.js'
 import { alive, until } from '../helpers/home.js'
 import { realHarnessHome, type RealHome } from '../helpers/real-harness.js'
 
@@ -53,7 +53,7 @@ test('codex usage: three resumed turns cost three times one turn, never more; a 
   assert.match(await r.activityLine(id), 'activity: idle (error: {"error":{"type":"invalid_request_error"')
 
   // codex exec cannot fork a thread: a fork starts a new one, and says so.
-  const forked = (await h.ok(['fork', '--prompt', 'carry on'], { env: { SERVICE_CONVERSATION: id } })).trim()
+  const forked = (await h.ok(['fork', '--prompt', 'carry on'], { env: await insideConv(h, id) })).trim()
   await untilActivity(h, forked, 'idle')
   assert.ok((await r.transcript(forked)).includes('system codex exec cannot fork a thread: this conversation starts a new one'))
   assert.is.not(stateOf(forked).session, thread)

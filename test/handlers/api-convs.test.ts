@@ -13,6 +13,9 @@ const tree: DeckTree = {
   costPerRun: { r1: 0.5 },
   costPerOrchestrator: { '2': 0.5 },
   runs: ['r1'],
+  counts: { r1: { working: 0, 'needs-you': 0, idle: 0, other: 2, reported: 0, stale: 0 } },
+  chains: { r1: { b: 'i1 building' } },
+  inbox: [],
 }
 
 test('GET /api/tree: the conversations as a tree; run and parent reach the kernel', async () => {
@@ -109,6 +112,41 @@ test('POST /api/convs/:ref/answer: bad input 400; nothing pending 409', async ()
   assert.equal(await answer(idle.ask('/api/convs/9/answer', { body: { decision: 'allow' } })), { status: 409, body: err('conflict', 'conv 9 (c9) is idle; it waits on no answer') })
   const question = harness({ convAnswer: refuse('usage', 'conv 9 (c9) asks a question: answer it with allow --message <answer>') })
   assert.equal(await answer(question.ask('/api/convs/9/answer', { body: { decision: 'allow' } })), { status: 400, body: err('usage', 'conv 9 (c9) asks a question: answer it with allow --message <answer>') })
+})
+
+// ---- GET /api/convs/:ref/detail, /diff; POST /stop ----
+
+test('GET /api/convs/:ref/detail: what the conversation page shows, from the kernel; errors keep their status', async () => {
+  const detail = { conv: convView({ id: '7' }), reports: [], parked: [], composer: { enabled: false, reason: 'conv 7 (c7) is stopped; the message would not reach it' } }
+  const { ask, calls } = harness({ convDetail: async () => detail })
+  assert.equal(await answer(ask('/api/convs/7/detail')), { status: 200, body: detail })
+  assert.equal(calls, [{ method: 'convDetail', input: { conv: '7' } }])
+  const missing = harness({ convDetail: refuse('not_found', 'no conversation 99') })
+  assert.equal(await answer(missing.ask('/api/convs/99/detail')), { status: 404, body: err('not_found', 'no conversation 99') })
+})
+
+test('GET /api/convs/:ref/diff: the change, capped at maxBytes (1024 up to the kernel limit), bad caps 400', async () => {
+  const diff = { base: 'origin/main (0123456)', stat: ' a | 1 +\n', patch: '+a\n', bytes: 3, truncated: false }
+  const { ask, calls } = harness({ convDiff: async () => diff })
+  assert.equal(await answer(ask('/api/convs/7/diff')), { status: 200, body: diff })
+  assert.equal(await answer(ask('/api/convs/7/diff?maxBytes=800000')), { status: 200, body: diff })
+  assert.equal(calls.map((c) => c.input), [{ conv: '7' }, { conv: '7', maxBytes: 800000 }])
+  for (const [q, message] of [
+    ['maxBytes=x', 'maxBytes: must be a whole number'],
+    ['maxBytes=10', 'maxBytes: Invalid value: Expected >=1024 but received 10'],
+    ['maxBytes=4000001', 'maxBytes: Invalid value: Expected <=4000000 but received 4000001'],
+    ['max=5', 'unknown query parameter max'],
+  ])
+    assert.equal(await answer(ask(`/api/convs/7/diff?${q}`)), { status: 400, body: err('usage', message) }, q)
+  assert.is(calls.length, 2)
+})
+
+test('POST /api/convs/:ref/stop: the conversation stop; its refusal keeps its status', async () => {
+  const { ask, calls } = harness({ convStop: async () => convView({ id: '7', activity: 'stopped' }) })
+  assert.equal(await answer(ask('/api/convs/7/stop', { method: 'POST' })), { status: 200, body: convView({ id: '7', activity: 'stopped' }) })
+  assert.equal(calls, [{ method: 'convStop', input: { conv: '7' } }])
+  const gone = harness({ convStop: refuse('not_found', 'no conversation 99') })
+  assert.equal(await answer(gone.ask('/api/convs/99/stop', { method: 'POST' })), { status: 404, body: err('not_found', 'no conversation 99') })
 })
 
 test.run()

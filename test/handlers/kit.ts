@@ -104,6 +104,6 @@ export const convView = (extra: Partial<ConvView> = {}): ConvView => ({
   ...extra,
 })
 
-export const emptyTree = (): DeckTree => ({ roots: [], conversations: {}, lanes: {}, workers: {}, costPerRun: {}, costPerOrchestrator: {}, runs: [] })
+export const emptyTree = (): DeckTree => ({ roots: [], conversations: {}, lanes: {}, workers: {}, costPerRun: {}, costPerOrchestrator: {}, runs: [], counts: {}, chains: {}, inbox: [] })
 
 export type { PortMethod }

@@ -4,7 +4,6 @@ import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { CLIENT } from '../../handlers/deck/client.js'
 import { HTTP_STATUS } from '../../handlers/status.js'
 import { ERROR_CODES } from '../../kernel/domain/errors.js'
 import { LIST_COLUMNS, laneCells, type LaneCellsInput } from '../../kernel/domain/list-columns.js'
@@ -76,72 +75,53 @@ test('item 7: a deck code is single-use and short-lived; the session it gives is
 
 // ---- the deck's pages ----
 
-test('GET / and /agents: the tree page with its filters; the script comes from /deck/client.js', async () => {
+test('GET / and /agents: the Command Deck (inbox, runs) and the Agents page (tree, search), server-rendered; the script comes from /deck/client.js', async () => {
   const { ask, calls } = harness({})
-  for (const [path, title] of [
-    ['/', 'Command Deck'],
-    ['/agents', 'Agents'],
-  ]) {
+  for (const [path, title, page, ids] of [
+    ['/', 'Command Deck', 'deck', ['inbox', 'inbox-count', 'runs', 'run', 'parent', 'costs', 'status', 'notify-slot']],
+    ['/agents', 'Agents', 'agents', ['tree', 'search', 'run', 'parent', 'costs', 'status', 'notify-slot']],
+  ] as const) {
     const res = await ask(path)
     assert.is(res.status, 200)
     assert.is(res.headers.get('content-type'), 'text/html; charset=UTF-8')
     const html = await res.text()
     assert.match(html, `<title>${title}</title>`)
-    assert.match(html, '<body data-page="deck">')
-    for (const id of ['tree', 'run', 'parent', 'costs', 'status']) assert.match(html, `id="${id}"`)
+    assert.match(html, `<body data-page="${page}">`)
+    for (const id of ids) assert.match(html, `id="${id}"`)
     assert.match(html, '<script type="module" src="/deck/client.js"></script>')
   }
   assert.equal(calls, [], 'the page itself asks the kernel nothing; the script does')
 })
 
-test('GET /conv/:ref: the conversation page with transcript, composer, needs-you and reap panels; the reference is escaped', async () => {
+test('GET /conv/:ref: the conversation page with its sections and controls; the reference is escaped by construction', async () => {
   const { ask } = harness({})
   const html = await (await ask('/conv/r1-b-builder-i1')).text()
   assert.match(html, '<body data-page="conv" data-ref="r1-b-builder-i1">')
-  for (const id of ['transcript', 'composer', 'message', 'needs', 'allow', 'deny', 'answer-message', 'reap', 'park', 'keep', 'reap-go']) assert.match(html, `id="${id}"`)
-  const hostile = await (await ask('/conv/%22%3E%3Cimg%20src%3Dx%3E')).text()
-  assert.match(hostile, 'data-ref="&quot;&gt;&lt;img src=x&gt;"')
+  for (const id of ['transcript', 'composer', 'message', 'composer-reason', 'needs', 'needs-body', 'reports', 'parked', 'chain', 'worktree', 'contract', 'diff-load', 'diff', 'stop', 'reap', 'park', 'keep', 'reap-go'])
+    assert.match(html, `id="${id}"`)
+  const hostile = await (await ask('/conv/%22%3E%3Cimg%20src%3Dx%3E%3C%2Fscript%3E')).text()
+  assert.match(hostile, 'data-ref="&quot;&gt;&lt;img src=x&gt;&lt;/script&gt;"')
   assert.not.match(hostile, '<img src=x>')
 })
 
 /** Does this text parse as a JavaScript module? */
 const parsesAsModule = (code: string) => spawnSync(process.execPath, ['--input-type=module', '--check'], { input: code }).status === 0
 
-test('GET /deck/client.js: the browser code, as a JavaScript module that parses', async () => {
-  const { ask } = harness({})
+test('GET /deck/client.js: the compiled browser code the kernel hands over, served as a module that parses', async () => {
+  const bundle = readFileSync(new URL('../../handlers/deck/client.bundle.js', import.meta.url), 'utf8')
+  const { ask, calls } = harness({ deckClient: async () => ({ js: bundle }) })
   const res = await ask('/deck/client.js')
   assert.is(res.status, 200)
   assert.is(res.headers.get('content-type'), 'text/javascript; charset=utf-8')
   const code = await res.text()
-  assert.is(code, CLIENT)
+  assert.is(code, bundle)
+  assert.equal(calls, [{ method: 'deckClient', input: {} }])
   assert.ok(parsesAsModule(code))
   assert.not.ok(parsesAsModule(code + '\n(('), 'the check can fail')
-  for (const route of ['/api/tree', '/api/events', '/api/convs/', '/tell', '/answer', '/reap']) assert.match(code, route)
-})
-
-test('GET /deck/list-columns.js: the very cell rules of the CLI list, as a module the deck imports', async () => {
-  const { ask } = harness({})
-  const res = await ask('/deck/list-columns.js')
-  assert.is(res.status, 200)
-  assert.is(res.headers.get('content-type'), 'text/javascript; charset=utf-8')
-  const served = await import(`data:text/javascript,${encodeURIComponent(await res.text())}`)
-  assert.equal(served.LIST_COLUMNS, [...LIST_COLUMNS])
-  const lanes: LaneCellsInput[] = [
-    { id: '2', run: 'r1', key: 'b', role: 'builder', iteration: 1, activity: 'working', archived: false, branch: 'r1/b', git: { branch: 'r1/b', head: '0123456789', ahead: 2, dirty: true }, model: 'm', cost: { usd: 0.5, estimated: true } },
-    { id: '3', run: 'r1', key: 'b', role: 'critic', iteration: 1, activity: 'idle', archived: false, for: { key: 'b', iteration: 1 }, report: { status: 'done' }, verdict: { value: 'NOT_YET', defects: 3 }, git: { head: 'abcdef01', dirty: false } },
-    { id: '4', run: 'r1', key: 'p', role: 'play', iteration: 1, activity: 'stopped', archived: true, branch: 'r1/p' },
-  ]
-  for (const l of lanes) assert.equal(served.laneCells(l), laneCells(l))
-  assert.equal(served.laneCells(lanes[1]).slice(8, 11), ['(detached)@abcdef0', '-', 'no'])
-  assert.is(served.costText({ usd: 1.234, estimated: false }), '$1.23')
-})
-
-test('item 14: the deck shows control and bidirectional characters harmlessly: its escape runs the one sanitizer first', async () => {
-  const { ask } = harness({})
-  const served = await import(`data:text/javascript,${encodeURIComponent(await (await ask('/deck/list-columns.js')).text())}`)
-  assert.is(served.printable('m\n\x1b[2J\u202ex'), 'm\\n\\x1b[2J\\u202ex')
-  assert.is(served.printable('line 1\nline 2\u202e', true), 'line 1\nline 2\\u202e')
-  assert.match(CLIENT, "const esc = (s, keepLines = false) => printable(String(s ?? ''), keepLines)")
+  for (const route of ['/api/tree', '/api/events', '/api/convs/', '/detail', '/diff', '/tell', '/answer', '/stop', '/reap']) assert.match(code, route)
+  assert.not.match(code, /innerHTML|insertAdjacentHTML|outerHTML|document\.write/, 'no markup is ever parsed from a string')
+  const missing = harness({ deckClient: refuse('unavailable', "the deck's browser code is not built", 'run npm run build in the checkout') })
+  assert.is((await missing.ask('/deck/client.js')).status, 503)
 })
 
 // ---- what the handlers may import ----
@@ -157,7 +137,6 @@ function runtimeImports(entry: string, seen = new Set<string>()): Set<string> {
     const src = readFileSync(file, 'utf8')
     for (const m of src.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm)) {
       const spec = m[1] ?? m[2] ?? m[3]
-      if (spec.startsWith('/deck/')) continue // the browser's import, in the deck's client code
       if (spec.startsWith('.')) visit(resolve(dirname(file), spec))
       else out.add(spec)
     }

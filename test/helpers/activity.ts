@@ -83,3 +83,14 @@ export function fakeHarnessHome() {
     transcript: async (id: string) => (await rpc(h, 'convTranscript', { conv: id })).entries.map((e: any) => `${e.kind} ${e.text}`) as string[],
   }
 }
+
+/** What a command run inside a driven conversation has in its environment: its id and the key svc gave it, read
+ * from its runner's environment (the only place the key is kept; the record holds its hash). */
+export async function insideConv(h: TestHome, conv: string): Promise<{ SERVICE_CONVERSATION: string; SERVICE_CONVERSATION_KEY: string }> {
+  const v = await rpc(h, 'convShow', { conv })
+  const state = JSON.parse(readFileSync(join(h.service, 'agents', `conv-${v.name}`, 'state.json'), 'utf8'))
+  const env = readFileSync(`/proc/${state.runner.pid}/environ`, 'utf8').split('\0')
+  const key = env.find((e) => e.startsWith('SERVICE_CONVERSATION_KEY='))?.slice('SERVICE_CONVERSATION_KEY='.length)
+  if (!key) throw new Error(`conv ${conv}'s runner has no SERVICE_CONVERSATION_KEY`)
+  return { SERVICE_CONVERSATION: v.id, SERVICE_CONVERSATION_KEY: key }
+}

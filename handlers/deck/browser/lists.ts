@@ -1,0 +1,112 @@
+import { age, usdText } from '../../../kernel/domain/format.js'
+import type { DeckTree, InboxEntry } from '../../../kernel/port.js'
+import { agentsTree } from './agents.js'
+import { api } from './api.js'
+import { askPanel } from './ask.js'
+import { fill, h, must } from './dom.js'
+import { restoreCurrent } from './keys.js'
+import { live, say, type Change } from './live.js'
+import type { Notifier } from './notify.js'
+import { countsOf, runSections } from './runs.js'
+import { convRow } from './rows.js'
+import { runCounts } from '../../../kernel/domain/run-counts.js'
+
+/** More changed lanes than this at once are drawn by the full redraw. */
+const PATCH_MOST = 8
+
+/** The needs-you inbox: each waiting conversation, what it asks, and the controls to answer it right there. */
+function inbox(entries: InboxEntry[], now: number) {
+  if (!entries.length) return h('p', { class: 'muted empty' }, 'nobody is waiting on you')
+  return h(
+    'ul',
+    { class: 'inbox-list' },
+    entries.map((e) =>
+      h('li', { class: 'inbox-entry', 'data-inbox': e.id, 'data-nav': `inbox-${e.id}` },
+        h('div', { class: 'inbox-head' }, h('a', { href: `/conv/${e.id}` }, `#${e.id} ${e.name}`), e.lane ? h('span', { class: 'chip role' }, `${e.lane.run}/${e.lane.key} ${e.lane.role} i${e.lane.iteration}`) : null,
+          h('span', { class: 'muted' }, `waiting ${age(e.since, now)}`)),
+        askPanel(e.id, e.ask, say)),
+    ),
+  )
+}
+
+/** The run and parent filters, from the address; changing one reloads with it. */
+function filters(tree: DeckTree, params: URLSearchParams) {
+  const run = must<HTMLSelectElement>('#run')
+  if (run.options.length <= 1) for (const r of tree.runs) run.add(new Option(r, r, false, r === params.get('run')))
+  const parent = must<HTMLInputElement>('#parent')
+  if (document.activeElement !== parent) parent.value = params.get('parent') ?? ''
+}
+
+function onFilter(id: string) {
+  must<HTMLInputElement>(`#${id}`).addEventListener('change', (e) => {
+    const p = new URLSearchParams(location.search)
+    const v = (e.target as HTMLInputElement).value
+    if (v) p.set(id, v)
+    else p.delete(id)
+    location.search = p.toString()
+  })
+}
+
+/** The Command Deck (inbox and runs) and the Agents page (every conversation as a tree, searchable). */
+export function listPage(page: 'deck' | 'agents', notifier: Notifier) {
+  const params = new URLSearchParams(location.search)
+  const q = new URLSearchParams()
+  for (const k of ['run', 'parent']) if (params.get(k)) q.set(k, params.get(k)!)
+  let last: DeckTree | undefined
+  // The inbox is redrawn only when what it asks changes: a message being typed into it survives other changes.
+  let inboxShown = ''
+  const search = document.querySelector<HTMLInputElement>('#search')
+  const render = () => {
+    const tree = last!
+    const now = Date.now()
+    if (page === 'deck') {
+      const sig = JSON.stringify(tree.inbox.map((e) => [e.id, e.ask]))
+      if (sig !== inboxShown) fill(must('#inbox'), inbox(tree.inbox, now))
+      inboxShown = sig
+      const count = must('#inbox-count')
+      count.textContent = String(tree.inbox.length)
+      count.dataset.zero = String(!tree.inbox.length)
+      fill(must('#runs'), runSections(tree, now))
+    } else {
+      // The deck shows each run's cost in its header; the tree, in one line above it.
+      fill(must('#tree'), agentsTree(tree, now, search?.value ?? ''))
+      fill(must('#costs'), Object.entries(tree.costPerRun).map(([r, c], i) => [i ? ' · ' : '', h('span', {}, `run ${r}: ${usdText(c)}`)]))
+    }
+    for (const row of document.querySelectorAll<HTMLElement>('li[data-id] > .row')) row.dataset.nav = `row-${row.parentElement!.dataset.id}`
+    restoreCurrent()
+    document.body.dataset.drawn = String(Date.now())
+  }
+  search?.addEventListener('input', () => last && render())
+  onFilter('run')
+  onFilter('parent')
+  must('#notify-slot').replaceWith(notifier.button)
+  /** A few lanes changed: their rows and their runs' counts are drawn in place at once (the full tree follows). */
+  const patch = async (changes: Change[]) => {
+    const tree = last
+    if (!tree) return false
+    const byName = new Map(Object.values(tree.lanes).map((l) => [l.name, l.id]))
+    const ids = [...new Set(changes.map((c) => byName.get(c.name)))]
+    if (!ids.length || ids.length > PATCH_MOST || ids.includes(undefined)) return false
+    const now = Date.now()
+    for (const lane of await Promise.all(ids.map((id) => api.lane(id!)))) {
+      tree.lanes[lane.id] = lane
+      const row = document.querySelector<HTMLElement>(`li[data-id="${lane.id}"] > .row`)
+      if (!row) continue
+      const fresh = convRow(tree, lane.id, now)
+      fresh.dataset.nav = row.dataset.nav
+      fresh.className = row.className
+      row.replaceWith(fresh)
+    }
+    tree.counts = runCounts(Object.values(tree.lanes))
+    for (const run of new Set(ids.map((id) => tree.lanes[id!].run))) document.querySelector(`[data-run="${CSS.escape(run)}"] .counts`)?.replaceWith(countsOf(tree.counts[run]))
+    notifier.observe(tree)
+    return true
+  }
+  live(async () => {
+    last = await api.tree(q)
+    performance.mark('svc:fetched')
+    filters(last, params)
+    notifier.observe(last)
+    render()
+  }, patch)
+}

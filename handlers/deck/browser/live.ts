@@ -1,0 +1,57 @@
+import { fill, must } from './dom.js'
+
+/** What the kernel says changed: the conversation's name and what of it. */
+export interface Change {
+  name: string
+  what: string
+}
+
+/** How long a full redraw waits after a change `patch` drew by itself: a burst of reports costs one. */
+const SETTLE_MS = 1000
+
+/** Draw now, and again whenever the kernel reports a change over server-sent events. A change starts a draw at
+ * once, unless `patch` drew it in place (then the full draw follows when the changes settle); changes that arrive
+ * while a draw runs are drawn together by one more right after it. A (re)connected stream may have missed changes,
+ * so `ready` draws too. The marks `svc:change` and `svc:drawn` (User Timing) let a person, or the bench, see what an
+ * update costs. */
+export function live(draw: () => Promise<void>, patch?: (changes: Change[]) => Promise<boolean>) {
+  let settle: ReturnType<typeof setTimeout> | undefined
+  let running = false
+  let again = false
+  const redraw = async () => {
+    if (running) {
+      again = true
+      return
+    }
+    running = true
+    do {
+      again = false
+      try {
+        await draw()
+        performance.mark('svc:drawn')
+      } catch (e) {
+        say((e as Error).message)
+      }
+    } while (again)
+    running = false
+  }
+  const es = new EventSource('/api/events')
+  es.addEventListener('change', async (e) => {
+    performance.mark('svc:change')
+    const drawn = patch ? await patch(JSON.parse((e as MessageEvent<string>).data) as Change[]).catch(() => false) : false
+    clearTimeout(settle)
+    if (drawn) settle = setTimeout(() => void redraw(), SETTLE_MS)
+    else void redraw()
+  })
+  es.addEventListener('ready', () => {
+    document.body.dataset.live = 'yes'
+    void redraw()
+  })
+  es.addEventListener('error', () => {
+    document.body.dataset.live = 'no'
+  })
+  void redraw()
+}
+
+/** Say what an action did, or why it was refused, in the header's status line. */
+export const say = (msg: string) => fill(must('#status'), msg)

@@ -1,0 +1,50 @@
+import { usdText } from '../../../kernel/domain/format.js'
+import type { RunCounts } from '../../../kernel/domain/run-counts.js'
+import type { DeckTree, LaneView } from '../../../kernel/port.js'
+import { h } from './dom.js'
+import { convRow } from './rows.js'
+
+type Node = DeckTree['roots'][number]
+
+const COUNTED: (keyof RunCounts)[] = ['working', 'needs-you', 'idle', 'reported', 'stale']
+
+/** A run's counts, as its header shows them. */
+export const countsOf = (counts: RunCounts) =>
+  h('span', { class: 'counts' }, COUNTED.map((k) => h('span', { class: `count count-${k}${counts[k] ? '' : ' zero'}`, 'data-count': k }, `${counts[k]} ${k}`)))
+
+/** The ids of every row the (filtered) tree shows. */
+function shown(roots: Node[], out = new Set<string>()): Set<string> {
+  for (const n of roots) {
+    out.add(n.id)
+    shown(n.children, out)
+  }
+  return out
+}
+
+/** The Command Deck's runs: for each, its counts and cost, then each lane key as its chain and its lanes. */
+export function runSections(tree: DeckTree, now: number) {
+  const ids = shown(tree.roots)
+  const byRun = new Map<string, Map<string, LaneView[]>>()
+  for (const l of Object.values(tree.lanes)) {
+    if (!ids.has(l.id)) continue
+    const keys = byRun.get(l.run) ?? byRun.set(l.run, new Map()).get(l.run)!
+    ;(keys.get(l.key) ?? keys.set(l.key, []).get(l.key)!).push(l)
+  }
+  const runs = [...byRun.keys()].sort()
+  if (!runs.length) return [h('p', { class: 'muted empty' }, 'no lanes')]
+  return runs.map((run) => {
+    const counts = tree.counts[run]
+    const keys = byRun.get(run)!
+    return h(
+      'section',
+      { class: 'run', 'data-run': run },
+      h('h2', {}, h('span', { class: 'run-name' }, `run ${run}`),
+        countsOf(counts),
+        h('span', { class: 'run-cost', 'data-run-cost': run }, `run ${run}: ${usdText(tree.costPerRun[run] ?? 0)}`)),
+      [...keys.keys()].sort().map((key) =>
+        h('div', { class: 'key', 'data-key': key },
+          h('div', { class: 'chain', 'data-chain': `${run}/${key}` }, h('span', { class: 'key-name' }, key), ' ', tree.chains[run]?.[key] || '—'),
+          h('ul', { class: 'lanes' }, keys.get(key)!.sort((a, b) => Number(a.id) - Number(b.id)).map((l) => h('li', { 'data-id': l.id, 'data-kind': 'lane' }, convRow(tree, l.id, now)))))),
+    )
+  })
+}

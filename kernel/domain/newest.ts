@@ -1,0 +1,6 @@
+/** "Newest by time", the one way the rulebook picks it: the greatest time wins, and of equal times the later one in
+ * the list. */
+export const newestBy = <T>(xs: readonly T[], at: (x: T) => number) => xs.reduce<T | undefined>((a, b) => (!a || at(b) >= at(a) ? b : a), undefined)
+
+/** The newest of some timed things. */
+export const newest = <T extends { at: number }>(xs: readonly (T | undefined)[]) => newestBy(xs.filter((x): x is T => x !== undefined), (x) => x.at)

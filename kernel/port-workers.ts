@@ -1,0 +1,64 @@
+import * as v from 'valibot'
+import type { Activity, Evidence } from './domain/activity.js'
+import { EFFORTS, HARNESSES, type NeedsYouReason } from './domain/keys.js'
+import { MAX_TEXT, key, opt, ref, text } from './port-fields.js'
+
+/** The worker verbs of the KernelPort (kernel/port.ts): their inputs, and the view of a worker they answer with. */
+
+export const WorkerSchemas = {
+  workerRun: v.strictObject({
+    issue: ref,
+    brief: opt(text(MAX_TEXT)),
+    prompt: opt(text(1_000_000)),
+    project: opt(text(100)),
+    harness: opt(v.picklist(HARNESSES, 'must be one of claude, codex, shell, none')),
+    model: opt(text(200)),
+    effort: opt(v.picklist(EFFORTS, 'must be one of low, medium, high')),
+    from: opt(text(250)),
+    branch: opt(text(250)),
+    title: opt(text(200)),
+    replace: opt(v.boolean()),
+    reuse: opt(v.boolean()),
+    post: opt(v.boolean()),
+    allowClosed: opt(v.boolean()),
+    noWait: opt(v.boolean()),
+    conversation: opt(ref),
+    conversationKey: opt(key),
+    cwd: opt(text(4096)),
+  }),
+  workerWait: v.strictObject({
+    worker: opt(ref),
+    issue: opt(ref),
+    parent: opt(ref),
+    project: opt(text(100)),
+    cwd: opt(text(4096)),
+    after: opt(text(300)),
+    timeoutMs: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(60_000)),
+  }),
+  workerList: v.strictObject({ issue: opt(ref), parent: opt(ref), project: opt(text(100)), cwd: opt(text(4096)) }),
+  workerGet: v.strictObject({ worker: ref }),
+  workerStop: v.strictObject({ worker: ref }),
+  workerReap: v.strictObject({ worker: ref, park: opt(v.boolean()), keep: opt(v.boolean()) }),
+} as const
+
+/** A worker as `svc worker list|show` and the deck show it: its conversation, its issue and its newest report. */
+export interface WorkerView {
+  id: string
+  name: string
+  parent?: string
+  issue: string
+  url?: string
+  starter: string
+  iteration: number
+  cwd: string
+  branch?: string
+  post: boolean
+  harness: string
+  model?: string
+  createdAt: number
+  archived: boolean
+  activity: Activity
+  reason?: NeedsYouReason
+  evidence: Evidence
+  report?: { seq: number; status: string; at: number }
+}

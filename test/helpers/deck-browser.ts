@@ -1,0 +1,41 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { CHROMIUM_ARGS, chromiumExecutable } from './chromium.js'
+import { ROOT, TestHome } from './home.js'
+import { setupProject, type Setup } from './project.js'
+import { gates, kernelApi } from '../e2e/api-kit.js'
+
+/** What the deck's browser suites stand on: a test home with a project and a kernel, the headless Chromium npm
+ * installs (driven by playwright-core), and screenshots in test-artifacts/screenshots/. */
+export const SHOTS = join(ROOT, 'test-artifacts', 'screenshots')
+export const WAIT = { timeout: 20_000 }
+
+export interface DeckWorld {
+  h: TestHome
+  s: Setup
+  api: ReturnType<typeof kernelApi>
+  g: ReturnType<typeof gates>
+  browser: BrowserContext
+  page: Page
+}
+
+export async function openDeckWorld(w: DeckWorld, name: string): Promise<void> {
+  w.h = new TestHome(name)
+  w.h.extraEnv = { PATH: `${join(ROOT, 'fixtures', 'bin')}:${process.env.PATH}`, FAKE_NODE: process.execPath }
+  w.s = await setupProject(w.h)
+  w.api = kernelApi(w.h)
+  w.g = gates(w.h)
+  mkdirSync(SHOTS, { recursive: true })
+  w.browser = await chromium.launchPersistentContext(join(w.h.dir, 'chromium-profile'), { executablePath: await chromiumExecutable(), headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 900 } })
+  w.page = w.browser.pages()[0] ?? (await w.browser.newPage())
+}
+
+export async function closeDeckWorld(w: DeckWorld): Promise<void> {
+  await w.browser?.close()
+  await w.h.stop()
+}
+
+/** Launch a lane of run r1 from the project's root conversation. */
+export const launchLane = (w: DeckWorld, body: Record<string, unknown>) => w.api.post('/api/lanes', { run: 'r1', conversation: w.s.root, ...body })
+export const shot = (w: DeckWorld, name: string) => w.page.screenshot({ path: join(SHOTS, name), fullPage: true })
