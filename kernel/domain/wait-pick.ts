@@ -22,11 +22,14 @@ export type WaitPick =
   | { kind: 'pending' }
 
 const ended = (a: ActivityView) => a.value === 'stopped' || a.value === 'failed-to-start'
-const stalled = (a: ActivityView, now: number) => a.value === 'idle' && now - a.evidence.at >= IDLE_LIMIT_MS
+const stalled = (a: ActivityView, now: number, limitMs: number) => a.value === 'idle' && now - a.evidence.at >= limitMs
+
+/** How a limit reads in a message: minutes, or seconds under one (a test build shortens it). */
+const limitText = (ms: number) => (ms >= 60_000 ? `${ms / 60_000} minutes` : `${ms / 1000} s`)
 
 /** SPEC.md 4.1 wait: the oldest report after the cursor, else exit 2 when no member can still report (all exited,
- * or the live ones idle for 10 minutes), else keep waiting. `after` is a cursor over (time, name, seq). */
-export function pickNext(members: WaitMember[], after: Cursor | undefined, now: number, what: string): WaitPick {
+ * or the live ones idle for 10 minutes: `idleLimitMs`), else keep waiting. `after` is a cursor over (time, name, seq). */
+export function pickNext(members: WaitMember[], after: Cursor | undefined, now: number, what: string, idleLimitMs = IDLE_LIMIT_MS): WaitPick {
   let best: { member: WaitMember; report: Report; cursor: Cursor } | undefined
   for (const member of members)
     for (const report of member.reports) {
@@ -38,7 +41,7 @@ export function pickNext(members: WaitMember[], after: Cursor | undefined, now: 
   const live = members.filter((m) => !ended(m.activity))
   if (!live.length)
     return { kind: 'exited', detail: members.length === 1 ? `${what} exited (${members[0].activity.value}: ${members[0].activity.evidence.source}) with no report` : `every lane of ${what} has exited with no further report` }
-  if (live.every((m) => stalled(m.activity, now)))
-    return { kind: 'idle', detail: `${what} stayed idle for ${IDLE_LIMIT_MS / 60000} minutes with no report` }
+  if (live.every((m) => stalled(m.activity, now, idleLimitMs)))
+    return { kind: 'idle', detail: `${what} stayed idle for ${limitText(idleLimitMs)} with no report` }
   return { kind: 'pending' }
 }

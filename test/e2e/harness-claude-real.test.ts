@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { insideConv, rpc, trackActivity, untilActivity } from '../helpers/activity.js'
 import { alive, until } from '../helpers/home.js'
 import { realHarnessHome, type RealHome } from '../helpers/real-harness.js'
+import { setupProject } from '../helpers/project.js'
 
 /** The claude harness against the real Claude Code CLI (node_modules) and the stand-in model API: every flow and
  * every failure with its exact activity and evidence. */
@@ -149,6 +150,21 @@ test('a 401 retried on and on: working (retrying: …) while it retries; past th
   assert.match(idle.evidence.detail, /^API error 401 authentication_failed; retry \d+\/10 in \d+\.\d s \(retried \d+ s without progress; turn interrupted\)$/)
   assert.match(await r.activityLine(id), 'activity: idle (error: API error 401 authentication_failed; ')
   assert.ok((await r.transcript(id)).some((l) => /^error API error 401 .* turn interrupted\)$/.test(l)), 'the interruption is in the transcript')
+})
+
+test('a builder whose claude retried past the limit is idle (error: …), and the wait on it ends: exit 2 once it stayed idle for the idle limit', async () => {
+  // The retry limit (10 minutes in use) and the idle limit of SPEC.md section 8 (10 minutes), shortened.
+  r = await realHarnessHome('claude-401-wait', { retryLimitMs: 3000, env: { SERVICE_TEST_BUILD: '1', SERVICE_TEST_IDLE_LIMIT_MS: '2000' } })
+  const { h } = r
+  const s = await setupProject(h)
+  const args = ['lane', 'start', '--run', 'r1', '--key', 'b', '--role', 'builder', '--harness', 'claude', '--model', MODEL, '--prompt', 'scenario:http-401 go', '--no-wait']
+  const started = await h.svc(args, { env: s.env })
+  assert.is(started.code, 0, started.stderr)
+  const waited = await h.svc(['lane', 'wait', 'r1-b-builder-i1'], { env: s.env, timeoutMs: 60_000 })
+  assert.equal(waited, { code: 2, stdout: '', stderr: 'svc: lane r1/b builder i1 stayed idle for 2 s with no report\nnext: svc lane wait r1-b-builder-i1\n' })
+  const v = await untilActivity(h, 'conv-r1-b-builder-i1', 'idle')
+  assert.is(v.evidence.source, 'error')
+  assert.match(v.evidence.detail, /^API error 401 authentication_failed; .*turn interrupted\)$/)
 })
 
 test.run()
