@@ -266,4 +266,16 @@ deck('a second kernel on the same machine: logging in to its deck leaves the bro
   }
 })
 
+deck('Agents: a worker nests under the conversation that ran it, with its iteration, its issue and its newest report', async (w) => {
+  const ref = (await w.h.ok(['issue', 'new', '--project', w.s.project.key, '--title', 'Deck worker'])).trim().split('\n').at(-1)!
+  const out = await w.h.ok(['worker', 'run', ref, '--harness', 'shell', '--prompt', buildAndReport('worker done', 'wd.txt', 'worker')], { env: w.s.env })
+  const id = /conv (\d+) /.exec(out)![1]
+  await w.page.goto(`${w.api.base}/agents`)
+  const r = w.page.locator(`li[data-id="${w.s.root}"] li[data-id="${id}"] > .row`)
+  await r.locator('[data-report="done"]').waitFor(WAIT)
+  assert.is((await r.locator('[data-role]').textContent())!.trim(), 'worker i1')
+  assert.is((await r.locator('[data-issue]').textContent())!.trim(), ref)
+  await shot(w, 'agents-worker.png')
+})
+
 deck.run()

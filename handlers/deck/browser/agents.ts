@@ -8,7 +8,8 @@ type Node = DeckTree['roots'][number]
 function haystack(tree: DeckTree, id: string): string {
   const c = tree.conversations[id]
   const l = tree.lanes[id]
-  return [`#${id}`, c.name, c.title, c.model, c.activity, l && `${l.run}/${l.key} ${l.role}`].filter(Boolean).join(' ').toLowerCase()
+  const w = tree.workers?.[id]
+  return [`#${id}`, c.name, c.title, c.model, c.activity, l && `${l.run}/${l.key} ${l.role}`, w && `worker ${w.issue}`].filter(Boolean).join(' ').toLowerCase()
 }
 
 /** Every conversation as SPEC.md section 8 nests it; with a search, the rows that match and the rows above them. */

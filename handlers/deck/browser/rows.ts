@@ -1,6 +1,6 @@
 import { age, costText, usdText } from '../../../kernel/domain/format.js'
 import { LIST_COLUMNS, laneCells } from '../../../kernel/domain/list-columns.js'
-import type { ConvView, DeckTree, LaneView } from '../../../kernel/port.js'
+import type { ConvView, DeckTree, LaneView, WorkerView } from '../../../kernel/port.js'
 import { h } from './dom.js'
 
 /** The parts of a conversation's row, the same on the Command Deck, the Agents page and a conversation's page. */
@@ -38,12 +38,19 @@ export function gitCell(l: LaneView) {
   return h('span', { class: 'muted git', 'data-git': at }, at + (ahead !== '-' ? ` ahead ${ahead}` : '') + (dirty !== '-' ? ` dirty ${dirty}` : ''))
 }
 
-export const reportCell = (l: LaneView) => h('span', { class: `report report-${l.report?.status ?? 'none'}`, 'data-report': l.report?.status ?? '' }, l.report ? `report: ${l.report.status}` : 'no report')
+export const reportCell = (l: Pick<LaneView | WorkerView, 'report'>) => h('span', { class: `report report-${l.report?.status ?? 'none'}`, 'data-report': l.report?.status ?? '' }, l.report ? `report: ${l.report.status}` : 'no report')
 
-/** One conversation's row: id, name, lane facts, activity with evidence, report, git, verdict, model, cost. */
+/** A worker's facts on its row: its iteration and its issue (a link when the issue has a web address). */
+function workerCells(w: WorkerView) {
+  const issue = /^https?:/.test(w.url ?? '') ? h('a', { class: 'issue', 'data-issue': w.issue, href: w.url! }, w.issue) : h('span', { class: 'issue', 'data-issue': w.issue }, w.issue)
+  return [h('span', { class: 'chip role', 'data-role': 'worker' }, `worker i${w.iteration}`), issue]
+}
+
+/** One conversation's row: id, name, lane or worker facts, activity with evidence, report, git, verdict, model, cost. */
 export function convRow(tree: DeckTree, id: string, now: number, continues?: string) {
   const c = tree.conversations[id]
   const l = tree.lanes[id]
+  const w = tree.workers?.[id]
   const orch = tree.costPerOrchestrator[id]
   return h(
     'div',
@@ -51,9 +58,9 @@ export function convRow(tree: DeckTree, id: string, now: number, continues?: str
     h('span', { class: 'id' }, `#${id}`),
     h('span', { class: 'name' }, h('a', { href: `/conv/${id}` }, c.title ? `${c.name} · ${c.title}` : c.name)),
     continues ? h('span', { class: 'continues', 'data-continues': continues }, `continues ← #${continues}`) : null,
-    l ? [h('span', { class: 'chip role', 'data-role': l.role }, `${l.role} i${l.iteration}`), h('span', { class: 'muted' }, `${l.run}/${l.key}`)] : h('span', { class: 'chip' }, c.kind),
+    l ? [h('span', { class: 'chip role', 'data-role': l.role }, `${l.role} i${l.iteration}`), h('span', { class: 'muted' }, `${l.run}/${l.key}`)] : w ? workerCells(w) : h('span', { class: 'chip' }, c.kind),
     activityChip(l ?? c, now),
-    l ? [reportCell(l), gitCell(l), verdictBadge(l, l.role === 'builder')] : null,
+    l ? [reportCell(l), gitCell(l), verdictBadge(l, l.role === 'builder')] : w ? reportCell(w) : null,
     c.model ? h('span', { class: 'muted' }, c.model) : null,
     c.cost ? h('span', { class: 'muted cost' }, costText(c.cost)) : null,
     orch !== undefined ? h('span', { class: 'muted orch-cost', 'data-orch-cost': orch.toFixed(2) }, `orchestrator total ${usdText(orch)}`) : null,
