@@ -43,7 +43,10 @@ export function reapKit(world: () => World) {
   function applied(patch: string, commit: string, label: string): Record<string, string> {
     const w = world()
     const scratch = join(w.h.home, `scratch-${label}`)
-    git(w.checkout, 'worktree', 'add', '--quiet', '--detach', scratch, commit)
+    // A clone, not a worktree of the checkout: the kernel prunes the checkout's worktrees after a reap, and a prune
+    // racing a worktree add removes the new entry before git has locked it.
+    git(w.h.home, 'clone', '--quiet', '--shared', '--no-checkout', w.checkout, scratch)
+    git(scratch, 'checkout', '--quiet', '--detach', git(w.checkout, 'rev-parse', '--verify', `${commit}^{commit}`))
     git(scratch, 'apply', '--binary', '--whitespace=nowarn', patch)
     return filesOf(scratch, false)
   }
