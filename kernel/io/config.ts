@@ -1,6 +1,8 @@
+import { existsSync, realpathSync } from 'node:fs'
 import * as v from 'valibot'
 import { SvcError } from '../domain/errors.js'
 import { EFFORTS, HARNESSES, ROLES } from '../domain/keys.js'
+import { isWithin } from '../domain/lane-paths.js'
 import { issueText } from '../domain/shape.js'
 import { CachedFile, parseYamlText, yamlParse } from './yaml-file.js'
 
@@ -30,6 +32,10 @@ export type RoleConfig = v.InferOutput<typeof RoleConfig>
 
 /** The entry of a project key a user gave: own keys only, so `__proto__` or `constructor` names no project. */
 export const projectEntry = (projects: Projects, key: string): ProjectEntry | undefined => (Object.hasOwn(projects, key) ? projects[key] : undefined)
+
+/** The project whose checkout holds `realDir` (a real path), if any: what a verb acts on when no --project is given. */
+export const projectHolding = (projects: Projects, realDir: string): string | undefined =>
+  Object.entries(projects).find(([, p]) => existsSync(p.path) && isWithin(realDir, realpathSync(p.path)))?.[0]
 
 /** A role's defaults in a project's gauntlet block: own keys only. */
 export function roleConfig(entry: ProjectEntry, role: string): RoleConfig | undefined {

@@ -3,7 +3,7 @@ import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { SvcError } from '../domain/errors.js'
 import { formatIssueRef, onOrigin, parseGithubRemote, parseIssueRef, type GithubRepo, type IssueRef } from '../domain/issue-ref.js'
-import { isWithin } from '../domain/lane-paths.js'
+import { projectEntry, projectHolding } from '../io/config.js'
 import { gitTry } from '../io/git.js'
 import { GhTracker } from '../io/trackers/gh.js'
 import { LocalIssues, type LocalIssue } from '../io/trackers/local.js'
@@ -28,12 +28,9 @@ interface Project {
 async function projectOf(ctx: KernelContext, requested: string | undefined, cwd: string | undefined, what: string): Promise<Project> {
   const projects = await ctx.config.projects()
   let key = requested
-  if (key === undefined && cwd && existsSync(cwd)) {
-    const real = realpathSync(cwd)
-    key = Object.entries(projects).find(([, p]) => existsSync(p.path) && isWithin(real, realpathSync(p.path)))?.[0]
-  }
+  if (key === undefined && cwd && existsSync(cwd)) key = projectHolding(projects, realpathSync(cwd))
   if (key === undefined) throw new SvcError('usage', `no project for ${what}: pass --project, or run from inside a checkout listed in projects.yaml`)
-  const entry = projects[key]
+  const entry = projectEntry(projects, key)
   if (!entry) throw new SvcError('not_found', `no project ${printable(key)} in ${ctx.config.path}`, Object.keys(projects).length ? `projects: ${Object.keys(projects).join(', ')}` : undefined)
   return { key, checkout: existsSync(entry.path) ? realpathSync(entry.path) : undefined }
 }

@@ -6,11 +6,11 @@ import type { ConversationRecord, LaneFacts } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
 import { startLine } from '../domain/lane-lines.js'
 import { START_WAIT_LIMIT_MS } from '../domain/limits.js'
-import { isGitBacked, isWithin, laneConvName, lanesRootProblem } from '../domain/lane-paths.js'
+import { isGitBacked, laneConvName, lanesRootProblem } from '../domain/lane-paths.js'
 import { checkRequest } from '../domain/launch-request.js'
 import { planLaunch, type LanePlan } from '../domain/launch-rules.js'
 import { effectiveLauncher } from '../domain/launcher.js'
-import { projectEntry, roleConfig, type ProjectEntry } from '../io/config.js'
+import { projectEntry, projectHolding, roleConfig, type ProjectEntry } from '../io/config.js'
 import * as git from '../io/git.js'
 import type { PortInput, PortOutputs } from '../port.js'
 import { KeyedQueue } from '../serial.js'
@@ -52,10 +52,7 @@ export interface ProjectContext {
 export async function resolveProject(ctx: KernelContext, requested: string | undefined, launcher: ConversationRecord, cwd: string | undefined): Promise<ProjectContext> {
   const projects = await ctx.config.projects()
   let key = requested ?? launcher.project
-  if (!key && cwd) {
-    const real = realPathOf(cwd)
-    key = Object.entries(projects).find(([, p]) => existsSync(p.path) && isWithin(real, realpathSync(p.path)))?.[0]
-  }
+  if (!key && cwd) key = projectHolding(projects, realPathOf(cwd))
   if (!key) throw new SvcError('usage', 'no project for this launch: pass --project, or run from inside a checkout listed in projects.yaml')
   const entry = projectEntry(projects, key)
   if (!entry) throw new SvcError('not_found', `no project ${key} in ${ctx.config.path}`)

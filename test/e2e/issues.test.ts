@@ -78,6 +78,8 @@ test('show and close: exact text; closing twice says so; list filters by project
 
 test('refusals: one line (and a hint where one helps), exit 1', async () => {
   await fails(['issue', 'new', '--project', 'nope', '--title', 'x'], `svc: no project nope in ${yamlPath}\nhint: projects: app, web\n`)
+  // A project key is looked up as an own key of projects.yaml (issue 16 item 16), never through the prototype.
+  for (const key of ['__proto__', 'constructor', 'toString']) await fails(['issue', 'new', '--project', key, '--title', 'x'], `svc: no project ${key} in ${yamlPath}\nhint: projects: app, web\n`)
   await fails(['issue', 'new', '--project', 'app', '--title', '   '], 'svc: the title is empty; pass --title <text>\n')
   await fails(['issue', 'new', '--project', 'app'], "svc: --title is required: the issue's one-line title\n")
   await fails(['issue', 'new', '--project', 'app', '--title', 'a\nb'], 'svc: the title must be one line; put the rest in --body or --body-file\n')
