@@ -29,7 +29,7 @@ const limitText = (ms: number) => (ms >= 60_000 ? `${ms / 60_000} minutes` : `${
 
 /** SPEC.md 4.1 wait: the oldest report after the cursor, else exit 2 when no member can still report (all exited,
  * or the live ones idle for 10 minutes: `idleLimitMs`), else keep waiting. `after` is a cursor over (time, name, seq). */
-export function pickNext(members: WaitMember[], after: Cursor | undefined, now: number, what: string, idleLimitMs = IDLE_LIMIT_MS): WaitPick {
+export function pickNext(members: WaitMember[], after: Cursor | undefined, now: number, what: string, idleLimitMs = IDLE_LIMIT_MS, unit: 'lane' | 'worker' = 'lane'): WaitPick {
   let best: { member: WaitMember; report: Report; cursor: Cursor } | undefined
   for (const member of members)
     for (const report of member.reports) {
@@ -37,10 +37,10 @@ export function pickNext(members: WaitMember[], after: Cursor | undefined, now: 
       if (isAfter(cursor, after) && (!best || compareCursor(cursor, best.cursor) < 0)) best = { member, report, cursor }
     }
   if (best) return { kind: 'report', ...best }
-  if (!members.length) return { kind: 'exited', detail: `${what} has no lanes` }
+  if (!members.length) return { kind: 'exited', detail: `${what} has no ${unit}s` }
   const live = members.filter((m) => !ended(m.activity))
   if (!live.length)
-    return { kind: 'exited', detail: members.length === 1 ? `${what} exited (${members[0].activity.value}: ${members[0].activity.evidence.source}) with no report` : `every lane of ${what} has exited with no further report` }
+    return { kind: 'exited', detail: members.length === 1 ? `${what} exited (${members[0].activity.value}: ${members[0].activity.evidence.source}) with no report` : `every ${unit} of ${what} has exited with no further report` }
   if (live.every((m) => stalled(m.activity, now, idleLimitMs)))
     return { kind: 'idle', detail: `${what} stayed idle for ${limitText(idleLimitMs)} with no report` }
   return { kind: 'pending' }

@@ -27,6 +27,8 @@ export interface WaitSet {
   /** For one lane, `--after` is a sequence number: the reports after it. */
   afterSeq: number
   what: string
+  /** What the set's members are called in its messages (lanes unless said). */
+  unit?: 'lane' | 'worker'
   format: (c: Cursor) => string
 }
 
@@ -73,7 +75,7 @@ export async function waitOn(ctx: KernelContext, set: WaitSet, input: { after?: 
     const members: WaitMember[] = await Promise.all(
       recs.map(async (r) => ({ name: r.name, activity: activityOf(ctx.view(r, now)), reports: (await ctx.store.reports(r.name)).filter((x) => x.seq > set.afterSeq) })),
     )
-    const pick = pickNext(members, set.after, now, set.what, IDLE_MS)
+    const pick = pickNext(members, set.after, now, set.what, IDLE_MS, set.unit)
     if (pick.kind === 'report') {
       const rec = recs.find((r) => r.name === pick.member.name)!
       return { kind: 'report', lane: laneRef(rec), report: pick.report, cursor: set.format(pick.cursor) }

@@ -96,8 +96,8 @@ export async function workerWait(ctx: KernelContext, input: PortInput<'workerWai
   }
   const after = setCursor(input.after)
   const issue = await ofIssue(ctx, input)
-  if (issue) return waitOn(ctx, { members: () => workersOf(ctx).filter(issue), after, afterSeq: 0, what: `issue ${input.issue}`, format: formatCursor }, input)
+  if (issue) return waitOn(ctx, { members: () => workersOf(ctx).filter(issue), after, afterSeq: 0, what: `issue ${input.issue}`, unit: 'worker', format: formatCursor }, input)
   const parent = ctx.resolve(input.parent!)
   const ran = (r: ConversationRecord) => r.parent === parent.id || r.worker!.starter === parent.id
-  return waitOn(ctx, { members: () => workersOf(ctx).filter(ran), after, afterSeq: 0, what: `the workers of conv ${parent.id}`, format: formatCursor }, input)
+  return waitOn(ctx, { members: () => workersOf(ctx).filter(ran), after, afterSeq: 0, what: `the workers of conv ${parent.id}`, unit: 'worker', format: formatCursor }, input)
 }

@@ -33,4 +33,11 @@ test('pickNext: a row per case of the wait rules', () => {
   }
 })
 
+test('pickNext: a set of workers is named so: no workers, every worker exited', () => {
+  const none = pickNext([], undefined, NOW, 'issue local:3', IDLE_LIMIT_MS, 'worker')
+  assert.equal(none, { kind: 'exited', detail: 'issue local:3 has no workers' })
+  const gone = pickNext([member('a', 'stopped', 0), member('b', 'stopped', 0)], undefined, NOW, 'issue local:3', IDLE_LIMIT_MS, 'worker')
+  assert.equal(gone, { kind: 'exited', detail: 'every worker of issue local:3 has exited with no further report' })
+})
+
 test.run()
