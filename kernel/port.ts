@@ -9,6 +9,7 @@ import type { TranscriptPage } from './domain/transcript.js'
 import { MAX_DIFF_BYTES } from './domain/diff-limits.js'
 import type { ConvDetail, ConvDiff, DeckTree } from './port-deck.js'
 import type { ReportFrom } from './domain/lane-lines.js'
+import type { LaneView } from './domain/lane.js'
 import type { WorkerView } from './port-workers.js'
 
 /** KernelPort: the whole contract between the kernel and its users (CLI, handlers). One method per verb, inputs
@@ -17,6 +18,7 @@ import type { WorkerView } from './port-workers.js'
 import { MAX_TEXT, ReportSchema, key, opt, ref, text } from './port-fields.js'
 import { WorkerSchemas } from './port-workers.js'
 export { MAX_TEXT }
+export type { LaneView }
 
 export const PortSchemas = {
   kernelStatus: v.strictObject({}),
@@ -212,34 +214,6 @@ export interface IssueView {
   created?: string
   closed?: string
   body: string
-}
-
-export interface LaneView {
-  id: string
-  name: string
-  parent?: string
-  run: string
-  key: string
-  role: string
-  iteration: number
-  cwd: string
-  harness: string
-  model?: string
-  effort?: string
-  cost?: { usd: number; estimated: boolean; basis?: string }
-  createdAt: number
-  archived: boolean
-  /** SPEC.md section 3, computed at this read; `archived` lanes read `stopped`. */
-  activity: Activity
-  /** For needs-you: question, permission or plan. */
-  reason?: NeedsYouReason
-  /** Where the activity came from, and when. */
-  evidence: Evidence
-  for?: { id: string; key: string; iteration: number; sha?: string }
-  report?: { seq: number; status: string; at: number }
-  verdict?: { value: string; defects: number; by: string; file?: string; judged?: string; stale: boolean }
-  branch?: string
-  git?: { branch?: string; head?: string; upstream?: string; ahead?: number; behind?: number; dirty: boolean; asOf: number }
 }
 
 export interface ReapResult {

@@ -1,3 +1,4 @@
+import { activityShown } from '../../kernel/domain/activity.js'
 import { EFFORTS, HARNESSES } from '../../kernel/domain/keys.js'
 import type { WorkerView } from '../../kernel/port.js'
 import { json, line, textTable } from '../format.js'
@@ -38,7 +39,7 @@ export const run: Run = async (port, args, io) => {
 }
 
 const COLUMNS = ['ID', 'NAME', 'ISSUE', 'ITER', 'ACTIVITY', 'REPORT', 'STARTER', 'DIR']
-const cells = (v: WorkerView) => [v.id, v.name, v.issue, `i${v.iteration}`, v.archived ? 'archived' : v.activity, v.report ? `#${v.report.seq} ${v.report.status}` : '-', v.starter, v.cwd]
+const cells = (v: WorkerView) => [v.id, v.name, v.issue, `i${v.iteration}`, activityShown(v), v.report ? `#${v.report.seq} ${v.report.status}` : '-', v.starter, v.cwd]
 
 export const list: Run = async (port, args, io) => {
   const views = await port.workerList({ issue: str(args.issue), parent: str(args.parent), project: str(args.project), cwd: io.cwd })

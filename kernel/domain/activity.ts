@@ -2,6 +2,7 @@ import type { ConversationRecord } from './conversation.js'
 import { isJudgeRole, type NeedsYouReason, type Phase } from './keys.js'
 import { newest } from './newest.js'
 import { ALLOWED, refuse, type Decision } from './refusal.js'
+import { hasDoneReport } from './lane.js'
 import type { Report } from './report.js'
 
 export const ACTIVITIES = ['failed-to-start', 'needs-you', 'working', 'idle', 'starting', 'stopped'] as const
@@ -51,6 +52,12 @@ export function deriveActivity(f: ActivityFacts, now: number): ActivityView {
 /** Live for the one-live-lane rule: the harness is alive, or the lane is still starting. */
 export const isLive = (a: Activity) => a === 'needs-you' || a === 'working' || a === 'idle' || a === 'starting'
 
+/** Ended for good: stopped, or never started. Nothing it could still do (report, take a message) will happen. */
+export const hasEnded = (a: Activity) => !isLive(a)
+
+/** SPEC.md 4.1 list and show: what a row shows for its activity; an archived one shows `archived`. */
+export const activityShown = (v: { archived?: boolean; activity: string }) => (v.archived ? 'archived' : v.activity)
+
 /** Of several phase statements (runner stream, hook, self-mark), the newest wins. */
 export const newestPhase = <T extends { at: number }>(...candidates: (T | undefined)[]): T | undefined => newest(candidates)
 
@@ -67,6 +74,6 @@ export function harnessWords(a: ActivityView): string | undefined {
 /** SPEC.md 3 (related rules) and 4.2: a critic or verifier that has filed its done report takes no further messages
  * (the caller waives this with --force). `reports` are the conversation's own. */
 export function takesMessages(rec: Pick<ConversationRecord, 'id' | 'name' | 'lane'>, reports: Pick<Report, 'status'>[]): Decision {
-  if (!isJudgeRole(rec.lane?.role) || !reports.some((r) => r.status === 'done')) return ALLOWED
+  if (!isJudgeRole(rec.lane?.role) || !hasDoneReport(reports)) return ALLOWED
   return refuse('conflict', `conv ${rec.id} (${rec.name}) is a ${rec.lane!.role} that has filed its done report; it takes no further messages`, 'pass --force to send it anyway')
 }

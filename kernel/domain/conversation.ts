@@ -1,6 +1,5 @@
 import * as v from 'valibot'
 import { CONV_ID, CONV_NAME, EFFORTS, HARNESSES, LANE_KEY, ROLES, RUN_KEY } from './keys.js'
-import { allow, refuse, type Decision } from './refusal.js'
 
 const num = v.pipe(v.number(), v.finite())
 const opt = v.optional
@@ -96,10 +95,3 @@ export const isDriven = (c: Pick<ConversationRecord, 'harness' | 'ended' | 'arch
  * start the kernel asks this of every conversation, and most have ended. */
 export const mayStillChange = (c: Pick<ConversationRecord, 'harness' | 'ended' | 'archived'>, stateOf: () => { ended?: unknown } | undefined): boolean =>
   isDriven(c) && !stateOf()?.ended
-
-/** A conversation that is a lane: the record written once, with its lane facts. */
-export type LaneRecord = ConversationRecord & { lane: LaneFacts }
-
-/** A lane argument must name a lane: a conversation that is none is refused, with one code wherever it is met. */
-export const laneOf = (rec: ConversationRecord): Decision<{ rec: LaneRecord }> =>
-  rec.lane ? allow({ rec: rec as LaneRecord }) : refuse('not_found', `conv ${rec.id} (${rec.name}) is not a lane`)

@@ -1,6 +1,7 @@
 import type { ConversationRecord, LaneFacts } from './conversation.js'
 import type { Role } from './keys.js'
 import { isGitBacked } from './lane-paths.js'
+import { holdsItsDirectory } from './lane.js'
 import { workDirOf } from './worker-rules.js'
 import { ALLOWED, refuse, type Decision } from './refusal.js'
 
@@ -43,7 +44,7 @@ export function dirClaimRefusal(dir: string, records: ConversationRecord[]): Dec
 export const dirHolder = (dir: string, records: ConversationRecord[]) =>
   records.find((r) => {
     const d = workDirOf(r)
-    return Boolean(d && !r.reaped && !r.archived && `${d.root}/${d.dir}` === dir)
+    return Boolean(d && holdsItsDirectory(r) && `${d.root}/${d.dir}` === dir)
   })
 
 /** Is the directory found at a lane's path the one its launch made? Allowed when it is, or when the lane was

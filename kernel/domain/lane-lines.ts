@@ -1,12 +1,5 @@
-/** What the lane verbs print about one lane: its identity as written once at launch. */
-export interface LaneRef {
-  id: string
-  name: string
-  run: string
-  key: string
-  role: string
-  iteration: number
-}
+import type { LaneRef, LaneShown } from './lane.js'
+import { activityShown } from './activity.js'
 
 /** Who filed a report a wait returns: a lane, or a worker (role `worker`, known by its issue). */
 export type ReportFrom = LaneRef | { id: string; name: string; role: 'worker'; iteration: number; issue: string }
@@ -18,5 +11,5 @@ export const startLine = (l: LaneRef, cwd: string) => `Lane ${l.run}/${l.key} ${
 export const stopLine = (l: LaneRef) => `Lane ${l.run}/${l.key} ${l.role} i${l.iteration} stopped: conv ${l.id} (${l.name})`
 
 /** SPEC.md 4.1 show: `#<id> <role> i<n> <activity> <verdict> <verdict file>`; an archived lane shows `archived`. */
-export const showLine = (v: LaneRef & { archived?: boolean; activity: string; verdict?: { value: string; file?: string } }) =>
-  `#${v.id} ${v.role} i${v.iteration} ${v.archived ? 'archived' : v.activity} ${v.verdict?.value ?? '-'} ${v.verdict?.file ?? '-'}`
+export const showLine = (v: LaneShown) =>
+  `#${v.id} ${v.role} i${v.iteration} ${activityShown(v)} ${v.verdict?.value ?? '-'} ${v.verdict?.file ?? '-'}`

@@ -1,4 +1,5 @@
 import type { Role } from './keys.js'
+import { holdsItsDirectory } from './lane.js'
 
 /** SPEC.md section 2, working directories by role: the directory name of a lane under the lanes root. */
 export function laneDirName(run: string, key: string, role: Role, iteration: number): string {
@@ -27,7 +28,7 @@ export const laneConvName = (run: string, key: string, role: Role, iteration: nu
 export const isGitBacked = (role: Role) => role !== 'play'
 
 /** SPEC.md 3: git facts (branch, head, ahead, dirty) are read only for git-backed lanes that are not archived. */
-export const readsGitFacts = (l: { lane: { role: Role }; archived?: unknown; reaped?: unknown }) => isGitBacked(l.lane.role) && !l.archived && !l.reaped
+export const readsGitFacts = (l: { lane: { role: Role }; archived?: unknown; reaped?: unknown }) => isGitBacked(l.lane.role) && holdsItsDirectory(l)
 
 /** Is `inner` equal to or inside `outer` (both absolute, normalised real paths)? */
 export const isWithin = (inner: string, outer: string) => inner === outer || inner.startsWith(outer.endsWith('/') ? outer : outer + '/')

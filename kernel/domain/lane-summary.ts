@@ -1,15 +1,6 @@
-import type { LaneRecord } from './conversation.js'
 import { isJudgeRole, type Verdict } from './keys.js'
+import { byCreation, hasDoneReport, inChain, judgesIteration, newestLane, newestVerdict, type LaneChainNow } from './lane.js'
 import { newestBy } from './newest.js'
-import type { Report } from './report.js'
-
-
-export interface LaneInfo {
-  rec: LaneRecord
-  reports: Report[]
-  /** Current head of the worktree, when git facts were read. */
-  head?: string
-}
 
 export interface VerdictView {
   value: Verdict
@@ -23,23 +14,23 @@ export interface VerdictView {
   stale: boolean
 }
 
-const isJudge = (l: LaneRecord) => isJudgeRole(l.lane.role)
-
 /** SPEC.md "Pairing and chains": the critics of builder iteration n are the critic and verifier lanes of the same
  * run and key whose judged row has iteration n. */
-export const criticsOf = (all: LaneInfo[], run: string, key: string, iteration: number) =>
-  all.filter((l) => isJudge(l.rec) && l.rec.lane.run === run && l.rec.lane.key === key && l.rec.lane.for?.iteration === iteration)
+export const criticsOf = <T extends Pick<LaneChainNow, 'rec'>>(all: readonly T[], run: string, key: string, iteration: number): T[] =>
+  all.filter((l) => inChain(l.rec.lane, run, key) && judgesIteration(l.rec.lane, iteration))
+
+const buildersOf = (all: LaneChainNow[], run: string, key: string) => all.filter((l) => l.rec.lane.role === 'builder' && inChain(l.rec.lane, run, key))
 
 /** Where a builder iteration stands now: the head of its newest lane's worktree if read, else its newest done report. */
-function builderHead(all: LaneInfo[], run: string, key: string, iteration: number): string | undefined {
-  const rows = all.filter((l) => l.rec.lane.role === 'builder' && l.rec.lane.run === run && l.rec.lane.key === key && l.rec.lane.iteration === iteration)
-  const live = newestBy(rows.filter((r) => r.head), (r) => r.rec.createdAt)
+function builderHead(all: LaneChainNow[], run: string, key: string, iteration: number): string | undefined {
+  const rows = buildersOf(all, run, key).filter((l) => l.rec.lane.iteration === iteration)
+  const live = newestLane(rows.filter((r) => r.head))
   if (live?.head) return live.head
   return newestBy(rows.flatMap((r) => r.reports.filter((x) => x.status === 'done' && x.head)), (x) => x.at)?.head
 }
 
-function verdictOf(critic: LaneInfo, all: LaneInfo[]): VerdictView | undefined {
-  const r = newestBy(critic.reports.filter((x) => x.verdict), (x) => x.at)
+function verdictOf(critic: LaneChainNow, all: LaneChainNow[]): VerdictView | undefined {
+  const r = newestVerdict(critic.reports)
   if (!r?.verdict) return undefined
   const f = critic.rec.lane.for
   const now = f ? builderHead(all, critic.rec.lane.run, critic.rec.lane.key, f.iteration) : undefined
@@ -47,30 +38,29 @@ function verdictOf(critic: LaneInfo, all: LaneInfo[]): VerdictView | undefined {
 }
 
 /** The verdict a list row shows: a critic's own; for a builder, the newest verdict of its iteration's critics. */
-export function rowVerdict(info: LaneInfo, all: LaneInfo[]): VerdictView | undefined {
+export function rowVerdict(info: LaneChainNow, all: LaneChainNow[]): VerdictView | undefined {
   const l = info.rec.lane
-  if (isJudge(info.rec)) return verdictOf(info, all)
+  if (isJudgeRole(l.role)) return verdictOf(info, all)
   if (l.role !== 'builder') return undefined
-  const verdicts = criticsOf(all, l.run, l.key, l.iteration).map((c) => ({ c, r: newestBy(c.reports.filter((x) => x.verdict), (x) => x.at) })).filter((x) => x.r)
+  const verdicts = criticsOf(all, l.run, l.key, l.iteration).map((c) => ({ c, r: newestVerdict(c.reports) })).filter((x) => x.r)
   const newest = newestBy(verdicts, (x) => x.r!.at)
   return newest && verdictOf(newest.c, all)
 }
 
-export const newestReport = (info: LaneInfo) => info.reports.at(-1)
+export const newestReport = (info: LaneChainNow) => info.reports.at(-1)
 
 /** SPEC.md 4.1 show: `i<n> built → critic c<n>: <VERDICT> (<count> defects) → ...` over the builder iterations of
  * one run and key and the critics of each. */
-export function chainText(all: LaneInfo[], run: string, key: string): string {
-  const builders = all.filter((l) => l.rec.lane.role === 'builder' && l.rec.lane.run === run && l.rec.lane.key === key)
+export function chainText(all: LaneChainNow[], run: string, key: string): string {
+  const builders = buildersOf(all, run, key)
   const iterations = [...new Set(builders.map((b) => b.rec.lane.iteration))].sort((a, b) => a - b)
   const parts: string[] = []
   for (const n of iterations) {
     const rows = builders.filter((b) => b.rec.lane.iteration === n)
-    parts.push(`i${n} ${rows.some((r) => r.reports.some((x) => x.status === 'done')) ? 'built' : 'building'}`)
-    for (const c of criticsOf(all, run, key, n).sort((a, b) => a.rec.createdAt - b.rec.createdAt)) {
+    parts.push(`i${n} ${rows.some((r) => hasDoneReport(r.reports)) ? 'built' : 'building'}`)
+    for (const c of criticsOf(all, run, key, n).sort(byCreation)) {
       const v = verdictOf(c, all)
-      const label = c.rec.lane.role === 'critic' ? 'critic' : 'verifier'
-      parts.push(`${label} c${c.rec.lane.iteration}: ${v ? `${v.value} (${v.defects} defects)` : 'pending'}`)
+      parts.push(`${c.rec.lane.role} c${c.rec.lane.iteration}: ${v ? `${v.value} (${v.defects} defects)` : 'pending'}`)
     }
   }
   return parts.join(' → ')

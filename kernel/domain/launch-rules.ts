@@ -1,17 +1,11 @@
-import type { ConversationRecord } from './conversation.js'
 import { isJudgeRole, type Effort, type Harness, type Role } from './keys.js'
 import { nextIteration } from './iteration.js'
 import { newest } from './newest.js'
+import { byCreation, judgesIteration, newestLane, newestVerdict, type LaneNow } from './lane.js'
 import { builderBranch, isGitBacked, laneDirName } from './lane-paths.js'
 import type { StartRequest } from './launch-request.js'
 import { allow, refuse, type Decision } from './refusal.js'
 import type { Report } from './report.js'
-
-export interface LaneRow {
-  rec: ConversationRecord & { lane: NonNullable<ConversationRecord['lane']> }
-  live: boolean
-  reports: Report[]
-}
 
 export interface RoleDefaults {
   model?: string
@@ -27,9 +21,9 @@ export interface LanePlan {
   iteration: number
   dirName: string
   /** The earlier lane whose directory is reused. */
-  reuse?: LaneRow
+  reuse?: LaneNow
   /** The live lane to stop first. */
-  replace?: LaneRow
+  replace?: LaneNow
   /** For a new builder worktree: the branch to create and where to cut it. */
   branch?: string
   startPoint?: string
@@ -43,19 +37,19 @@ export interface LanePlan {
 }
 
 export interface Judged {
-  row: LaneRow
+  row: LaneNow
   iteration: number
   sha?: string
 }
 
 /** The newest done report among the lanes of one builder iteration (a reuse respawn shares it). */
-export function newestDone(builders: LaneRow[], iteration: number): Report | undefined {
+export function newestDone(builders: LaneNow[], iteration: number): Report | undefined {
   return newest(builders.filter((b) => b.rec.lane.iteration === iteration).flatMap((b) => b.reports.filter((r) => r.status === 'done')))
 }
 
 /** SPEC.md 4.1 start, launch rule 3: one live lane per run, key and role; a second launch needs `--replace`.
  * `same` holds the lanes of this run, key and role. Returns the live lane to stop first, if any. */
-export function oneLiveLane(req: Pick<StartRequest, 'role' | 'replace'>, run: string, key: string, same: LaneRow[]): Decision<{ replace?: LaneRow }> {
+export function oneLiveLane(req: Pick<StartRequest, 'role' | 'replace'>, run: string, key: string, same: LaneNow[]): Decision<{ replace?: LaneNow }> {
   const live = same.find((l) => l.live)
   if (!live) return allow({})
   if (!req.replace) return refuse('conflict', `lane ${run}/${key} ${req.role} i${live.rec.lane.iteration} is live (conv ${live.rec.id}); pass --replace to stop it and launch anew`)
@@ -64,9 +58,9 @@ export function oneLiveLane(req: Pick<StartRequest, 'role' | 'replace'>, run: st
 
 /** SPEC.md 4.1 start `--reuse`: the latest earlier lane of the same run, key and role, with nothing that would
  * change its directory, and not a builder whose branch is frozen (SPEC.md 3). A live one was refused by rule 3. */
-export function reuseTarget(req: StartRequest, run: string, key: string, same: LaneRow[]): Decision<{ reuse?: LaneRow }> {
+export function reuseTarget(req: StartRequest, run: string, key: string, same: LaneNow[]): Decision<{ reuse?: LaneNow }> {
   if (!req.reuse) return allow({})
-  const reuse = same.at(-1)
+  const reuse = newestLane(same)
   if (!reuse) return refuse('conflict', `refused: no earlier ${req.role} lane ${run}/${key} to reuse`)
   const moot = (['at', 'from', 'branch'] as const).find((o) => req[o] !== undefined)
   if (moot) return refuse('usage', `--${moot} does not go with --reuse: the lane continues in ${reuse.rec.lane.dir} as it is`)
@@ -85,7 +79,7 @@ export function launchModel(req: Pick<StartRequest, 'role' | 'model'>, defaults:
 /** SPEC.md 4.1 start, launch rules 6 and 8: the builder row a critic or verifier judges, recorded once. A respawn
  * judges what the lane it continues judged (SPEC.md "Pairing and chains"), even when the builder has moved on since;
  * otherwise the newest iteration of the builder named by `--for`, which must be in the run. */
-export function judgedBuilder(req: Pick<StartRequest, 'for'>, run: string, builders: LaneRow[], reuse: LaneRow | undefined): Decision<{ judged?: Judged }> {
+export function judgedBuilder(req: Pick<StartRequest, 'for'>, run: string, builders: LaneNow[], reuse: LaneNow | undefined): Decision<{ judged?: Judged }> {
   const continued = reuse?.rec.lane.for
   if (continued) {
     const row = builders.find((b) => b.rec.id === continued.id)
@@ -95,7 +89,7 @@ export function judgedBuilder(req: Pick<StartRequest, 'for'>, run: string, build
   if (req.for === undefined) return allow({})
   if (!builders.length) return refuse('not_found', `refused: no builder ${req.for} in run ${run}`)
   const iteration = Math.max(...builders.map((b) => b.rec.lane.iteration))
-  const row = builders.filter((b) => b.rec.lane.iteration === iteration).sort((a, b) => a.rec.createdAt - b.rec.createdAt).at(-1)!
+  const row = newestLane(builders.filter((b) => b.rec.lane.iteration === iteration))!
   return allow({ judged: { row, iteration, sha: newestDone(builders, iteration)?.head } })
 }
 
@@ -111,18 +105,18 @@ export function criticCheckout(req: Pick<StartRequest, 'at'>, key: string, judge
 /** SPEC.md 4.1 start, launch rule 4: a new builder iteration cuts its branch from the branch recorded by the newest
  * report of the previous iteration (else that lane's branch, else the base), unless `--from` is given; the first
  * iteration is cut from the base. */
-export function builderStartPoint(req: Pick<StartRequest, 'from'>, builders: LaneRow[], iteration: number, baseRef: string): string {
+export function builderStartPoint(req: Pick<StartRequest, 'from'>, builders: LaneNow[], iteration: number, baseRef: string): string {
   if (req.from) return req.from
   if (iteration <= 1) return baseRef
   const prev = builders.filter((b) => b.rec.lane.iteration === iteration - 1)
   const report = newest(prev.flatMap((b) => b.reports.filter((r) => r.branch)))
-  return report?.branch ?? prev.at(-1)?.rec.lane.branch ?? baseRef
+  return report?.branch ?? newestLane(prev)?.rec.lane.branch ?? baseRef
 }
 
 /** SPEC.md 4.1 start, launch rules 3-8 over the lanes of the run: the whole launch decided before anything is
  * created. `now` dates the new builder, for the verdict it answers. */
-export function planLaunch(req: StartRequest, run: string, key: string, runLanes: LaneRow[], defaults: RoleDefaults, baseRef: string, now: number): Decision<{ plan: LanePlan }> {
-  const same = runLanes.filter((l) => l.rec.lane.key === key && l.rec.lane.role === req.role).sort((a, b) => a.rec.createdAt - b.rec.createdAt)
+export function planLaunch(req: StartRequest, run: string, key: string, runLanes: LaneNow[], defaults: RoleDefaults, baseRef: string, now: number): Decision<{ plan: LanePlan }> {
+  const same = runLanes.filter((l) => l.rec.lane.key === key && l.rec.lane.role === req.role).sort(byCreation)
   const live = oneLiveLane(req, run, key, same)
   if (!live.ok) return live
   const reused = reuseTarget(req, run, key, same)
@@ -164,13 +158,10 @@ export function planLaunch(req: StartRequest, run: string, key: string, runLanes
 
 /** SPEC.md "Pairing and chains": a builder of iteration n >= 2 answers the newest critic of iteration n - 1
  * created before it. */
-export function answeredVerdict(runLanes: LaneRow[], key: string, iteration: number, before: number): LanePlan['answers'] {
-  const critics = runLanes
-    .filter((l) => l.rec.lane.key === key && isJudgeRole(l.rec.lane.role) && l.rec.lane.for?.iteration === iteration && l.rec.createdAt < before)
-    .sort((a, b) => a.rec.createdAt - b.rec.createdAt)
-  const c = critics.at(-1)
+export function answeredVerdict(runLanes: LaneNow[], key: string, iteration: number, before: number): LanePlan['answers'] {
+  const c = newestLane(runLanes.filter((l) => l.rec.lane.key === key && judgesIteration(l.rec.lane, iteration) && l.rec.createdAt < before))
   if (!c) return undefined
-  const verdict = newest(c.reports.filter((r) => r.verdict))
+  const verdict = newestVerdict(c.reports)
   return { id: c.rec.id, verdict: verdict?.verdict, verdictFile: verdict?.verdictFile }
 }
 

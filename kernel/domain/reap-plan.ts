@@ -14,7 +14,7 @@ export interface ReapFacts {
   rootReal: string
   harnessAlive: boolean
   /** Processes with their working directory inside the lane (`cwdInside`), or holding files open inside it. */
-  processes: LaneProcess[]
+  processes: ProcessInside[]
   /** Git-backed lanes: the directory is still a git worktree of its own (a `.git` naming its worktree entry). */
   worktree: boolean
   /** Git-backed lanes: changed or untracked paths in the worktree, those `git status` does not show included. */
@@ -29,7 +29,7 @@ export interface ReapFacts {
 }
 
 /** A process that uses the lane's directory. */
-export interface LaneProcess {
+export interface ProcessInside {
   pid: number
   command: string
   cwdInside: boolean
@@ -37,11 +37,11 @@ export interface LaneProcess {
   files: string[]
 }
 
-const byPid = (ps: LaneProcess[]) => [...ps].sort((a, b) => a.pid - b.pid)
-const named = (p: LaneProcess) => `${p.pid} (${p.command || '?'})`
+const byPid = (ps: ProcessInside[]) => [...ps].sort((a, b) => a.pid - b.pid)
+const named = (p: ProcessInside) => `${p.pid} (${p.command || '?'})`
 
 /** Step 3: processes whose working directory is inside, then those that only hold files open inside; each listed. */
-export function processRefusal(dir: string, ps: LaneProcess[], filesShown = 3): string | undefined {
+export function processRefusal(dir: string, ps: ProcessInside[], filesShown = 3): string | undefined {
   const inCwd = byPid(ps.filter((p) => p.cwdInside))
   const holding = byPid(ps.filter((p) => !p.cwdInside && p.files.length))
   const parts: string[] = []

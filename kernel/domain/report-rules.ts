@@ -1,4 +1,5 @@
-import type { ConversationRecord, LaneFacts, LaneRecord } from './conversation.js'
+import type { ConversationRecord, LaneFacts } from './conversation.js'
+import { hasDoneReport, isLane, type LaneRecord } from './lane.js'
 import { BLOCKED_OPENERS, VERDICTS, isJudgeRole, type ReportStatus, type Role, type Verdict } from './keys.js'
 import { ALLOWED, allow, refuse, type Decision } from './refusal.js'
 import type { Report } from './report.js'
@@ -37,7 +38,7 @@ export function parseVerdictFile(text: string, path: string): Decision<{ defects
 /** SPEC.md 4.1 report rule 6: the caller must be a lane; outside one, a successor of a lane included, the report
  * fails with `not inside a lane`. `caller` is the conversation $SERVICE_CONVERSATION names, if it names one. */
 export function reportingLane(caller: ConversationRecord | undefined): Decision<{ rec: LaneRecord }> {
-  return caller?.lane ? allow({ rec: caller as LaneRecord }) : refuse('not_inside_lane', 'not inside a lane')
+  return caller && isLane(caller) ? allow({ rec: caller }) : refuse('not_inside_lane', 'not inside a lane')
 }
 
 /** The same rule for `svc worker report`: the caller must be a worker (a successor of one is not one). */
@@ -82,7 +83,7 @@ export function blockedBeginsRight(req: Pick<ReportRequest, 'status' | 'body'>):
 /** SPEC.md 4.1 report rule 5 and section 8: a critic or verifier files exactly one done report, with its verdict. */
 export function oneVerdict(lane: Pick<Reporting, 'role'>, req: Pick<ReportRequest, 'verdict' | 'status'>, earlier: Report[]): Decision {
   if (!isJudgeRole(lane.role) || req.status !== 'done') return ALLOWED
-  if (earlier.some((r) => r.status === 'done')) return refuse('conflict', `refused: this ${lane.role} has already filed its done report with its verdict`)
+  if (hasDoneReport(earlier)) return refuse('conflict', `refused: this ${lane.role} has already filed its done report with its verdict`)
   if (req.verdict === undefined) return refuse('usage', `refused: a ${lane.role}'s done report needs its verdict: --verdict ${lane.role === 'critic' ? 'WOWED|IMPRESSED|NOT_YET' : 'PASS|DEFECTS'}`)
   return ALLOWED
 }

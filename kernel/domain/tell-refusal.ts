@@ -1,4 +1,4 @@
-import { takesMessages } from './activity.js'
+import { hasEnded, takesMessages, type Activity } from './activity.js'
 import type { ConversationRecord } from './conversation.js'
 import { ALLOWED, refuse, type Decision } from './refusal.js'
 import type { Report } from './report.js'
@@ -8,7 +8,7 @@ export interface TellTarget {
   id: string
   name: string
   harness: string
-  activity: string
+  activity: Activity
   lane?: ConversationRecord['lane']
 }
 
@@ -17,6 +17,6 @@ export interface TellTarget {
 export function tellRefusal(t: TellTarget, reports: Pick<Report, 'status'>[], force = false): Decision {
   const who = `conv ${t.id} (${t.name})`
   if (t.harness === 'none') return refuse('conflict', `${who} is driven by no harness; nothing would read the message`)
-  if (t.activity === 'stopped' || t.activity === 'failed-to-start') return refuse('conflict', `${who} is ${t.activity}; the message would not reach it`)
+  if (hasEnded(t.activity)) return refuse('conflict', `${who} is ${t.activity}; the message would not reach it`)
   return force ? ALLOWED : takesMessages(t, reports)
 }

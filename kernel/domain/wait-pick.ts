@@ -1,4 +1,4 @@
-import type { ActivityView } from './activity.js'
+import { hasEnded, type ActivityView } from './activity.js'
 import { compareCursor, isAfter, type Cursor } from './cursor.js'
 import type { Report } from './report.js'
 
@@ -21,7 +21,6 @@ export type WaitPick =
   | { kind: 'idle'; detail: string }
   | { kind: 'pending' }
 
-const ended = (a: ActivityView) => a.value === 'stopped' || a.value === 'failed-to-start'
 const stalled = (a: ActivityView, now: number, limitMs: number) => a.value === 'idle' && now - a.evidence.at >= limitMs
 
 /** How a limit reads in a message: minutes, or seconds under one (a test build shortens it). */
@@ -38,7 +37,7 @@ export function pickNext(members: WaitMember[], after: Cursor | undefined, now: 
     }
   if (best) return { kind: 'report', ...best }
   if (!members.length) return { kind: 'exited', detail: `${what} has no ${unit}s` }
-  const live = members.filter((m) => !ended(m.activity))
+  const live = members.filter((m) => !hasEnded(m.activity.value))
   if (!live.length)
     return { kind: 'exited', detail: members.length === 1 ? `${what} exited (${members[0].activity.value}: ${members[0].activity.evidence.source}) with no report` : `every ${unit} of ${what} has exited with no further report` }
   if (live.every((m) => stalled(m.activity, now, idleLimitMs)))

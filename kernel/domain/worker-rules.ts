@@ -1,5 +1,6 @@
 import type { ConversationRecord, LaneFacts, WorkerFacts } from './conversation.js'
 import { nextIteration } from './iteration.js'
+import { newestBy } from './newest.js'
 import { effectiveLauncher } from './launcher.js'
 import { refuse, type Decision } from './refusal.js'
 
@@ -99,7 +100,7 @@ export function planWorker(ref: string, slug: string, earlier: readonly WorkerRo
     const iteration = nextIteration(rows.map((r) => r.worker))
     return { ok: true, iteration, dirName: workerDirName(slug, iteration), branch: req.branch ?? workerBranch(slug, iteration), replace: live }
   }
-  const reuse = rows.at(-1)
+  const reuse = newestBy(rows, (r) => r.createdAt)
   if (!reuse) return refuse('conflict', `refused: no earlier worker of ${ref} to reuse`)
   const moot = (['from', 'branch'] as const).find((o) => req[o] !== undefined)
   if (moot) return refuse('usage', `--${moot} does not go with --reuse: the worker continues in ${reuse.worker.dir} as it is`)

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events'
-import { laneOf, type ConversationRecord, type LaneRecord } from '../domain/conversation.js'
+import type { ConversationRecord } from '../domain/conversation.js'
+import { laneOf, type LaneRecord } from '../domain/lane.js'
 import { SvcError, oneLine } from '../domain/errors.js'
 import { parseConvRef } from '../domain/keys.js'
 import type { ConfigFile } from '../io/config.js'

@@ -1,7 +1,7 @@
 import { readsGitFacts } from '../domain/lane-paths.js'
 import { worktreeStamp } from '../io/git.js'
-import type { LaneRecord } from '../domain/conversation.js'
-import { chainText, newestReport, rowVerdict, type LaneInfo } from '../domain/lane-summary.js'
+import type { LaneChainNow, LaneRecord } from '../domain/lane.js'
+import { chainText, newestReport, rowVerdict } from '../domain/lane-summary.js'
 import { SvcError } from '../domain/errors.js'
 import { invalidLaneKey, invalidRunKey, isLaneKey, isRunKey } from '../domain/keys.js'
 import type { LaneView, PortInput } from '../port.js'
@@ -27,7 +27,7 @@ async function readLanes(ctx: KernelContext, cache: GitFactsCache, pick: (r: Lan
   const facts = await cache.many(related.filter(readsGitFacts).map((r) => r.cwd), now)
   const reports = await Promise.all(related.map((rec) => ctx.store.reports(rec.name)))
   const views = new Map(related.map((rec) => [rec.id, ctx.view(rec, now)]))
-  const infos = new Map<string, LaneInfo>(related.map((rec, i) => [rec.id, { rec, reports: reports[i], head: gitOf(facts, rec)?.head }]))
+  const infos = new Map<string, LaneChainNow>(related.map((rec, i) => [rec.id, { rec, reports: reports[i], head: gitOf(facts, rec)?.head }]))
   const groupInfos = new Map([...groups].map(([g, recs]) => [g, recs.filter((r) => infos.has(r.id)).map((r) => infos.get(r.id)!)]))
   return { chosen, views, facts, infos, group: (run: string, key: string) => groupInfos.get(groupKey(run, key)) ?? [] }
 }

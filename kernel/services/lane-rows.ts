@@ -1,10 +1,10 @@
 import { isLive } from '../domain/activity.js'
-import type { LaneRow } from '../domain/launch-rules.js'
+import type { LaneNow, LaneRecord } from '../domain/lane.js'
 import type { KernelContext } from './context.js'
 
 /** Every lane of a run with its liveness and reports, as the launch rules need them. */
-export async function laneRows(ctx: KernelContext, run: string): Promise<LaneRow[]> {
+export async function laneRows(ctx: KernelContext, run: string): Promise<LaneNow[]> {
   const now = Date.now()
-  const lanes = ctx.store.all().filter((r) => r.lane?.run === run) as LaneRow['rec'][]
+  const lanes = ctx.store.all().filter((r) => r.lane?.run === run) as LaneRecord[]
   return Promise.all(lanes.map(async (rec) => ({ rec, live: isLive(ctx.view(rec, now).activity), reports: await ctx.store.reports(rec.name) })))
 }

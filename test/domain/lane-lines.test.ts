@@ -1,7 +1,8 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { takesMessages } from '../../kernel/domain/activity.js'
-import { laneOf, type ConversationRecord } from '../../kernel/domain/conversation.js'
+import type { ConversationRecord } from '../../kernel/domain/conversation.js'
+import { laneOf } from '../../kernel/domain/lane.js'
 import type { Role } from '../../kernel/domain/keys.js'
 import { showLine, startLine, stopLine } from '../../kernel/domain/lane-lines.js'
 import { readsGitFacts } from '../../kernel/domain/lane-paths.js'
@@ -17,9 +18,9 @@ test('startLine, stopLine, showLine: the SPEC.md 4.1 forms word for word', () =>
   assert.is(startLine(facts, '/lanes/d'), 'Lane r1/k critic i2: conv 7 (r1-k-critic-i2) in /lanes/d')
   assert.is(stopLine(facts), 'Lane r1/k critic i2 stopped: conv 7 (r1-k-critic-i2)')
   const rows: [string, Parameters<typeof showLine>[0], string][] = [
-    ['with a verdict and its file', { ...facts, activity: 'idle', verdict: { value: 'NOT_YET', file: '/v.json' } }, '#7 critic i2 idle NOT_YET /v.json'],
-    ['no verdict', { ...facts, activity: 'working' }, '#7 critic i2 working - -'],
-    ['archived shows archived', { ...facts, activity: 'stopped', archived: true, verdict: { value: 'PASS' } }, '#7 critic i2 archived PASS -'],
+    ['with a verdict and its file', { ...facts, activity: 'idle', archived: false, verdict: { value: 'NOT_YET', defects: 2, by: '7', file: '/v.json', stale: false } }, '#7 critic i2 idle NOT_YET /v.json'],
+    ['no verdict', { ...facts, activity: 'working', archived: false }, '#7 critic i2 working - -'],
+    ['archived shows archived', { ...facts, activity: 'stopped', archived: true, verdict: { value: 'PASS', defects: 0, by: '7', stale: false } }, '#7 critic i2 archived PASS -'],
   ]
   for (const [name, v, want] of rows) assert.is(showLine(v), want, name)
 })

@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { LaneFacts } from '../../kernel/domain/conversation.js'
+import type { LaneNow } from '../../kernel/domain/lane.js'
 import type { Role } from '../../kernel/domain/keys.js'
 import {
   answeredVerdict,
@@ -12,7 +13,6 @@ import {
   oneLiveLane,
   planLaunch,
   reuseTarget,
-  type LaneRow,
 } from '../../kernel/domain/launch-rules.js'
 import type { StartRequest } from '../../kernel/domain/launch-request.js'
 import type { Report } from '../../kernel/domain/report.js'
@@ -21,7 +21,7 @@ import type { Report } from '../../kernel/domain/report.js'
 
 const BASE = 'origin/main'
 const report = (seq: number, at: number, extra: Partial<Report> = {}): Report => ({ seq, at, status: 'done', body: 'b', ...extra })
-const row = (id: string, role: Role, iteration: number, o: { live?: boolean; reports?: Report[]; lane?: Partial<LaneFacts>; key?: string } = {}): LaneRow => ({
+const row = (id: string, role: Role, iteration: number, o: { live?: boolean; reports?: Report[]; lane?: Partial<LaneFacts>; key?: string } = {}): LaneNow => ({
   rec: {
     id,
     name: `n${id}`,
@@ -37,7 +37,7 @@ const refused = (code: string, message: string) => ({ ok: false, code, message }
 
 test('oneLiveLane (launch rule 3): one live lane per run, key and role; --replace stops it first', () => {
   const live = row('5', 'builder', 1, { live: true })
-  const cases: [string, Partial<StartRequest>, LaneRow[], unknown][] = [
+  const cases: [string, Partial<StartRequest>, LaneNow[], unknown][] = [
     ['none live', {}, [row('4', 'builder', 1)], { ok: true }],
     ['no lane yet', {}, [], { ok: true }],
     ['a live one, no --replace', {}, [row('4', 'builder', 1), live], refused('conflict', 'lane r1/k builder i1 is live (conv 5); pass --replace to stop it and launch anew')],
@@ -48,7 +48,7 @@ test('oneLiveLane (launch rule 3): one live lane per run, key and role; --replac
 
 test('reuseTarget (--reuse): the latest earlier lane, its directory as it is, never a frozen builder branch', () => {
   const done = row('3', 'builder', 2, { reports: [report(1, 10)], lane: { branch: 'lane/r1/k/i2' } })
-  const cases: [string, Partial<StartRequest>, LaneRow[], unknown][] = [
+  const cases: [string, Partial<StartRequest>, LaneNow[], unknown][] = [
     ['no --reuse', {}, [], { ok: true }],
     ['nothing to reuse', { reuse: true }, [], refused('conflict', 'refused: no earlier builder lane r1/k to reuse')],
     ['--at with --reuse', { reuse: true, at: 'x' }, [row('2', 'builder', 1)], refused('usage', '--at does not go with --reuse: the lane continues in d2 as it is')],
@@ -71,7 +71,7 @@ test('judgedBuilder (launch rules 6 and 8): the newest iteration of the named bu
   const b2 = row('2', 'builder', 2, { reports: [report(1, 6, { head: 'bbb' }), report(2, 7, { head: 'ccc' })] })
   const respawned = row('9', 'critic', 1, { lane: { for: { id: '1', key: 'k', iteration: 1, sha: 'aaa' } } })
   const orphan = row('9', 'critic', 1, { lane: { for: { id: '77', key: 'k', iteration: 1 } } })
-  const cases: [string, string | undefined, LaneRow[], LaneRow | undefined, unknown][] = [
+  const cases: [string, string | undefined, LaneNow[], LaneNow | undefined, unknown][] = [
     ['no --for (a verifier of the run)', undefined, [b1], undefined, { ok: true }],
     ['absent builder', 'k', [], undefined, refused('not_found', 'refused: no builder k in run r1')],
     ['newest iteration, newest done head', 'k', [b1, b2], undefined, { ok: true, judged: { row: b2, iteration: 2, sha: 'ccc' } }],
@@ -98,7 +98,7 @@ test('criticCheckout (launch rule 7): the judged done head, --at, or refused wit
 
 test('builderStartPoint (launch rule 4): the newest report branch of the previous iteration unless --from', () => {
   const prev = [row('1', 'builder', 1, { lane: { branch: 'lane-b1' }, reports: [report(1, 5, { branch: 'old' }), report(2, 9, { branch: 'new' })] }), row('2', 'builder', 1, { reports: [report(1, 7, { branch: 'mid' })] })]
-  const cases: [string, string | undefined, LaneRow[], number, string][] = [
+  const cases: [string, string | undefined, LaneNow[], number, string][] = [
     ['first iteration: the base', undefined, [], 1, BASE],
     ['--from wins', 'feature', prev, 2, 'feature'],
     ['newest report of iteration n - 1', undefined, prev, 2, 'new'],

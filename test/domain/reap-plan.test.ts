@@ -11,7 +11,6 @@ import {
   unpushedWarning,
   type ReapFacts,
 } from '../../kernel/domain/reap-plan.js'
-import { LIST_COLUMNS, listCells } from '../../kernel/domain/list-columns.js'
 
 // The pure decisions of reap (SPEC.md 4.1 reap steps 1-4 in order) and the cells of a list row.
 
@@ -102,14 +101,6 @@ test('messages of steps 5 and 7, and the parked file name', () => {
   assert.is(unpushedWarning('r1/b', 3), 'warning: r1/b has 3 commits not on any remote; the branch is kept')
   assert.is(archiveFailedMessage('disk full', '12'), 'reaped, but archiving failed: disk full; archive conv 12 from the Command Deck')
   assert.is(parkedPatchName(new Date(Date.UTC(2025, 0, 2, 3, 4, 5, 67))), 'parked-20250102T030405067Z.patch')
-})
-
-test('listCells: the columns of SPEC.md 4.1 list, a dash where a fact does not apply', () => {
-  assert.equal([...LIST_COLUMNS], ['ID', 'RUN/KEY', 'ROLE', 'ITER', 'ACTIVITY', 'REPORT', 'FOR', 'VERDICT', 'BRANCH@SHA', 'AHEAD', 'DIRTY', 'MODEL', 'COST'])
-  const critic = listCells({ id: '3', run: 'r1', key: 'b', role: 'critic', iteration: 2, activity: 'idle', archived: false, report: { status: 'done' }, for: 'b i2', verdict: { value: 'NOT_YET', defects: 4 }, head: '0123456789abcdef', dirty: false, model: 'm', cost: { usd: 1.234, estimated: true } })
-  assert.equal(critic, ['3', 'r1/b', 'critic', 'i2', 'idle', 'done', 'b i2', 'NOT_YET 4', '(detached)@0123456', '-', 'no', 'm', '~$1.23'])
-  const archived = listCells({ id: '2', run: 'r1', key: 'b', role: 'builder', iteration: 1, activity: 'stopped', archived: true, branch: 'r1/b' })
-  assert.equal(archived, ['2', 'r1/b', 'builder', 'i1', 'archived', '-', '-', '-', 'r1/b@-', '-', '-', '-', '-'])
 })
 
 test.run()

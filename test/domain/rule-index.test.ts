@@ -46,7 +46,7 @@ const INDEX: Record<string, Where[]> = {
   '4.1 start rule 6: --for for a critic, --key defaults to it, an absent builder refused': at(launchRequest, 'laneKeyOf').concat(at(launchRules, 'judgedBuilder')),
   '4.1 start rule 7: a critic at the newest done head, or refused': at(launchRules, 'criticCheckout'),
   '4.1 start rule 8: the judged row recorded once, no builder text in the contract': at(launchRules, 'judgedBuilder').concat(at(contract, 'buildContract')),
-  '4.1 list columns': at(listColumns, 'listCells', 'laneCells'),
+  '4.1 list columns': at(listColumns, 'laneCells'),
   '4.1 list VERDICT: newest critic verdict for a builder': at(laneSummary, 'rowVerdict'),
   '4.1 show chain': at(laneSummary, 'chainText'),
   '4.1 show line': at(laneLines, 'showLine'),

@@ -1,3 +1,4 @@
+import { activityShown } from '../../../kernel/domain/activity.js'
 import { age, costText, usdText } from '../../../kernel/domain/format.js'
 import { LIST_COLUMNS, laneCells } from '../../../kernel/domain/list-columns.js'
 import type { ConvView, DeckTree, LaneView, WorkerView } from '../../../kernel/port.js'
@@ -13,10 +14,10 @@ export const cellsOf = (lane: LaneView) => {
 
 export function activityChip(view: ConvView | LaneView, now: number) {
   const e = view.evidence
-  const state = view.archived ? 'archived' : view.activity
+  const state = activityShown(view)
   const ev = `${e.source}${e.detail ? `: ${e.detail}` : ''}, ${age(e.at, now)} ago`
   return [
-    h('span', { class: `chip activity-${state}`, 'data-activity': view.activity, title: ev }, view.archived ? 'archived' : view.activity + (view.reason ? ` (${view.reason})` : '')),
+    h('span', { class: `chip activity-${state}`, 'data-activity': view.activity, title: ev }, state + (!view.archived && view.reason ? ` (${view.reason})` : '')),
     h('span', { class: 'muted evidence' }, ev),
   ]
 }
