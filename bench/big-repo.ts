@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { gitIn } from '../fixtures/sample-project.js'
+import { gitIn } from '../cli/demo/sample-project.js'
 import { run } from './lib.js'
 
 /** A project of `files` small files in 20 top-level folders (so 5% is one folder): a bare origin holding one commit,

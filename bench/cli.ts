@@ -1,5 +1,5 @@
 import { benchHome, SVC, timeCommand, versus, type Figure } from './lib.js'
-import { createSampleProject, writeProjectsYaml } from '../fixtures/sample-project.js'
+import { createSampleProject, writeProjectsYaml } from '../cli/demo/sample-project.js'
 import { remotePort } from '../kernel/port-client.js'
 import { httpTransport, ensureKernel } from '../cli/connect.js'
 import { processIo } from '../cli/io.js'

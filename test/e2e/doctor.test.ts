@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path'
 import { ROOT, TestHome, alive, git, until } from '../helpers/home.js'
 import { realCliBin, realVersion } from '../helpers/real-harness.js'
 import { setupProject } from '../helpers/project.js'
-import { writeProjectsYaml } from '../../fixtures/sample-project.js'
+import { writeProjectsYaml } from '../../cli/demo/sample-project.js'
 import type { FakeGhState } from '../../fixtures/fake-gh.js'
 
 /** `svc doctor` run against a real kernel and the real harness CLIs (node_modules): the checks come from the kernel's

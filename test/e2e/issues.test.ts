@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import type { FakeGhState } from '../../fixtures/fake-gh.js'
-import { createSampleProject, gitIn, type SampleProject } from '../../fixtures/sample-project.js'
+import { createSampleProject, gitIn, type SampleProject } from '../../cli/demo/sample-project.js'
 import { ROOT, TestHome } from '../helpers/home.js'
 
 /** `svc issue new|list|show|close` run as the built program against a real kernel: exact stdout, stderr and exit

@@ -5,7 +5,7 @@ import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renam
 import { join } from 'node:path'
 import { git, until } from '../helpers/home.js'
 import { buildAndReport } from '../helpers/project.js'
-import { writeProjectsYaml } from '../../fixtures/sample-project.js'
+import { writeProjectsYaml } from '../../cli/demo/sample-project.js'
 import { groupMembers } from '../../kernel/io/procs.js'
 import { World, alive, filesOf, gitEnv, worktreeTree } from './lane-views-kit.js'
 import { reapKit, reapedLine } from './reap-kit.js'

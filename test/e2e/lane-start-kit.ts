@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import * as assert from 'uvu/assert'
-import { createSampleProject, writeProjectsYaml, type ProjectConfig, type SampleProject } from '../../fixtures/sample-project.js'
+import { createSampleProject, writeProjectsYaml, type ProjectConfig, type SampleProject } from '../../cli/demo/sample-project.js'
 import { TestHome, git, launchGroupsOfHome, until, type Result } from '../helpers/home.js'
 
 /** The shared world of the `svc lane start` end-to-end suites: a throwaway home with a git identity, a sample

@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { writeProjectsYaml } from '../../fixtures/sample-project.js'
+import { writeProjectsYaml } from '../../cli/demo/sample-project.js'
 import { alive, git, until } from '../helpers/home.js'
 import { DEFAULT_CONFIG, LaneWorld, q, sha, startLine } from './lane-start-kit.js'
 

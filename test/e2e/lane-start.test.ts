@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { writeProjectsYaml } from '../../fixtures/sample-project.js'
+import { writeProjectsYaml } from '../../cli/demo/sample-project.js'
 import { git } from '../helpers/home.js'
 import { DEFAULT_CONFIG, LaneWorld, branchOf, q, sha, startLine } from './lane-start-kit.js'
 

@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { git, until } from '../helpers/home.js'
-import { writeProjectsYaml } from '../../fixtures/sample-project.js'
+import { writeProjectsYaml } from '../../cli/demo/sample-project.js'
 import { World, alive } from './lane-views-kit.js'
 import { reapKit, reapedLine } from './reap-kit.js'
 

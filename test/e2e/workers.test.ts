@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { runDemoWorker } from '../../fixtures/demo/worker.js'
+import { runDemoWorker } from '../../cli/demo/worker.js'
 import { SVC_MAIN, TestHome, git, until } from '../helpers/home.js'
 import { buildAndReport, setupProject, type Setup } from '../helpers/project.js'
 

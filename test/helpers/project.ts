@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createSampleProject, writeProjectsYaml, type ProjectConfig, type SampleProject } from '../../fixtures/sample-project.js'
+import { createSampleProject, writeProjectsYaml, type ProjectConfig, type SampleProject } from '../../cli/demo/sample-project.js'
 import type { TestHome } from './home.js'
 
 export interface Setup {

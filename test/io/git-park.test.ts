@@ -1,4 +1,4 @@
-import { writeFiles } from '../../fixtures/sample-project.js'
+import { writeFiles } from '../../cli/demo/sample-project.js'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { scratchDir } from '../helpers/home.js'

@@ -4,7 +4,7 @@ import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'no
 import { join } from 'node:path'
 import { ensureKernel, httpTransport } from '../../cli/connect.js'
 import { processIo } from '../../cli/io.js'
-import { createSampleProject, writeProjectsYaml } from '../../fixtures/sample-project.js'
+import { createSampleProject, writeProjectsYaml } from '../../cli/demo/sample-project.js'
 import { remotePort } from '../../kernel/port-client.js'
 import type { KernelPort } from '../../kernel/port.js'
 import { TestHome, alive, git, until } from '../helpers/home.js'
