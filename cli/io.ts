@@ -1,3 +1,4 @@
+import { SvcError } from '../kernel/domain/errors.js'
 import { readStdinBounded } from './read-input.js'
 
 /** What a command may touch: its streams, environment and working directory. Tests pass their own. */
@@ -21,6 +22,16 @@ export const processIo = (): Io => ({
 })
 
 export type Args = Record<string, unknown> & { _: string[] }
+
+/** A string option's value, or undefined when it was not given. */
+export const optionText = (args: Args, flag: string) => (args[flag] === undefined ? undefined : String(args[flag]))
+
+/** A value from a fixed set, or a usage error naming the set. */
+export function oneOf<T extends string>(args: Args, flag: string, set: readonly T[]): T | undefined {
+  const v = optionText(args, flag)
+  if (v !== undefined && !(set as readonly string[]).includes(v)) throw new SvcError('usage', `--${flag} must be one of ${set.join(', ')}, not '${v}'`)
+  return v as T | undefined
+}
 
 /** Who a command acts as: $SERVICE_CONVERSATION, with the key its harness was given (the kernel refuses to let a
  * conversation that has a key be acted as without it). */

@@ -173,7 +173,7 @@ export const COMMANDS: CommandSpec[] = [
     positionals: ['[worker]'],
     description: 'Wait for the next report of a worker, of the workers of an issue, or of those a conversation ran; exit 0 done, 4 blocked/failed, 2 exited or idle, 3 timeout',
     options: [s('issue', 'Wait on every worker of this issue'), s('parent', 'Wait on every worker this conversation ran'), s('project', 'Project of a local: or # issue'), s('after', 'Cursor: a report seq for one worker, <atMs>.<name>.<seq> for a set'), s('timeout', 'Seconds to wait'), json],
-    load: () => import('./commands/lane-wait.js').then((m) => ({ run: m.waitAs('worker') })),
+    load: () => import('./commands/lane-wait.js').then((m) => ({ run: m.workerWait })),
   },
   { name: 'worker list', positionals: [], description: 'List workers (archived ones too)', options: [s('issue', 'Only the workers of this issue'), s('parent', 'Only the workers this conversation ran'), s('project', 'Project of a local: or # issue'), json], load: () => import('./commands/worker.js').then((m) => ({ run: m.list })) },
   { name: 'worker show', positionals: ['<worker>'], description: 'Show one worker', options: [json], load: () => import('./commands/worker.js').then((m) => ({ run: m.show })) },

@@ -12,7 +12,7 @@ export const opt = v.optional
 export const key = text(200)
 
 /** `svc lane report` and `svc worker report` take the same options. */
-export const ReportSchema = v.strictObject({
+export const ReportRequestSchema = v.strictObject({
   conversation: opt(ref),
   conversationKey: opt(key),
   body: text(MAX_TEXT),

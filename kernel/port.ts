@@ -15,7 +15,7 @@ import type { WorkerView } from './port-workers.js'
 /** KernelPort: the whole contract between the kernel and its users (CLI, handlers). One method per verb, inputs
  * as valibot schemas; the RPC layer (handlers/rpc.ts, kernel/port-client.ts) is generated from this table. */
 
-import { MAX_TEXT, ReportSchema, key, opt, ref, text } from './port-fields.js'
+import { MAX_TEXT, ReportRequestSchema, key, opt, ref, text } from './port-fields.js'
 import { WorkerSchemas } from './port-workers.js'
 export { MAX_TEXT }
 export type { LaneView }
@@ -80,8 +80,8 @@ export const PortSchemas = {
     conversationKey: opt(key),
     cwd: opt(text(4096)),
   }),
-  laneReport: ReportSchema,
-  workerReport: ReportSchema,
+  laneReport: ReportRequestSchema,
+  workerReport: ReportRequestSchema,
   laneWait: v.strictObject({
     lane: opt(ref),
     run: opt(text(200)),

@@ -4,17 +4,8 @@ import type { ConvView } from '../../kernel/port.js'
 import { printable } from '../../kernel/domain/printable.js'
 import { clockTime, usdText } from '../../kernel/domain/format.js'
 import { age, json, line, textTable } from '../format.js'
-import { actingAs, type Args } from '../io.js'
+import { actingAs, oneOf, optionText } from '../io.js'
 import type { Run } from '../table.js'
-
-const str = (args: Args, k: string) => (args[k] === undefined ? undefined : String(args[k]))
-
-/** A value from a fixed set, or a usage error naming the set. */
-export function oneOf<T extends string>(args: Args, k: string, set: readonly T[]): T | undefined {
-  const v = str(args, k)
-  if (v !== undefined && !(set as readonly string[]).includes(v)) throw new SvcError('usage', `--${k} must be one of ${set.join(', ')}, not '${v}'`)
-  return v as T | undefined
-}
 
 const activityText = (v: ConvView) => v.activity + (v.reason ? ` (${v.reason})` : '')
 
@@ -45,14 +36,14 @@ function describe(v: ConvView): string {
 
 export const convNew: Run = async (port, args, io) => {
   const v = await port.convNew({
-    project: str(args, 'project'),
+    project: optionText(args, 'project'),
     harness: oneOf(args, 'harness', HARNESSES),
-    model: str(args, 'model'),
+    model: optionText(args, 'model'),
     effort: oneOf(args, 'effort', EFFORTS),
-    cwd: args.project && !args.cwd ? undefined : resolveDir(str(args, 'cwd') ?? io.cwd, io.cwd),
-    prompt: str(args, 'prompt'),
-    name: str(args, 'name'),
-    title: str(args, 'title'),
+    cwd: args.project && !args.cwd ? undefined : resolveDir(optionText(args, 'cwd') ?? io.cwd, io.cwd),
+    prompt: optionText(args, 'prompt'),
+    name: optionText(args, 'name'),
+    title: optionText(args, 'title'),
   })
   io.out(args.json ? json(v) : `${v.id}\n`)
   return 0
@@ -125,7 +116,7 @@ export const tell: Run = async (port, args, io) => {
 }
 
 const successor = (kind: 'handoff' | 'fork'): Run => async (port, args, io) => {
-  const v = await port.successor({ ...actingAs(io), kind, harness: oneOf(args, 'harness', HARNESSES), model: str(args, 'model'), prompt: str(args, 'prompt') })
+  const v = await port.successor({ ...actingAs(io), kind, harness: oneOf(args, 'harness', HARNESSES), model: optionText(args, 'model'), prompt: optionText(args, 'prompt') })
   io.out(args.json ? json(v) : `${v.id}\n`)
   return 0
 }

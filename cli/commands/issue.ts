@@ -3,17 +3,14 @@ import { resolve } from 'node:path'
 import { SvcError } from '../../kernel/domain/errors.js'
 import type { IssueView } from '../../kernel/port.js'
 import { age, json, textTable } from '../format.js'
-import type { Args } from '../io.js'
+import { oneOf, optionText, type Args } from '../io.js'
 import type { Run } from '../table.js'
-import { oneOf } from './conv.js'
 
 /** `svc issue new|list|show|close`: the issues a worker can belong to. */
 
-const str = (args: Args, k: string) => (args[k] === undefined ? undefined : String(args[k]))
-
 function bodyOf(args: Args, cwd: string): string | undefined {
   if (args.body !== undefined && args['body-file'] !== undefined) throw new SvcError('usage', 'pass one of --body or --body-file, not both')
-  if (args['body-file'] === undefined) return str(args, 'body')
+  if (args['body-file'] === undefined) return optionText(args, 'body')
   const path = resolve(cwd, String(args['body-file']))
   try {
     return readFileSync(path, 'utf8')
@@ -39,26 +36,26 @@ function describe(i: IssueView): string {
 /** Prints the new issue's reference as its last (and only) line. */
 export const issueNew: Run = async (port, args, io) => {
   if (args.title === undefined) throw new SvcError('usage', "--title is required: the issue's one-line title")
-  const issue = await port.issueNew({ project: str(args, 'project'), title: String(args.title), body: bodyOf(args, io.cwd), cwd: io.cwd })
+  const issue = await port.issueNew({ project: optionText(args, 'project'), title: String(args.title), body: bodyOf(args, io.cwd), cwd: io.cwd })
   io.out(args.json ? json(issue) : `${issue.ref}\n`)
   return 0
 }
 
 export const issueList: Run = async (port, args, io) => {
-  const list = await port.issueList({ project: str(args, 'project'), state: oneOf(args, 'state', ['open', 'closed'] as const) })
+  const list = await port.issueList({ project: optionText(args, 'project'), state: oneOf(args, 'state', ['open', 'closed'] as const) })
   if (args.json) io.out(json(list))
   else io.out(textTable(['REF', 'PROJECT', 'STATE', 'AGE', 'TITLE'], list.map((i) => [i.ref, i.project ?? '-', i.state, i.created ? age(Date.parse(i.created)) : '-', i.title])))
   return 0
 }
 
 export const issueShow: Run = async (port, args, io) => {
-  const issue = await port.issueShow({ ref: args._[0], project: str(args, 'project'), cwd: io.cwd })
+  const issue = await port.issueShow({ ref: args._[0], project: optionText(args, 'project'), cwd: io.cwd })
   io.out(args.json ? json(issue) : describe(issue))
   return 0
 }
 
 export const issueClose: Run = async (port, args, io) => {
-  const r = await port.issueClose({ ref: args._[0], project: str(args, 'project'), cwd: io.cwd })
+  const r = await port.issueClose({ ref: args._[0], project: optionText(args, 'project'), cwd: io.cwd })
   io.out(args.json ? json(r) : r.already ? `${r.issue.ref} was already closed\n` : `closed ${r.issue.ref}\n`)
   return 0
 }

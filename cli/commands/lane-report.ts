@@ -4,10 +4,9 @@ import { REPORT_STATUSES } from '../../kernel/domain/keys.js'
 import { reportExitCode } from '../../kernel/domain/report-rules.js'
 import { json, line } from '../format.js'
 import { readBounded } from '../read-input.js'
-import { actingAs } from '../io.js'
+import { actingAs, oneOf } from '../io.js'
 import type { Run } from '../table.js'
 import type { ConvView } from '../../kernel/port.js'
-import { oneOf } from './conv.js'
 
 /** `svc lane report` and `svc worker report`: the same options, the same exit codes. */
 export const reportAs = (kind: 'lane' | 'worker'): Run => async (port, args, io) => {

@@ -3,13 +3,11 @@ import { showLine, stopLine } from '../../kernel/domain/lane-lines.js'
 import { LIST_COLUMNS, laneCells } from '../../kernel/domain/list-columns.js'
 import { json, line, textTable } from '../format.js'
 import type { ReapResult } from '../../kernel/port.js'
-import type { Args, Io } from '../io.js'
+import { optionText, type Args, type Io } from '../io.js'
 import type { Run } from '../table.js'
 
-const opt = (v: unknown) => (v === undefined ? undefined : String(v))
-
 export const list: Run = async (port, args, io) => {
-  const views = await port.laneList({ run: opt(args.run), parent: opt(args.parent) })
+  const views = await port.laneList({ run: optionText(args, 'run'), parent: optionText(args, 'parent') })
   io.out(args.json ? json(views) : textTable([...LIST_COLUMNS], views.map(laneCells)))
   // What a harness said went wrong, one line per lane on stderr: the table keeps its columns, no failure stays hidden.
   if (!args.json)
@@ -23,7 +21,7 @@ export const list: Run = async (port, args, io) => {
 
 export const show: Run = async (port, args, io) => {
   const lane = args._[0]
-  const r = await port.laneShow({ lane, run: opt(args.run), key: opt(args.key) })
+  const r = await port.laneShow({ lane, run: optionText(args, 'run'), key: optionText(args, 'key') })
   io.out(args.json ? json(r) : [r.chain, ...r.lanes.map(showLine)].map(line).join(''))
   return 0
 }

@@ -2,18 +2,26 @@ import { SvcError } from '../../kernel/domain/errors.js'
 import { reportExitCode } from '../../kernel/domain/report-rules.js'
 import { WAIT_EXIT } from '../../kernel/domain/wait-pick.js'
 import { json, line } from '../format.js'
+import type { KernelPort } from '../../kernel/port.js'
+import { optionText, type Args, type Io } from '../io.js'
 import type { Run } from '../table.js'
 
 /** Each request to the kernel waits at most this long; the CLI asks again until its own timeout. */
 const POLL_MS = 25_000
 
+/** The set a wait watches besides one lane or worker: `--run` for lanes; for workers `--issue`, and `--project`
+ * for a local: or # issue. Each verb reads its own options, so its help lists exactly what it reads. */
+interface WaitSetArgs {
+  set: string | undefined
+  project?: string
+}
+
 /** `svc lane wait` (a lane, --run, --parent) and `svc worker wait` (a worker, --issue, --parent): the same loop,
  * output, cursor and exit codes. */
-export const waitAs = (kind: 'lane' | 'worker'): Run => async (port, args, io) => {
+async function waitFor(kind: 'lane' | 'worker', { set: run, project }: WaitSetArgs, port: KernelPort, args: Args, io: Io): Promise<number> {
   const lane = args._[0]
   const setFlag = kind === 'lane' ? 'run' : 'issue'
-  const run = args[setFlag] === undefined ? undefined : String(args[setFlag])
-  const parent = args.parent === undefined ? undefined : String(args.parent)
+  const parent = optionText(args, 'parent')
   if ([lane, run, parent].filter((x) => x !== undefined).length !== 1)
     throw new SvcError('usage', kind === 'lane' ? 'wait takes exactly one of <lane>, --run <key> or --parent <conv>' : 'wait takes exactly one of <worker>, --issue <ref> or --parent <conv>')
   let timeoutMs = Infinity
@@ -24,13 +32,13 @@ export const waitAs = (kind: 'lane' | 'worker'): Run => async (port, args, io) =
   }
   const form = lane !== undefined ? `svc ${kind} wait ${lane}` : run !== undefined ? `svc ${kind} wait --${setFlag} ${run}` : `svc ${kind} wait --parent ${parent}`
   const next = (cursor: string | undefined) => io.err(line(`next: ${form}${cursor ? ` --after ${cursor}` : ''}`))
-  const after = args.after === undefined ? undefined : String(args.after)
+  const after = optionText(args, 'after')
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const pollMs = Math.max(0, Math.min(POLL_MS, deadline - Date.now()))
     const r = await (kind === 'lane'
       ? port.laneWait({ lane, run, parent, after, timeoutMs: pollMs })
-      : port.workerWait({ worker: lane, issue: run, parent, after, timeoutMs: pollMs, ...(args.project === undefined ? {} : { project: String(args.project) }), cwd: io.cwd }))
+      : port.workerWait({ worker: lane, issue: run, parent, after, timeoutMs: pollMs, ...(project === undefined ? {} : { project }), cwd: io.cwd }))
     if (r.kind === 'report') {
       if (args.json) io.out(json(r))
       else io.out(r.report.body.endsWith('\n') ? r.report.body : r.report.body + '\n')
@@ -55,4 +63,6 @@ export const waitAs = (kind: 'lane' | 'worker'): Run => async (port, args, io) =
   }
 }
 
-export const run = waitAs('lane')
+export const run: Run = (port, args, io) => waitFor('lane', { set: optionText(args, 'run') }, port, args, io)
+
+export const workerWait: Run = (port, args, io) => waitFor('worker', { set: optionText(args, 'issue'), project: optionText(args, 'project') }, port, args, io)

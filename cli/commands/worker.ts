@@ -2,14 +2,12 @@ import { activityShown } from '../../kernel/domain/activity.js'
 import { EFFORTS, HARNESSES } from '../../kernel/domain/keys.js'
 import type { WorkerView } from '../../kernel/port.js'
 import { json, line, textTable } from '../format.js'
-import { actingAs } from '../io.js'
+import { actingAs, oneOf, optionText } from '../io.js'
 import { withProgress } from '../progress.js'
 import { readBounded } from '../read-input.js'
 import type { Run } from '../table.js'
-import { oneOf } from './conv.js'
 import { printReap } from './lane-views.js'
 
-const str = (v: unknown) => (v === undefined ? undefined : String(v))
 const flag = (v: unknown) => (v ? true : undefined)
 
 export const run: Run = async (port, args, io) => {
@@ -17,14 +15,14 @@ export const run: Run = async (port, args, io) => {
   const request = port.workerRun({
     issue: String(args._[0]),
     brief,
-    prompt: str(args.prompt),
-    project: str(args.project),
+    prompt: optionText(args, 'prompt'),
+    project: optionText(args, 'project'),
     harness: oneOf(args, 'harness', HARNESSES),
-    model: str(args.model),
+    model: optionText(args, 'model'),
     effort: oneOf(args, 'effort', EFFORTS),
-    from: str(args.from),
-    branch: str(args.branch),
-    title: str(args.title),
+    from: optionText(args, 'from'),
+    branch: optionText(args, 'branch'),
+    title: optionText(args, 'title'),
     replace: flag(args.replace),
     reuse: flag(args.reuse),
     post: flag(args.post),
@@ -42,7 +40,7 @@ const COLUMNS = ['ID', 'NAME', 'ISSUE', 'ITER', 'ACTIVITY', 'REPORT', 'STARTER',
 const cells = (v: WorkerView) => [v.id, v.name, v.issue, `i${v.iteration}`, activityShown(v), v.report ? `#${v.report.seq} ${v.report.status}` : '-', v.starter, v.cwd]
 
 export const list: Run = async (port, args, io) => {
-  const views = await port.workerList({ issue: str(args.issue), parent: str(args.parent), project: str(args.project), cwd: io.cwd })
+  const views = await port.workerList({ issue: optionText(args, 'issue'), parent: optionText(args, 'parent'), project: optionText(args, 'project'), cwd: io.cwd })
   io.out(args.json ? json(views) : textTable(COLUMNS, views.map(cells)))
   return 0
 }

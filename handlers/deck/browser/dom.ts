@@ -8,7 +8,7 @@ export type Child = Node | string | number | null | undefined | false | Child[]
 type AttrValue = string | number | boolean | undefined | null
 type Attrs = Record<string, AttrValue | ((e: Event) => void)>
 
-export const text = (s: unknown, keepLines = true): Text => document.createTextNode(printable(String(s ?? ''), keepLines))
+const text = (s: unknown, keepLines = true): Text => document.createTextNode(printable(String(s ?? ''), keepLines))
 
 /** A link target as given, if it is one of the deck's own paths or http(s); otherwise none. */
 const hrefOf = (href: string): string | undefined => (/^\/[a-z]/.test(href) ? href : safeHref(href))
