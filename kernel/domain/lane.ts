@@ -63,6 +63,9 @@ export type LaneChainNow = Omit<LaneNow, 'live'>
 /** What the lane verbs print about one lane: its identity, as written once at launch. */
 export type LaneRef = Pick<LaneView, 'id' | 'name' | 'run' | 'key' | 'role' | 'iteration'>
 
+/** A lane's place in its chain, as the launch wrote it: what a notification names. */
+export type LanePlace = Pick<LaneFacts, 'run' | 'key' | 'role' | 'iteration'>
+
 /** What a show line prints. */
 export type LaneShown = Pick<LaneView, 'id' | 'role' | 'iteration' | 'archived' | 'activity' | 'verdict'>
 

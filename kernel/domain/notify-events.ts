@@ -1,7 +1,7 @@
 import type { ActivityView } from './activity.js'
-import type { LaneFacts } from './conversation.js'
 import { oneLine } from './errors.js'
 import type { NeedsYouReason, ReportStatus } from './keys.js'
+import type { LanePlace } from './lane.js'
 import type { NotifyEvent } from './notify-config.js'
 import type { Report } from './report.js'
 
@@ -9,7 +9,7 @@ import type { Report } from './report.js'
 export interface NotificationBody {
   event: NotifyEvent
   conv: { id: string; name: string; title?: string }
-  lane?: { run: string; key: string; role: LaneFacts['role']; iteration: number }
+  lane?: LanePlace
   status?: ReportStatus
   firstLine?: string
   reason?: NeedsYouReason
@@ -21,7 +21,7 @@ export interface ConvFacts {
   id: string
   name: string
   title?: string
-  lane?: Pick<LaneFacts, 'run' | 'key' | 'role' | 'iteration'>
+  lane?: LanePlace
 }
 
 /** A conversation's activity turned needs-you: it is needs-you now and was not at the last look, or it is a new
