@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import type { Adapters } from '../io/adapters.js'
 import * as git from '../io/git.js'
 import { Limiter } from '../serial.js'
 
@@ -17,8 +17,9 @@ interface Entry {
 /** Git facts of lane worktrees, read concurrently (no index lock) and not recomputed from scratch on every call. */
 export class GitFactsCache {
   private entries = new Map<string, Entry>()
+  constructor(private readonly io: Pick<Adapters, 'files' | 'clock'>) {}
 
-  async many(dirs: string[], now = Date.now()): Promise<Map<string, (git.GitFacts & { asOf: number }) | undefined>> {
+  async many(dirs: string[], now = this.io.clock.now()): Promise<Map<string, (git.GitFacts & { asOf: number }) | undefined>> {
     const out = new Map<string, (git.GitFacts & { asOf: number }) | undefined>()
     const todo: string[] = []
     for (const dir of new Set(dirs)) {
@@ -31,12 +32,12 @@ export class GitFactsCache {
   }
 
   async fresh(dir: string): Promise<(git.GitFacts & { asOf: number }) | undefined> {
-    if (!existsSync(dir)) {
+    if (!this.io.files.exists(dir)) {
       this.entries.delete(dir)
       return undefined
     }
     const stamp = git.worktreeStamp(dir)
-    const at = Date.now()
+    const at = this.io.clock.now()
     try {
       const facts = await git.statusFacts(dir)
       this.entries.set(dir, { facts, stamp, at })

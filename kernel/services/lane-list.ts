@@ -13,7 +13,7 @@ const lanes = (ctx: KernelContext) => ctx.store.all().filter((r): r is LaneRecor
 /** The lanes `pick` chooses, read once with what their rows need: each lane's view, reports and git facts, and
  * the other lanes of the same run and key (verdicts, staleness and chains need them). */
 async function readLanes(ctx: KernelContext, cache: GitFactsCache, pick: (r: LaneRecord) => boolean) {
-  const now = Date.now()
+  const now = ctx.io.clock.now()
   const groups = new Map<string, LaneRecord[]>()
   const chosen: LaneRecord[] = []
   for (const r of lanes(ctx)) {
