@@ -4,13 +4,19 @@ import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, rea
 import { readdir, readFile, rm, unlink } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { faultFlag, faultPoint } from './fault.js'
+import * as gitCore from './git.js'
+import { diffAgainst } from './git-diff.js'
+import { cleanTree, diffBinaryToFile, keepTree, treeFromPatch } from './git-patch.js'
+import { addedGitlinks, snapshotTree } from './git-snapshot.js'
+import { ignoredAtLaunch, unseenWork } from './git-unseen.js'
 import { groupAlive, isAlive, processesInside, signalGroup, signalProcess } from './procs.js'
 import { testTiming } from './test-timing.js'
 
-/** What the kernel's services reach the outside through (KernelContext.io): the files, processes, clock, random
- * ids and test hooks. The kernel builds the real set (realAdapters); a test may give any of them its own. */
+/** What the kernel's services reach the outside through (KernelContext.io): the files, git, processes, clock,
+ * random ids and test hooks. The kernel builds the real set (realAdapters); a test may give any of them its own. */
 export interface Adapters {
   files: Files
+  git: Git
   procs: Procs
   clock: Clock
   ids: Ids
@@ -130,6 +136,38 @@ export const realProcs: Procs = {
   },
 }
 
+/** The git operations of io/git*.ts that services use. */
+export const realGit = {
+  git: gitCore.git,
+  gitTry: gitCore.gitTry,
+  serialized: gitCore.serialized,
+  fetchOrigin: gitCore.fetchOrigin,
+  revParse: gitCore.revParse,
+  refExists: gitCore.refExists,
+  isWorkTree: gitCore.isWorkTree,
+  originHead: gitCore.originHead,
+  worktreeAdd: gitCore.worktreeAdd,
+  undoWorktreeAdd: gitCore.undoWorktreeAdd,
+  worktreeRemove: gitCore.worktreeRemove,
+  deleteBranch: gitCore.deleteBranch,
+  statusFacts: gitCore.statusFacts,
+  worktreeGitDir: gitCore.worktreeGitDir,
+  worktreeStamp: gitCore.worktreeStamp,
+  unpushedCount: gitCore.unpushedCount,
+  unreachableWithoutHead: gitCore.unreachableWithoutHead,
+  keepHead: gitCore.keepHead,
+  diffAgainst,
+  snapshotTree,
+  addedGitlinks,
+  diffBinaryToFile,
+  treeFromPatch,
+  keepTree,
+  cleanTree,
+  ignoredAtLaunch,
+  unseenWork,
+}
+export type Git = typeof realGit
+
 export const realIds: Ids = {
   uuid: randomUUID,
   token: (bytes) => randomBytes(bytes).toString('base64url'),
@@ -140,6 +178,7 @@ export const realIds: Ids = {
 export function realAdapters(): Adapters {
   return {
     files: realFiles,
+    git: realGit,
     procs: realProcs,
     clock: { now: Date.now },
     ids: realIds,

@@ -4,8 +4,6 @@ import { parkedRef } from '../domain/reap-plan.js'
 import { tellRefusal } from '../domain/tell-refusal.js'
 import { verdictDefects } from '../domain/verdict-defects.js'
 import { convFiles } from '../home.js'
-import { diffAgainst } from '../io/git-diff.js'
-import * as git from '../io/git.js'
 import { projectEntry } from '../io/config.js'
 import type { ConvDetail, ConvDiff, LaneView, PortInput, ReportView } from '../port.js'
 import type { KernelContext } from './context.js'
@@ -56,8 +54,8 @@ export async function convDiff(ctx: KernelContext, input: PortInput<'convDiff'>,
   const l = rec.lane
   if (!l || !l.repo) return { unavailable: `conv ${rec.id} (${rec.name}) has no git worktree` }
   const project = rec.project ? projectEntry(await ctx.config.projects(), rec.project) : undefined
-  const base = `origin/${project?.default_branch ?? (await git.originHead(l.repo)) ?? 'main'}`
-  if (ctx.io.files.exists(rec.cwd) && (await git.isWorkTree(rec.cwd))) return diffAgainst(rec.cwd, base, maxBytes)
-  if (l.branch) return diffAgainst(l.repo, base, maxBytes, l.branch)
+  const base = `origin/${project?.default_branch ?? (await ctx.io.git.originHead(l.repo)) ?? 'main'}`
+  if (ctx.io.files.exists(rec.cwd) && (await ctx.io.git.isWorkTree(rec.cwd))) return ctx.io.git.diffAgainst(rec.cwd, base, maxBytes)
+  if (l.branch) return ctx.io.git.diffAgainst(l.repo, base, maxBytes, l.branch)
   return { unavailable: `the worktree ${rec.cwd} is gone and the lane had no branch` }
 }

@@ -1,7 +1,6 @@
 import { SvcError } from '../domain/errors.js'
 import { formatIssueRef, onOrigin, parseGithubRemote, parseIssueRef, type GithubRepo, type IssueRef } from '../domain/issue-ref.js'
 import { projectEntry, projectHolding } from '../io/config.js'
-import { gitTry } from '../io/git.js'
 import { GhTracker } from '../io/trackers/gh.js'
 import { LocalIssues, type LocalIssue } from '../io/trackers/local.js'
 import { join } from '../io/paths.js'
@@ -34,9 +33,9 @@ async function projectOf(ctx: KernelContext, requested: string | undefined, cwd:
 }
 
 /** The GitHub repository of the project's origin, if it is on github.com. */
-async function originOf(project: Project): Promise<GithubRepo | undefined> {
+async function originOf(ctx: KernelContext, project: Project): Promise<GithubRepo | undefined> {
   if (!project.checkout) return undefined
-  const r = await gitTry(project.checkout, ['remote', 'get-url', 'origin'])
+  const r = await ctx.io.git.gitTry(project.checkout, ['remote', 'get-url', 'origin'])
   return r.ok ? parseGithubRemote(r.stdout.trim()) : undefined
 }
 
@@ -46,7 +45,7 @@ export async function resolveIssueRef(ctx: KernelContext, input: { ref: string; 
   if (!parsed.ok) throw new SvcError('usage', parsed.message)
   if (parsed.value.tracker === 'gh') return { ref: parsed.value }
   const project = await projectOf(ctx, input.project, input.cwd, `issue ${printable(input.ref)}`)
-  const ref = onOrigin(parsed.value, parsed.value.tracker === 'origin' ? await originOf(project) : undefined)
+  const ref = onOrigin(parsed.value, parsed.value.tracker === 'origin' ? await originOf(ctx, project) : undefined)
   if (!ref.ok) throw new SvcError('usage', ref.message)
   return { ref: ref.value, project }
 }

@@ -1,5 +1,4 @@
 import { readsGitFacts } from '../domain/lane-paths.js'
-import { worktreeStamp } from '../io/git.js'
 import type { LaneRecord } from '../domain/conversation.js'
 import { chainText, newestReport, rowVerdict, type LaneInfo } from '../domain/lane-summary.js'
 import { SvcError } from '../domain/errors.js'
@@ -92,7 +91,7 @@ export async function laneViewsWithChains(ctx: KernelContext, cache: GitFactsCac
 export const worktreesFingerprint = (ctx: KernelContext) =>
   lanes(ctx)
     .filter(readsGitFacts)
-    .map((r) => worktreeStamp(r.cwd))
+    .map((r) => ctx.io.git.worktreeStamp(r.cwd))
     .join('|')
 
 /** A run or lane key given to pick lanes by must be one a lane could have. */

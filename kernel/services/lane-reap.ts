@@ -23,10 +23,6 @@ import { notOwnDirectory, reappearedWarning } from '../domain/lane-claim.js'
 import { convFiles } from '../home.js'
 import { publishFileOnce } from '../io/atomic-file.js'
 import type { Files } from '../io/adapters.js'
-import * as git from '../io/git.js'
-import { addedGitlinks, snapshotTree } from '../io/git-snapshot.js'
-import { cleanTree, diffBinaryToFile, keepTree, treeFromPatch } from '../io/git-patch.js'
-import { ignoredAtLaunch, unseenWork } from '../io/git-unseen.js'
 import { identityOf } from '../io/lane-dir.js'
 import { dirname, join, resolve as resolvePath } from '../io/paths.js'
 import type { PortInput, ReapResult } from '../port.js'
@@ -78,12 +74,12 @@ async function gather(ctx: KernelContext, rec: ConversationRecord, park: boolean
   const own = dirReal === rec.cwd
   const lane = workDirOf(rec)!
   const gitBacked = isGitBacked(lane.role)
-  const gitDir = gitBacked && own ? git.worktreeGitDir(rec.cwd) : undefined
+  const gitDir = gitBacked && own ? ctx.io.git.worktreeGitDir(rec.cwd) : undefined
   // A directory that is no worktree any more is refused as such (reapRefusal); one that is, must be the lane's own.
   const claim = own && (!gitBacked || gitDir) ? notOwnDirectory(lane, rec.cwd, identityOf(rec.cwd)) : undefined
   const notOwn = claim && !claim.ok ? claim : undefined
   const worktree = gitDir !== undefined && !notOwn
-  const [status, unseen] = worktree ? await Promise.all([git.statusFacts(rec.cwd), unseenWork(rec.cwd, rec.createdAt)]) : []
+  const [status, unseen] = worktree ? await Promise.all([ctx.io.git.statusFacts(rec.cwd), ctx.io.git.unseenWork(rec.cwd, rec.createdAt)]) : []
   const unseenPaths = unseen ? [...unseen.flagged, ...unseen.hidden] : []
   const state = ctx.facts.get(rec.name).state
   const pids = { runnerPid: state?.runner?.pid, harnessPid: state?.harness?.pid }
@@ -100,9 +96,9 @@ async function gather(ctx: KernelContext, rec: ConversationRecord, park: boolean
     dirtyPaths: (status?.dirtyPaths ?? 0) + unseenPaths.length,
     unseenPaths,
     park,
-    ...(worktree ? lockOf(ctx.io.files, rec.cwd) : {}),
+    ...(worktree ? lockOf(ctx, rec.cwd) : {}),
     // A git command of the lane may hold the index lock until the stop; after it, a lock left behind is checked.
-    ...(worktree && stopped ? indexLockOf(ctx.io.files, rec.cwd) : {}),
+    ...(worktree && stopped ? indexLockOf(ctx, rec.cwd) : {}),
     worktree,
     branch: status?.branch,
     ...(notOwn ? { notOwn } : {}),
@@ -110,16 +106,17 @@ async function gather(ctx: KernelContext, rec: ConversationRecord, park: boolean
 }
 
 /** A locked worktree (git worktree lock, or an add still initializing) has a `locked` file holding the reason. */
-function lockOf(files: Files, dir: string): { locked?: string } {
-  const gitDir = git.worktreeGitDir(dir)
+function lockOf(ctx: KernelContext, dir: string): { locked?: string } {
+  const files = ctx.io.files
+  const gitDir = ctx.io.git.worktreeGitDir(dir)
   if (!gitDir || !files.exists(join(gitDir, 'locked'))) return {}
   return { locked: files.readTextSync(join(gitDir, 'locked')).trim() }
 }
 
 /** A leftover index.lock would make git fail halfway through cleaning the tree, after the park. */
-function indexLockOf(files: Files, dir: string): { indexLock?: string } {
-  const path = join(git.worktreeGitDir(dir)!, 'index.lock')
-  return files.exists(path) ? { indexLock: path } : {}
+function indexLockOf(ctx: KernelContext, dir: string): { indexLock?: string } {
+  const path = join(ctx.io.git.worktreeGitDir(dir)!, 'index.lock')
+  return ctx.io.files.exists(path) ? { indexLock: path } : {}
 }
 
 /** Step 1: stop a live lane through the conversation stop mechanism, and give its harness up to 30 s to be gone. */
@@ -140,32 +137,32 @@ async function stopLane(ctx: KernelContext, rec: ConversationRecord): Promise<vo
  * tree reachable from a ref, check once more that nothing changed meanwhile, and only then clean the tree. */
 async function parkWork(ctx: KernelContext, rec: ConversationRecord, paths: number): Promise<NonNullable<ReapResult['parked']>> {
   const dir = rec.cwd
-  const tree = await snapshotTree(dir, rec.createdAt)
-  const nested = await addedGitlinks(dir, tree)
+  const tree = await ctx.io.git.snapshotTree(dir, rec.createdAt)
+  const nested = await ctx.io.git.addedGitlinks(dir, tree)
   if (nested.length) throw new SvcError('conflict', nestedRepoRefusal(dir, nested))
   const name = parkedPatchName(new Date(ctx.io.clock.now()))
   const path = join(convFiles(ctx.home, rec.name).dir, name)
   const made = await publishFileOnce(path, async (tmp) => {
-    await diffBinaryToFile(dir, 'HEAD', tree, tmp)
-    if ((await treeFromPatch(dir, tmp)) !== tree) throw new SvcError('conflict', 'refused: the parked patch does not reproduce the worktree; nothing was cleaned')
+    await ctx.io.git.diffBinaryToFile(dir, 'HEAD', tree, tmp)
+    if ((await ctx.io.git.treeFromPatch(dir, tmp)) !== tree) throw new SvcError('conflict', 'refused: the parked patch does not reproduce the worktree; nothing was cleaned')
   })
   if (!made) throw new SvcError('conflict', `refused: ${path} already exists; nothing was cleaned`)
   const ref = parkedRef(rec.name, name)
-  await keepTree(dir, tree, ref, `svc: parked work of conv ${rec.id} (${rec.name})\n\nThe patch: ${path}`)
+  await ctx.io.git.keepTree(dir, tree, ref, `svc: parked work of conv ${rec.id} (${rec.name})\n\nThe patch: ${path}`)
   // Just before the tree is cleaned: it still holds exactly what the patch reproduces.
-  if ((await snapshotTree(dir, rec.createdAt)) !== tree)
+  if ((await ctx.io.git.snapshotTree(dir, rec.createdAt)) !== tree)
     throw new SvcError('conflict', `refused: the worktree changed while it was parked; the patch is kept at ${path} and ${ref}, nothing was cleaned`)
-  await cleanTree(dir)
+  await ctx.io.git.cleanTree(dir)
   return { patch: path, ref, paths }
 }
 
 /** Step 5: the branch is never deleted; commits a detached HEAD alone holds are kept reachable from a ref. */
-async function keepCommits(rec: ConversationRecord, branch: string | undefined): Promise<string | undefined> {
-  if (branch) return unpushedWarning(branch, await git.unpushedCount(rec.cwd))
-  const unsaved = await git.unreachableWithoutHead(rec.cwd)
+async function keepCommits(ctx: KernelContext, rec: ConversationRecord, branch: string | undefined): Promise<string | undefined> {
+  if (branch) return unpushedWarning(branch, await ctx.io.git.unpushedCount(rec.cwd))
+  const unsaved = await ctx.io.git.unreachableWithoutHead(rec.cwd)
   if (!unsaved) return undefined
   const ref = keptHeadRef(rec.name)
-  await git.keepHead(rec.cwd, ref)
+  await ctx.io.git.keepHead(rec.cwd, ref)
   return detachedKeptWarning(unsaved, ref)
 }
 
@@ -203,12 +200,12 @@ export async function reapDirectory<V>(
     let removed: string | null = null
     if (facts.dirReal && isGitBacked(dir.role)) {
       // Named before the park: cleaning the tree removes them too.
-      const note = leftOutNote(await ignoredAtLaunch(rec.cwd, rec.createdAt))
+      const note = leftOutNote(await ctx.io.git.ignoredAtLaunch(rec.cwd, rec.createdAt))
       if (facts.dirtyPaths > 0) parked = await parkWork(ctx, rec, facts.dirtyPaths)
       if (note) warnings.push(note)
-      const w = await keepCommits(rec, facts.branch)
+      const w = await keepCommits(ctx, rec, facts.branch)
       if (w) warnings.push(w)
-      await git.worktreeRemove(dir.repo ?? rec.cwd, rec.cwd)
+      await ctx.io.git.worktreeRemove(dir.repo ?? rec.cwd, rec.cwd)
       cache.forget(rec.cwd)
       removed = rec.cwd
     } else if (facts.dirReal) {
@@ -221,7 +218,7 @@ export async function reapDirectory<V>(
     } else {
       warnings.push(rec.reaped && ctx.io.files.exists(rec.cwd) ? reappearedWarning(rec.cwd) : alreadyGoneWarning(rec.cwd))
       const repo = dir.repo
-      if (repo && isGitBacked(dir.role)) await git.serialized(repo, () => git.git(repo, ['worktree', 'prune'])).catch(() => '')
+      if (repo && isGitBacked(dir.role)) await ctx.io.git.serialized(repo, () => ctx.io.git.git(repo, ['worktree', 'prune'])).catch(() => '')
     }
     if (!rec.reaped) await ctx.store.update(rec.id, { reaped: { at: ctx.io.clock.now() } })
     let archived = false

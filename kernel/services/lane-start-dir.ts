@@ -4,7 +4,6 @@ import { dirClaimRefusal, notOwnDirectory, type LaunchIntent } from '../domain/l
 import { isGitBacked } from '../domain/lane-paths.js'
 import type { LanePlan } from '../domain/launch-rules.js'
 import { workDirOf } from '../domain/worker-rules.js'
-import * as git from '../io/git.js'
 import { dirIdOf, identityOf, writeLaunchId } from '../io/lane-dir.js'
 import { intentPath } from '../io/launch-intents.js'
 import { printable, type KernelContext } from './context.js'
@@ -90,13 +89,13 @@ async function intentOf(ctx: KernelContext, project: ProjectContext, plan: DirPl
   // The questions whose answers refuse a launch are asked only once git has failed: each is a git process, and run
   // beside the fetch they slowed it down.
   try {
-    await (fetched ?? git.fetchOrigin(repo, ctx.io.clock.now()))
+    await (fetched ?? ctx.io.git.fetchOrigin(repo, ctx.io.clock.now()))
   } catch (e) {
-    if (!(await git.isWorkTree(repo))) throw new SvcError('usage', `project ${project.key}: ${repo} is not a git checkout`)
+    if (!(await ctx.io.git.isWorkTree(repo))) throw new SvcError('usage', `project ${project.key}: ${repo} is not a git checkout`)
     throw e
   }
   const ref = plan.branch ? plan.startPoint! : plan.at!
-  const start = await git.revParse(repo, ref)
+  const start = await ctx.io.git.revParse(repo, ref)
   if (!start && plan.branch) throw new SvcError('usage', `refused: cannot cut ${plan.branch} from ${printable(ref)}: no such commit`)
   if (!start) throw new SvcError('usage', `refused: --at ${printable(ref)} names no commit in ${repo}`)
   return { id, dir, kind: 'worktree', repo, ...(plan.branch ? { branch: plan.branch } : {}), start, at: ctx.io.clock.now() }
@@ -114,17 +113,17 @@ async function makeDirectory(ctx: KernelContext, project: ProjectContext, intent
   }
   const repo = intent.repo!
   try {
-    await git.worktreeAdd({ repo, dir, branch: intent.branch, startPoint: intent.start!, sparse: project.entry.gauntlet?.sparse_checkout })
+    await ctx.io.git.worktreeAdd({ repo, dir, branch: intent.branch, startPoint: intent.start!, sparse: project.entry.gauntlet?.sparse_checkout })
   } catch (e) {
     // Asked only when git refused: a branch taken gets its own message.
-    if (intent.branch && (await git.refExists(repo, `refs/heads/${intent.branch}`))) throw new SvcError('conflict', `refused: branch ${intent.branch} already exists`)
+    if (intent.branch && (await ctx.io.git.refExists(repo, `refs/heads/${intent.branch}`))) throw new SvcError('conflict', `refused: branch ${intent.branch} already exists`)
     throw e
   }
   ctx.io.fault.point('launch-worktree')
   try {
     await writeLaunchId(dir, id)
   } catch (e) {
-    await git.undoWorktreeAdd(repo, dir, intent.branch)
+    await ctx.io.git.undoWorktreeAdd(repo, dir, intent.branch)
     throw e
   }
   return { repo, ...(intent.branch ? { branch: intent.branch } : { at: intent.start }), made: { launch: id } }

@@ -9,7 +9,6 @@ import { planLaunch, type LanePlan } from '../domain/launch-rules.js'
 import { effectiveLauncher } from '../domain/launcher.js'
 import { projectEntry, projectHolding, roleConfig, type ProjectEntry } from '../io/config.js'
 import type { Files } from '../io/adapters.js'
-import * as git from '../io/git.js'
 import { basename, dirname, join, resolve as resolvePath } from '../io/paths.js'
 import type { PortInput, PortOutputs } from '../port.js'
 import { KeyedQueue } from '../serial.js'
@@ -96,9 +95,9 @@ export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'
   const defaults = roleConfig(project.entry, input.role) ?? {}
   // Launch rule 5: a new worktree is cut from a fresh fetch. The fetch begins now, beside the steps that need no
   // fetched ref; a launch refused meanwhile leaves it to finish on its own.
-  const fetched = isGitBacked(input.role) && !input.reuse ? git.fetchOrigin(project.checkout, ctx.io.clock.now()) : undefined
+  const fetched = isGitBacked(input.role) && !input.reuse ? ctx.io.git.fetchOrigin(project.checkout, ctx.io.clock.now()) : undefined
   fetched?.catch(() => {})
-  const defaultBranch = project.entry.default_branch ?? (await git.originHead(project.checkout)) ?? 'main'
+  const defaultBranch = project.entry.default_branch ?? (await ctx.io.git.originHead(project.checkout)) ?? 'main'
   const baseRef = `origin/${defaultBranch}`
 
   const rec = await starts.run(`${run}\0${key}\0${input.role}`, async () => {

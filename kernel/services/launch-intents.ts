@@ -2,7 +2,6 @@ import { SvcError } from '../domain/errors.js'
 import { workDirOf } from '../domain/worker-rules.js'
 import { dirHolder, planUndo, type LaunchIntent, type UndoFacts, type UndoPlan } from '../domain/lane-claim.js'
 import { homePaths } from '../home.js'
-import * as git from '../io/git.js'
 import { entriesOf, identityOf, worktreeAt } from '../io/lane-dir.js'
 import { dropIntent, intentFiles, intentPath, readIntent, recordIntent } from '../io/launch-intents.js'
 import type { KernelContext } from './context.js'
@@ -92,9 +91,9 @@ async function settle(ctx: KernelContext, path: string, apply: boolean): Promise
   const plan = planUndo(intent, await undoFacts(ctx, intent))
   if (!apply) return plan
   const repo = intent.repo!
-  if (plan.removeWorktree === 'prune') await git.serialized(repo, () => git.git(repo, ['worktree', 'prune']))
-  else if (plan.removeWorktree) await git.worktreeRemove(repo, intent.dir, plan.removeWorktree === 'force')
-  if (plan.deleteBranch) await git.deleteBranch(repo, plan.deleteBranch)
+  if (plan.removeWorktree === 'prune') await ctx.io.git.serialized(repo, () => ctx.io.git.git(repo, ['worktree', 'prune']))
+  else if (plan.removeWorktree) await ctx.io.git.worktreeRemove(repo, intent.dir, plan.removeWorktree === 'force')
+  if (plan.deleteBranch) await ctx.io.git.deleteBranch(repo, plan.deleteBranch)
   if (plan.removeDir) ctx.io.files.removeEmptyDir(intent.dir)
   if (plan.settled) await dropIntent(path)
   return { ...plan, dir: intent.dir }
@@ -107,8 +106,8 @@ async function undoFacts(ctx: KernelContext, intent: LaunchIntent): Promise<Undo
   const dirExists = ctx.io.files.exists(intent.dir)
   const { launch: launchFound } = identityOf(intent.dir)
   const worktree = !claimed && intent.kind === 'worktree' && intent.repo ? await worktreeAt(intent.repo, intent.dir) : undefined
-  const status = worktree && dirExists ? await git.statusFacts(intent.dir).catch(() => undefined) : undefined
+  const status = worktree && dirExists ? await ctx.io.git.statusFacts(intent.dir).catch(() => undefined) : undefined
   const dirtyPaths = worktree && dirExists ? status?.dirtyPaths : 0
-  const branchTip = worktree && intent.branch ? await git.revParse(intent.repo!, `refs/heads/${intent.branch}`) : undefined
+  const branchTip = worktree && intent.branch ? await ctx.io.git.revParse(intent.repo!, `refs/heads/${intent.branch}`) : undefined
   return { claimed, heldByLane, ...(launchFound ? { launchFound } : {}), dirExists, entries: entriesOf(intent.dir), ...(worktree ? { worktree } : {}), dirtyPaths, ...(status?.head ? { head: status.head } : {}), ...(branchTip ? { branchTip } : {}) }
 }

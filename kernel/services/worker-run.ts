@@ -4,7 +4,6 @@ import { SvcError } from '../domain/errors.js'
 import { issueSlug, parseIssueRef, type IssueRef } from '../domain/issue-ref.js'
 import { buildWorkerContract } from '../domain/worker-contract.js'
 import { checkIssueState, isWorkerOf, mayRunWorker, planWorker, workerConvName, type WorkerPlan, type WorkerRow } from '../domain/worker-rules.js'
-import * as git from '../io/git.js'
 import { dirname, join } from '../io/paths.js'
 import type { IssueView, PortInput, PortOutputs } from '../port.js'
 import { KeyedQueue } from '../serial.js'
@@ -50,9 +49,9 @@ export async function workerRun(ctx: KernelContext, input: PortInput<'workerRun'
   const open = checkIssueState(issue.ref, issue.state, Boolean(input.allowClosed))
   if (!open.ok) throw refused(open)
   const ref = (parseIssueRef(issue.ref) as { ok: true; value: IssueRef }).value
-  const fetched = input.reuse ? undefined : git.fetchOrigin(project.checkout, ctx.io.clock.now())
+  const fetched = input.reuse ? undefined : ctx.io.git.fetchOrigin(project.checkout, ctx.io.clock.now())
   fetched?.catch(() => {})
-  const baseRef = `origin/${project.entry.default_branch ?? (await git.originHead(project.checkout)) ?? 'main'}`
+  const baseRef = `origin/${project.entry.default_branch ?? (await ctx.io.git.originHead(project.checkout)) ?? 'main'}`
   const slug = issueSlug(ref)
 
   const rec = await runs.run(`${project.key}\0${issue.ref}`, async () => {
