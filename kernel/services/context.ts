@@ -32,7 +32,7 @@ export class KernelContext {
     readonly log: Log,
     readonly svcBinDir: string,
     readonly version: string,
-    /** Files, processes, the clock, ids and the test hooks: everything outside the kernel a service reaches. */
+    /** Files, git, processes, the clock, ids and the test hooks: everything outside the kernel a service reaches. */
     readonly io: Adapters,
   ) {
     this.events.setMaxListeners(0)
