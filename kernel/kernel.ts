@@ -7,7 +7,7 @@ import { laneReport } from './services/lane-report.js'
 import { laneWait } from './services/lane-wait.js'
 import { laneList, laneShow, laneViews, laneViewsWithChains, worktreesFingerprint } from './services/lane-list.js'
 import { convDetail, convDiff } from './services/conv-detail.js'
-import { deckClientText } from './services/deck-client.js'
+import { deckClientText } from './io/deck-client.js'
 import { laneReap } from './services/lane-reap.js'
 import { GitFactsCache } from './services/git-facts.js'
 import { ChangeLog } from './services/change-log.js'
@@ -31,10 +31,10 @@ import { convFiles } from './home.js'
 
 /** The kernel's own KernelPort: every verb, in process. */
 export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: () => number; stop: () => void }): KernelPort {
-  const gitFacts = new GitFactsCache()
+  const gitFacts = new GitFactsCache(ctx.io)
   const changeLog = new ChangeLog(ctx)
   const lists = new ViewCache<LaneView[]>(ctx, LIST_MAX_AGE_MS)
-  const deck = new DeckAccess()
+  const deck = new DeckAccess(ctx.io)
   const trees = new ViewCache<DeckTree>(ctx, LIST_MAX_AGE_MS)
   return {
     async kernelStatus() {

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net'
 import { createApp } from '../handlers/app.js'
 import { CONV_FILE_NAMES, convFiles, homePaths } from './home.js'
 import { mayStillChange, type ConversationRecord } from './domain/conversation.js'
+import { realAdapters } from './io/adapters.js'
 import { createFileOnce } from './io/atomic-file.js'
 import { ConfigFile } from './io/config.js'
 import { fileLog } from './io/log.js'
@@ -67,8 +68,9 @@ export async function runKernel(home: string): Promise<void> {
   mkdirSync(svcBinDir, { recursive: true, mode: 0o700 })
   writeFileSync(join(svcBinDir, 'svc'), `#!/bin/sh\nexec '${process.execPath}' '${svcMain}' "$@"\n`, { mode: 0o755 })
 
-  const facts = new RuntimeFacts(home, log)
-  const ctx = new KernelContext(home, store, facts, new Runners(home, svcMain, facts, log), new ConfigFile(paths.projects), log, svcBinDir, VERSION)
+  const io = realAdapters()
+  const facts = new RuntimeFacts(home, io.files, log)
+  const ctx = new KernelContext(home, store, facts, new Runners(home, svcMain, facts, log, io), new ConfigFile(paths.projects), log, svcBinDir, VERSION, io)
   const startedAt = Date.now()
   const token = randomBytes(32).toString('hex')
   let boundPort = 0

@@ -8,7 +8,7 @@ export function awaitStart(ctx: KernelContext, rec: ConversationRecord, limitMs:
   return new Promise((resolve) => {
     const check = () => {
       const v = ctx.view(ctx.store.get(rec.id) ?? rec)
-      if (v.activity !== 'starting' || Date.now() >= deadline) {
+      if (v.activity !== 'starting' || ctx.io.clock.now() >= deadline) {
         done()
         resolve(v)
       }
@@ -16,7 +16,7 @@ export function awaitStart(ctx: KernelContext, rec: ConversationRecord, limitMs:
     const onEvent = (e: KernelEvent) => {
       if (e.name === rec.name) check()
     }
-    const deadline = Date.now() + limitMs
+    const deadline = ctx.io.clock.now() + limitMs
     const timer = setInterval(check, 100)
     const done = () => {
       clearInterval(timer)

@@ -13,7 +13,7 @@ export class ChangeLog {
   private seq = 0
   constructor(private readonly ctx: KernelContext) {
     ctx.events.on('change', (e: KernelEvent) => {
-      this.items.push({ ...e, seq: ++this.seq, at: Date.now() })
+      this.items.push({ ...e, seq: ++this.seq, at: ctx.io.clock.now() })
       if (this.items.length > KEEP) this.items.splice(0, this.items.length - KEEP)
     })
   }

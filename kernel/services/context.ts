@@ -1,8 +1,9 @@
-import { EventEmitter } from 'node:events'
+import { EventEmitter } from '../io/events.js'
 import type { ConversationRecord } from '../domain/conversation.js'
 import { laneOf, type LaneRecord } from '../domain/lane.js'
 import { SvcError, oneLine } from '../domain/errors.js'
 import { parseConvRef } from '../domain/keys.js'
+import type { Adapters } from '../io/adapters.js'
 import type { ConfigFile } from '../io/config.js'
 import type { Log } from '../io/log.js'
 import type { Store } from '../io/store.js'
@@ -32,6 +33,8 @@ export class KernelContext {
     readonly log: Log,
     readonly svcBinDir: string,
     readonly version: string,
+    /** Files, git, processes, the clock, ids and the test hooks: everything outside the kernel a service reaches. */
+    readonly io: Adapters,
   ) {
     this.events.setMaxListeners(0)
   }
@@ -60,14 +63,14 @@ export class KernelContext {
   checkActingAs(rec: ConversationRecord | undefined, key: string | undefined, what: string): void {
     let keyOf: string | null | undefined
     if (key !== undefined) {
-      const hash = hashConversationKey(key)
+      const hash = hashConversationKey(this.io.ids, key)
       keyOf = rec?.keyHash === hash ? rec.id : (this.store.all().find((r) => r.keyHash === hash)?.id ?? null)
     }
     decided(mayActAs({ what, named: rec && { id: rec.id, hasKey: rec.keyHash !== undefined }, keyOf }))
   }
 
-  view(rec: ConversationRecord, now = Date.now()) {
-    return convView(rec, this.facts.get(rec.name), now)
+  view(rec: ConversationRecord, now = this.io.clock.now()) {
+    return convView(rec, this.facts.get(rec.name), now, this.io.procs.isAlive)
   }
 
   /** Counts changes: anything computed at one count is still right at the same count. */

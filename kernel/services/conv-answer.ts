@@ -19,6 +19,6 @@ export async function convAnswer(ctx: KernelContext, input: PortInput<'convAnswe
     throw new SvcError('usage', `${who} asks a question: answer it with allow --message <answer>`)
   if (pending.kind !== 'question' && input.decision === 'allow' && input.message !== undefined)
     throw new SvcError('usage', `--message goes with deny (the reason) or answers a question; ${who} asks for a ${pending.kind}`)
-  await appendLine(convFiles(ctx.home, rec.name).answers, JSON.stringify({ at: Date.now(), id: pending.id, decision: input.decision, ...(input.message !== undefined ? { message: input.message } : {}) }))
+  await appendLine(convFiles(ctx.home, rec.name).answers, JSON.stringify({ at: ctx.io.clock.now(), id: pending.id, decision: input.decision, ...(input.message !== undefined ? { message: input.message } : {}) }))
   return { conv: view, answered: { id: pending.id, kind: pending.kind, tool: pending.tool, decision: input.decision } }
 }

@@ -1,19 +1,15 @@
-import { existsSync } from 'node:fs'
-import { readdir, readFile } from 'node:fs/promises'
 import type { ConversationRecord } from '../domain/conversation.js'
 import { needsYouAsk } from '../domain/needs-you-ask.js'
 import { parkedRef } from '../domain/reap-plan.js'
 import { tellRefusal } from '../domain/tell-refusal.js'
 import { verdictDefects } from '../domain/verdict-defects.js'
 import { convFiles } from '../home.js'
-import { diffAgainst } from '../io/git-diff.js'
-import * as git from '../io/git.js'
 import { projectEntry } from '../io/config.js'
 import type { ConvDetail, ConvDiff, LaneView, PortInput, ReportView } from '../port.js'
 import type { KernelContext } from './context.js'
 
 /** A file of the conversation's directory, or undefined when it is not there. */
-const readIf = (path: string) => readFile(path, 'utf8').catch(() => undefined)
+const readIf = (ctx: KernelContext, path: string) => ctx.io.files.readText(path).catch(() => undefined)
 
 /** What a conversation's page shows: who it is, what it was asked, what it reported (a verdict with the defects
  * its file lists), what it parked, the chain it belongs to, and whether the composer can reach it. */
@@ -25,10 +21,10 @@ export async function convDetail(
   const rec = ctx.resolve(input.conv)
   const conv = ctx.view(rec)
   const files = convFiles(ctx.home, rec.name)
-  const [l, contract, brief, reports, names] = await Promise.all([lane(rec), readIf(files.contract), readIf(files.brief), ctx.store.reports(rec.name), readdir(files.dir).catch(() => [])])
+  const [l, contract, brief, reports, names] = await Promise.all([lane(rec), readIf(ctx, files.contract), readIf(ctx, files.brief), ctx.store.reports(rec.name), ctx.io.files.entries(files.dir).then((es) => es.map((e) => e.name), () => [])])
   const shown: ReportView[] = await Promise.all(
     reports.map(async (r) => {
-      const text = r.verdictFile ? await readIf(r.verdictFile) : undefined
+      const text = r.verdictFile ? await readIf(ctx, r.verdictFile) : undefined
       if (text === undefined) return r
       const d = verdictDefects(text)
       return { ...r, defectList: d.defects, ...(d.problem ? { defectProblem: d.problem } : {}) }
@@ -45,7 +41,7 @@ export async function convDetail(
       .filter((n) => /^parked-.+\.patch$/.test(n))
       .sort()
       .map((n) => ({ patch: `${files.dir}/${n}`, ref: parkedRef(rec.name, n) })),
-    ...(rec.lane ? { worktree: { cwd: rec.cwd, exists: existsSync(rec.cwd) } } : {}),
+    ...(rec.lane ? { worktree: { cwd: rec.cwd, exists: ctx.io.files.exists(rec.cwd) } } : {}),
     composer: composer.ok ? { enabled: true } : { enabled: false, reason: composer.message },
     ...(conv.activity === 'needs-you' ? { ask: needsYouAsk(conv.pending, conv.reason) } : {}),
   }
@@ -58,8 +54,8 @@ export async function convDiff(ctx: KernelContext, input: PortInput<'convDiff'>,
   const l = rec.lane
   if (!l || !l.repo) return { unavailable: `conv ${rec.id} (${rec.name}) has no git worktree` }
   const project = rec.project ? projectEntry(await ctx.config.projects(), rec.project) : undefined
-  const base = `origin/${project?.default_branch ?? (await git.originHead(l.repo)) ?? 'main'}`
-  if (existsSync(rec.cwd) && (await git.isWorkTree(rec.cwd))) return diffAgainst(rec.cwd, base, maxBytes)
-  if (l.branch) return diffAgainst(l.repo, base, maxBytes, l.branch)
+  const base = `origin/${project?.default_branch ?? (await ctx.io.git.originHead(l.repo)) ?? 'main'}`
+  if (ctx.io.files.exists(rec.cwd) && (await ctx.io.git.isWorkTree(rec.cwd))) return ctx.io.git.diffAgainst(rec.cwd, base, maxBytes)
+  if (l.branch) return ctx.io.git.diffAgainst(l.repo, base, maxBytes, l.branch)
   return { unavailable: `the worktree ${rec.cwd} is gone and the lane had no branch` }
 }

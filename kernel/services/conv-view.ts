@@ -1,11 +1,11 @@
 import { deriveActivity, newestPhase, type ActivityFacts, type ActivityView } from '../domain/activity.js'
 import { conversationKind, type ConversationRecord } from '../domain/conversation.js'
 import type { ConvView } from '../port.js'
-import { isAlive } from '../io/procs.js'
+import type { Procs } from '../io/adapters.js'
 import type { Runtime } from './runtime-facts.js'
 
 /** The facts deriveActivity needs, read now: liveness is checked by pid and start time at every read. */
-export function activityFacts(rec: ConversationRecord, rt: Runtime, now: number): ActivityFacts {
+export function activityFacts(rec: ConversationRecord, rt: Runtime, now: number, isAlive: Procs['isAlive']): ActivityFacts {
   const s = rt.state
   const alive = s?.harness && isAlive(s.harness.pid, s.harness.start)
   const ended = s?.ended
@@ -24,8 +24,8 @@ export function activityFacts(rec: ConversationRecord, rt: Runtime, now: number)
   }
 }
 
-export function convView(rec: ConversationRecord, rt: Runtime, now: number): ConvView {
-  const facts = activityFacts(rec, rt, now)
+export function convView(rec: ConversationRecord, rt: Runtime, now: number, isAlive: Procs['isAlive']): ConvView {
+  const facts = activityFacts(rec, rt, now, isAlive)
   const a = deriveActivity(facts, now)
   return {
     id: rec.id,

@@ -1,9 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto'
+import type { Ids } from '../io/adapters.js'
 
 /** A conversation's key: handed to its harness only (never written to disk); the record keeps its hash. */
-export function newConversationKey(): { key: string; hash: string } {
-  const key = randomBytes(32).toString('base64url')
-  return { key, hash: hashConversationKey(key) }
+export function newConversationKey(ids: Ids): { key: string; hash: string } {
+  const key = ids.token(32)
+  return { key, hash: hashConversationKey(ids, key) }
 }
 
-export const hashConversationKey = (key: string) => createHash('sha256').update(key).digest('hex')
+export const hashConversationKey = (ids: Ids, key: string) => ids.sha256(key)

@@ -1,6 +1,3 @@
-import { randomUUID } from 'node:crypto'
-import { statSync } from 'node:fs'
-import { isAbsolute, resolve as resolvePath } from 'node:path'
 import type { ConversationRecord } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
 import { tellRefusal } from '../domain/tell-refusal.js'
@@ -9,12 +6,12 @@ import type { LaunchSpec, MarkState } from '../domain/runner-state.js'
 import { convFiles } from '../home.js'
 import { appendLine, createFileOnce, writeFileAtomic } from '../io/atomic-file.js'
 import { projectEntry } from '../io/config.js'
+import { isAbsolute, resolve as resolvePath } from '../io/paths.js'
 import type { ConvView, PortInput, PortOutputs } from '../port.js'
 import { printable, type KernelContext } from './context.js'
 import { harnessEnv } from './launch-env.js'
 import { newConversationKey } from './conversation-key.js'
 import { decided } from './decided.js'
-import { rm } from 'node:fs/promises'
 
 export interface NewConversation {
   name?: string
@@ -45,13 +42,13 @@ export async function createConversation(ctx: KernelContext, n: NewConversation)
   const { id, name } = await ctx.store.reserve(n.name, n.fallbackName)
   const files = convFiles(ctx.home, name)
   // Every conversation a process drives gets a key, but a play lane, which gets no service context at all.
-  const key = n.harness === 'none' || n.play ? undefined : newConversationKey()
+  const key = n.harness === 'none' || n.play ? undefined : newConversationKey(ctx.io.ids)
   try {
     return await writeConversation(ctx, n, id, name, files, key)
   } catch (e) {
     // Nothing half-written: before the record exists, the reserved directory holds only this call's files.
     if (!ctx.store.get(id)) {
-      await rm(files.dir, { recursive: true, force: true })
+      await ctx.io.files.removeTree(files.dir, { force: true })
       ctx.store.release(name)
     }
     throw e
@@ -71,7 +68,7 @@ async function writeConversation(ctx: KernelContext, n: NewConversation, id: str
   const rec: ConversationRecord = {
     id,
     name,
-    createdAt: Date.now(),
+    createdAt: ctx.io.clock.now(),
     ...(n.parent ? { parent: n.parent } : {}),
     ...(n.successor ? { successor: n.successor } : {}),
     ...(n.lane ? { lane: n.lane } : {}),
@@ -87,7 +84,7 @@ async function writeConversation(ctx: KernelContext, n: NewConversation, id: str
   await ctx.store.create(rec)
   ctx.emit({ name, what: 'record' })
   if (n.harness !== 'none') {
-    const env = harnessEnv({
+    const env = harnessEnv(ctx.io.files, {
       home: ctx.home,
       id,
       svcBinDir: ctx.svcBinDir,
@@ -104,7 +101,7 @@ async function writeConversation(ctx: KernelContext, n: NewConversation, id: str
       ...env,
       firstMessage: n.firstMessage,
       script,
-      session: randomUUID(),
+      session: ctx.io.ids.uuid(),
       resume: n.resume,
       play: Boolean(n.play),
     }
@@ -113,15 +110,14 @@ async function writeConversation(ctx: KernelContext, n: NewConversation, id: str
   return rec
 }
 
-function checkDir(dir: string): string {
+function checkDir(ctx: KernelContext, dir: string): string {
   if (!isAbsolute(dir)) throw new SvcError('usage', `working directory ${printable(dir)} is not an absolute path`)
   let st
   try {
-    st = statSync(dir)
-  } catch {
-    throw new SvcError('usage', `working directory ${printable(dir)} does not exist`)
-  }
-  if (!st.isDirectory()) throw new SvcError('usage', `working directory ${printable(dir)} is not a directory`)
+    st = ctx.io.files.stat(dir)
+  } catch {}
+  if (!st) throw new SvcError('usage', `working directory ${printable(dir)} does not exist`)
+  if (!st.isDirectory) throw new SvcError('usage', `working directory ${printable(dir)} is not a directory`)
   return resolvePath(dir)
 }
 
@@ -143,14 +139,14 @@ export async function convNew(ctx: KernelContext, input: PortInput<'convNew'>): 
     model: input.model,
     effort: input.effort,
     title: input.title,
-    cwd: checkDir(cwd),
+    cwd: checkDir(ctx, cwd),
     firstMessage: input.prompt,
   })
   return ctx.view(rec)
 }
 
 export function convList(ctx: KernelContext, input: PortInput<'convList'>): ConvView[] {
-  const now = Date.now()
+  const now = ctx.io.clock.now()
   return ctx.store
     .all()
     .filter((r) => input.all || !r.archived)
@@ -165,7 +161,7 @@ export async function stopConversation(ctx: KernelContext, rec: ConversationReco
   ctx.facts.invalidate(rec.name)
   const s = ctx.facts.get(rec.name).state
   if (!s?.ended && !rec.ended)
-    await ctx.store.update(rec.id, { ended: { at: Date.now(), source: 'stop', detail: result.killed ? 'process group killed' : 'no runner left' } })
+    await ctx.store.update(rec.id, { ended: { at: ctx.io.clock.now(), source: 'stop', detail: result.killed ? 'process group killed' : 'no runner left' } })
   ctx.emit({ name: rec.name, what: 'state' })
   return ctx.view(ctx.store.get(rec.id)!)
 }
@@ -175,7 +171,7 @@ export async function convArchive(ctx: KernelContext, rec: ConversationRecord): 
   const v = ctx.view(rec)
   if (v.activity !== 'stopped' && v.activity !== 'failed-to-start')
     throw new SvcError('conflict', `conv ${rec.id} (${rec.name}) is ${v.activity}; stop it first`, `svc conv stop ${rec.id}`)
-  await ctx.store.update(rec.id, { archived: { at: Date.now() } })
+  await ctx.store.update(rec.id, { archived: { at: ctx.io.clock.now() } })
   ctx.emit({ name: rec.name, what: 'record' })
   return ctx.view(ctx.store.get(rec.id)!)
 }
@@ -184,7 +180,7 @@ export async function convMark(ctx: KernelContext, input: PortInput<'convMark'>)
   const rec = ctx.caller(input.conversation, 'svc conv mark')
   ctx.checkActingAs(rec, input.conversationKey, 'svc conv mark')
   if (input.reason && input.phase !== 'needs-you') throw new SvcError('usage', '--reason goes only with needs-you')
-  const mark: MarkState = { value: input.phase, ...(input.reason ? { reason: input.reason } : {}), source: 'self-mark', at: Date.now() }
+  const mark: MarkState = { value: input.phase, ...(input.reason ? { reason: input.reason } : {}), source: 'self-mark', at: ctx.io.clock.now() }
   await writeFileAtomic(convFiles(ctx.home, rec.name).mark, JSON.stringify(mark) + '\n')
   ctx.facts.invalidate(rec.name)
   ctx.emit({ name: rec.name, what: 'state' })
@@ -197,7 +193,7 @@ export async function tell(ctx: KernelContext, input: PortInput<'tell'>): Promis
   if (input.text.length === 0) throw new SvcError('usage', 'the message is empty')
   const v = ctx.view(rec)
   decided(tellRefusal({ ...rec, activity: v.activity }, await ctx.store.reports(rec.name), input.force))
-  await appendLine(convFiles(ctx.home, rec.name).inbox, JSON.stringify({ at: Date.now(), from: input.conversation ?? null, text: input.text }))
+  await appendLine(convFiles(ctx.home, rec.name).inbox, JSON.stringify({ at: ctx.io.clock.now(), from: input.conversation ?? null, text: input.text }))
   return { delivered: true, conv: v }
 }
 

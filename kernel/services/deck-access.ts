@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import type { Adapters } from '../io/adapters.js'
 import { SvcError } from '../domain/errors.js'
 
 /** How long a deck link's code and a deck session live. */
@@ -14,13 +14,17 @@ export class DeckAccess {
   private sessions = new Map<string, number>()
 
   constructor(
-    private readonly now: () => number = Date.now,
+    private readonly io: Pick<Adapters, 'clock' | 'ids'>,
     private readonly lifetimes = DECK_LIFETIMES,
   ) {}
 
+  private now() {
+    return this.io.clock.now()
+  }
+
   issue(): { code: string; expiresAt: number } {
     this.sweep()
-    const code = randomBytes(18).toString('base64url')
+    const code = this.io.ids.token(18)
     const expiresAt = this.now() + this.lifetimes.codeMs
     this.codes.set(code, expiresAt)
     return { code, expiresAt }
@@ -32,7 +36,7 @@ export class DeckAccess {
     this.codes.delete(code)
     if (!expiresAt || expiresAt <= this.now()) throw new SvcError('unauthorized', 'this deck link was used already or has expired; run svc deck for a new one')
     this.sweep()
-    const session = randomBytes(32).toString('base64url')
+    const session = this.io.ids.token(32)
     const sessionExpiresAt = this.now() + this.lifetimes.sessionMs
     this.sessions.set(session, sessionExpiresAt)
     return { session, expiresAt: sessionExpiresAt }

@@ -9,7 +9,7 @@ import { workerViews } from './worker-views.js'
 
 /** The deck's tree: every conversation (archived lanes too), filtered by run or by parent. */
 export async function deckTree(ctx: KernelContext, cache: GitFactsCache, input: PortInput<'deckTree'>): Promise<DeckTree> {
-  const now = Date.now()
+  const now = ctx.io.clock.now()
   const recs = ctx.store.all().filter((r) => !r.archived || r.lane || r.worker)
   const views = Object.fromEntries(recs.map((r) => [r.id, ctx.view(r, now)]))
   const read = await laneViewsWithChains(ctx, cache, (r) => recs.includes(r))

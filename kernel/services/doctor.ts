@@ -1,28 +1,29 @@
-import { existsSync, realpathSync } from 'node:fs'
-import { dirname } from 'node:path'
 import { doctorChecks, type DoctorCheck, type DoctorFacts, type LanesRootFact } from '../domain/doctor.js'
 import { SvcError } from '../domain/errors.js'
 import type { Projects } from '../io/config.js'
 import { NotifyConfigFile } from '../io/notify-config-file.js'
 import { harnessFact, toolFact, writable } from '../io/tools.js'
 import { ghAuthStatus } from '../io/trackers/gh.js'
+import type { Files } from '../io/adapters.js'
+import { dirname } from '../io/paths.js'
 import { homePaths } from '../home.js'
 import type { KernelContext } from './context.js'
 import { lanesRootOf } from './lane-start.js'
 import { launchLeftovers } from './launch-intents.js'
 
 /** The nearest directory that exists at or above `path`. */
-function existingAncestor(path: string): string {
+function existingAncestor(files: Files, path: string): string {
   let p = path
-  while (!existsSync(p) && dirname(p) !== p) p = dirname(p)
+  while (!files.exists(p) && dirname(p) !== p) p = dirname(p)
   return p
 }
 
-function rootFacts(projects: Projects): LanesRootFact[] {
+function rootFacts(ctx: KernelContext, projects: Projects): LanesRootFact[] {
+  const files = ctx.io.files
   return Object.entries(projects).map(([project, entry]) => {
-    if (!existsSync(entry.path)) return { project, missingCheckout: true, path: entry.path, existing: entry.path, writable: false }
-    const { lanesRoot, problem } = lanesRootOf(entry, realpathSync(entry.path))
-    const existing = existingAncestor(lanesRoot)
+    if (!files.exists(entry.path)) return { project, missingCheckout: true, path: entry.path, existing: entry.path, writable: false }
+    const { lanesRoot, problem } = lanesRootOf(files, entry, files.realpath(entry.path))
+    const existing = existingAncestor(files, lanesRoot)
     return { project, path: lanesRoot, ...(problem ? { problem } : {}), existing, writable: writable(existing) }
   })
 }
@@ -48,11 +49,11 @@ export async function doctor(ctx: KernelContext, kernel: DoctorFacts['kernel']):
     kernel,
     tools: { claude, codex, git, lsof },
     harnessesInUse: ['claude', ...configured.filter((h): h is NonNullable<typeof h> => Boolean(h))],
-    hasProc: existsSync('/proc/self/cwd'),
+    hasProc: ctx.io.files.exists('/proc/self/cwd'),
     home: { path: ctx.home, writable: writable(ctx.home) },
     configPath: ctx.config.path,
     configError,
-    roots: rootFacts(projects),
+    roots: rootFacts(ctx, projects),
     gh,
     badStoreFiles: [...ctx.store.badFiles].map(([path, problem]) => ({ path, problem })),
     leftovers: await launchLeftovers(ctx),

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs'
-import * as git from '../io/git.js'
+import type { Adapters } from '../io/adapters.js'
+import type * as git from '../io/git.js'
 import { Limiter } from '../serial.js'
 
 /** A worktree's git facts are reused while its fingerprint (HEAD, index, top directory) is unchanged and they are
@@ -17,13 +17,14 @@ interface Entry {
 /** Git facts of lane worktrees, read concurrently (no index lock) and not recomputed from scratch on every call. */
 export class GitFactsCache {
   private entries = new Map<string, Entry>()
+  constructor(private readonly io: Pick<Adapters, 'files' | 'git' | 'clock'>) {}
 
-  async many(dirs: string[], now = Date.now()): Promise<Map<string, (git.GitFacts & { asOf: number }) | undefined>> {
+  async many(dirs: string[], now = this.io.clock.now()): Promise<Map<string, (git.GitFacts & { asOf: number }) | undefined>> {
     const out = new Map<string, (git.GitFacts & { asOf: number }) | undefined>()
     const todo: string[] = []
     for (const dir of new Set(dirs)) {
       const e = this.entries.get(dir)
-      if (e && now - e.at < GIT_FACTS_TTL_MS && e.stamp === git.worktreeStamp(dir)) out.set(dir, { ...e.facts, asOf: e.at })
+      if (e && now - e.at < GIT_FACTS_TTL_MS && e.stamp === this.io.git.worktreeStamp(dir)) out.set(dir, { ...e.facts, asOf: e.at })
       else todo.push(dir)
     }
     await Promise.all(todo.map((dir) => reads.run(async () => void out.set(dir, await this.fresh(dir)))))
@@ -31,14 +32,14 @@ export class GitFactsCache {
   }
 
   async fresh(dir: string): Promise<(git.GitFacts & { asOf: number }) | undefined> {
-    if (!existsSync(dir)) {
+    if (!this.io.files.exists(dir)) {
       this.entries.delete(dir)
       return undefined
     }
-    const stamp = git.worktreeStamp(dir)
-    const at = Date.now()
+    const stamp = this.io.git.worktreeStamp(dir)
+    const at = this.io.clock.now()
     try {
-      const facts = await git.statusFacts(dir)
+      const facts = await this.io.git.statusFacts(dir)
       this.entries.set(dir, { facts, stamp, at })
       return { ...facts, asOf: at }
     } catch {

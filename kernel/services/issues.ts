@@ -1,12 +1,9 @@
-import { existsSync, realpathSync } from 'node:fs'
-import { readdir } from 'node:fs/promises'
-import { join } from 'node:path'
 import { SvcError } from '../domain/errors.js'
 import { formatIssueRef, onOrigin, parseGithubRemote, parseIssueRef, type GithubRepo, type IssueRef } from '../domain/issue-ref.js'
 import { projectEntry, projectHolding } from '../io/config.js'
-import { gitTry } from '../io/git.js'
 import { GhTracker } from '../io/trackers/gh.js'
 import { LocalIssues, type LocalIssue } from '../io/trackers/local.js'
+import { join } from '../io/paths.js'
 import type { IssueComment, IssueFacts } from '../io/trackers/types.js'
 import type { IssueView, PortInput } from '../port.js'
 import { printable, type KernelContext } from './context.js'
@@ -28,17 +25,17 @@ interface Project {
 async function projectOf(ctx: KernelContext, requested: string | undefined, cwd: string | undefined, what: string): Promise<Project> {
   const projects = await ctx.config.projects()
   let key = requested
-  if (key === undefined && cwd && existsSync(cwd)) key = projectHolding(projects, realpathSync(cwd))
+  if (key === undefined && cwd && ctx.io.files.exists(cwd)) key = projectHolding(projects, ctx.io.files.realpath(cwd))
   if (key === undefined) throw new SvcError('usage', `no project for ${what}: pass --project, or run from inside a checkout listed in projects.yaml`)
   const entry = projectEntry(projects, key)
   if (!entry) throw new SvcError('not_found', `no project ${printable(key)} in ${ctx.config.path}`, Object.keys(projects).length ? `projects: ${Object.keys(projects).join(', ')}` : undefined)
-  return { key, checkout: existsSync(entry.path) ? realpathSync(entry.path) : undefined }
+  return { key, checkout: ctx.io.files.exists(entry.path) ? ctx.io.files.realpath(entry.path) : undefined }
 }
 
 /** The GitHub repository of the project's origin, if it is on github.com. */
-async function originOf(project: Project): Promise<GithubRepo | undefined> {
+async function originOf(ctx: KernelContext, project: Project): Promise<GithubRepo | undefined> {
   if (!project.checkout) return undefined
-  const r = await gitTry(project.checkout, ['remote', 'get-url', 'origin'])
+  const r = await ctx.io.git.gitTry(project.checkout, ['remote', 'get-url', 'origin'])
   return r.ok ? parseGithubRemote(r.stdout.trim()) : undefined
 }
 
@@ -48,7 +45,7 @@ export async function resolveIssueRef(ctx: KernelContext, input: { ref: string; 
   if (!parsed.ok) throw new SvcError('usage', parsed.message)
   if (parsed.value.tracker === 'gh') return { ref: parsed.value }
   const project = await projectOf(ctx, input.project, input.cwd, `issue ${printable(input.ref)}`)
-  const ref = onOrigin(parsed.value, parsed.value.tracker === 'origin' ? await originOf(project) : undefined)
+  const ref = onOrigin(parsed.value, parsed.value.tracker === 'origin' ? await originOf(ctx, project) : undefined)
   if (!ref.ok) throw new SvcError('usage', ref.message)
   return { ref: ref.value, project }
 }
@@ -67,7 +64,7 @@ const localView = (project: string, i: LocalIssue): IssueView => ({
 
 const ghView = (ref: IssueRef, f: IssueFacts): IssueView => ({ ref: formatIssueRef(ref), tracker: 'gh', title: f.title, state: f.state, url: f.url, body: f.body })
 
-export async function issueNew(ctx: KernelContext, input: PortInput<'issueNew'>, now = new Date()): Promise<IssueView> {
+export async function issueNew(ctx: KernelContext, input: PortInput<'issueNew'>, now = new Date(ctx.io.clock.now())): Promise<IssueView> {
   const title = input.title.trim()
   if (!title) throw new SvcError('usage', 'the title is empty; pass --title <text>')
   if (/[\r\n]/.test(title)) throw new SvcError('usage', 'the title must be one line; put the rest in --body or --body-file')
@@ -88,7 +85,7 @@ export async function issueList(ctx: KernelContext, input: PortInput<'issueList'
 /** Every project directory under issues/, whether or not projects.yaml still names it: nothing kept is hidden. */
 async function projectsWithIssues(ctx: KernelContext): Promise<string[]> {
   try {
-    return (await readdir(issuesRoot(ctx), { withFileTypes: true })).filter((d) => d.isDirectory() && PROJECT_KEY.test(d.name)).map((d) => d.name).sort()
+    return (await ctx.io.files.entries(issuesRoot(ctx))).filter((d) => d.isDirectory && PROJECT_KEY.test(d.name)).map((d) => d.name).sort()
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return []
     throw e
@@ -101,7 +98,7 @@ export async function issueShow(ctx: KernelContext, input: PortInput<'issueShow'
   return ghView(ref, await new GhTracker().resolve(ref))
 }
 
-export async function issueClose(ctx: KernelContext, input: PortInput<'issueClose'>, now = new Date()): Promise<{ issue: IssueView; already: boolean }> {
+export async function issueClose(ctx: KernelContext, input: PortInput<'issueClose'>, now = new Date(ctx.io.clock.now())): Promise<{ issue: IssueView; already: boolean }> {
   const { ref, project } = await resolveIssueRef(ctx, input)
   if (ref.tracker === 'gh')
     throw new SvcError('usage', `svc closes only its own local issues; close ${formatIssueRef(ref)} on GitHub`, `gh issue close ${ref.number} -R ${ref.owner}/${ref.repo}`)

@@ -1,5 +1,4 @@
 import { readsGitFacts } from '../domain/lane-paths.js'
-import { worktreeStamp } from '../io/git.js'
 import type { LaneChainNow, LaneRecord } from '../domain/lane.js'
 import { chainText, newestReport, rowVerdict } from '../domain/lane-summary.js'
 import { SvcError } from '../domain/errors.js'
@@ -13,7 +12,7 @@ const lanes = (ctx: KernelContext) => ctx.store.all().filter((r): r is LaneRecor
 /** The lanes `pick` chooses, read once with what their rows need: each lane's view, reports and git facts, and
  * the other lanes of the same run and key (verdicts, staleness and chains need them). */
 async function readLanes(ctx: KernelContext, cache: GitFactsCache, pick: (r: LaneRecord) => boolean) {
-  const now = Date.now()
+  const now = ctx.io.clock.now()
   const groups = new Map<string, LaneRecord[]>()
   const chosen: LaneRecord[] = []
   for (const r of lanes(ctx)) {
@@ -92,7 +91,7 @@ export async function laneViewsWithChains(ctx: KernelContext, cache: GitFactsCac
 export const worktreesFingerprint = (ctx: KernelContext) =>
   lanes(ctx)
     .filter(readsGitFacts)
-    .map((r) => worktreeStamp(r.cwd))
+    .map((r) => ctx.io.git.worktreeStamp(r.cwd))
     .join('|')
 
 /** A run or lane key given to pick lanes by must be one a lane could have. */

@@ -1,5 +1,3 @@
-import { existsSync, readFileSync, lstatSync, readdirSync, readlinkSync, realpathSync, rmSync } from 'node:fs'
-import { dirname, join, resolve as resolvePath } from 'node:path'
 import { isLive } from '../domain/activity.js'
 import { REAP_STOP_LIMIT_MS } from '../domain/limits.js'
 import { SvcError } from '../domain/errors.js'
@@ -24,16 +22,11 @@ import { leftOutNote } from '../domain/unseen-work.js'
 import { notOwnDirectory, reappearedWarning } from '../domain/lane-claim.js'
 import { convFiles } from '../home.js'
 import { publishFileOnce } from '../io/atomic-file.js'
-import { faultFlag } from '../io/fault.js'
-import * as git from '../io/git.js'
-import { addedGitlinks, snapshotTree } from '../io/git-snapshot.js'
-import { cleanTree, diffBinaryToFile, keepTree, treeFromPatch } from '../io/git-patch.js'
-import { ignoredAtLaunch, unseenWork } from '../io/git-unseen.js'
+import type { Files } from '../io/adapters.js'
 import { identityOf } from '../io/lane-dir.js'
-import { processesInside } from '../io/procs.js'
+import { dirname, join, resolve as resolvePath } from '../io/paths.js'
 import type { PortInput, ReapResult } from '../port.js'
 import { KeyedQueue } from '../serial.js'
-import { testTiming } from '../io/test-timing.js'
 import type { KernelContext } from './context.js'
 import { decided } from './decided.js'
 import type { Refusal } from '../domain/refusal.js'
@@ -42,36 +35,32 @@ import type { GitFactsCache } from './git-facts.js'
 import { laneViews } from './lane-list.js'
 
 /** SPEC.md section 8: how long a reap waits for a live harness to stop (a test build may shorten it). */
-export const REAP_STOP_MS = testTiming('REAP_STOP', REAP_STOP_LIMIT_MS)
+const reapStopMs = (ctx: KernelContext) => ctx.io.timing('REAP_STOP', REAP_STOP_LIMIT_MS)
 const reaps = new KeyedQueue()
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Where the lane's directory really is now: its real path; for a dangling symlink, where the link points. */
-function realDir(dir: string): string | undefined {
+function realDir(files: Files, dir: string): string | undefined {
+  if (!files.entryExists(dir)) return undefined
   try {
-    lstatSync(dir)
+    return files.realpath(dir)
   } catch {
-    return undefined
-  }
-  try {
-    return realpathSync(dir)
-  } catch {
-    return resolvePath(dirname(dir), readlinkSync(dir))
+    return resolvePath(dirname(dir), files.readlink(dir))
   }
 }
 
 /** The first `.git` anywhere inside a play directory (symlinks are not followed), relative to it. */
-function findDotGit(dir: string, rel = ''): string | undefined {
+function findDotGit(files: Files, dir: string, rel = ''): string | undefined {
   let entries
   try {
-    entries = readdirSync(join(dir, rel), { withFileTypes: true })
+    entries = files.entriesSync(join(dir, rel))
   } catch {
     return undefined
   }
   for (const e of entries) if (e.name === '.git') return join(rel, e.name)
   for (const e of entries) {
-    if (!e.isDirectory()) continue
-    const found = findDotGit(dir, join(rel, e.name))
+    if (!e.isDirectory) continue
+    const found = findDotGit(files, dir, join(rel, e.name))
     if (found) return found
   }
   return undefined
@@ -81,21 +70,21 @@ function findDotGit(dir: string, rel = ''): string | undefined {
  * itself runs, and the kernel itself, never count as processes using the lane. */
 async function gather(ctx: KernelContext, rec: ConversationRecord, park: boolean, stopped: boolean): Promise<ReapFacts & { branch?: string; notOwn?: Refusal }> {
   // A directory an earlier reap removed is gone for good: whatever is at its path now belongs to someone else.
-  const dirReal = rec.reaped ? undefined : realDir(rec.cwd)
+  const dirReal = rec.reaped ? undefined : realDir(ctx.io.files, rec.cwd)
   const own = dirReal === rec.cwd
   const lane = workDirOf(rec)!
   const gitBacked = isGitBacked(lane.role)
-  const gitDir = gitBacked && own ? git.worktreeGitDir(rec.cwd) : undefined
+  const gitDir = gitBacked && own ? ctx.io.git.worktreeGitDir(rec.cwd) : undefined
   // A directory that is no worktree any more is refused as such (reapRefusal); one that is, must be the lane's own.
   const claim = own && (!gitBacked || gitDir) ? notOwnDirectory(lane, rec.cwd, identityOf(rec.cwd)) : undefined
   const notOwn = claim && !claim.ok ? claim : undefined
   const worktree = gitDir !== undefined && !notOwn
-  const [status, unseen] = worktree ? await Promise.all([git.statusFacts(rec.cwd), unseenWork(rec.cwd, rec.createdAt)]) : []
+  const [status, unseen] = worktree ? await Promise.all([ctx.io.git.statusFacts(rec.cwd), ctx.io.git.unseenWork(rec.cwd, rec.createdAt)]) : []
   const unseenPaths = unseen ? [...unseen.flagged, ...unseen.hidden] : []
   const state = ctx.facts.get(rec.name).state
   const pids = { runnerPid: state?.runner?.pid, harnessPid: state?.harness?.pid }
   const processes = dirReal
-    ? processesInside(dirReal).filter((p) => p.pid !== process.pid && p.ppid !== process.pid && countsAgainstReap(p, stopped, pids))
+    ? ctx.io.procs.processesInside(dirReal).filter((p) => p.pid !== process.pid && p.ppid !== process.pid && countsAgainstReap(p, stopped, pids))
     : []
   return {
     role: lane.role,
@@ -107,9 +96,9 @@ async function gather(ctx: KernelContext, rec: ConversationRecord, park: boolean
     dirtyPaths: (status?.dirtyPaths ?? 0) + unseenPaths.length,
     unseenPaths,
     park,
-    ...(worktree ? lockOf(rec.cwd) : {}),
+    ...(worktree ? lockOf(ctx, rec.cwd) : {}),
     // A git command of the lane may hold the index lock until the stop; after it, a lock left behind is checked.
-    ...(worktree && stopped ? indexLockOf(rec.cwd) : {}),
+    ...(worktree && stopped ? indexLockOf(ctx, rec.cwd) : {}),
     worktree,
     branch: status?.branch,
     ...(notOwn ? { notOwn } : {}),
@@ -117,61 +106,63 @@ async function gather(ctx: KernelContext, rec: ConversationRecord, park: boolean
 }
 
 /** A locked worktree (git worktree lock, or an add still initializing) has a `locked` file holding the reason. */
-function lockOf(dir: string): { locked?: string } {
-  const gitDir = git.worktreeGitDir(dir)
-  if (!gitDir || !existsSync(join(gitDir, 'locked'))) return {}
-  return { locked: readFileSync(join(gitDir, 'locked'), 'utf8').trim() }
+function lockOf(ctx: KernelContext, dir: string): { locked?: string } {
+  const files = ctx.io.files
+  const gitDir = ctx.io.git.worktreeGitDir(dir)
+  if (!gitDir || !files.exists(join(gitDir, 'locked'))) return {}
+  return { locked: files.readTextSync(join(gitDir, 'locked')).trim() }
 }
 
 /** A leftover index.lock would make git fail halfway through cleaning the tree, after the park. */
-function indexLockOf(dir: string): { indexLock?: string } {
-  const path = join(git.worktreeGitDir(dir)!, 'index.lock')
-  return existsSync(path) ? { indexLock: path } : {}
+function indexLockOf(ctx: KernelContext, dir: string): { indexLock?: string } {
+  const path = join(ctx.io.git.worktreeGitDir(dir)!, 'index.lock')
+  return ctx.io.files.exists(path) ? { indexLock: path } : {}
 }
 
 /** Step 1: stop a live lane through the conversation stop mechanism, and give its harness up to 30 s to be gone. */
 async function stopLane(ctx: KernelContext, rec: ConversationRecord): Promise<void> {
-  const deadline = Date.now() + REAP_STOP_MS
+  const limitMs = reapStopMs(ctx)
+  const deadline = ctx.io.clock.now() + limitMs
   if (isLive(ctx.view(rec).activity) || ctx.runners.runnerAlive(rec.name)) {
     try {
-      await stopConversation(ctx, rec, REAP_STOP_MS)
+      await stopConversation(ctx, rec, limitMs)
     } catch {
       // Whether the harness outlived the stop is what decides; it is checked below.
     }
   }
-  while (ctx.runners.harnessAlive(rec.name) && Date.now() < deadline) await sleep(100)
+  while (ctx.runners.harnessAlive(rec.name) && ctx.io.clock.now() < deadline) await sleep(100)
 }
 
 /** Save every change of the worktree to parked-<timestamp>.patch, prove the patch file reproduces it, keep its
  * tree reachable from a ref, check once more that nothing changed meanwhile, and only then clean the tree. */
 async function parkWork(ctx: KernelContext, rec: ConversationRecord, paths: number): Promise<NonNullable<ReapResult['parked']>> {
   const dir = rec.cwd
-  const tree = await snapshotTree(dir, rec.createdAt)
-  const nested = await addedGitlinks(dir, tree)
+  const tree = await ctx.io.git.snapshotTree(dir, rec.createdAt)
+  const nested = await ctx.io.git.addedGitlinks(dir, tree)
   if (nested.length) throw new SvcError('conflict', nestedRepoRefusal(dir, nested))
-  const name = parkedPatchName(new Date())
+  const name = parkedPatchName(new Date(ctx.io.clock.now()))
   const path = join(convFiles(ctx.home, rec.name).dir, name)
   const made = await publishFileOnce(path, async (tmp) => {
-    await diffBinaryToFile(dir, 'HEAD', tree, tmp)
-    if ((await treeFromPatch(dir, tmp)) !== tree) throw new SvcError('conflict', 'refused: the parked patch does not reproduce the worktree; nothing was cleaned')
+    await ctx.io.git.diffBinaryToFile(dir, 'HEAD', tree, tmp)
+    if ((await ctx.io.git.treeFromPatch(dir, tmp)) !== tree) throw new SvcError('conflict', 'refused: the parked patch does not reproduce the worktree; nothing was cleaned')
   })
   if (!made) throw new SvcError('conflict', `refused: ${path} already exists; nothing was cleaned`)
   const ref = parkedRef(rec.name, name)
-  await keepTree(dir, tree, ref, `svc: parked work of conv ${rec.id} (${rec.name})\n\nThe patch: ${path}`)
+  await ctx.io.git.keepTree(dir, tree, ref, `svc: parked work of conv ${rec.id} (${rec.name})\n\nThe patch: ${path}`)
   // Just before the tree is cleaned: it still holds exactly what the patch reproduces.
-  if ((await snapshotTree(dir, rec.createdAt)) !== tree)
+  if ((await ctx.io.git.snapshotTree(dir, rec.createdAt)) !== tree)
     throw new SvcError('conflict', `refused: the worktree changed while it was parked; the patch is kept at ${path} and ${ref}, nothing was cleaned`)
-  await cleanTree(dir)
+  await ctx.io.git.cleanTree(dir)
   return { patch: path, ref, paths }
 }
 
 /** Step 5: the branch is never deleted; commits a detached HEAD alone holds are kept reachable from a ref. */
-async function keepCommits(rec: ConversationRecord, branch: string | undefined): Promise<string | undefined> {
-  if (branch) return unpushedWarning(branch, await git.unpushedCount(rec.cwd))
-  const unsaved = await git.unreachableWithoutHead(rec.cwd)
+async function keepCommits(ctx: KernelContext, rec: ConversationRecord, branch: string | undefined): Promise<string | undefined> {
+  if (branch) return unpushedWarning(branch, await ctx.io.git.unpushedCount(rec.cwd))
+  const unsaved = await ctx.io.git.unreachableWithoutHead(rec.cwd)
   if (!unsaved) return undefined
   const ref = keptHeadRef(rec.name)
-  await git.keepHead(rec.cwd, ref)
+  await ctx.io.git.keepHead(rec.cwd, ref)
   return detachedKeptWarning(unsaved, ref)
 }
 
@@ -199,43 +190,43 @@ export async function reapDirectory<V>(
     // What can be refused before the lane is touched, is refused before it is touched.
     const first = await gather(ctx, rec, park, false)
     if (first.notOwn) decided(first.notOwn)
-    decided(reapRefusal(first, REAP_STOP_MS / 1000))
+    decided(reapRefusal(first, reapStopMs(ctx) / 1000))
     await stopLane(ctx, rec)
     const facts = await gather(ctx, rec, park, true)
     if (facts.notOwn) decided(facts.notOwn)
-    decided(reapRefusal(facts, REAP_STOP_MS / 1000))
+    decided(reapRefusal(facts, reapStopMs(ctx) / 1000))
     const warnings: string[] = []
     let parked: ReapResult['parked']
     let removed: string | null = null
     if (facts.dirReal && isGitBacked(dir.role)) {
       // Named before the park: cleaning the tree removes them too.
-      const note = leftOutNote(await ignoredAtLaunch(rec.cwd, rec.createdAt))
+      const note = leftOutNote(await ctx.io.git.ignoredAtLaunch(rec.cwd, rec.createdAt))
       if (facts.dirtyPaths > 0) parked = await parkWork(ctx, rec, facts.dirtyPaths)
       if (note) warnings.push(note)
-      const w = await keepCommits(rec, facts.branch)
+      const w = await keepCommits(ctx, rec, facts.branch)
       if (w) warnings.push(w)
-      await git.worktreeRemove(dir.repo ?? rec.cwd, rec.cwd)
+      await ctx.io.git.worktreeRemove(dir.repo ?? rec.cwd, rec.cwd)
       cache.forget(rec.cwd)
       removed = rec.cwd
     } else if (facts.dirReal) {
-      const dotGit = findDotGit(rec.cwd)
+      const dotGit = findDotGit(ctx.io.files, rec.cwd)
       if (dotGit) warnings.push(playKeptWarning(rec.cwd, dotGit))
       else {
-        rmSync(rec.cwd, { recursive: true })
+        await ctx.io.files.removeTree(rec.cwd)
         removed = rec.cwd
       }
     } else {
-      warnings.push(rec.reaped && existsSync(rec.cwd) ? reappearedWarning(rec.cwd) : alreadyGoneWarning(rec.cwd))
+      warnings.push(rec.reaped && ctx.io.files.exists(rec.cwd) ? reappearedWarning(rec.cwd) : alreadyGoneWarning(rec.cwd))
       const repo = dir.repo
-      if (repo && isGitBacked(dir.role)) await git.serialized(repo, () => git.git(repo, ['worktree', 'prune'])).catch(() => '')
+      if (repo && isGitBacked(dir.role)) await ctx.io.git.serialized(repo, () => ctx.io.git.git(repo, ['worktree', 'prune'])).catch(() => '')
     }
-    if (!rec.reaped) await ctx.store.update(rec.id, { reaped: { at: Date.now() } })
+    if (!rec.reaped) await ctx.store.update(rec.id, { reaped: { at: ctx.io.clock.now() } })
     let archived = false
     let archiveError: string | undefined
     if (!input.keep) {
       try {
-        if (faultFlag('ARCHIVE')) throw new Error('injected archive failure')
-        await ctx.store.update(rec.id, { archived: { at: Date.now() } })
+        if (ctx.io.fault.flag('ARCHIVE')) throw new Error('injected archive failure')
+        await ctx.store.update(rec.id, { archived: { at: ctx.io.clock.now() } })
         archived = true
       } catch (e) {
         archiveError = archiveFailedMessage((e as Error).message, rec.id)

@@ -6,7 +6,6 @@ import type { Report } from '../domain/report.js'
 import { workDirOf } from '../domain/worker-rules.js'
 import { convFiles } from '../home.js'
 import { createFileOnce } from '../io/atomic-file.js'
-import * as git from '../io/git.js'
 import type { ConvView, PortInput, PortOutputs } from '../port.js'
 import { KeyedQueue } from '../serial.js'
 import type { KernelContext } from './context.js'
@@ -54,7 +53,7 @@ export async function fileReport(ctx: KernelContext, input: PortInput<'laneRepor
   const dir = workDirOf(rec)!
   const l = rec.lane
   return reports.run(lockOf(rec), async () => {
-    const tree = isGitBacked(dir.role) ? await git.statusFacts(rec.cwd).catch((e: Error) => {
+    const tree = isGitBacked(dir.role) ? await ctx.io.git.statusFacts(rec.cwd).catch((e: Error) => {
       throw new SvcError('conflict', `cannot read the git state of ${rec.cwd}: ${e.message}`)
     }) : undefined
     const status = input.status ?? 'done'

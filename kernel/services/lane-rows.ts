@@ -4,7 +4,7 @@ import type { KernelContext } from './context.js'
 
 /** Every lane of a run with its liveness and reports, as the launch rules need them. */
 export async function laneRows(ctx: KernelContext, run: string): Promise<LaneNow[]> {
-  const now = Date.now()
+  const now = ctx.io.clock.now()
   const lanes = ctx.store.all().filter((r) => r.lane?.run === run) as LaneRecord[]
   return Promise.all(lanes.map(async (rec) => ({ rec, live: isLive(ctx.view(rec, now).activity), reports: await ctx.store.reports(rec.name) })))
 }

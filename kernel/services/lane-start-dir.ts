@@ -1,13 +1,9 @@
-import { randomUUID } from 'node:crypto'
-import { existsSync, mkdirSync } from 'node:fs'
 import type { ConversationRecord, LaneFacts } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
 import { dirClaimRefusal, notOwnDirectory, type LaunchIntent } from '../domain/lane-claim.js'
 import { isGitBacked } from '../domain/lane-paths.js'
 import type { LanePlan } from '../domain/launch-rules.js'
 import { workDirOf } from '../domain/worker-rules.js'
-import { faultPoint } from '../io/fault.js'
-import * as git from '../io/git.js'
 import { dirIdOf, identityOf, writeLaunchId } from '../io/lane-dir.js'
 import { intentPath } from '../io/launch-intents.js'
 import { printable, type KernelContext } from './context.js'
@@ -31,8 +27,8 @@ export async function inNewDirectory(
   lane: (made: Made) => Promise<ConversationRecord>,
 ): Promise<ConversationRecord> {
   // What a launch cut short left at the path is not refused here: holdDirectory takes it back, or names its fix.
-  refuseTaken(ctx, dir, existsSync(intentPath(ctx.home, dir)))
-  const intent = await intentOf(project, plan, dir, fetched)
+  refuseTaken(ctx, dir, ctx.io.files.exists(intentPath(ctx.home, dir)))
+  const intent = await intentOf(ctx, project, plan, dir, fetched)
   const held = await holdDirectory(ctx, intent)
   try {
     // Again, now that no other launch can be making it: a lane launched meanwhile may hold it.
@@ -43,7 +39,7 @@ export async function inNewDirectory(
   }
   let made: Made
   try {
-    made = await makeDirectory(project, intent)
+    made = await makeDirectory(ctx, project, intent)
   } catch (e) {
     // Nothing of it is left (makeDirectory takes back what it made before it throws), and what is at the path now
     // may be someone else's.
@@ -57,7 +53,7 @@ export async function inNewDirectory(
     await abandonDirectory(ctx, held)
     throw e
   }
-  faultPoint('launch-recorded')
+  ctx.io.fault.point('launch-recorded')
   await releaseDirectory(held)
   return rec
 }
@@ -70,9 +66,9 @@ export interface Made {
 }
 
 /** `--reuse`: the directory of the earlier lane (or worker), if it is still the one it was launched in. */
-export function reusedDirectory(reuse: { rec: ConversationRecord }, dir: string): Made {
+export function reusedDirectory(ctx: KernelContext, reuse: { rec: ConversationRecord }, dir: string): Made {
   const lane = workDirOf(reuse.rec)!
-  if (reuse.rec.reaped || !existsSync(dir)) throw new SvcError('conflict', `refused: the directory ${dir} of conv ${reuse.rec.id} is gone (reaped?); start a new iteration instead`)
+  if (reuse.rec.reaped || !ctx.io.files.exists(dir)) throw new SvcError('conflict', `refused: the directory ${dir} of conv ${reuse.rec.id} is gone (reaped?); start a new iteration instead`)
   decided(notOwnDirectory(lane, dir, identityOf(dir)))
   return { repo: lane.repo, branch: lane.branch, at: lane.at, made: lane.made }
 }
@@ -81,53 +77,53 @@ export function reusedDirectory(reuse: { rec: ConversationRecord }, dir: string)
  * refuses the launch. */
 function refuseTaken(ctx: KernelContext, dir: string, interrupted: boolean): void {
   decided(dirClaimRefusal(dir, ctx.store.all()))
-  if (!interrupted && existsSync(dir)) throw new SvcError('conflict', `refused: ${dir} already exists; reap the lane that used it or move it away`)
+  if (!interrupted && ctx.io.files.exists(dir)) throw new SvcError('conflict', `refused: ${dir} already exists; reap the lane that used it or move it away`)
 }
 
 /** What the launch is about to make, with every ref it was given resolved to a commit: a fresh fetch first (launch
  * rule 5), then the commit a branch is cut from or a detached worktree checked out at. */
-async function intentOf(project: ProjectContext, plan: DirPlan, dir: string, fetched: Promise<void> | undefined): Promise<LaunchIntent> {
-  const id = randomUUID()
-  if (!isGitBacked(plan.role)) return { id, dir, kind: 'play', at: Date.now() }
+async function intentOf(ctx: KernelContext, project: ProjectContext, plan: DirPlan, dir: string, fetched: Promise<void> | undefined): Promise<LaunchIntent> {
+  const id = ctx.io.ids.uuid()
+  if (!isGitBacked(plan.role)) return { id, dir, kind: 'play', at: ctx.io.clock.now() }
   const repo = project.checkout
   // The questions whose answers refuse a launch are asked only once git has failed: each is a git process, and run
   // beside the fetch they slowed it down.
   try {
-    await (fetched ?? git.fetchOrigin(repo, Date.now()))
+    await (fetched ?? ctx.io.git.fetchOrigin(repo, ctx.io.clock.now()))
   } catch (e) {
-    if (!(await git.isWorkTree(repo))) throw new SvcError('usage', `project ${project.key}: ${repo} is not a git checkout`)
+    if (!(await ctx.io.git.isWorkTree(repo))) throw new SvcError('usage', `project ${project.key}: ${repo} is not a git checkout`)
     throw e
   }
   const ref = plan.branch ? plan.startPoint! : plan.at!
-  const start = await git.revParse(repo, ref)
+  const start = await ctx.io.git.revParse(repo, ref)
   if (!start && plan.branch) throw new SvcError('usage', `refused: cannot cut ${plan.branch} from ${printable(ref)}: no such commit`)
   if (!start) throw new SvcError('usage', `refused: --at ${printable(ref)} names no commit in ${repo}`)
-  return { id, dir, kind: 'worktree', repo, ...(plan.branch ? { branch: plan.branch } : {}), start, at: Date.now() }
+  return { id, dir, kind: 'worktree', repo, ...(plan.branch ? { branch: plan.branch } : {}), start, at: ctx.io.clock.now() }
 }
 
 /** Make the lane's directory as the intent says: a worktree at the resolved commit (git is given the commit, never
  * the ref as typed), or an empty play directory; and record what identifies it. On failure nothing it made is
  * left. */
-async function makeDirectory(project: ProjectContext, intent: LaunchIntent): Promise<Made> {
+async function makeDirectory(ctx: KernelContext, project: ProjectContext, intent: LaunchIntent): Promise<Made> {
   const { dir, id } = intent
-  mkdirSync(project.lanesRoot, { recursive: true, mode: 0o755 })
+  ctx.io.files.mkdir(project.lanesRoot, { recursive: true, mode: 0o755 })
   if (intent.kind === 'play') {
-    mkdirSync(dir, { mode: 0o755 })
+    ctx.io.files.mkdir(dir, { mode: 0o755 })
     return { made: { launch: id, dirId: dirIdOf(dir) } }
   }
   const repo = intent.repo!
   try {
-    await git.worktreeAdd({ repo, dir, branch: intent.branch, startPoint: intent.start!, sparse: project.entry.gauntlet?.sparse_checkout })
+    await ctx.io.git.worktreeAdd({ repo, dir, branch: intent.branch, startPoint: intent.start!, sparse: project.entry.gauntlet?.sparse_checkout })
   } catch (e) {
     // Asked only when git refused: a branch taken gets its own message.
-    if (intent.branch && (await git.refExists(repo, `refs/heads/${intent.branch}`))) throw new SvcError('conflict', `refused: branch ${intent.branch} already exists`)
+    if (intent.branch && (await ctx.io.git.refExists(repo, `refs/heads/${intent.branch}`))) throw new SvcError('conflict', `refused: branch ${intent.branch} already exists`)
     throw e
   }
-  faultPoint('launch-worktree')
+  ctx.io.fault.point('launch-worktree')
   try {
     await writeLaunchId(dir, id)
   } catch (e) {
-    await git.undoWorktreeAdd(repo, dir, intent.branch)
+    await ctx.io.git.undoWorktreeAdd(repo, dir, intent.branch)
     throw e
   }
   return { repo, ...(intent.branch ? { branch: intent.branch } : { at: intent.start }), made: { launch: id } }

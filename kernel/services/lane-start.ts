@@ -1,6 +1,3 @@
-import { existsSync, realpathSync } from 'node:fs'
-import { homedir } from 'node:os'
-import { basename, dirname, join, resolve as resolvePath } from 'node:path'
 import { buildContract } from '../domain/contract.js'
 import type { ConversationRecord, LaneFacts } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
@@ -11,7 +8,8 @@ import { checkRequest } from '../domain/launch-request.js'
 import { planLaunch, type LanePlan } from '../domain/launch-rules.js'
 import { effectiveLauncher } from '../domain/launcher.js'
 import { projectEntry, projectHolding, roleConfig, type ProjectEntry } from '../io/config.js'
-import * as git from '../io/git.js'
+import type { Files } from '../io/adapters.js'
+import { basename, dirname, join, resolve as resolvePath } from '../io/paths.js'
 import type { PortInput, PortOutputs } from '../port.js'
 import { KeyedQueue } from '../serial.js'
 import { awaitStart } from './await-start.js'
@@ -28,17 +26,17 @@ export const REPLACE_STOP_MS = 30_000
 const starts = new KeyedQueue()
 
 /** Real path of a path that may not exist yet: the deepest existing ancestor resolved, the rest appended. */
-export function realPathOf(p: string): string {
+export function realPathOf(files: Files, p: string): string {
   const abs = resolvePath(p)
   let head = abs
   const tail: string[] = []
-  while (!existsSync(head)) {
+  while (!files.exists(head)) {
     tail.unshift(basename(head))
     const up = dirname(head)
     if (up === head) break
     head = up
   }
-  return join(realpathSync(head), ...tail)
+  return join(files.realpath(head), ...tail)
 }
 
 export interface ProjectContext {
@@ -50,15 +48,16 @@ export interface ProjectContext {
 
 /** The project of a launch: --project, else the launcher's, else the one whose checkout holds the caller's cwd. */
 export async function resolveProject(ctx: KernelContext, requested: string | undefined, launcher: ConversationRecord, cwd: string | undefined): Promise<ProjectContext> {
+  const files = ctx.io.files
   const projects = await ctx.config.projects()
   let key = requested ?? launcher.project
-  if (!key && cwd) key = projectHolding(projects, realPathOf(cwd))
+  if (!key && cwd) key = projectHolding(projects, realPathOf(files, cwd))
   if (!key) throw new SvcError('usage', 'no project for this launch: pass --project, or run from inside a checkout listed in projects.yaml')
   const entry = projectEntry(projects, key)
   if (!entry) throw new SvcError('not_found', `no project ${key} in ${ctx.config.path}`)
-  if (!existsSync(entry.path)) throw new SvcError('usage', `${ctx.config.path}: ${key}.path: the checkout ${entry.path} does not exist`)
-  const checkout = realpathSync(entry.path)
-  const { lanesRoot, problem } = lanesRootOf(entry, checkout)
+  if (!files.exists(entry.path)) throw new SvcError('usage', `${ctx.config.path}: ${key}.path: the checkout ${entry.path} does not exist`)
+  const checkout = files.realpath(entry.path)
+  const { lanesRoot, problem } = lanesRootOf(files, entry, checkout)
   if (problem) throw new SvcError('usage', `${ctx.config.path}: ${key}.gauntlet.lanes_root: ${problem}`)
   return { key, entry, checkout, lanesRoot }
 }
@@ -66,11 +65,11 @@ export async function resolveProject(ctx: KernelContext, requested: string | und
 /** A project's lanes root (configured, else a sibling of the checkout), as a real path, and the rule it breaks.
  * A configured `~/…` is under the home and a relative one is relative to the checkout, never to wherever the
  * kernel happened to be started. */
-export function lanesRootOf(entry: ProjectEntry, checkout: string): { lanesRoot: string; problem?: string } {
-  const home = process.env.HOME || homedir()
+export function lanesRootOf(files: Files, entry: ProjectEntry, checkout: string): { lanesRoot: string; problem?: string } {
+  const home = files.userHome()
   const configured = entry.gauntlet?.lanes_root?.replace(/^~(?=\/|$)/, home)
-  const lanesRoot = realPathOf(configured === undefined ? `${checkout}-lanes` : resolvePath(checkout, configured))
-  return { lanesRoot, problem: lanesRootProblem(lanesRoot, realPathOf(home), checkout, realPathOf('/tmp')) }
+  const lanesRoot = realPathOf(files, configured === undefined ? `${checkout}-lanes` : resolvePath(checkout, configured))
+  return { lanesRoot, problem: lanesRootProblem(lanesRoot, realPathOf(files, home), checkout, realPathOf(files, '/tmp')) }
 }
 
 /** The brief of a lane or worker: exactly one of --brief or --prompt, not empty. */
@@ -96,20 +95,20 @@ export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'
   const defaults = roleConfig(project.entry, input.role) ?? {}
   // Launch rule 5: a new worktree is cut from a fresh fetch. The fetch begins now, beside the steps that need no
   // fetched ref; a launch refused meanwhile leaves it to finish on its own.
-  const fetched = isGitBacked(input.role) && !input.reuse ? git.fetchOrigin(project.checkout, Date.now()) : undefined
+  const fetched = isGitBacked(input.role) && !input.reuse ? ctx.io.git.fetchOrigin(project.checkout, ctx.io.clock.now()) : undefined
   fetched?.catch(() => {})
-  const defaultBranch = project.entry.default_branch ?? (await git.originHead(project.checkout)) ?? 'main'
+  const defaultBranch = project.entry.default_branch ?? (await ctx.io.git.originHead(project.checkout)) ?? 'main'
   const baseRef = `origin/${defaultBranch}`
 
   const rec = await starts.run(`${run}\0${key}\0${input.role}`, async () => {
-    let { plan } = decided(planLaunch(input, run, key, await laneRows(ctx, run), defaults, baseRef, Date.now()))
+    let { plan } = decided(planLaunch(input, run, key, await laneRows(ctx, run), defaults, baseRef, ctx.io.clock.now()))
     if (plan.replace) {
       await stopConversation(ctx, plan.replace.rec, REPLACE_STOP_MS)
-      plan = decided(planLaunch({ ...input, replace: false }, run, key, await laneRows(ctx, run), defaults, baseRef, Date.now())).plan
+      plan = decided(planLaunch({ ...input, replace: false }, run, key, await laneRows(ctx, run), defaults, baseRef, ctx.io.clock.now())).plan
     }
     const dir = join(project.lanesRoot, plan.dirName)
     const lane = (made: Made) => createLane(ctx, { plan, dir, brief, input, launcher: parent, project: project.key, made })
-    if (plan.reuse) return lane(reusedDirectory(plan.reuse, dir))
+    if (plan.reuse) return lane(reusedDirectory(ctx, plan.reuse, dir))
     return inNewDirectory(ctx, project, plan, dir, fetched, lane)
   })
   // A conversation no process drives can never leave `starting`: waiting for it would only burn the 180 s.

@@ -3,7 +3,6 @@ import { formatCursor, parseCursor, type Cursor } from '../domain/cursor.js'
 import { SvcError } from '../domain/errors.js'
 import { invalidRunKey, isRunKey } from '../domain/keys.js'
 import { IDLE_LIMIT_MS, pickNext, type WaitMember } from '../domain/wait-pick.js'
-import { testTiming } from '../io/test-timing.js'
 import type { ReportFrom } from '../domain/lane-lines.js'
 import type { PortInput, WaitResult } from '../port.js'
 import type { KernelContext, KernelEvent } from './context.js'
@@ -12,7 +11,7 @@ import { activityOf } from './conv-view.js'
 /** Liveness changes (a harness dying) are not file events; they are rechecked this often while waiting. */
 const LIVENESS_RECHECK_MS = 1000
 /** SPEC.md section 8's 10 minutes; a test build may shorten it (SERVICE_TEST_IDLE_LIMIT_MS). */
-const IDLE_MS = testTiming('IDLE_LIMIT', IDLE_LIMIT_MS)
+const idleMs = (ctx: KernelContext) => ctx.io.timing('IDLE_LIMIT', IDLE_LIMIT_MS)
 
 const laneRef = (r: ConversationRecord): ReportFrom =>
   r.lane
@@ -70,12 +69,12 @@ export const laneWait = (ctx: KernelContext, input: PortInput<'laneWait'>): Prom
  * as it is stored (woken by the report's event), or why none can come, or `pending` when this poll's time is up. */
 export async function waitOn(ctx: KernelContext, set: WaitSet, input: { after?: string; timeoutMs: number }): Promise<WaitResult> {
   const evaluate = async (): Promise<WaitResult | undefined> => {
-    const now = Date.now()
+    const now = ctx.io.clock.now()
     const recs = set.members()
     const members: WaitMember[] = await Promise.all(
       recs.map(async (r) => ({ name: r.name, activity: activityOf(ctx.view(r, now)), reports: (await ctx.store.reports(r.name)).filter((x) => x.seq > set.afterSeq) })),
     )
-    const pick = pickNext(members, set.after, now, set.what, IDLE_MS, set.unit)
+    const pick = pickNext(members, set.after, now, set.what, idleMs(ctx), set.unit)
     if (pick.kind === 'report') {
       const rec = recs.find((r) => r.name === pick.member.name)!
       return { kind: 'report', lane: laneRef(rec), report: pick.report, cursor: set.format(pick.cursor) }

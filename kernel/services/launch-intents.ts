@@ -1,11 +1,7 @@
-import { existsSync, mkdirSync, rmdirSync } from 'node:fs'
-import { unlink } from 'node:fs/promises'
 import { SvcError } from '../domain/errors.js'
 import { workDirOf } from '../domain/worker-rules.js'
 import { dirHolder, planUndo, type LaunchIntent, type UndoFacts, type UndoPlan } from '../domain/lane-claim.js'
 import { homePaths } from '../home.js'
-import { faultPoint } from '../io/fault.js'
-import * as git from '../io/git.js'
 import { entriesOf, identityOf, worktreeAt } from '../io/lane-dir.js'
 import { dropIntent, intentFiles, intentPath, readIntent, recordIntent } from '../io/launch-intents.js'
 import type { KernelContext } from './context.js'
@@ -28,7 +24,7 @@ export async function holdDirectory(ctx: KernelContext, intent: LaunchIntent): P
       if (plan.leftover) throw new SvcError('conflict', `refused: ${plan.leftover.detail}; ${plan.leftover.fix}`)
       if (!(await recordIntent(ctx.home, intent))) throw new SvcError('conflict', `refused: another launch is making ${intent.dir} right now`)
     }
-    faultPoint('launch-intent')
+    ctx.io.fault.point('launch-intent')
     return path
   } catch (e) {
     underWay.delete(path)
@@ -58,9 +54,9 @@ export async function abandonDirectory(ctx: KernelContext, path: string): Promis
 /** At kernel start: every intent is of a launch a killed kernel left; each is finished or taken back. */
 export async function settleInterruptedLaunches(ctx: KernelContext): Promise<void> {
   // Made now, not by a launch's first intent: a launch refused after its intent leaves the home as it found it.
-  mkdirSync(homePaths(ctx.home).launches, { recursive: true, mode: 0o700 })
+  ctx.io.files.mkdir(homePaths(ctx.home).launches, { recursive: true, mode: 0o700 })
   const { intents, temps } = intentFiles(ctx.home)
-  await Promise.all(temps.map((t) => unlink(t).catch(() => {})))
+  await Promise.all(temps.map((t) => ctx.io.files.unlink(t).catch(() => {})))
   for (const path of intents) {
     if (underWay.has(path)) continue
     try {
@@ -95,10 +91,10 @@ async function settle(ctx: KernelContext, path: string, apply: boolean): Promise
   const plan = planUndo(intent, await undoFacts(ctx, intent))
   if (!apply) return plan
   const repo = intent.repo!
-  if (plan.removeWorktree === 'prune') await git.serialized(repo, () => git.git(repo, ['worktree', 'prune']))
-  else if (plan.removeWorktree) await git.worktreeRemove(repo, intent.dir, plan.removeWorktree === 'force')
-  if (plan.deleteBranch) await git.deleteBranch(repo, plan.deleteBranch)
-  if (plan.removeDir) rmdirSync(intent.dir)
+  if (plan.removeWorktree === 'prune') await ctx.io.git.serialized(repo, () => ctx.io.git.git(repo, ['worktree', 'prune']))
+  else if (plan.removeWorktree) await ctx.io.git.worktreeRemove(repo, intent.dir, plan.removeWorktree === 'force')
+  if (plan.deleteBranch) await ctx.io.git.deleteBranch(repo, plan.deleteBranch)
+  if (plan.removeDir) ctx.io.files.removeEmptyDir(intent.dir)
   if (plan.settled) await dropIntent(path)
   return { ...plan, dir: intent.dir }
 }
@@ -107,11 +103,11 @@ async function undoFacts(ctx: KernelContext, intent: LaunchIntent): Promise<Undo
   const records = ctx.store.all()
   const claimed = records.some((r) => workDirOf(r)?.made?.launch === intent.id)
   const heldByLane = dirHolder(intent.dir, records) !== undefined
-  const dirExists = existsSync(intent.dir)
+  const dirExists = ctx.io.files.exists(intent.dir)
   const { launch: launchFound } = identityOf(intent.dir)
   const worktree = !claimed && intent.kind === 'worktree' && intent.repo ? await worktreeAt(intent.repo, intent.dir) : undefined
-  const status = worktree && dirExists ? await git.statusFacts(intent.dir).catch(() => undefined) : undefined
+  const status = worktree && dirExists ? await ctx.io.git.statusFacts(intent.dir).catch(() => undefined) : undefined
   const dirtyPaths = worktree && dirExists ? status?.dirtyPaths : 0
-  const branchTip = worktree && intent.branch ? await git.revParse(intent.repo!, `refs/heads/${intent.branch}`) : undefined
+  const branchTip = worktree && intent.branch ? await ctx.io.git.revParse(intent.repo!, `refs/heads/${intent.branch}`) : undefined
   return { claimed, heldByLane, ...(launchFound ? { launchFound } : {}), dirExists, entries: entriesOf(intent.dir), ...(worktree ? { worktree } : {}), dirtyPaths, ...(status?.head ? { head: status.head } : {}), ...(branchTip ? { branchTip } : {}) }
 }

@@ -7,7 +7,7 @@ import { NotifyConfigFile } from '../io/notify-config-file.js'
 import { KeyedQueue } from '../serial.js'
 import type { KernelContext, KernelEvent } from './context.js'
 import { activityOf } from './conv-view.js'
-import { NotifySender } from './notify-sender.js'
+import { NotifySender, notifyTimings } from './notify-sender.js'
 
 const convFacts = (rec: ConversationRecord): ConvFacts => ({ id: rec.id, name: rec.name, title: rec.title, lane: rec.lane })
 
@@ -30,7 +30,7 @@ export class Notifier {
     path: string,
   ) {
     this.file = new NotifyConfigFile(path)
-    this.sender = new NotifySender(ctx.log)
+    this.sender = new NotifySender(ctx.log, notifyTimings(ctx.io.timing))
   }
 
   /** Follow the kernel's changes; the block is read now, so a bad one is in kernel.log from the start. */
@@ -52,7 +52,7 @@ export class Notifier {
       this.lastSeq.clear()
       return undefined
     }
-    this.since ??= Date.now()
+    this.since ??= this.ctx.io.clock.now()
     return s.config
   }
 

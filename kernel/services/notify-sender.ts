@@ -6,7 +6,7 @@ import { DeliveryQueue } from '../delivery-queue.js'
 import { postJson } from '../io/http-post.js'
 import type { Log } from '../io/log.js'
 import { runCommand } from '../io/run-command.js'
-import { testTiming } from '../io/test-timing.js'
+import type { Adapters } from '../io/adapters.js'
 
 export interface NotifyTimings {
   /** How long a webhook may take to answer one POST. */
@@ -18,10 +18,10 @@ export interface NotifyTimings {
   bound: number
 }
 
-export const notifyTimings = (): NotifyTimings => ({
-  webhookTimeoutMs: testTiming('NOTIFY_TIMEOUT', 5_000),
-  webhookRetry: { tries: 3, firstDelayMs: testTiming('NOTIFY_RETRY', 1_000), factor: 2 },
-  commandLimitMs: testTiming('NOTIFY_COMMAND_LIMIT', 10_000),
+export const notifyTimings = (timing: Adapters['timing']): NotifyTimings => ({
+  webhookTimeoutMs: timing('NOTIFY_TIMEOUT', 5_000),
+  webhookRetry: { tries: 3, firstDelayMs: timing('NOTIFY_RETRY', 1_000), factor: 2 },
+  commandLimitMs: timing('NOTIFY_COMMAND_LIMIT', 10_000),
   bound: 100,
 })
 
@@ -39,7 +39,7 @@ export class NotifySender {
 
   constructor(
     private readonly log: Log,
-    private readonly timings: NotifyTimings = notifyTimings(),
+    private readonly timings: NotifyTimings,
   ) {
     const queue = (sink: NotifySink, attempt: (item: Item) => Promise<Attempt>, schedule: RetrySchedule) =>
       new DeliveryQueue<Item>(

@@ -1,5 +1,4 @@
 import { mayStillChange } from '../domain/conversation.js'
-import { isAlive } from '../io/procs.js'
 import type { KernelContext } from './context.js'
 
 /** Runners are independent of the kernel. Compare what the store says with the processes that exist: a runner
@@ -8,14 +7,14 @@ import type { KernelContext } from './context.js'
 export async function reconcile(ctx: KernelContext, opts: { graceMs: number }): Promise<{ adopted: string[]; ended: string[] }> {
   const adopted: string[] = []
   const ended: string[] = []
-  const now = Date.now()
+  const now = ctx.io.clock.now()
   for (const rec of ctx.store.all()) {
     // The state, read fresh, only for a conversation that is driven.
     const stateNow = () => (ctx.facts.invalidate(rec.name), ctx.facts.get(rec.name).state)
     if (!mayStillChange(rec, stateNow)) continue
     const s = ctx.facts.get(rec.name).state
-    const runnerAlive = Boolean(s?.runner && isAlive(s.runner.pid, s.runner.start))
-    const harnessAlive = Boolean(s?.harness && isAlive(s.harness.pid, s.harness.start))
+    const runnerAlive = Boolean(s?.runner && ctx.io.procs.isAlive(s.runner.pid, s.runner.start))
+    const harnessAlive = Boolean(s?.harness && ctx.io.procs.isAlive(s.harness.pid, s.harness.start))
     if (runnerAlive || harnessAlive || ctx.runners.runnerAlive(rec.name)) {
       adopted.push(rec.name)
       continue

@@ -1,11 +1,9 @@
-import { spawn } from 'node:child_process'
-import { openSync, closeSync } from 'node:fs'
 import type { ConversationRecord } from '../domain/conversation.js'
 import type { LaunchSpec } from '../domain/runner-state.js'
 import { KEY_VARIABLE } from '../domain/acting-as.js'
 import { convFiles } from '../home.js'
 import { writeFileAtomic } from '../io/atomic-file.js'
-import { groupAlive, isAlive, signalGroup, signalProcess } from '../io/procs.js'
+import type { Adapters } from '../io/adapters.js'
 import type { Log } from '../io/log.js'
 import type { RuntimeFacts } from './runtime-facts.js'
 
@@ -30,6 +28,7 @@ export class Runners {
     private readonly svcMain: string,
     private readonly facts: RuntimeFacts,
     private readonly log: Log,
+    private readonly io: Pick<Adapters, 'procs' | 'clock'>,
   ) {}
 
   /** `key` goes to the runner in its environment only (never into launch.json, which any conversation can read);
@@ -37,35 +36,28 @@ export class Runners {
   async start(rec: ConversationRecord, spec: LaunchSpec, key: string | undefined): Promise<void> {
     const files = convFiles(this.home, rec.name)
     await writeFileAtomic(files.launch, JSON.stringify(spec, null, 1) + '\n')
-    const out = openSync(files.runnerLog, 'a', 0o600)
-    try {
-      const child = spawn(process.execPath, [this.svcMain, 'runner', rec.name], {
-        detached: true,
-        stdio: ['ignore', out, out],
-        cwd: this.home,
-        env: runnerEnv(this.home, key),
-      })
-      if (child.pid) this.spawned.set(rec.name, child.pid)
-      child.on('error', (e) => this.log('error', `runner of conv-${rec.name} failed to spawn: ${e.message}`))
-      child.unref()
-    } finally {
-      closeSync(out)
-    }
+    const pid = this.io.procs.spawnDetached(process.execPath, [this.svcMain, 'runner', rec.name], {
+      cwd: this.home,
+      env: runnerEnv(this.home, key),
+      logFile: files.runnerLog,
+      onError: (e) => this.log('error', `runner of conv-${rec.name} failed to spawn: ${e.message}`),
+    })
+    if (pid) this.spawned.set(rec.name, pid)
   }
 
   /** The process group of a conversation's runner, if it may still be there. */
   private group(name: string): number | undefined {
     const s = this.facts.get(name).state
-    if (s?.runner?.pid && isAlive(s.runner.pid, s.runner.start)) return s.runner.pid
+    if (s?.runner?.pid && this.io.procs.isAlive(s.runner.pid, s.runner.start)) return s.runner.pid
     const pid = this.spawned.get(name)
-    if (pid && groupAlive(pid)) return pid
-    if (s?.runner?.pid && groupAlive(s.runner.pid)) return s.runner.pid
+    if (pid && this.io.procs.groupAlive(pid)) return pid
+    if (s?.runner?.pid && this.io.procs.groupAlive(s.runner.pid)) return s.runner.pid
     return undefined
   }
 
   harnessAlive(name: string): boolean {
     const h = this.facts.get(name).state?.harness
-    return Boolean(h && isAlive(h.pid, h.start))
+    return Boolean(h && this.io.procs.isAlive(h.pid, h.start))
   }
 
   /** Stop: SIGTERM to the runner (it stops its harness its own way), then the whole group; SIGKILL after the
@@ -73,23 +65,23 @@ export class Runners {
   async stop(name: string, limitMs = 10_000): Promise<{ stopped: boolean; killed: boolean }> {
     const pgid = this.group(name)
     if (pgid === undefined) return { stopped: true, killed: false }
-    signalProcess(pgid, 'SIGTERM')
-    const deadline = Date.now() + limitMs
+    this.io.procs.signalProcess(pgid, 'SIGTERM')
+    const deadline = this.io.clock.now() + limitMs
     let killed = false
-    while (Date.now() < deadline) {
+    while (this.io.clock.now() < deadline) {
       this.facts.invalidate(name)
-      if (!groupAlive(pgid)) return { stopped: true, killed }
-      const waited = limitMs - (deadline - Date.now())
-      if (waited > 1000) signalGroup(pgid, 'SIGTERM')
+      if (!this.io.procs.groupAlive(pgid)) return { stopped: true, killed }
+      const waited = limitMs - (deadline - this.io.clock.now())
+      if (waited > 1000) this.io.procs.signalGroup(pgid, 'SIGTERM')
       if (waited > Math.min(7000, limitMs - 1000) && !killed) {
-        signalGroup(pgid, 'SIGKILL')
+        this.io.procs.signalGroup(pgid, 'SIGKILL')
         killed = true
         this.log('warn', `conv-${name}: process group ${pgid} ignored SIGTERM; sent SIGKILL`)
       }
       await sleep(50)
     }
     this.facts.invalidate(name)
-    return { stopped: !groupAlive(pgid), killed }
+    return { stopped: !this.io.procs.groupAlive(pgid), killed }
   }
 
   runnerAlive(name: string): boolean {

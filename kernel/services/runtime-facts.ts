@@ -1,8 +1,8 @@
-import { statSync, readFileSync } from 'node:fs'
 import type * as v from 'valibot'
 import { MarkStateSchema, RunnerStateSchema, type MarkState, type RunnerState } from '../domain/runner-state.js'
 import { checkShape } from '../domain/shape.js'
 import { convFiles } from '../home.js'
+import type { Files } from '../io/adapters.js'
 import type { Log } from '../io/log.js'
 
 export interface Runtime {
@@ -19,13 +19,13 @@ interface Cached<T> {
 }
 
 /** Identity of a file version: every write is a rename, so a new inode (or size, or mtime) means new content. */
-function stampOf(path: string): string {
+function stampOf(files: Files, path: string): string {
   try {
     // Most conversations have no mark.json, many no state.json: asking without a thrown error is much cheaper.
-    const s = statSync(path, { throwIfNoEntry: false })
+    const s = files.stat(path)
     if (!s) return 'absent'
     // A pipe or a device put there would block the read (or never end): it is refused unread.
-    return s.isFile() ? `${s.ino}:${s.size}:${s.mtimeMs}` : 'not a file'
+    return s.isFile ? `${s.ino}:${s.size}:${s.mtimeMs}` : 'not a file'
   } catch {
     return 'absent'
   }
@@ -36,13 +36,13 @@ const MAX_RUNNER_FILE = 1024 * 1024
 
 /** One version of a runner file: its value, or (when it does not parse or does not hold what it should) none and
  * what is wrong. A file that vanished between the stat and the read is simply absent. */
-function readChecked<S extends v.GenericSchema>(path: string, stamp: string, schema: S): Cached<v.InferOutput<S>> {
+function readChecked<S extends v.GenericSchema>(files: Files, path: string, stamp: string, schema: S): Cached<v.InferOutput<S>> {
   if (stamp === 'absent') return { stamp }
   if (stamp === 'not a file') return { stamp, problem: `${path} is not a regular file; read as absent` }
   if (Number(stamp.split(':')[1]) > MAX_RUNNER_FILE) return { stamp, problem: `${path} is over ${MAX_RUNNER_FILE} bytes; read as absent` }
   let json: unknown
   try {
-    json = JSON.parse(readFileSync(path, 'utf8'))
+    json = JSON.parse(files.readTextSync(path))
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { stamp }
     return { stamp, problem: `${path} does not parse (${(e as Error).message}); read as absent` }
@@ -60,6 +60,7 @@ export class RuntimeFacts {
   private logged = new Map<string, string>()
   constructor(
     private readonly home: string,
+    private readonly files: Files,
     private readonly log: Log = () => {},
   ) {}
 
@@ -79,9 +80,9 @@ export class RuntimeFacts {
   }
 
   private refresh<S extends v.GenericSchema>(cached: Cached<v.InferOutput<S>>, path: string, schema: S): Cached<v.InferOutput<S>> {
-    const stamp = stampOf(path)
+    const stamp = stampOf(this.files, path)
     if (stamp === cached.stamp) return cached
-    const fresh = readChecked(path, stamp, schema)
+    const fresh = readChecked(this.files, path, stamp, schema)
     if (fresh.problem && this.logged.get(path) !== fresh.problem) this.log('error', `runner file refused: ${fresh.problem}`)
     if (fresh.problem) this.logged.set(path, fresh.problem)
     else this.logged.delete(path)

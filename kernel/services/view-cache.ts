@@ -12,7 +12,7 @@ export class ViewCache<T> {
   ) {}
 
   get(key: string, fingerprint: string, compute: () => Promise<T>): Promise<T> {
-    const now = Date.now()
+    const now = this.ctx.io.clock.now()
     const e = this.entries.get(key)
     if (e && e.changeCount === this.ctx.changeCount && e.fingerprint === fingerprint && now - e.at < this.maxAgeMs) return e.value
     const value = compute()

@@ -1,9 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs'
 import type { ConversationRecord } from '../domain/conversation.js'
 import type { Report } from '../domain/report.js'
 import { parseIssueRef } from '../domain/issue-ref.js'
 import { alreadyPosted, reportComment, reportMarker, starterMessage } from '../domain/worker-rules.js'
-import { faultPoint } from '../io/fault.js'
 import { convFiles } from '../home.js'
 import { createFileOnce } from '../io/atomic-file.js'
 import type { PortInput, PortOutputs } from '../port.js'
@@ -38,7 +36,7 @@ const postedPath = (ctx: KernelContext, name: string, seq: number) => `${convFil
  * relabels an issue. */
 async function postReport(ctx: KernelContext, rec: ConversationRecord, report: Report): Promise<void> {
   const path = postedPath(ctx, rec.name, report.seq)
-  if (existsSync(path)) return
+  if (ctx.io.files.exists(path)) return
   const w = rec.worker!
   const parsed = parseIssueRef(w.issue)
   if (!parsed.ok || parsed.value.tracker === 'origin') throw new Error(`the worker's issue ${w.issue} is no reference`)
@@ -47,13 +45,13 @@ async function postReport(ctx: KernelContext, rec: ConversationRecord, report: R
   const posted = alreadyPosted(marker, (await comments.list()).map((c) => c.body))
     ? { already: true }
     : { url: (await comments.post(reportComment({ ref: w.issue, conv: rec.name, seq: report.seq, status: report.status, body: report.body }))).url }
-  faultPoint('worker-posted')
-  await createFileOnce(path, JSON.stringify({ at: Date.now(), ...posted }) + '\n')
+  ctx.io.fault.point('worker-posted')
+  await createFileOnce(path, JSON.stringify({ at: ctx.io.clock.now(), ...posted }) + '\n')
 }
 
 async function tellStarter(ctx: KernelContext, rec: ConversationRecord, report: Report): Promise<void> {
   const path = toldPath(ctx, rec.name, report.seq)
-  if (existsSync(path)) return
+  if (ctx.io.files.exists(path)) return
   const w = rec.worker!
   const starter = ctx.store.get(w.starter)
   const text = starterMessage({ id: rec.id, name: rec.name, issue: w.issue, iteration: w.iteration }, report)
@@ -68,14 +66,14 @@ async function tellStarter(ctx: KernelContext, rec: ConversationRecord, report: 
       outcome = { told: false, why: (e as Error).message }
     }
   }
-  await createFileOnce(path, JSON.stringify({ at: Date.now(), starter: w.starter, ...outcome }) + '\n')
+  await createFileOnce(path, JSON.stringify({ at: ctx.io.clock.now(), starter: w.starter, ...outcome }) + '\n')
 }
 
 /** A message already in the starter's inbox (told before a crash cut the recording short) is not sent again. */
 function inInbox(ctx: KernelContext, name: string, text: string): boolean {
   const inbox = convFiles(ctx.home, name).inbox
-  if (!existsSync(inbox)) return false
-  return readFileSync(inbox, 'utf8').split('\n').some((l) => {
+  if (!ctx.io.files.exists(inbox)) return false
+  return ctx.io.files.readTextSync(inbox).split('\n').some((l) => {
     try {
       return (JSON.parse(l) as { text?: string }).text === text
     } catch {

@@ -1,12 +1,10 @@
-import { createHash } from 'node:crypto'
-import { dirname, join } from 'node:path'
 import { isLive } from '../domain/activity.js'
 import type { ConversationRecord } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
 import { issueSlug, parseIssueRef, type IssueRef } from '../domain/issue-ref.js'
 import { buildWorkerContract } from '../domain/worker-contract.js'
 import { checkIssueState, isWorkerOf, mayRunWorker, planWorker, workerConvName, type WorkerPlan, type WorkerRow } from '../domain/worker-rules.js'
-import * as git from '../io/git.js'
+import { dirname, join } from '../io/paths.js'
 import type { IssueView, PortInput, PortOutputs } from '../port.js'
 import { KeyedQueue } from '../serial.js'
 import { awaitStart } from './await-start.js'
@@ -24,7 +22,7 @@ const runs = new KeyedQueue()
 
 /** Every earlier worker of the issue, as planWorker needs them. */
 async function workerRows(ctx: KernelContext, issue: string, project: string): Promise<WorkerRow[]> {
-  const now = Date.now()
+  const now = ctx.io.clock.now()
   const recs = ctx.store.all().filter((r) => isWorkerOf(r, issue, project))
   return Promise.all(
     recs.map(async (r) => ({
@@ -51,9 +49,9 @@ export async function workerRun(ctx: KernelContext, input: PortInput<'workerRun'
   const open = checkIssueState(issue.ref, issue.state, Boolean(input.allowClosed))
   if (!open.ok) throw refused(open)
   const ref = (parseIssueRef(issue.ref) as { ok: true; value: IssueRef }).value
-  const fetched = input.reuse ? undefined : git.fetchOrigin(project.checkout, Date.now())
+  const fetched = input.reuse ? undefined : ctx.io.git.fetchOrigin(project.checkout, ctx.io.clock.now())
   fetched?.catch(() => {})
-  const baseRef = `origin/${project.entry.default_branch ?? (await git.originHead(project.checkout)) ?? 'main'}`
+  const baseRef = `origin/${project.entry.default_branch ?? (await ctx.io.git.originHead(project.checkout)) ?? 'main'}`
   const slug = issueSlug(ref)
 
   const rec = await runs.run(`${project.key}\0${issue.ref}`, async () => {
@@ -67,7 +65,7 @@ export async function workerRun(ctx: KernelContext, input: PortInput<'workerRun'
     const p = plan
     const dir = join(project.lanesRoot, p.dirName)
     const create = (made: Made) => createWorker(ctx, { plan: p, ref, issue, dir, brief, input, starter: may.starter, launcher, project: project.key, made })
-    if (p.reuse) return create(reusedDirectory({ rec: ctx.store.get(p.reuse.id)! }, dir))
+    if (p.reuse) return create(reusedDirectory(ctx, { rec: ctx.store.get(p.reuse.id)! }, dir))
     return inNewDirectory(ctx, project, { role: 'builder', branch: p.branch, startPoint: input.from ?? baseRef }, dir, fetched, create)
   })
   const view = input.noWait || rec.harness === 'none' ? ctx.view(rec) : await awaitStart(ctx, rec, START_WAIT_LIMIT_MS)
@@ -78,8 +76,8 @@ export async function workerRun(ctx: KernelContext, input: PortInput<'workerRun'
 
 /** The issue as it stood at the run, kept beside the brief: a later edit of the issue cannot change the contract
  * silently. */
-function snapshot(issue: IssueView): string {
-  const hash = createHash('sha256').update(JSON.stringify([issue.title, issue.body])).digest('hex')
+function snapshot(ctx: KernelContext, issue: IssueView): string {
+  const hash = ctx.io.ids.sha256(JSON.stringify([issue.title, issue.body]))
   return JSON.stringify({ ref: issue.ref, title: issue.title, body: issue.body, url: issue.url, state: issue.state, sha256: hash }, null, 2) + '\n'
 }
 
@@ -112,7 +110,7 @@ function createWorker(
     title: a.input.title ?? issue.title,
     cwd: a.dir,
     firstMessage: contract,
-    files: { 'worker-brief.md': a.brief, 'issue.json': snapshot(issue) },
+    files: { 'worker-brief.md': a.brief, 'issue.json': snapshot(ctx, issue) },
     briefFile: 'worker-brief.md',
   })
 }

@@ -31,7 +31,7 @@ async function ofIssue(ctx: KernelContext, input: { issue?: string; project?: st
 }
 
 export async function workerViews(ctx: KernelContext, pick: (r: ConversationRecord) => boolean): Promise<WorkerView[]> {
-  const now = Date.now()
+  const now = ctx.io.clock.now()
   const recs = workersOf(ctx).filter(pick).sort((a, b) => Number(a.id) - Number(b.id))
   return Promise.all(
     recs.map(async (rec) => {

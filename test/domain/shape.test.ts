@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { ConversationRecordSchema } from '../../kernel/domain/conversation.js'
@@ -33,6 +34,42 @@ test('checkShape keeps a field a newer writer added, so writing the value back l
   const c = checkShape(ConversationRecordSchema, { ...rec, addedLater: { x: 1 } })
   assert.ok(c.ok)
   assert.equal((c as { value: Record<string, unknown> }).value.addedLater, { x: 1 })
+})
+
+/** The rulebook and the services reach nothing outside by themselves: no node:* import (the services have the
+ * adapters of their context, kernel/io/adapters.ts), and in the services no clock, test hook or git of their own. */
+const SRC = new URL('../../../kernel/', import.meta.url)
+const NODE_IMPORT: [string, RegExp] = ['imports node:*', /\bfrom\s+['"]node:|\bimport\s*\(\s*['"]node:|\brequire\s*\(\s*['"]node:/]
+const BANNED: Record<string, [string, RegExp][]> = {
+  domain: [NODE_IMPORT],
+  services: [NODE_IMPORT, ['reads the clock (Date.now, new Date())', /\bDate\.now\b|\bnew Date\(\s*\)/], ['imports a test hook', /from\s+['"]\.\.\/io\/(fault|test-timing)\.js['"]/], ['runs git itself', /^import\s+(?!type\b).*from\s+['"]\.\.\/io\/git[\w-]*\.js['"]/]],
+}
+
+/** The lines of `text` that break a rule, as `file:line: what`. */
+const breaches = (file: string, text: string, rules: [string, RegExp][]) =>
+  text.split('\n').flatMap((line, i) => rules.filter(([, re]) => re.test(line)).map(([what]) => `${file}:${i + 1}: ${what}`))
+
+test('no file of kernel/domain or kernel/services imports node:*; no service reads the clock, a test hook or git itself', () => {
+  const found: string[] = []
+  for (const [dir, rules] of Object.entries(BANNED)) {
+    const files = readdirSync(new URL(`${dir}/`, SRC)).filter((f) => f.endsWith('.ts'))
+    assert.ok(files.length > 5, `kernel/${dir} has its sources`)
+    for (const f of files) found.push(...breaches(`kernel/${dir}/${f}`, readFileSync(new URL(`${dir}/${f}`, SRC), 'utf8'), rules))
+  }
+  assert.equal(found, [])
+})
+
+test('the shape check finds each kind of breach', () => {
+  const text = "import { x } from 'node:fs'\nconst m = await import('node:os')\nconst t = Date.now()\nconst d = new Date()\nimport { faultPoint } from '../io/fault.js'\nimport * as git from '../io/git.js'\nimport { snapshotTree } from '../io/git-snapshot.js'\nimport type * as g from '../io/git.js'\nconst ok = new Date(at)"
+  assert.equal(breaches('f.ts', text, BANNED.services), [
+    'f.ts:1: imports node:*',
+    'f.ts:2: imports node:*',
+    'f.ts:3: reads the clock (Date.now, new Date())',
+    'f.ts:4: reads the clock (Date.now, new Date())',
+    'f.ts:5: imports a test hook',
+    'f.ts:6: runs git itself',
+    'f.ts:7: runs git itself',
+  ])
 })
 
 test.run()

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { HTTP_STATUS } from '../../handlers/status.js'
 import { ERROR_CODES } from '../../kernel/domain/errors.js'
 import { DeckAccess } from '../../kernel/services/deck-access.js'
+import { realIds } from '../../kernel/io/adapters.js'
 import { rejection } from '../helpers/home.js'
 import { answer, err, harness, refuse } from './kit.js'
 
@@ -50,7 +51,7 @@ test('every error code has its one HTTP status', () => {
 
 test('item 7: a deck code is single-use and short-lived; the session it gives is random, expires, and is revoked with every other', async () => {
   let now = 1_000_000
-  const deck = new DeckAccess(() => now, { codeMs: 120_000, sessionMs: 12 * 3600_000 })
+  const deck = new DeckAccess({ clock: { now: () => now }, ids: realIds }, { codeMs: 120_000, sessionMs: 12 * 3600_000 })
   const used = 'this deck link was used already or has expired; run svc deck for a new one'
   const gone = 'the deck session has expired or was revoked; run svc deck for a new link'
   const { code } = deck.issue()

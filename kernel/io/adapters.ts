@@ -1,0 +1,188 @@
+import { spawn } from 'node:child_process'
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmdirSync, statSync } from 'node:fs'
+import { readdir, readFile, rm, unlink } from 'node:fs/promises'
+import { homedir } from 'node:os'
+import { faultFlag, faultPoint } from './fault.js'
+import * as gitCore from './git.js'
+import { diffAgainst } from './git-diff.js'
+import { cleanTree, diffBinaryToFile, keepTree, treeFromPatch } from './git-patch.js'
+import { addedGitlinks, snapshotTree } from './git-snapshot.js'
+import { ignoredAtLaunch, unseenWork } from './git-unseen.js'
+import { groupAlive, isAlive, processesInside, signalGroup, signalProcess } from './procs.js'
+import { testTiming } from './test-timing.js'
+
+/** What the kernel's services reach the outside through (KernelContext.io): the files, git, processes, clock,
+ * random ids and test hooks. The kernel builds the real set (realAdapters); a test may give any of them its own. */
+export interface Adapters {
+  files: Files
+  git: Git
+  procs: Procs
+  clock: Clock
+  ids: Ids
+  fault: FaultHook
+  /** A timing a test build may shorten (io/test-timing): the value for `name`, else `defaultMs`. */
+  timing: (name: string, defaultMs: number) => number
+}
+
+export interface Clock {
+  now(): number
+}
+
+/** The test fault hook (io/fault.ts): `point` may end the process at a named step, `flag` makes an operation
+ * fail as if it had failed. Both do nothing outside a test build. */
+export interface FaultHook {
+  point(step: string): void
+  flag(name: string): boolean
+}
+
+export interface Ids {
+  uuid(): string
+  /** `bytes` random bytes, base64url. */
+  token(bytes: number): string
+  /** The SHA-256 of a text, hex. */
+  sha256(text: string): string
+}
+
+export interface Entry {
+  name: string
+  isDirectory: boolean
+}
+
+export interface FileStat {
+  isFile: boolean
+  isDirectory: boolean
+  ino: number
+  size: number
+  mtimeMs: number
+}
+
+export interface Files {
+  exists(path: string): boolean
+  /** Something is at the path, a dangling symlink included. */
+  entryExists(path: string): boolean
+  /** The path's stat (symlinks followed), or undefined when nothing is there. */
+  stat(path: string): FileStat | undefined
+  readText(path: string): Promise<string>
+  readTextSync(path: string): string
+  entries(dir: string): Promise<Entry[]>
+  entriesSync(dir: string): Entry[]
+  realpath(path: string): string
+  readlink(path: string): string
+  mkdir(path: string, opts: { recursive?: boolean; mode: number }): void
+  /** Remove a directory tree; `force`: nothing there is no error. */
+  removeTree(path: string, opts?: { force?: boolean }): Promise<void>
+  removeEmptyDir(path: string): void
+  unlink(path: string): Promise<void>
+  /** The user's home directory ($HOME, else the system's). */
+  userHome(): string
+}
+
+export interface Procs {
+  isAlive: typeof isAlive
+  groupAlive: typeof groupAlive
+  signalGroup: typeof signalGroup
+  signalProcess: typeof signalProcess
+  processesInside: typeof processesInside
+  /** Start a process in a process group of its own, its output appended to `logFile`; its pid if it started. */
+  spawnDetached(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; logFile: string; onError: (e: Error) => void }): number | undefined
+}
+
+const entry = (d: { name: string; isDirectory(): boolean }): Entry => ({ name: d.name, isDirectory: d.isDirectory() })
+
+export const realFiles: Files = {
+  exists: existsSync,
+  entryExists: (path) => {
+    try {
+      lstatSync(path)
+      return true
+    } catch {
+      return false
+    }
+  },
+  stat: (path) => {
+    const s = statSync(path, { throwIfNoEntry: false })
+    return s && { isFile: s.isFile(), isDirectory: s.isDirectory(), ino: s.ino, size: s.size, mtimeMs: s.mtimeMs }
+  },
+  readText: (path) => readFile(path, 'utf8'),
+  readTextSync: (path) => readFileSync(path, 'utf8'),
+  entries: async (dir) => (await readdir(dir, { withFileTypes: true })).map(entry),
+  entriesSync: (dir) => readdirSync(dir, { withFileTypes: true }).map(entry),
+  realpath: (path) => realpathSync(path),
+  readlink: (path) => readlinkSync(path),
+  mkdir: (path, opts) => void mkdirSync(path, opts),
+  removeTree: (path, opts) => rm(path, { recursive: true, force: Boolean(opts?.force) }),
+  removeEmptyDir: (path) => rmdirSync(path),
+  unlink: (path) => unlink(path),
+  userHome: () => process.env.HOME || homedir(),
+}
+
+export const realProcs: Procs = {
+  isAlive,
+  groupAlive,
+  signalGroup,
+  signalProcess,
+  processesInside,
+  spawnDetached(command, args, { cwd, env, logFile, onError }) {
+    const out = openSync(logFile, 'a', 0o600)
+    try {
+      const child = spawn(command, args, { detached: true, stdio: ['ignore', out, out], cwd, env })
+      child.on('error', onError)
+      child.unref()
+      return child.pid
+    } finally {
+      closeSync(out)
+    }
+  },
+}
+
+/** The git operations of io/git*.ts that services use. */
+export const realGit = {
+  git: gitCore.git,
+  gitTry: gitCore.gitTry,
+  serialized: gitCore.serialized,
+  fetchOrigin: gitCore.fetchOrigin,
+  revParse: gitCore.revParse,
+  refExists: gitCore.refExists,
+  isWorkTree: gitCore.isWorkTree,
+  originHead: gitCore.originHead,
+  worktreeAdd: gitCore.worktreeAdd,
+  undoWorktreeAdd: gitCore.undoWorktreeAdd,
+  worktreeRemove: gitCore.worktreeRemove,
+  deleteBranch: gitCore.deleteBranch,
+  statusFacts: gitCore.statusFacts,
+  worktreeGitDir: gitCore.worktreeGitDir,
+  worktreeStamp: gitCore.worktreeStamp,
+  unpushedCount: gitCore.unpushedCount,
+  unreachableWithoutHead: gitCore.unreachableWithoutHead,
+  keepHead: gitCore.keepHead,
+  diffAgainst,
+  snapshotTree,
+  addedGitlinks,
+  diffBinaryToFile,
+  treeFromPatch,
+  keepTree,
+  cleanTree,
+  ignoredAtLaunch,
+  unseenWork,
+}
+export type Git = typeof realGit
+
+export const realIds: Ids = {
+  uuid: randomUUID,
+  token: (bytes) => randomBytes(bytes).toString('base64url'),
+  sha256: (text) => createHash('sha256').update(text).digest('hex'),
+}
+
+/** The adapters of a running kernel. */
+export function realAdapters(): Adapters {
+  return {
+    files: realFiles,
+    git: realGit,
+    procs: realProcs,
+    clock: { now: Date.now },
+    ids: realIds,
+    fault: { point: faultPoint, flag: faultFlag },
+    timing: testTiming,
+  }
+}
