@@ -1,4 +1,5 @@
 import { isJudgeRole } from './keys.js'
+import { inIdOrder } from './newest.js'
 
 /** The shape the deck shows: every conversation nested under the one that launched it; a critic or verifier under
  * the builder row it judges; a successor under its source, beside the source's lanes, marked `continues ← #id`. */
@@ -38,9 +39,8 @@ export function buildTree(convs: TreeInput[]): TreeNode[] {
     if (h && !cursor) nodes.get(h)!.children.push(nodes.get(c.id)!)
     else roots.push(nodes.get(c.id)!)
   }
-  const order = (a: TreeNode, b: TreeNode) => Number(a.id) - Number(b.id)
   const sort = (list: TreeNode[]) => {
-    list.sort(order)
+    list.sort(inIdOrder)
     list.forEach((n) => sort(n.children))
   }
   sort(roots)

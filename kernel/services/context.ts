@@ -42,7 +42,7 @@ export class KernelContext {
   /** Find a conversation by id, name or conv-<name>; one clear error otherwise. */
   resolve(ref: string): ConversationRecord {
     const parsed = parseConvRef(ref)
-    if (!parsed) throw new SvcError('usage', `'${printable(ref)}' is not a conversation id, name or conv-<name>`)
+    if (!parsed) throw new SvcError('usage', `'${shortLine(ref)}' is not a conversation id, name or conv-<name>`)
     const rec = parsed.by === 'id' ? this.store.get(parsed.id) : parsed.names.map((n) => this.store.getByName(n)).find(Boolean)
     if (!rec) throw new SvcError('not_found', `no conversation ${ref}`, 'svc conv list shows the conversations')
     return rec
@@ -83,4 +83,4 @@ export class KernelContext {
 }
 
 /** Input echoed in a message stays on one line and short. */
-export const printable = (s: string) => oneLine(s, 80)
+export const shortLine = (s: string) => oneLine(s, 80)

@@ -1,3 +1,5 @@
+import { hasEnded } from '../domain/activity.js'
+import { inIdOrder } from '../domain/newest.js'
 import type { ConversationRecord } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
 import { tellRefusal } from '../domain/tell-refusal.js'
@@ -8,7 +10,7 @@ import { appendLine, createFileOnce, writeFileAtomic } from '../io/atomic-file.j
 import { projectEntry } from '../io/config.js'
 import { isAbsolute, resolve as resolvePath } from '../io/paths.js'
 import type { ConvView, PortInput, PortOutputs } from '../port.js'
-import { printable, type KernelContext } from './context.js'
+import { shortLine, type KernelContext } from './context.js'
 import { harnessEnv } from './launch-env.js'
 import { newConversationKey } from './conversation-key.js'
 import { decided } from './decided.js'
@@ -111,19 +113,19 @@ async function writeConversation(ctx: KernelContext, n: NewConversation, id: str
 }
 
 function checkDir(ctx: KernelContext, dir: string): string {
-  if (!isAbsolute(dir)) throw new SvcError('usage', `working directory ${printable(dir)} is not an absolute path`)
+  if (!isAbsolute(dir)) throw new SvcError('usage', `working directory ${shortLine(dir)} is not an absolute path`)
   let st
   try {
     st = ctx.io.files.stat(dir)
   } catch {}
-  if (!st) throw new SvcError('usage', `working directory ${printable(dir)} does not exist`)
-  if (!st.isDirectory) throw new SvcError('usage', `working directory ${printable(dir)} is not a directory`)
+  if (!st) throw new SvcError('usage', `working directory ${shortLine(dir)} does not exist`)
+  if (!st.isDirectory) throw new SvcError('usage', `working directory ${shortLine(dir)} is not a directory`)
   return resolvePath(dir)
 }
 
 export async function convNew(ctx: KernelContext, input: PortInput<'convNew'>): Promise<ConvView> {
   if (input.name !== undefined && !CONV_NAME.test(input.name))
-    throw new SvcError('usage', `invalid name '${printable(input.name)}': use lower-case letters, digits, '.', '_' or '-', starting with a letter or digit`)
+    throw new SvcError('usage', `invalid name '${shortLine(input.name)}': use lower-case letters, digits, '.', '_' or '-', starting with a letter or digit`)
   let cwd = input.cwd
   if (input.project) {
     const project = projectEntry(await ctx.config.projects(), input.project)
@@ -150,7 +152,7 @@ export function convList(ctx: KernelContext, input: PortInput<'convList'>): Conv
   return ctx.store
     .all()
     .filter((r) => input.all || !r.archived)
-    .sort((a, b) => Number(a.id) - Number(b.id))
+    .sort(inIdOrder)
     .map((r) => ctx.view(r, now))
 }
 
@@ -169,7 +171,7 @@ export async function stopConversation(ctx: KernelContext, rec: ConversationReco
 export async function convArchive(ctx: KernelContext, rec: ConversationRecord): Promise<ConvView> {
   if (rec.archived) return ctx.view(rec)
   const v = ctx.view(rec)
-  if (v.activity !== 'stopped' && v.activity !== 'failed-to-start')
+  if (!hasEnded(v.activity))
     throw new SvcError('conflict', `conv ${rec.id} (${rec.name}) is ${v.activity}; stop it first`, `svc conv stop ${rec.id}`)
   await ctx.store.update(rec.id, { archived: { at: ctx.io.clock.now() } })
   ctx.emit({ name: rec.name, what: 'record' })

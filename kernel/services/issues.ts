@@ -6,7 +6,7 @@ import { LocalIssues, type LocalIssue } from '../io/trackers/local.js'
 import { join } from '../io/paths.js'
 import type { IssueComment, IssueFacts } from '../io/trackers/types.js'
 import type { IssueView, PortInput } from '../port.js'
-import { printable, type KernelContext } from './context.js'
+import { shortLine, type KernelContext } from './context.js'
 
 /** `svc issue new|list|show|close`: the issues a worker can belong to. Local issues are kept per project under
  * `<home>/issues/<project>/`; GitHub issues are read through gh. */
@@ -28,7 +28,7 @@ async function projectOf(ctx: KernelContext, requested: string | undefined, cwd:
   if (key === undefined && cwd && ctx.io.files.exists(cwd)) key = projectHolding(projects, ctx.io.files.realpath(cwd))
   if (key === undefined) throw new SvcError('usage', `no project for ${what}: pass --project, or run from inside a checkout listed in projects.yaml`)
   const entry = projectEntry(projects, key)
-  if (!entry) throw new SvcError('not_found', `no project ${printable(key)} in ${ctx.config.path}`, Object.keys(projects).length ? `projects: ${Object.keys(projects).join(', ')}` : undefined)
+  if (!entry) throw new SvcError('not_found', `no project ${shortLine(key)} in ${ctx.config.path}`, Object.keys(projects).length ? `projects: ${Object.keys(projects).join(', ')}` : undefined)
   return { key, checkout: ctx.io.files.exists(entry.path) ? ctx.io.files.realpath(entry.path) : undefined }
 }
 
@@ -44,7 +44,7 @@ export async function resolveIssueRef(ctx: KernelContext, input: { ref: string; 
   const parsed = parseIssueRef(input.ref)
   if (!parsed.ok) throw new SvcError('usage', parsed.message)
   if (parsed.value.tracker === 'gh') return { ref: parsed.value }
-  const project = await projectOf(ctx, input.project, input.cwd, `issue ${printable(input.ref)}`)
+  const project = await projectOf(ctx, input.project, input.cwd, `issue ${shortLine(input.ref)}`)
   const ref = onOrigin(parsed.value, parsed.value.tracker === 'origin' ? await originOf(ctx, project) : undefined)
   if (!ref.ok) throw new SvcError('usage', ref.message)
   return { ref: ref.value, project }

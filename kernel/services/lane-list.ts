@@ -1,5 +1,6 @@
 import { readsGitFacts } from '../domain/lane-paths.js'
-import type { LaneChainNow, LaneRecord } from '../domain/lane.js'
+import { inIdOrder } from '../domain/newest.js'
+import { inChain, isLane, type LaneChainNow, type LaneRecord } from '../domain/lane.js'
 import { chainText, newestReport, rowVerdict } from '../domain/lane-summary.js'
 import { SvcError } from '../domain/errors.js'
 import { invalidLaneKey, invalidRunKey, isLaneKey, isRunKey } from '../domain/keys.js'
@@ -7,7 +8,7 @@ import type { LaneView, PortInput } from '../port.js'
 import type { KernelContext } from './context.js'
 import type { GitFactsCache } from './git-facts.js'
 
-const lanes = (ctx: KernelContext) => ctx.store.all().filter((r): r is LaneRecord => Boolean(r.lane))
+const lanes = (ctx: KernelContext) => ctx.store.all().filter(isLane)
 
 /** The lanes `pick` chooses, read once with what their rows need: each lane's view, reports and git facts, and
  * the other lanes of the same run and key (verdicts, staleness and chains need them). */
@@ -45,7 +46,7 @@ export async function laneViews(ctx: KernelContext, cache: GitFactsCache, pick: 
 
 function rowsOf({ chosen, views, facts, infos, group }: Awaited<ReturnType<typeof readLanes>>): LaneView[] {
   return chosen
-    .sort((a, b) => Number(a.id) - Number(b.id))
+    .sort(inIdOrder)
     .map((rec) => {
       const info = infos.get(rec.id)!
       const v = views.get(rec.id)!
@@ -117,7 +118,7 @@ export async function laneShow(ctx: KernelContext, cache: GitFactsCache, input: 
     key = rec.lane.key
   } else if (run === undefined || key === undefined) throw new SvcError('usage', 'show takes a lane, or --run with --key')
   else checkKeys({ run, key })
-  const read = await readLanes(ctx, cache, (r) => r.lane.run === run && r.lane.key === key)
+  const read = await readLanes(ctx, cache, (r) => inChain(r.lane, run!, key!))
   if (!read.chosen.length) throw new SvcError('not_found', `no lanes ${run}/${key}`)
   return { chain: chainText(read.group(run!, key!), run!, key!), lanes: rowsOf(read) }
 }

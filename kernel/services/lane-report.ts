@@ -2,6 +2,7 @@ import { SvcError } from '../domain/errors.js'
 import { isGitBacked } from '../domain/lane-paths.js'
 import { checkReport, reportingLane, reportingWorker } from '../domain/report-rules.js'
 import type { ConversationRecord } from '../domain/conversation.js'
+import { inChain } from '../domain/lane.js'
 import type { Report } from '../domain/report.js'
 import { workDirOf } from '../domain/worker-rules.js'
 import { convFiles } from '../home.js'
@@ -31,7 +32,7 @@ function caller(ctx: KernelContext, ref: string | undefined, kind: Reporter): Co
 function peersOf(ctx: KernelContext, rec: ConversationRecord): ConversationRecord[] {
   const l = rec.lane
   if (l?.role === 'builder')
-    return ctx.store.all().filter((r) => r.lane && r.lane.run === l.run && r.lane.key === l.key && r.lane.role === 'builder' && r.lane.iteration === l.iteration)
+    return ctx.store.all().filter((r) => r.lane && inChain(r.lane, l.run, l.key) && r.lane.role === 'builder' && r.lane.iteration === l.iteration)
   const w = rec.worker
   if (w) return ctx.store.all().filter((r) => r.worker && r.project === rec.project && r.worker.issue === w.issue && r.worker.iteration === w.iteration)
   return [rec]

@@ -6,7 +6,7 @@ import type { LanePlan } from '../domain/launch-rules.js'
 import { workDirOf } from '../domain/worker-rules.js'
 import { dirIdOf, identityOf, writeLaunchId } from '../io/lane-dir.js'
 import { intentPath } from '../io/launch-intents.js'
-import { printable, type KernelContext } from './context.js'
+import { shortLine, type KernelContext } from './context.js'
 import { decided } from './decided.js'
 import type { ProjectContext } from './lane-start.js'
 import { abandonDirectory, holdDirectory, releaseDirectory } from './launch-intents.js'
@@ -96,8 +96,8 @@ async function intentOf(ctx: KernelContext, project: ProjectContext, plan: DirPl
   }
   const ref = plan.branch ? plan.startPoint! : plan.at!
   const start = await ctx.io.git.revParse(repo, ref)
-  if (!start && plan.branch) throw new SvcError('usage', `refused: cannot cut ${plan.branch} from ${printable(ref)}: no such commit`)
-  if (!start) throw new SvcError('usage', `refused: --at ${printable(ref)} names no commit in ${repo}`)
+  if (!start && plan.branch) throw new SvcError('usage', `refused: cannot cut ${plan.branch} from ${shortLine(ref)}: no such commit`)
+  if (!start) throw new SvcError('usage', `refused: --at ${shortLine(ref)} names no commit in ${repo}`)
   return { id, dir, kind: 'worktree', repo, ...(plan.branch ? { branch: plan.branch } : {}), start, at: ctx.io.clock.now() }
 }
 

@@ -9,6 +9,8 @@ import type { IssueView, PortInput, PortOutputs } from '../port.js'
 import { KeyedQueue } from '../serial.js'
 import { awaitStart } from './await-start.js'
 import type { KernelContext } from './context.js'
+import { decided } from './decided.js'
+import { hasDoneReport } from '../domain/lane.js'
 import { createConversation, stopConversation } from './conversations.js'
 import { issueShow } from './issues.js'
 import { inNewDirectory, reusedDirectory, type Made } from './lane-start-dir.js'
@@ -29,25 +31,21 @@ async function workerRows(ctx: KernelContext, issue: string, project: string): P
       id: r.id,
       createdAt: r.createdAt,
       live: isLive(ctx.view(r, now).activity),
-      doneReported: (await ctx.store.reports(r.name)).some((x) => x.status === 'done'),
+      doneReported: hasDoneReport(await ctx.store.reports(r.name)),
       worker: r.worker!,
     })),
   )
 }
-
-const refused = (d: { ok: false; code: SvcError['code']; message: string }) => new SvcError(d.code, d.message)
 
 export async function workerRun(ctx: KernelContext, input: PortInput<'workerRun'>): Promise<PortOutputs['workerRun']> {
   const brief = readBrief(input)
   if (!input.conversation) throw new SvcError('usage', 'SERVICE_CONVERSATION is not set: run svc worker run inside a conversation')
   const launcher = ctx.resolve(input.conversation)
   ctx.checkActingAs(launcher, input.conversationKey, 'svc worker run')
-  const may = mayRunWorker(launcher.id, (id) => ctx.store.get(id))
-  if (!may.ok) throw refused(may)
+  const may = decided(mayRunWorker(launcher.id, (id) => ctx.store.get(id)))
   const project = await resolveProject(ctx, input.project, launcher, input.cwd)
   const issue = await issueShow(ctx, { ref: input.issue, project: project.key, cwd: input.cwd })
-  const open = checkIssueState(issue.ref, issue.state, Boolean(input.allowClosed))
-  if (!open.ok) throw refused(open)
+  decided(checkIssueState(issue.ref, issue.state, Boolean(input.allowClosed)))
   const ref = (parseIssueRef(issue.ref) as { ok: true; value: IssueRef }).value
   const fetched = input.reuse ? undefined : ctx.io.git.fetchOrigin(project.checkout, ctx.io.clock.now())
   fetched?.catch(() => {})
@@ -55,12 +53,10 @@ export async function workerRun(ctx: KernelContext, input: PortInput<'workerRun'
   const slug = issueSlug(ref)
 
   const rec = await runs.run(`${project.key}\0${issue.ref}`, async () => {
-    let plan = planWorker(issue.ref, slug, await workerRows(ctx, issue.ref, project.key), input)
-    if (!plan.ok) throw refused(plan)
+    let plan = decided(planWorker(issue.ref, slug, await workerRows(ctx, issue.ref, project.key), input))
     if (plan.replace) {
       await stopConversation(ctx, ctx.store.get(plan.replace.id)!, REPLACE_STOP_MS)
-      plan = planWorker(issue.ref, slug, await workerRows(ctx, issue.ref, project.key), { ...input, replace: false })
-      if (!plan.ok) throw refused(plan)
+      plan = decided(planWorker(issue.ref, slug, await workerRows(ctx, issue.ref, project.key), { ...input, replace: false }))
     }
     const p = plan
     const dir = join(project.lanesRoot, p.dirName)

@@ -1,4 +1,5 @@
 import type { ConversationRecord } from '../domain/conversation.js'
+import { inIdOrder } from '../domain/newest.js'
 import { SvcError } from '../domain/errors.js'
 import { formatCursor } from '../domain/cursor.js'
 import { formatIssueRef } from '../domain/issue-ref.js'
@@ -32,7 +33,7 @@ async function ofIssue(ctx: KernelContext, input: { issue?: string; project?: st
 
 export async function workerViews(ctx: KernelContext, pick: (r: ConversationRecord) => boolean): Promise<WorkerView[]> {
   const now = ctx.io.clock.now()
-  const recs = workersOf(ctx).filter(pick).sort((a, b) => Number(a.id) - Number(b.id))
+  const recs = workersOf(ctx).filter(pick).sort(inIdOrder)
   return Promise.all(
     recs.map(async (rec) => {
       const w = rec.worker!

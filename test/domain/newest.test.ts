@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { newestPhase } from '../../kernel/domain/activity.js'
 import { isJudgeRole, ROLES } from '../../kernel/domain/keys.js'
-import { newest, newestBy } from '../../kernel/domain/newest.js'
+import { inIdOrder, newest, newestBy } from '../../kernel/domain/newest.js'
 
 // One predicate per question: "newest by time" and "is this a critic or a verifier", each written once.
 
@@ -23,6 +23,15 @@ test('newestBy: the greatest time; of equal times the later in the list; nothing
 test('isJudgeRole: critic and verifier, nothing else', () => {
   assert.equal(ROLES.filter(isJudgeRole), ['critic', 'verifier'])
   assert.is(isJudgeRole(undefined), false)
+})
+
+test('inIdOrder: ids compare as numbers, not as text', () => {
+  const rows: [string, string[], string[]][] = [
+    ['9 before 10', ['10', '9'], ['9', '10']],
+    ['already in order', ['1', '2', '3'], ['1', '2', '3']],
+    ['100 after 20', ['100', '20', '3'], ['3', '20', '100']],
+  ]
+  for (const [name, ids, want] of rows) assert.equal(ids.map((id) => ({ id })).sort(inIdOrder).map((x) => x.id), want, name)
 })
 
 test.run()

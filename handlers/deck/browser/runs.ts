@@ -1,4 +1,5 @@
 import { usdText } from '../../../kernel/domain/format.js'
+import { inIdOrder } from '../../../kernel/domain/newest.js'
 import type { RunCounts } from '../../../kernel/domain/run-counts.js'
 import type { DeckTree, LaneView } from '../../../kernel/port.js'
 import { h } from './dom.js'
@@ -44,7 +45,7 @@ export function runSections(tree: DeckTree, now: number) {
       [...keys.keys()].sort().map((key) =>
         h('div', { class: 'key', 'data-key': key },
           h('div', { class: 'chain', 'data-chain': `${run}/${key}` }, h('span', { class: 'key-name' }, key), ' ', tree.chains[run]?.[key] || '—'),
-          h('ul', { class: 'lanes' }, keys.get(key)!.sort((a, b) => Number(a.id) - Number(b.id)).map((l) => h('li', { 'data-id': l.id, 'data-kind': 'lane' }, convRow(tree, l.id, now)))))),
+          h('ul', { class: 'lanes' }, keys.get(key)!.sort(inIdOrder).map((l) => h('li', { 'data-id': l.id, 'data-kind': 'lane' }, convRow(tree, l.id, now)))))),
     )
   })
 }
