@@ -8,7 +8,7 @@ import type { DoctorCheck } from './domain/doctor.js'
 import type { TranscriptPage } from './domain/transcript.js'
 import { MAX_DIFF_BYTES } from './domain/diff-limits.js'
 import type { ConvDetail, ConvDiff, DeckTree } from './port-deck.js'
-import type { ReportFrom } from './domain/lane-lines.js'
+import type { ReportFrom } from './domain/list-show.js'
 import type { LaneView } from './domain/lane.js'
 import type { WorkerView } from './port-workers.js'
 

@@ -1,6 +1,5 @@
 import { harnessWords } from '../../kernel/domain/activity.js'
-import { showLine, stopLine } from '../../kernel/domain/lane-lines.js'
-import { LIST_COLUMNS, laneCells } from '../../kernel/domain/list-columns.js'
+import { showLine, stopLine, LIST_COLUMNS, laneCells } from '../../kernel/domain/list-show.js'
 import { json, line, textTable } from '../format.js'
 import type { ReapResult } from '../../kernel/port.js'
 import { optionText, type Args, type Io } from '../io.js'

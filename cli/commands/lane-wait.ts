@@ -1,6 +1,6 @@
 import { SvcError } from '../../kernel/domain/errors.js'
 import { reportExitCode } from '../../kernel/domain/report-rules.js'
-import { WAIT_EXIT } from '../../kernel/domain/wait-pick.js'
+import { WAIT_EXIT } from '../../kernel/domain/wait.js'
 import { json, line } from '../format.js'
 import type { KernelPort } from '../../kernel/port.js'
 import { optionText, type Args, type Io } from '../io.js'

@@ -1,4 +1,4 @@
-import { activityShown } from '../../kernel/domain/activity.js'
+import { activityShown } from '../../kernel/domain/list-show.js'
 import { EFFORTS, HARNESSES } from '../../kernel/domain/keys.js'
 import type { WorkerView } from '../../kernel/port.js'
 import { json, line, textTable } from '../format.js'

@@ -2,7 +2,9 @@ import type { ConversationRecord } from './conversation.js'
 import { isJudgeRole, type NeedsYouReason, type Phase } from './keys.js'
 import { newest } from './newest.js'
 import { ALLOWED, refuse, type Decision } from './refusal.js'
-import { hasDoneReport } from './lane.js'
+import { hasDoneReport, holdsItsDirectory } from './lane.js'
+import { isGitBacked } from './launch.js'
+import type { Role } from './keys.js'
 import type { Report } from './report.js'
 
 export const ACTIVITIES = ['failed-to-start', 'needs-you', 'working', 'idle', 'starting', 'stopped'] as const
@@ -55,9 +57,6 @@ export const isLive = (a: Activity) => a === 'needs-you' || a === 'working' || a
 /** Ended for good: stopped, or never started. Nothing it could still do (report, take a message) will happen. */
 export const hasEnded = (a: Activity) => !isLive(a)
 
-/** SPEC.md 4.1 list and show: what a row shows for its activity; an archived one shows `archived`. */
-export const activityShown = (v: { archived?: boolean; activity: string }) => (v.archived ? 'archived' : v.activity)
-
 /** Of several phase statements (runner stream, hook, self-mark), the newest wins. */
 export const newestPhase = <T extends { at: number }>(...candidates: (T | undefined)[]): T | undefined => newest(candidates)
 
@@ -77,3 +76,6 @@ export function takesMessages(rec: Pick<ConversationRecord, 'id' | 'name' | 'lan
   if (!isJudgeRole(rec.lane?.role) || !hasDoneReport(reports)) return ALLOWED
   return refuse('conflict', `conv ${rec.id} (${rec.name}) is a ${rec.lane!.role} that has filed its done report; it takes no further messages`, 'pass --force to send it anyway')
 }
+
+/** SPEC.md 3: git facts (branch, head, ahead, dirty) are read only for git-backed lanes that are not archived. */
+export const readsGitFacts = (l: { lane: { role: Role }; archived?: unknown; reaped?: unknown }) => isGitBacked(l.lane.role) && holdsItsDirectory(l)

@@ -1,6 +1,6 @@
 import type { ConversationRecord, LaneFacts } from './conversation.js'
 import type { Role } from './keys.js'
-import { isGitBacked } from './lane-paths.js'
+import { isGitBacked } from './launch.js'
 import { holdsItsDirectory } from './lane.js'
 import { workDirOf } from './worker-rules.js'
 import { ALLOWED, refuse, type Decision } from './refusal.js'

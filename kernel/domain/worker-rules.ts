@@ -1,7 +1,6 @@
 import type { ConversationRecord, LaneFacts, WorkerFacts } from './conversation.js'
-import { nextIteration } from './iteration.js'
+import { nextIteration, effectiveLauncher } from './launch.js'
 import { newestBy } from './newest.js'
-import { effectiveLauncher } from './launcher.js'
 import { refuse, type Decision } from './refusal.js'
 
 /** The rules of `svc worker run` (SPEC.md section 1, DESIGN.md 3, workers): who may run a worker, on which issue,

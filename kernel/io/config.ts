@@ -2,7 +2,7 @@ import { existsSync, realpathSync } from 'node:fs'
 import * as v from 'valibot'
 import { SvcError } from '../domain/errors.js'
 import { EFFORTS, HARNESSES, ROLES } from '../domain/keys.js'
-import { isWithin } from '../domain/lane-paths.js'
+import { isWithin } from '../domain/configuration.js'
 import { issueText } from '../domain/shape.js'
 import { CachedFile, parseYamlText, yamlParse } from './yaml-file.js'
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join, resolve as resolvePath } from 'node:path'
 import { SvcError } from '../domain/errors.js'
-import { fetchServes } from '../domain/launch-rules.js'
+import { fetchServes } from '../domain/launch.js'
 import { availableParallelism } from 'node:os'
 import { KeyedQueue, Limiter } from '../serial.js'
 

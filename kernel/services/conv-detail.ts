@@ -1,6 +1,6 @@
 import type { ConversationRecord } from '../domain/conversation.js'
 import { needsYouAsk } from '../domain/needs-you-ask.js'
-import { parkedRef } from '../domain/reap-plan.js'
+import { parkedRef } from '../domain/reap.js'
 import { tellRefusal } from '../domain/tell-refusal.js'
 import { verdictDefects } from '../domain/verdict-defects.js'
 import { convFiles } from '../home.js'

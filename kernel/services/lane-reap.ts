@@ -1,23 +1,10 @@
 import { isLive } from '../domain/activity.js'
 import { REAP_STOP_LIMIT_MS } from '../domain/limits.js'
 import { SvcError } from '../domain/errors.js'
-import { isGitBacked } from '../domain/lane-paths.js'
+import { isGitBacked } from '../domain/launch.js'
 import type { ConversationRecord } from '../domain/conversation.js'
 import { workDirOf } from '../domain/worker-rules.js'
-import {
-  alreadyGoneWarning,
-  archiveFailedMessage,
-  countsAgainstReap,
-  detachedKeptWarning,
-  keptHeadRef,
-  nestedRepoRefusal,
-  parkedPatchName,
-  parkedRef,
-  playKeptWarning,
-  reapRefusal,
-  unpushedWarning,
-  type ReapFacts,
-} from '../domain/reap-plan.js'
+import { alreadyGoneWarning, archiveFailedMessage, countsAgainstReap, detachedKeptWarning, keptHeadRef, nestedRepoRefusal, parkedPatchName, parkedRef, playKeptWarning, reapRefusal, unpushedWarning, type ReapFacts } from '../domain/reap.js'
 import { leftOutNote } from '../domain/unseen-work.js'
 import { notOwnDirectory, reappearedWarning } from '../domain/lane-claim.js'
 import { convFiles } from '../home.js'

@@ -1,7 +1,7 @@
 import type { ConversationRecord } from '../domain/conversation.js'
 import { inIdOrder } from '../domain/newest.js'
 import { SvcError } from '../domain/errors.js'
-import { formatCursor } from '../domain/cursor.js'
+import { formatCursor } from '../domain/wait.js'
 import { formatIssueRef } from '../domain/issue-ref.js'
 import { isWorkerOf } from '../domain/worker-rules.js'
 import type { PortInput, PortOutputs, WaitResult, WorkerView } from '../port.js'

@@ -1,16 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import {
-  ACTIVITIES,
-  STARTING_WINDOW_MS,
-  deriveActivity,
-  harnessWords,
-  isLive,
-  newestPhase,
-  type Activity,
-  type ActivityFacts,
-  type Evidence,
-} from '../../kernel/domain/activity.js'
+import { ACTIVITIES, STARTING_WINDOW_MS, deriveActivity, harnessWords, isLive, newestPhase, type Activity, type ActivityFacts, type Evidence } from '../../kernel/domain/activity.js'
 
 const CREATED = 1_700_000_000_000
 const ev = (source: string, at: number, detail?: string): Evidence => (detail === undefined ? { source, at } : { source, at, detail })

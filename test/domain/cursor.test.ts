@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { compareCursor, formatCursor, isAfter, parseCursor, type Cursor } from '../../kernel/domain/cursor.js'
+import { compareCursor, formatCursor, isAfter, parseCursor, type Cursor } from '../../kernel/domain/wait.js'
 
 test('formatCursor writes <atMs>.<name>.<seq>', () => {
   assert.is(formatCursor({ at: 1700000000123, name: 'alpha', seq: 3 }), '1700000000123.alpha.3')

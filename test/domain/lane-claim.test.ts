@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { ConversationRecord } from '../../kernel/domain/conversation.js'
 import { dirClaimRefusal, notOwnDirectory, planUndo, type LaunchIntent, type UndoFacts } from '../../kernel/domain/lane-claim.js'
-import { optionLikeRef } from '../../kernel/domain/launch-request.js'
+import { optionLikeRef } from '../../kernel/domain/launch.js'
 
 // A lane's hold on its directory (issue 16, items 2, 3 and 13): who may be given a directory, whether the one at a
 // lane's path is its own, what a launch cut short may take back, and which refs never reach git.

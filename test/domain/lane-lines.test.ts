@@ -1,11 +1,10 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { takesMessages } from '../../kernel/domain/activity.js'
+import { takesMessages, readsGitFacts } from '../../kernel/domain/activity.js'
 import type { ConversationRecord } from '../../kernel/domain/conversation.js'
 import { laneOf } from '../../kernel/domain/lane.js'
 import type { Role } from '../../kernel/domain/keys.js'
-import { showLine, startLine, stopLine } from '../../kernel/domain/lane-lines.js'
-import { readsGitFacts } from '../../kernel/domain/lane-paths.js'
+import { showLine, startLine, stopLine } from '../../kernel/domain/list-show.js'
 
 // The lines the lane verbs print (SPEC.md 4.1 start, show, stop), 'is not a lane' with one code wherever it is met,
 // the judge that takes no message (SPEC.md 3, 4.2) and which lanes have git facts read (SPEC.md 3).

@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { ACTIVITIES, activityShown, hasEnded, type Activity } from '../../kernel/domain/activity.js'
+import { ACTIVITIES, hasEnded, type Activity } from '../../kernel/domain/activity.js'
+import { activityShown, LIST_COLUMNS, laneCells } from '../../kernel/domain/list-show.js'
 import type { ConversationRecord } from '../../kernel/domain/conversation.js'
 import type { Role } from '../../kernel/domain/keys.js'
 import {
@@ -14,7 +15,6 @@ import {
   newestVerdict,
   type LaneCellsInput,
 } from '../../kernel/domain/lane.js'
-import { LIST_COLUMNS, laneCells } from '../../kernel/domain/list-columns.js'
 import type { Report } from '../../kernel/domain/report.js'
 
 // The lane type family's predicates: one exported function per question about a lane, each a table here.

@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { ConversationRecord } from '../../kernel/domain/conversation.js'
 import type { Role } from '../../kernel/domain/keys.js'
-import { checkRequest, laneKeyOf, launchRun, optionsFitRole, type StartRequest } from '../../kernel/domain/launch-request.js'
+import { checkRequest, laneKeyOf, launchRun, optionsFitRole, type StartRequest } from '../../kernel/domain/launch.js'
 
 // SPEC.md 4.1 start: launch rules 1, 2 and 6 (the request's part) and the options, one row per case.
 

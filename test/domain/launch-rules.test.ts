@@ -3,18 +3,8 @@ import * as assert from 'uvu/assert'
 import type { LaneFacts } from '../../kernel/domain/conversation.js'
 import type { LaneNow } from '../../kernel/domain/lane.js'
 import type { Role } from '../../kernel/domain/keys.js'
-import {
-  answeredVerdict,
-  builderStartPoint,
-  criticCheckout,
-  fetchServes,
-  judgedBuilder,
-  launchModel,
-  oneLiveLane,
-  planLaunch,
-  reuseTarget,
-} from '../../kernel/domain/launch-rules.js'
-import type { StartRequest } from '../../kernel/domain/launch-request.js'
+import { answeredVerdict } from '../../kernel/domain/chains.js'
+import { builderStartPoint, criticCheckout, fetchServes, judgedBuilder, launchModel, oneLiveLane, planLaunch, reuseTarget, type StartRequest } from '../../kernel/domain/launch.js'
 import type { Report } from '../../kernel/domain/report.js'
 
 // SPEC.md 4.1 start, launch rules 3-8, one row per case, refusals with their code and exact message.

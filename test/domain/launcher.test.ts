@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { ConversationRecord, LaneFacts } from '../../kernel/domain/conversation.js'
 import { ROLES, type Role } from '../../kernel/domain/keys.js'
-import { effectiveLauncher, mayLaunch } from '../../kernel/domain/launcher.js'
+import { effectiveLauncher, mayLaunch } from '../../kernel/domain/launch.js'
 
 const lane = (role: Role, key = `k-${role}`): LaneFacts => ({ run: 'r1', key, role, dir: `r1-${key}`, root: '/lanes', iteration: 1 })
 

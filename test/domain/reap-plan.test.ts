@@ -1,16 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import {
-  alreadyGoneWarning,
-  archiveFailedMessage,
-  countsAgainstReap,
-  parkedPatchName,
-  processRefusal,
-  playKeptWarning,
-  reapRefusal,
-  unpushedWarning,
-  type ReapFacts,
-} from '../../kernel/domain/reap-plan.js'
+import { alreadyGoneWarning, archiveFailedMessage, countsAgainstReap, parkedPatchName, processRefusal, playKeptWarning, reapRefusal, unpushedWarning, type ReapFacts } from '../../kernel/domain/reap.js'
 
 // The pure decisions of reap (SPEC.md 4.1 reap steps 1-4 in order) and the cells of a list row.
 

@@ -1,7 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Activity } from '../../kernel/domain/activity.js'
-import { IDLE_LIMIT_MS, pickNext, type WaitMember } from '../../kernel/domain/wait-pick.js'
+import { IDLE_LIMIT_MS, pickNext, type WaitMember } from '../../kernel/domain/wait.js'
 import type { Report } from '../../kernel/domain/report.js'
 
 // SPEC.md 4.1 wait and section 8: the next report after the cursor, oldest first; exit 2 when every lane exited, or

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import type { LaneFacts } from '../../kernel/domain/conversation.js'
 import { CONV_NAME, type Role } from '../../kernel/domain/keys.js'
 import { dirClaimRefusal } from '../../kernel/domain/lane-claim.js'
-import { mayLaunch } from '../../kernel/domain/launcher.js'
+import { mayLaunch } from '../../kernel/domain/launch.js'
 import { checkReport } from '../../kernel/domain/report-rules.js'
 import {
   alreadyPosted,

@@ -1,6 +1,5 @@
-import { activityShown } from '../../../kernel/domain/activity.js'
+import { activityShown, LIST_COLUMNS, laneCells } from '../../../kernel/domain/list-show.js'
 import { age, costText, usdText } from '../../../kernel/domain/format.js'
-import { LIST_COLUMNS, laneCells } from '../../../kernel/domain/list-columns.js'
 import type { ConvView, DeckTree, LaneView, WorkerView } from '../../../kernel/port.js'
 import { h } from './dom.js'
 

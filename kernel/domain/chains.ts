@@ -1,5 +1,5 @@
 import { isJudgeRole, type Verdict } from './keys.js'
-import { byCreation, hasDoneReport, inChain, judgesIteration, newestLane, newestVerdict, type LaneChainNow } from './lane.js'
+import { byCreation, hasDoneReport, inChain, judgesIteration, newestLane, newestVerdict, type LaneChainNow, type LaneNow } from './lane.js'
 import { newestBy } from './newest.js'
 
 export interface VerdictView {
@@ -47,8 +47,6 @@ export function rowVerdict(info: LaneChainNow, all: LaneChainNow[]): VerdictView
   return newest && verdictOf(newest.c, all)
 }
 
-export const newestReport = (info: LaneChainNow) => info.reports.at(-1)
-
 /** SPEC.md 4.1 show: `i<n> built → critic c<n>: <VERDICT> (<count> defects) → ...` over the builder iterations of
  * one run and key and the critics of each. */
 export function chainText(all: LaneChainNow[], run: string, key: string): string {
@@ -64,4 +62,20 @@ export function chainText(all: LaneChainNow[], run: string, key: string): string
     }
   }
   return parts.join(' → ')
+}
+
+/** The verdict a builder answers: the critic conversation, its verdict and verdict file. */
+export interface AnsweredVerdict {
+  id: string
+  verdict?: string
+  verdictFile?: string
+}
+
+/** SPEC.md "Pairing and chains": a builder of iteration n >= 2 answers the newest critic of iteration n - 1
+ * created before it. */
+export function answeredVerdict(runLanes: LaneNow[], key: string, iteration: number, before: number): AnsweredVerdict | undefined {
+  const c = newestLane(runLanes.filter((l) => l.rec.lane.key === key && judgesIteration(l.rec.lane, iteration) && l.rec.createdAt < before))
+  if (!c) return undefined
+  const verdict = newestVerdict(c.reports)
+  return { id: c.rec.id, verdict: verdict?.verdict, verdictFile: verdict?.verdictFile }
 }

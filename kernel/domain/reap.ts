@@ -1,5 +1,6 @@
 import type { Role } from './keys.js'
-import { isGitBacked, isWithin } from './lane-paths.js'
+import { isGitBacked } from './launch.js'
+import { isWithin } from './configuration.js'
 import { ALLOWED, refuse, type Decision } from './refusal.js'
 import { someOf } from './unseen-work.js'
 

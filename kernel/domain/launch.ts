@@ -1,17 +1,147 @@
-import { isJudgeRole, type Effort, type Harness, type Role } from './keys.js'
-import { nextIteration } from './iteration.js'
+import { conversationKind, type ConversationRecord } from './conversation.js'
+import { answeredVerdict, type AnsweredVerdict } from './chains.js'
+import type { RoleDefaults } from './configuration.js'
+import { oneLine } from './errors.js'
+import { invalidLaneKey, invalidRunKey, isJudgeRole, isLaneKey, isRunKey, type Effort, type Harness, type Role } from './keys.js'
 import { newest } from './newest.js'
-import { byCreation, judgesIteration, newestLane, newestVerdict, type LaneNow } from './lane.js'
-import { builderBranch, isGitBacked, laneDirName } from './lane-paths.js'
-import type { StartRequest } from './launch-request.js'
-import { allow, refuse, type Decision } from './refusal.js'
+import { byCreation, newestLane, type LaneNow } from './lane.js'
+import { ALLOWED, allow, refuse, type Decision } from './refusal.js'
 import type { Report } from './report.js'
 
-export interface RoleDefaults {
+export interface StartRequest {
+  key?: string
+  for?: string
+  role: Role
+  run?: string
   model?: string
-  effort?: Effort
   harness?: Harness
+  effort?: Effort
+  branch?: string
+  from?: string
+  at?: string
+  reuse?: boolean
+  replace?: boolean
 }
+
+/** SPEC.md 4.1 start, launch rules 1-2: the effective launcher may start the role, and an orchestrator lane launches
+ * only into its own run (SPEC.md section 5). Returns the run the lane goes into. */
+export function launchRun(req: Pick<StartRequest, 'role' | 'run'>, launcher: ConversationRecord, effective: ConversationRecord | undefined): Decision<{ run: string }> {
+  if (!effective) return refuse('forbidden', `conv ${launcher.id} has a broken chain of parent links; it cannot launch lanes`)
+  const allowed = mayLaunch(effective, req.role)
+  if (!allowed.ok) return allowed
+  const launcherRun = effective.lane?.role === 'orchestrator' ? effective.lane.run : undefined
+  if (launcherRun && req.run && req.run !== launcherRun)
+    return refuse('forbidden', `refused: an orchestrator lane of run ${launcherRun} launches only into its own run, not ${req.run}`)
+  const run = launcherRun ?? req.run
+  if (!run) return refuse('usage', '--run is required when the launcher is a root conversation')
+  if (!isRunKey(run)) return refuse('usage', invalidRunKey(run))
+  return allow({ run })
+}
+
+/** SPEC.md 4.1 start, launch rule 6 (the request's part): a critic needs `--for`, `--key` defaults to `--for`, and a
+ * different `--key` is refused. Returns the lane key. */
+export function laneKeyOf(req: Pick<StartRequest, 'role' | 'key' | 'for'>): Decision<{ key: string }> {
+  if (req.role === 'critic' && !req.for) return refuse('usage', 'a critic needs --for <builder key>')
+  if (req.for !== undefined && !isJudgeRole(req.role)) return refuse('usage', `--for is for critic and verifier lanes, not ${req.role}`)
+  if (req.for !== undefined && !isLaneKey(req.for)) return refuse('usage', invalidLaneKey(req.for))
+  if (req.for !== undefined && req.key !== undefined && req.key !== req.for)
+    return refuse('usage', `--key ${req.key} differs from --for ${req.for}; a ${req.role} takes the key of the builder it judges`)
+  const key = req.key ?? req.for
+  if (key === undefined) return refuse('usage', 'one of --key or --for is required')
+  if (!isLaneKey(key)) return refuse('usage', invalidLaneKey(key))
+  return allow({ key })
+}
+
+/** SPEC.md 4.1 start options: `--branch` and `--from` are for builders, `--at` for detached worktrees, and no ref
+ * starts with `-`. */
+export function optionsFitRole(req: Pick<StartRequest, 'role' | 'branch' | 'from' | 'at'>): Decision {
+  if (req.branch !== undefined && req.role !== 'builder') return refuse('usage', `--branch is for builder lanes, not ${req.role}`)
+  if (req.from !== undefined && req.role !== 'builder') return refuse('usage', `--from is for builder lanes, not ${req.role}`)
+  if (req.at !== undefined && (req.role === 'builder' || req.role === 'play'))
+    return refuse('usage', `--at is for detached worktrees (orchestrator, critic, verifier), not ${req.role}`)
+  const optionLike = optionLikeRef(req)
+  return optionLike ? refuse('usage', optionLike) : allow({})
+}
+
+/** SPEC.md 4.1 start: launch rules 1, 2 and 6 and the options, which need nothing but the request and the
+ * launcher; checked before anything is read or created. Returns the run and key. */
+export function checkRequest(req: StartRequest, launcher: ConversationRecord, effective: ConversationRecord | undefined): Decision<{ run: string; key: string }> {
+  const run = launchRun(req, launcher, effective)
+  if (!run.ok) return run
+  const key = laneKeyOf(req)
+  if (!key.ok) return key
+  const options = optionsFitRole(req)
+  return options.ok ? allow({ run: run.run, key: key.key }) : options
+}
+
+/** A ref or branch name the user gives reaches git only as a name, never as one of its options: one that starts with
+ * `-` is refused before git sees it. */
+export function optionLikeRef(req: { from?: string; at?: string; branch?: string }): string | undefined {
+  const o = (['from', 'at', 'branch'] as const).find((k) => req[k]?.startsWith('-'))
+  if (!o) return undefined
+  const what = o === 'branch' ? "a branch name never starts with '-'" : "a ref never starts with '-'; give a branch, tag or commit"
+  return `--${o} ${oneLine(req[o]!, 80)}: ${what}`
+}
+
+type Lookup = (id: string) => ConversationRecord | undefined
+
+/** SPEC.md glossary: the launching conversation, or, if that is a successor, the row reached by following parent
+ * links until a lane or a root is met. A broken or cyclic chain yields undefined. */
+export function effectiveLauncher(id: string, lookup: Lookup): ConversationRecord | undefined {
+  const seen = new Set<string>()
+  let row = lookup(id)
+  while (row && conversationKind(row) === 'successor') {
+    if (seen.has(row.id) || !row.parent) return undefined
+    seen.add(row.id)
+    row = lookup(row.parent)
+  }
+  return row
+}
+
+/** SPEC.md section 5 and 4.1 launch rules 1-2: who may launch each role. `launcher` is the effective launcher. A
+ * worker launches no lanes. */
+export function mayLaunch(launcher: Pick<ConversationRecord, 'lane' | 'successor' | 'worker'>, role: Role): Decision {
+  if (launcher.worker) return refuse('forbidden', 'refused: a worker cannot launch lanes')
+  const launcherRole = launcher.lane?.role
+  if (!launcherRole) return ALLOWED
+  if (launcherRole !== 'orchestrator') return refuse('forbidden', `refused: a ${launcherRole} lane cannot launch lanes`)
+  const allowed: readonly Role[] = ['builder', 'verifier', 'play']
+  return allowed.includes(role)
+    ? ALLOWED
+    : refuse('forbidden', `refused: an orchestrator lane cannot launch ${role === 'orchestrator' ? 'an' : 'a'} ${role} lane; only a root conversation can`)
+}
+
+/** SPEC.md glossary: the iteration of a lane is the count of distinct working directories among lanes with the same
+ * run, key and role, in launch order; a `--reuse` respawn keeps the iteration of the lane it continues. */
+export function nextIteration(earlier: readonly { dir: string; iteration: number }[]): number {
+  return new Set(earlier.map((l) => l.dir)).size + 1
+}
+
+/** SPEC.md section 2, working directories by role: the directory name of a lane under the lanes root. */
+export function laneDirName(run: string, key: string, role: Role, iteration: number): string {
+  switch (role) {
+    case 'orchestrator':
+      return `${run}-${key}-orch`
+    case 'builder':
+      return iteration === 1 ? `${run}-${key}` : `${run}-${key}-i${iteration}`
+    case 'critic':
+      return `${run}-${key}-critic-i${iteration}`
+    case 'verifier':
+      return `${run}-${key}-verify-i${iteration}`
+    case 'play':
+      return `${run}-${key}-play-i${iteration}`
+  }
+}
+
+/** A builder's branch: `<run>/<key>` for iteration 1, `<run>/<key>-i<n>` after. */
+export const builderBranch = (run: string, key: string, iteration: number) => (iteration === 1 ? `${run}/${key}` : `${run}/${key}-i${iteration}`)
+
+/** The conversation name of a lane; `attempt` > 0 for a respawn in the same iteration. */
+export const laneConvName = (run: string, key: string, role: Role, iteration: number, attempt: number) =>
+  `${run}-${key}-${role}-i${iteration}${attempt ? `-${attempt + 1}` : ''}`
+
+/** Roles whose directory is a git worktree. */
+export const isGitBacked = (role: Role) => role !== 'play'
 
 /** The launch decided before anything is created (launch rules 3-8). */
 export interface LanePlan {
@@ -30,7 +160,7 @@ export interface LanePlan {
   /** For a detached worktree: the ref or commit to check out. */
   at?: string
   judged?: Judged
-  answers?: { id: string; verdict?: string; verdictFile?: string }
+  answers?: AnsweredVerdict
   model: string
   harness: Harness
   effort?: Effort
@@ -154,15 +284,6 @@ export function planLaunch(req: StartRequest, run: string, key: string, runLanes
   }
   if (!isGitBacked(req.role)) delete plan.at
   return allow({ plan })
-}
-
-/** SPEC.md "Pairing and chains": a builder of iteration n >= 2 answers the newest critic of iteration n - 1
- * created before it. */
-export function answeredVerdict(runLanes: LaneNow[], key: string, iteration: number, before: number): LanePlan['answers'] {
-  const c = newestLane(runLanes.filter((l) => l.rec.lane.key === key && judgesIteration(l.rec.lane, iteration) && l.rec.createdAt < before))
-  if (!c) return undefined
-  const verdict = newestVerdict(c.reports)
-  return { id: c.rec.id, verdict: verdict?.verdict, verdictFile: verdict?.verdictFile }
 }
 
 /** SPEC.md 4.1 launch rule 5: the base is fetched before every git-backed launch. A fetch of the repository serves
