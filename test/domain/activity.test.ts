@@ -1,6 +1,21 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { ACTIVITIES, STARTING_WINDOW_MS, deriveActivity, harnessWords, isLive, newestPhase, type Activity, type ActivityFacts, type Evidence } from '../../kernel/domain/activity.js'
+import {
+  ACTIVITIES,
+  STARTING_WINDOW_MS,
+  deriveActivity,
+  hasEnded,
+  harnessWords,
+  isLive,
+  newestPhase,
+  readsGitFacts,
+  takesMessages,
+  type Activity,
+  type ActivityFacts,
+  type Evidence,
+} from '../../kernel/domain/activity.js'
+import type { ConversationRecord } from '../../kernel/domain/conversation.js'
+import type { Role } from '../../kernel/domain/keys.js'
 
 const CREATED = 1_700_000_000_000
 const ev = (source: string, at: number, detail?: string): Evidence => (detail === undefined ? { source, at } : { source, at, detail })
@@ -223,6 +238,46 @@ test('harnessWords: the harness’s own words when a failure, an error or a retr
     [{ value: 'idle', evidence: { source: 'error', at: 1 } }, undefined],
   ]
   for (const [view, want] of table) assert.is(harnessWords(view), want, JSON.stringify(view))
+})
+
+test('hasEnded: stopped and failed-to-start; every other activity is live', () => {
+  const expected: Record<Activity, boolean> = { 'failed-to-start': true, 'needs-you': false, working: false, idle: false, starting: false, stopped: true }
+  for (const a of ACTIVITIES) assert.is(hasEnded(a), expected[a], a)
+})
+
+// SPEC.md 3 related rules: the judge that takes no message (and 4.2), and which lanes have git facts read.
+const lane = (role: Role) => ({ run: 'r1', key: 'k', role, dir: 'd', root: '/lanes', iteration: 2 })
+const rec = (extra: Partial<ConversationRecord> = {}): ConversationRecord => ({ id: '7', name: 'r1-k-critic-i2', createdAt: 1, harness: 'claude', cwd: '/lanes/d', ...extra })
+
+test('takesMessages: a critic or verifier with its done report takes none; everyone else does', () => {
+  const done = [{ status: 'done' as const }]
+  const rows: [string, Role | undefined, { status: 'done' | 'blocked' | 'failed' }[], boolean][] = [
+    ['critic, done', 'critic', done, false],
+    ['verifier, done', 'verifier', done, false],
+    ['critic, only blocked', 'critic', [{ status: 'blocked' }], true],
+    ['critic, no report', 'critic', [], true],
+    ['builder, done', 'builder', done, true],
+    ['orchestrator, done', 'orchestrator', done, true],
+    ['a root conversation', undefined, done, true],
+  ]
+  for (const [name, role, reports, ok] of rows) assert.is(takesMessages(rec(role ? { lane: lane(role) } : {}), reports).ok, ok, name)
+  assert.equal(takesMessages(rec({ lane: lane('critic') }), done), {
+    ok: false,
+    code: 'conflict',
+    message: 'conv 7 (r1-k-critic-i2) is a critic that has filed its done report; it takes no further messages',
+    hint: 'pass --force to send it anyway',
+  })
+})
+
+test('readsGitFacts (SPEC.md 3): git-backed lanes that are not archived (nor reaped)', () => {
+  const rows: [string, Parameters<typeof readsGitFacts>[0], boolean][] = [
+    ['builder', { lane: { role: 'builder' } }, true],
+    ['critic', { lane: { role: 'critic' } }, true],
+    ['play', { lane: { role: 'play' } }, false],
+    ['archived builder', { lane: { role: 'builder' }, archived: { at: 1 } }, false],
+    ['reaped builder', { lane: { role: 'builder' }, reaped: 1 }, false],
+  ]
+  for (const [name, l, want] of rows) assert.is(readsGitFacts(l), want, name)
 })
 
 test.run()

@@ -1,7 +1,5 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { ACTIVITIES, hasEnded, type Activity } from '../../kernel/domain/activity.js'
-import { activityShown, LIST_COLUMNS, laneCells } from '../../kernel/domain/list-show.js'
 import type { ConversationRecord } from '../../kernel/domain/conversation.js'
 import type { Role } from '../../kernel/domain/keys.js'
 import {
@@ -11,9 +9,9 @@ import {
   inChain,
   isLane,
   judgesIteration,
+  laneOf,
   newestLane,
   newestVerdict,
-  type LaneCellsInput,
 } from '../../kernel/domain/lane.js'
 import type { Report } from '../../kernel/domain/report.js'
 
@@ -101,41 +99,10 @@ test('holdsItsDirectory: until reaped or archived', () => {
   for (const [name, r, want] of rows) assert.is(holdsItsDirectory(r), want, name)
 })
 
-test('hasEnded: stopped and failed-to-start; every other activity is live', () => {
-  const expected: Record<Activity, boolean> = { 'failed-to-start': true, 'needs-you': false, working: false, idle: false, starting: false, stopped: true }
-  for (const a of ACTIVITIES) assert.is(hasEnded(a), expected[a], a)
-})
-
-test('activityShown: an archived row shows archived, whatever its activity', () => {
-  const rows: [string, { archived?: boolean; activity: string }, string][] = [
-    ['live', { activity: 'working' }, 'working'],
-    ['not archived', { archived: false, activity: 'stopped' }, 'stopped'],
-    ['archived', { archived: true, activity: 'stopped' }, 'archived'],
-  ]
-  for (const [name, v, want] of rows) assert.is(activityShown(v), want, name)
-})
-
-test('laneCells: the columns of SPEC.md 4.1 list, a dash where a fact does not apply', () => {
-  assert.equal([...LIST_COLUMNS], ['ID', 'RUN/KEY', 'ROLE', 'ITER', 'ACTIVITY', 'REPORT', 'FOR', 'VERDICT', 'BRANCH@SHA', 'AHEAD', 'DIRTY', 'MODEL', 'COST'])
-  const base = { id: '3', run: 'r1', key: 'b', role: 'critic', iteration: 2, activity: 'idle', archived: false } satisfies LaneCellsInput
-  const rows: [string, LaneCellsInput, string[]][] = [
-    [
-      'a critic with its verdict, a detached worktree',
-      { ...base, report: { seq: 1, status: 'done', at: 1 }, for: { id: '1', key: 'b', iteration: 2 }, verdict: { value: 'NOT_YET', defects: 4, by: '3', stale: false }, git: { head: '0123456789abcdef', dirty: false, asOf: 1 }, model: 'm', cost: { usd: 1.234, estimated: true } },
-      ['3', 'r1/b', 'critic', 'i2', 'idle', 'done', 'b i2', 'NOT_YET 4', '(detached)@0123456', '-', 'no', 'm', '~$1.23'],
-    ],
-    [
-      'an archived builder: no git facts read, its recorded branch',
-      { ...base, id: '2', role: 'builder', iteration: 1, activity: 'stopped', archived: true, branch: 'r1/b' },
-      ['2', 'r1/b', 'builder', 'i1', 'archived', '-', '-', '-', 'r1/b@-', '-', '-', '-', '-'],
-    ],
-    [
-      'a builder with git facts: the branch read now, ahead and dirty',
-      { ...base, id: '4', role: 'builder', iteration: 1, branch: 'r1/b', git: { branch: 'r1/b', head: 'fedcba9876543210', ahead: 2, dirty: true, asOf: 1 } },
-      ['4', 'r1/b', 'builder', 'i1', 'idle', '-', '-', '-', 'r1/b@fedcba9', '2', 'yes', '-', '-'],
-    ],
-  ]
-  for (const [name, v, want] of rows) assert.equal(laneCells(v), want, name)
+test("laneOf: a conversation that is not a lane is refused as not_found (show, wait and stop once said usage)", () => {
+  const laneRec: ConversationRecord = { id: '7', name: 'r1-k-builder-i2', createdAt: 1, harness: 'claude', cwd: '/lanes/d', lane: laneFacts('builder') }
+  assert.equal(laneOf(laneRec), { ok: true, rec: laneRec })
+  assert.equal(laneOf({ ...laneRec, id: '3', name: 'c3', lane: undefined }), { ok: false, code: 'not_found', message: 'conv 3 (c3) is not a lane' })
 })
 
 test.run()

@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { ConversationRecord, LaneFacts } from '../../kernel/domain/conversation.js'
 import type { Role } from '../../kernel/domain/keys.js'
-import { checkReport, parseVerdictFile, reportExitCode, reportingLane, type ReportRequest, type TreeFacts } from '../../kernel/domain/report-rules.js'
+import { checkReport, parseVerdictFile, reportExitCode, reportingLane, reportingWorker, type ReportRequest, type TreeFacts } from '../../kernel/domain/report-rules.js'
 import type { Report } from '../../kernel/domain/report.js'
 
 // SPEC.md 4.1 report rules 1-6 and section 3's frozen branch: one row per case, refusals with code and exact message.
@@ -39,6 +39,9 @@ const ROWS: Row[] = [
   ['rule 5: --verdict from a play lane', 'play', { verdict: 'PASS' }, [], undefined, refused('forbidden', 'refused: a play files no verdict; --verdict is for critic and verifier lanes')],
   ['rule 5: --verdict on a blocked report', 'critic', { verdict: 'NOT_YET', status: 'blocked', body: 'BLOCKED x' }, [], undefined, refused('usage', 'refused: a verdict goes with a done report, not a blocked one')],
   ['rule 5: a second done report', 'critic', { verdict: 'WOWED' }, [done()], undefined, refused('conflict', 'refused: this critic has already filed its done report with its verdict')],
+  ['rule 5: --verdict on a failed report', 'verifier', { verdict: 'PASS', status: 'failed' }, [], undefined, refused('usage', 'refused: a verdict goes with a done report, not a failed one')],
+  ['rule 5: a second done report from a verifier', 'verifier', { verdict: 'PASS' }, [done()], undefined, refused('conflict', 'refused: this verifier has already filed its done report with its verdict')],
+  ['rule 5: a critic is never frozen by its own done report', 'critic', { status: 'failed' }, [done()], undefined, { ok: true }],
   ['rule 5: a blocked report after the verdict', 'critic', { status: 'blocked', body: 'BLOCKED x' }, [done()], undefined, { ok: true }],
   ['verdict value unknown', 'critic', { verdict: 'GREAT' }, [], undefined, refused('usage', "--verdict must be one of WOWED, IMPRESSED, NOT_YET, PASS, DEFECTS, not 'GREAT'")],
   ['--defects without --verdict', 'critic', { status: 'failed', defects: 1 }, [], undefined, refused('usage', '--defects and --verdict-file go with --verdict')],
@@ -49,6 +52,7 @@ const ROWS: Row[] = [
   ['verdict file not JSON, even with --defects', 'critic', { verdict: 'DEFECTS', defects: 5, verdictText: 'nope' }, [], undefined, refused('usage', "verdict file v.json is not JSON: Unexpected token 'o', \"nope\" is not valid JSON")],
   ['verdict file without defects', 'critic', { verdict: 'PASS', verdictText: '{"d":[]}' }, [], undefined, refused('usage', 'verdict file v.json has no array named defects')],
   // SPEC.md 3: a frozen branch.
+  ['frozen: a blocked report of an iteration that reported done', 'builder', { status: 'blocked', body: 'SPEND more' }, [done()], CLEAN, refused('conflict', 'refused: branch r1/k-i2 is frozen: builder k i2 reported done (report #3); start a new iteration')],
   ['frozen: after the iteration reported done', 'builder', { status: 'failed' }, [done({ branch: 'r1/k-i2' })], CLEAN, refused('conflict', 'refused: branch r1/k-i2 is frozen: builder k i2 reported done (report #3); start a new iteration')],
 ]
 
@@ -74,6 +78,15 @@ test('parseVerdictFile: the defects array, or a refusal', () => {
 
 test('reportExitCode (SPEC.md 4.1 exit codes): 0 for done, 4 for blocked or failed', () => {
   assert.equal([reportExitCode('done'), reportExitCode('blocked'), reportExitCode('failed')], [0, 4, 4])
+})
+
+
+test('reportingWorker: the same rule for svc worker report; a lane is not a worker', () => {
+  const rec = (extra: Partial<ConversationRecord>): ConversationRecord => ({ id: '7', name: 'n7', createdAt: 1, harness: 'claude', cwd: '/w', ...extra })
+  const worker = rec({ worker: { issue: 'local:3', iteration: 1 } } as Partial<ConversationRecord>)
+  assert.equal(reportingWorker(worker), { ok: true, rec: worker })
+  assert.equal(reportingWorker(rec({ lane: lane('builder') })), refused('not_inside_lane', 'not inside a worker'), 'a lane')
+  assert.equal(reportingWorker(undefined), refused('not_inside_lane', 'not inside a worker'), 'no conversation')
 })
 
 test.run()

@@ -1,8 +1,22 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { alreadyGoneWarning, archiveFailedMessage, countsAgainstReap, parkedPatchName, processRefusal, playKeptWarning, reapRefusal, unpushedWarning, type ReapFacts } from '../../kernel/domain/reap.js'
+import {
+  alreadyGoneWarning,
+  archiveFailedMessage,
+  countsAgainstReap,
+  detachedKeptWarning,
+  keptHeadRef,
+  nestedRepoRefusal,
+  parkedPatchName,
+  parkedRef,
+  processRefusal,
+  playKeptWarning,
+  reapRefusal,
+  unpushedWarning,
+  type ReapFacts,
+} from '../../kernel/domain/reap.js'
 
-// The pure decisions of reap (SPEC.md 4.1 reap steps 1-4 in order) and the cells of a list row.
+// SPEC.md 4.1 reap, steps 1-7: the refusals of steps 1-4 in order, the warnings and messages of steps 4-7, word for word.
 
 const base: ReapFacts = { role: 'builder', dir: '/h/lanes/r1-b', dirReal: '/h/lanes/r1-b', rootReal: '/h/lanes', harnessAlive: false, processes: [], worktree: true, dirtyPaths: 0, park: false }
 
@@ -91,6 +105,19 @@ test('messages of steps 5 and 7, and the parked file name', () => {
   assert.is(unpushedWarning('r1/b', 3), 'warning: r1/b has 3 commits not on any remote; the branch is kept')
   assert.is(archiveFailedMessage('disk full', '12'), 'reaped, but archiving failed: disk full; archive conv 12 from the Command Deck')
   assert.is(parkedPatchName(new Date(Date.UTC(2025, 0, 2, 3, 4, 5, 67))), 'parked-20250102T030405067Z.patch')
+})
+
+
+test('what a park and a detached HEAD keep (steps 4 and 5): the refs, and the refusal of work a patch cannot carry', () => {
+  const rows: [string, string, string][] = [
+    ['one nested repository', nestedRepoRefusal('/h/lanes/b', ['vendor/x']), 'refused: a patch cannot carry the files of a git repository inside the worktree: vendor/x; move it out of /h/lanes/b first'],
+    ['two', nestedRepoRefusal('/h/lanes/b', ['a', 'b']), 'refused: a patch cannot carry the files of a git repository inside the worktree: a, b; move them out of /h/lanes/b first'],
+    ['one detached commit', detachedKeptWarning(1, 'refs/svc/kept/n'), 'warning: the detached HEAD has 1 commit no branch holds; kept at refs/svc/kept/n'],
+    ['two detached commits', detachedKeptWarning(2, 'refs/svc/kept/n'), 'warning: the detached HEAD has 2 commits no branch holds; kept at refs/svc/kept/n'],
+    ['the kept HEAD ref', keptHeadRef('r1-b-critic-i1'), 'refs/svc/kept/r1-b-critic-i1'],
+    ['the parked ref, named after its patch', parkedRef('12', 'parked-20250102T030405067Z.patch'), 'refs/svc/parked/12/20250102T030405067Z'],
+  ]
+  for (const [name, got, want] of rows) assert.is(got, want, name)
 })
 
 test.run()

@@ -1,0 +1,38 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { isWithin, lanesRootProblem } from '../../kernel/domain/configuration.js'
+
+// SPEC.md 8 configuration constraints: the lanes root lies under the user's home directory, outside /tmp, and does
+// not contain the project checkout. One row per case, each problem word for word.
+
+test('lanesRootProblem: one row per constraint, /tmp checked first', () => {
+  const HOME = '/home/u'
+  const CHECKOUT = '/home/u/src/app'
+  const rows: [string, string, string | undefined, string | undefined][] = [
+    ['the default: a sibling of the checkout', '/home/u/src/app-lanes', undefined, undefined],
+    ['deeper under the home', '/home/u/lanes/app', undefined, undefined],
+    ['under /tmp', '/tmp/lanes', undefined, 'the lanes root /tmp/lanes lies under /tmp'],
+    ['/tmp itself', '/tmp', undefined, 'the lanes root /tmp lies under /tmp'],
+    ['under the real path of /tmp where /tmp is a link', '/private/tmp/l', '/private/tmp', 'the lanes root /private/tmp/l lies under /tmp'],
+    ['outside the home', '/srv/lanes', undefined, 'the lanes root /srv/lanes is not under the home directory /home/u'],
+    ['the home itself', '/home/u', undefined, 'the lanes root /home/u is not under the home directory /home/u'],
+    ['a sibling of the home sharing its prefix', '/home/u2/lanes', undefined, 'the lanes root /home/u2/lanes is not under the home directory /home/u'],
+    ['containing the checkout', '/home/u/src', undefined, 'the lanes root /home/u/src contains the project checkout /home/u/src/app'],
+    ['the checkout itself', '/home/u/src/app', undefined, 'the lanes root /home/u/src/app contains the project checkout /home/u/src/app'],
+  ]
+  for (const [name, root, tmp, want] of rows) assert.is(lanesRootProblem(root, HOME, CHECKOUT, tmp), want, name)
+  assert.is(lanesRootProblem('/tmp/x', '/tmp', '/tmp/x/app'), 'the lanes root /tmp/x lies under /tmp', 'a home under /tmp: named for /tmp first')
+})
+
+test('isWithin: equal, or inside at a path boundary', () => {
+  const rows: [string, string, string, boolean][] = [
+    ['equal', '/a/b', '/a/b', true],
+    ['inside', '/a/b/c', '/a/b', true],
+    ['outer with a trailing slash', '/a/b/c', '/a/b/', true],
+    ['a sibling sharing the prefix', '/a/bc', '/a/b', false],
+    ['outside', '/a', '/a/b', false],
+  ]
+  for (const [name, inner, outer, want] of rows) assert.is(isWithin(inner, outer), want, name)
+})
+
+test.run()

@@ -1,0 +1,181 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import type { Activity } from '../../kernel/domain/activity.js'
+import { reportExitCode } from '../../kernel/domain/report-rules.js'
+import { IDLE_LIMIT_MS, WAIT_EXIT, compareCursor, formatCursor, isAfter, parseCursor, pickNext, type Cursor, type WaitMember } from '../../kernel/domain/wait.js'
+import type { Report } from '../../kernel/domain/report.js'
+
+// SPEC.md 4.1 wait (its exit codes and the run cursor `<atMs>.<name>.<seq>`) and section 8: the next report after the cursor, oldest first; exit 2 when every lane exited, or
+// the live ones stayed idle for the limit with no report; else keep waiting.
+
+const NOW = 1_000_000_000
+const member = (name: string, value: Activity, since: number, reports: Partial<Report>[] = []): WaitMember => ({
+  name,
+  activity: { value, evidence: { source: value === 'idle' ? 'error' : 'stream', at: since } },
+  reports: reports.map((r, i) => ({ seq: i + 1, at: 0, status: 'done', body: 'b', ...r }) as Report),
+})
+
+test('pickNext: a row per case of the wait rules', () => {
+  const CASES: [string, WaitMember[], number | undefined, string][] = [
+    ['no lanes at all', [], undefined, 'exited: run r1 has no lanes'],
+    ['the oldest report after the cursor wins', [member('b', 'working', NOW, [{ at: 20 }]), member('a', 'working', NOW, [{ at: 10 }, { at: 30 }])], undefined, 'report a 1'],
+    ['working: keep waiting', [member('a', 'working', NOW - IDLE_LIMIT_MS * 2)], undefined, 'pending'],
+    ['idle under the limit: keep waiting', [member('a', 'idle', NOW - IDLE_LIMIT_MS + 1)], undefined, 'pending'],
+    ['idle for 10 minutes with no report: exit 2', [member('a', 'idle', NOW - IDLE_LIMIT_MS)], undefined, 'idle: run r1 stayed idle for 10 minutes with no report'],
+    ['one lane idle, another working: keep waiting', [member('a', 'idle', 0), member('b', 'working', NOW)], undefined, 'pending'],
+    ['idle and stopped: the live one decides', [member('a', 'idle', 0), member('b', 'stopped', 0)], undefined, 'idle: run r1 stayed idle for 10 minutes with no report'],
+    ['a shortened limit (a test build) reads in seconds', [member('a', 'idle', NOW - 2000)], 2000, 'idle: run r1 stayed idle for 2 s with no report'],
+    ['every lane stopped', [member('a', 'stopped', 0), member('b', 'failed-to-start', 0)], undefined, 'exited: every lane of run r1 has exited with no further report'],
+  ]
+  for (const [name, members, limit, want] of CASES) {
+    const p = pickNext(members, undefined, NOW, 'run r1', limit)
+    const got = p.kind === 'report' ? `report ${p.member.name} ${p.report.seq}` : p.kind === 'pending' ? 'pending' : `${p.kind}: ${p.detail}`
+    assert.is(got, want, name)
+  }
+})
+
+test('pickNext: a set of workers is named so: no workers, every worker exited', () => {
+  const none = pickNext([], undefined, NOW, 'issue local:3', IDLE_LIMIT_MS, 'worker')
+  assert.equal(none, { kind: 'exited', detail: 'issue local:3 has no workers' })
+  const gone = pickNext([member('a', 'stopped', 0), member('b', 'stopped', 0)], undefined, NOW, 'issue local:3', IDLE_LIMIT_MS, 'worker')
+  assert.equal(gone, { kind: 'exited', detail: 'every worker of issue local:3 has exited with no further report' })
+})
+
+
+test('pickNext: more rows of the wait rules (one lane, the cursor, live activities)', () => {
+  const after: Cursor = { at: 10, name: 'a', seq: 1 }
+  const CASES: [string, WaitMember[], Cursor | undefined, string][] = [
+    ['one lane exited with no report: exit 2, naming its activity', [member('a', 'stopped', 0)], undefined, 'exited: run r1 exited (stopped: stream) with no report'],
+    ['a report at or before the cursor is not returned again', [member('a', 'stopped', 0, [{ at: 10 }])], after, 'exited: run r1 exited (stopped: stream) with no report'],
+    ['the next report after the cursor', [member('a', 'working', NOW, [{ at: 10 }, { at: 10 }])], after, 'report a 2'],
+    ['same time: the name orders', [member('b', 'working', NOW, [{ at: 10 }]), member('a', 'working', NOW, [{ at: 10 }, { at: 10 }])], after, 'report a 2'],
+    ['starting: keep waiting', [member('a', 'starting', 0)], undefined, 'pending'],
+    ['needs-you: keep waiting, however long', [member('a', 'needs-you', 0)], undefined, 'pending'],
+  ]
+  for (const [name, members, cursor, want] of CASES) {
+    const p = pickNext(members, cursor, NOW, 'run r1')
+    const got = p.kind === 'report' ? `report ${p.member.name} ${p.report.seq}` : p.kind === 'pending' ? 'pending' : `${p.kind}: ${p.detail}`
+    assert.is(got, want, name)
+  }
+})
+
+test('exit codes for wait and report (SPEC.md 4.1): 0 done, 4 blocked or failed, 2 no report, 3 timeout; idle limit 10 minutes', () => {
+  const rows: [string, number, number][] = [
+    ['done', reportExitCode('done'), 0],
+    ['blocked', reportExitCode('blocked'), 4],
+    ['failed', reportExitCode('failed'), 4],
+    ['exited or idle with no report', WAIT_EXIT.noReport, 2],
+    ['timeout', WAIT_EXIT.timeout, 3],
+  ]
+  for (const [name, got, want] of rows) assert.is(got, want, name)
+  assert.is(IDLE_LIMIT_MS, 10 * 60 * 1000, 'SPEC.md 8: 10 minutes')
+})
+
+// The run cursor.
+test('formatCursor writes <atMs>.<name>.<seq>', () => {
+  assert.is(formatCursor({ at: 1700000000123, name: 'alpha', seq: 3 }), '1700000000123.alpha.3')
+  assert.is(formatCursor({ at: 0, name: 'x', seq: 0 }), '0.x.0')
+})
+
+test('parseCursor reads a simple cursor', () => {
+  assert.equal(parseCursor('1700000000123.alpha.3'), { at: 1700000000123, name: 'alpha', seq: 3 })
+})
+
+test('round trip, including names that hold dots', () => {
+  const cursors: Cursor[] = [
+    { at: 1700000000123, name: 'alpha', seq: 1 },
+    { at: 1, name: 'a.b', seq: 2 },
+    { at: 1700000000123, name: 'r1-builder.i2.x', seq: 42 },
+    { at: 5, name: 'a..b', seq: 7 },
+    { at: 9999, name: '12', seq: 999999999 },
+    { at: 1700000000123, name: 'x_y-z', seq: 0 },
+  ]
+  for (const c of cursors) {
+    const text = formatCursor(c)
+    assert.equal(parseCursor(text), c, text)
+    assert.is(formatCursor(parseCursor(text)!), text)
+  }
+})
+
+test('a dotted name: time before the first dot, sequence after the last', () => {
+  assert.equal(parseCursor('10.a.b.c.4'), { at: 10, name: 'a.b.c', seq: 4 })
+  assert.equal(parseCursor('10.5.6'), { at: 10, name: '5', seq: 6 })
+})
+
+test('malformed cursors are rejected', () => {
+  const bad = [
+    '',
+    '.',
+    '..',
+    'abc',
+    '123',
+    '1.2', // no name
+    '1..2', // empty name
+    '.a.1', // no time
+    '1.a.', // no sequence
+    'x.a.1', // time not a number
+    '1.a.x', // sequence not a number
+    '-1.a.1',
+    '1.a.-1',
+    '1e3.a.1',
+    '1.5.a.1x',
+    ' 1.a.1',
+    '1.a.1 ',
+    '1.a.1\n',
+    '0x10.a.1',
+    '1.a.1.5e', // sequence must be digits
+    '12345678901234567.a.1', // 17-digit time
+    '1.a.1234567890', // 10-digit sequence
+  ]
+  for (const b of bad) assert.is(parseCursor(b), undefined, JSON.stringify(b))
+})
+
+test('compareCursor orders by time, then name, then sequence', () => {
+  const a: Cursor = { at: 100, name: 'b', seq: 5 }
+  assert.ok(compareCursor({ at: 99, name: 'z', seq: 9 }, a) < 0)
+  assert.ok(compareCursor({ at: 101, name: 'a', seq: 1 }, a) > 0)
+  assert.ok(compareCursor({ at: 100, name: 'a', seq: 9 }, a) < 0)
+  assert.ok(compareCursor({ at: 100, name: 'c', seq: 1 }, a) > 0)
+  assert.ok(compareCursor({ at: 100, name: 'b', seq: 4 }, a) < 0)
+  assert.ok(compareCursor({ at: 100, name: 'b', seq: 6 }, a) > 0)
+  assert.is(compareCursor({ at: 100, name: 'b', seq: 5 }, a), 0)
+})
+
+test('compareCursor is a total order usable for sorting (antisymmetric)', () => {
+  const list: Cursor[] = [
+    { at: 3, name: 'b', seq: 1 },
+    { at: 1, name: 'z', seq: 2 },
+    { at: 3, name: 'a', seq: 9 },
+    { at: 3, name: 'a', seq: 2 },
+    { at: 2, name: 'a.b', seq: 1 },
+    { at: 2, name: 'a', seq: 1 },
+  ]
+  const sorted = [...list].sort(compareCursor).map(formatCursor)
+  assert.equal(sorted, ['1.z.2', '2.a.1', '2.a.b.1', '3.a.2', '3.a.9', '3.b.1'])
+  for (const x of list)
+    for (const y of list) assert.is(Math.sign(compareCursor(x, y)), -Math.sign(compareCursor(y, x)) || 0)
+})
+
+test('sequence compares numerically, not as text', () => {
+  assert.ok(compareCursor({ at: 1, name: 'a', seq: 10 }, { at: 1, name: 'a', seq: 9 }) > 0)
+  assert.ok(compareCursor({ at: 10, name: 'a', seq: 1 }, { at: 9, name: 'a', seq: 1 }) > 0)
+})
+
+test('isAfter: everything is after no cursor; strictly after otherwise', () => {
+  const c: Cursor = { at: 100, name: 'b', seq: 5 }
+  assert.ok(isAfter(c, undefined))
+  assert.not.ok(isAfter(c, { ...c }))
+  assert.ok(isAfter(c, { at: 99, name: 'b', seq: 5 }))
+  assert.ok(isAfter(c, { at: 100, name: 'a', seq: 5 }))
+  assert.ok(isAfter(c, { at: 100, name: 'b', seq: 4 }))
+  assert.not.ok(isAfter(c, { at: 101, name: 'a', seq: 1 }))
+  assert.not.ok(isAfter(c, { at: 100, name: 'b', seq: 6 }))
+})
+
+test('isAfter over parsed cursors filters a report list oldest-first', () => {
+  const reports = ['5.a.1', '5.b.1', '6.a.2', '7.c.1'].map((t) => parseCursor(t)!)
+  const after = parseCursor('5.b.1')
+  assert.equal(reports.filter((r) => isAfter(r, after)).map(formatCursor), ['6.a.2', '7.c.1'])
+})
+
+test.run()
