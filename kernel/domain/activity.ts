@@ -7,6 +7,7 @@ import { isGitBacked } from './launch.js'
 import type { Role } from './keys.js'
 import type { Report } from './report.js'
 
+/** SPEC.md 3, activity table: the values, in the order their rows are checked. */
 export const ACTIVITIES = ['failed-to-start', 'needs-you', 'working', 'idle', 'starting', 'stopped'] as const
 export type Activity = (typeof ACTIVITIES)[number]
 
@@ -33,7 +34,7 @@ export interface ActivityView {
   evidence: Evidence
 }
 
-/** A lane counts as starting for this long after creation (SPEC.md section 8). */
+/** SPEC.md 3 starting row and 8: a lane counts as starting for this long after creation. */
 export const STARTING_WINDOW_MS = 3 * 60 * 1000
 
 /** SPEC.md section 3: the rows checked top to bottom, first match wins; an archived lane is always stopped. */
@@ -51,31 +52,36 @@ export function deriveActivity(f: ActivityFacts, now: number): ActivityView {
   return { value: 'stopped', evidence: f.ended ?? { source: 'no live harness', at: f.createdAt } }
 }
 
-/** Live for the one-live-lane rule: the harness is alive, or the lane is still starting. */
+/** SPEC.md 3 related rule 1 (and 4.1 launch rule 3): live for the one-live-lane rule: the harness is alive, or the lane
+ * is still starting. */
 export const isLive = (a: Activity) => a === 'needs-you' || a === 'working' || a === 'idle' || a === 'starting'
 
-/** Ended for good: stopped, or never started. Nothing it could still do (report, take a message) will happen. */
+/** SPEC.md 3 and 4.1 wait exit 2: ended for good: stopped, or never started. Nothing it could still do (report, take a
+ * message) will happen. */
 export const hasEnded = (a: Activity) => !isLive(a)
 
-/** Of several phase statements (runner stream, hook, self-mark), the newest wins. */
+/** SPEC.md 3, the needs-you, working and idle rows: of several phase statements (runner stream, hook, self-mark), the
+ * newest wins. */
 export const newestPhase = <T extends { at: number }>(...candidates: (T | undefined)[]): T | undefined => newest(candidates)
 
 /** Evidence sources that carry the harness's own words: a failure to start, a turn that ended in an error, retries. */
 const HARNESS_WORDS = ['spawn', 'error', 'retrying']
 
-/** `idle (error: …)`, `working (retrying: …)`, `failed-to-start (spawn: …)` when the activity rests on what the harness
- * itself said went wrong; undefined otherwise. Lists print it beside their table, so no failure stays hidden. */
+/** SPEC.md 3 and 4.1 list, the evidence beside ACTIVITY: `idle (error: …)`, `working (retrying: …)`, `failed-to-start
+ * (spawn: …)` when the activity rests on what the harness itself said went wrong; undefined otherwise. Lists print it
+ * beside their table, so no failure stays hidden. */
 export function harnessWords(a: ActivityView): string | undefined {
   if (!HARNESS_WORDS.includes(a.evidence.source) || !a.evidence.detail) return undefined
   return `${a.value}${a.reason ? ` (${a.reason})` : ''} (${a.evidence.source}: ${a.evidence.detail})`
 }
 
-/** SPEC.md 3 (related rules) and 4.2: a critic or verifier that has filed its done report takes no further messages
+/** SPEC.md 3 related rule 3 and 4.2: a critic or verifier that has filed its done report takes no further messages
  * (the caller waives this with --force). `reports` are the conversation's own. */
 export function takesMessages(rec: Pick<ConversationRecord, 'id' | 'name' | 'lane'>, reports: Pick<Report, 'status'>[]): Decision {
   if (!isJudgeRole(rec.lane?.role) || !hasDoneReport(reports)) return ALLOWED
   return refuse('conflict', `conv ${rec.id} (${rec.name}) is a ${rec.lane!.role} that has filed its done report; it takes no further messages`, 'pass --force to send it anyway')
 }
 
-/** SPEC.md 3: git facts (branch, head, ahead, dirty) are read only for git-backed lanes that are not archived. */
+/** SPEC.md 3 related rule 4: git facts (branch, head, ahead, dirty) are read only for git-backed lanes that are not
+ * archived. */
 export const readsGitFacts = (l: { lane: { role: Role }; archived?: unknown; reaped?: unknown }) => isGitBacked(l.lane.role) && holdsItsDirectory(l)

@@ -14,8 +14,8 @@ export interface VerdictView {
   stale: boolean
 }
 
-/** SPEC.md "Pairing and chains": the critics of builder iteration n are the critic and verifier lanes of the same
- * run and key whose judged row has iteration n. */
+/** SPEC.md 8 Pairing and chains, rule 1: the critics of builder iteration n are the critic and verifier lanes of the
+ * same run and key whose judged row has iteration n. */
 export const criticsOf = <T extends Pick<LaneChainNow, 'rec'>>(all: readonly T[], run: string, key: string, iteration: number): T[] =>
   all.filter((l) => inChain(l.rec.lane, run, key) && judgesIteration(l.rec.lane, iteration))
 
@@ -37,7 +37,8 @@ function verdictOf(critic: LaneChainNow, all: LaneChainNow[]): VerdictView | und
   return { value: r.verdict, defects: r.defects ?? 0, by: critic.rec.id, file: r.verdictFile, judged: r.judged, stale: Boolean(r.judged && now && now !== r.judged) }
 }
 
-/** The verdict a list row shows: a critic's own; for a builder, the newest verdict of its iteration's critics. */
+/** SPEC.md 4.1 list VERDICT (8 Pairing and chains, rule 4): the verdict a list row shows: a critic's own; for a
+ * builder, the newest verdict of its iteration's critics. */
 export function rowVerdict(info: LaneChainNow, all: LaneChainNow[]): VerdictView | undefined {
   const l = info.rec.lane
   if (isJudgeRole(l.role)) return verdictOf(info, all)
@@ -71,7 +72,7 @@ export interface AnsweredVerdict {
   verdictFile?: string
 }
 
-/** SPEC.md "Pairing and chains": a builder of iteration n >= 2 answers the newest critic of iteration n - 1
+/** SPEC.md 8 Pairing and chains, rule 2: a builder of iteration n >= 2 answers the newest critic of iteration n - 1
  * created before it. */
 export function answeredVerdict(runLanes: LaneNow[], key: string, iteration: number, before: number): AnsweredVerdict | undefined {
   const c = newestLane(runLanes.filter((l) => l.rec.lane.key === key && judgesIteration(l.rec.lane, iteration) && l.rec.createdAt < before))

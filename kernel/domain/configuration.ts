@@ -7,12 +7,13 @@ export interface RoleDefaults {
   harness?: Harness
 }
 
-/** Is `inner` equal to or inside `outer` (both absolute, normalised real paths)? */
+/** SPEC.md 8 configuration constraints and 4.1 reap step 2: is `inner` equal to or inside `outer` (both absolute,
+ * normalised real paths)? */
 export const isWithin = (inner: string, outer: string) => inner === outer || inner.startsWith(outer.endsWith('/') ? outer : outer + '/')
 
-/** SPEC.md section 8: the lanes root lies under the user's home, outside /tmp, and does not contain the checkout.
- * All paths are real paths; `tmp` is the real path of /tmp where that is a link (macOS). /tmp is checked first:
- * a root there is named for what it is even when the home is elsewhere. */
+/** SPEC.md 8 configuration constraints: the lanes root lies under the user's home, outside /tmp, and does not contain
+ * the checkout. All paths are real paths; `tmp` is the real path of /tmp where that is a link (macOS). /tmp is checked
+ * first: a root there is named for what it is even when the home is elsewhere. */
 export function lanesRootProblem(root: string, home: string, checkout: string, tmp = '/tmp'): string | undefined {
   if (isWithin(root, '/tmp') || isWithin(root, tmp)) return `the lanes root ${root} lies under /tmp`
   if (!isWithin(root, home) || root === home) return `the lanes root ${root} is not under the home directory ${home}`

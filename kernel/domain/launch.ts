@@ -74,8 +74,8 @@ export function checkRequest(req: StartRequest, launcher: ConversationRecord, ef
   return options.ok ? allow({ run: run.run, key: key.key }) : options
 }
 
-/** A ref or branch name the user gives reaches git only as a name, never as one of its options: one that starts with
- * `-` is refused before git sees it. */
+/** SPEC.md 4.1 start options `--from`, `--at`, `--branch`: a ref or branch name the user gives reaches git only as a
+ * name, never as one of its options: one that starts with `-` is refused before git sees it. */
 export function optionLikeRef(req: { from?: string; at?: string; branch?: string }): string | undefined {
   const o = (['from', 'at', 'branch'] as const).find((k) => req[k]?.startsWith('-'))
   if (!o) return undefined
@@ -85,8 +85,8 @@ export function optionLikeRef(req: { from?: string; at?: string; branch?: string
 
 type Lookup = (id: string) => ConversationRecord | undefined
 
-/** SPEC.md glossary: the launching conversation, or, if that is a successor, the row reached by following parent
- * links until a lane or a root is met. A broken or cyclic chain yields undefined. */
+/** SPEC.md 5 and the glossary, effective launcher: the launching conversation, or, if that is a successor, the row
+ * reached by following parent links until a lane or a root is met. A broken or cyclic chain yields undefined. */
 export function effectiveLauncher(id: string, lookup: Lookup): ConversationRecord | undefined {
   const seen = new Set<string>()
   let row = lookup(id)
@@ -111,8 +111,9 @@ export function mayLaunch(launcher: Pick<ConversationRecord, 'lane' | 'successor
     : refuse('forbidden', `refused: an orchestrator lane cannot launch ${role === 'orchestrator' ? 'an' : 'a'} ${role} lane; only a root conversation can`)
 }
 
-/** SPEC.md glossary: the iteration of a lane is the count of distinct working directories among lanes with the same
- * run, key and role, in launch order; a `--reuse` respawn keeps the iteration of the lane it continues. */
+/** SPEC.md 4.1 start `--reuse` and the glossary: the iteration of a lane is the count of distinct working directories
+ * among lanes with the same run, key and role, in launch order; a `--reuse` respawn keeps the iteration of the lane it
+ * continues. */
 export function nextIteration(earlier: readonly { dir: string; iteration: number }[]): number {
   return new Set(earlier.map((l) => l.dir)).size + 1
 }
@@ -133,14 +134,16 @@ export function laneDirName(run: string, key: string, role: Role, iteration: num
   }
 }
 
-/** A builder's branch: `<run>/<key>` for iteration 1, `<run>/<key>-i<n>` after. */
+/** SPEC.md 2, working directories by role (builder): a builder's branch: `<run>/<key>` for iteration 1,
+ * `<run>/<key>-i<n>` after. */
 export const builderBranch = (run: string, key: string, iteration: number) => (iteration === 1 ? `${run}/${key}` : `${run}/${key}-i${iteration}`)
 
-/** The conversation name of a lane; `attempt` > 0 for a respawn in the same iteration. */
+/** SPEC.md 4.1 start behaviour 3 and 5, the conversation created: the conversation name of a lane; `attempt` > 0 for a
+ * respawn in the same iteration. */
 export const laneConvName = (run: string, key: string, role: Role, iteration: number, attempt: number) =>
   `${run}-${key}-${role}-i${iteration}${attempt ? `-${attempt + 1}` : ''}`
 
-/** Roles whose directory is a git worktree. */
+/** SPEC.md 2, working directories by role: every role but play works in a git worktree. */
 export const isGitBacked = (role: Role) => role !== 'play'
 
 /** The launch decided before anything is created (launch rules 3-8). */
@@ -172,7 +175,8 @@ export interface Judged {
   sha?: string
 }
 
-/** The newest done report among the lanes of one builder iteration (a reuse respawn shares it). */
+/** SPEC.md 4.1 launch rules 7 and 8: the newest done report among the lanes of one builder iteration (a reuse respawn
+ * shares it). */
 export function newestDone(builders: LaneNow[], iteration: number): Report | undefined {
   return newest(builders.filter((b) => b.rec.lane.iteration === iteration).flatMap((b) => b.reports.filter((r) => r.status === 'done')))
 }

@@ -4,8 +4,8 @@ import type { LaneCellsInput, LaneChainNow, LaneRef, LaneShown } from './lane.js
 /** SPEC.md 4.1 list: the columns, in order. */
 export const LIST_COLUMNS = ['ID', 'RUN/KEY', 'ROLE', 'ITER', 'ACTIVITY', 'REPORT', 'FOR', 'VERDICT', 'BRANCH@SHA', 'AHEAD', 'DIRTY', 'MODEL', 'COST'] as const
 
-/** The cells of a lane's row, for the CLI's list and the deck alike (the deck's browser bundle imports this very
- * module), so each rule is written once: `-` where a fact does not apply or is unknown. */
+/** SPEC.md 4.1 list, its columns: the cells of a lane's row, for the CLI's list and the deck alike (the deck's browser
+ * bundle imports this very module), so each rule is written once: `-` where a fact does not apply or is unknown. */
 export function laneCells(v: LaneCellsInput): string[] {
   const dash = (s: string | undefined) => s ?? '-'
   const branch = v.git ? v.git.branch : v.branch

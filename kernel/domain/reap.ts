@@ -41,7 +41,8 @@ export interface ProcessInside {
 const byPid = (ps: ProcessInside[]) => [...ps].sort((a, b) => a.pid - b.pid)
 const named = (p: ProcessInside) => `${p.pid} (${p.command || '?'})`
 
-/** Step 3: processes whose working directory is inside, then those that only hold files open inside; each listed. */
+/** SPEC.md 4.1 reap step 3: processes whose working directory is inside, then those that only hold files open inside;
+ * each listed. */
 export function processRefusal(dir: string, ps: ProcessInside[], filesShown = 3): string | undefined {
   const inCwd = byPid(ps.filter((p) => p.cwdInside))
   const holding = byPid(ps.filter((p) => !p.cwdInside && p.files.length))
@@ -86,42 +87,45 @@ function unseenNote(paths: string[], shown = 3): string {
   return paths.length ? `, ${paths.length} of them hidden from git status: ${someOf([...paths].sort(), shown)}` : ''
 }
 
-/** Which processes with their working directory inside the lane count against a reap. Before the stop, those the
- * stop will end do not: anything of the lane's own process group, the runner and the harness. A process whose group
- * is unknown (read without /proc) might be one of them, so only the check after the stop counts it. */
+/** SPEC.md 4.1 reap steps 1 and 3: which processes with their working directory inside the lane count against a reap.
+ * Before the stop, those the stop will end do not: anything of the lane's own process group, the runner and the
+ * harness. A process whose group is unknown (read without /proc) might be one of them, so only the check after the
+ * stop counts it. */
 export function countsAgainstReap(p: { pid: number; pgid?: number }, stopped: boolean, lane: { runnerPid?: number; harnessPid?: number }): boolean {
   if (stopped) return true
   return p.pgid !== undefined && p.pgid !== lane.runnerPid && p.pid !== lane.harnessPid
 }
 
-/** A play directory holding a `.git` anywhere inside (`found`, relative to it) is kept, never removed. */
+/** SPEC.md 4.1 reap step 6: a play directory holding a `.git` anywhere inside (`found`, relative to it) is kept, never
+ * removed. */
 export const playKeptWarning = (dir: string, found: string) =>
   `warning: ${dir} holds a .git${found === '.git' ? '' : ` (${found})`}; the play directory is kept`
 
-/** A lane whose directory was already gone reaps, with this warning. */
+/** SPEC.md 4.1 reap step 6 (nothing left to remove): a lane whose directory was already gone reaps, with this warning. */
 export const alreadyGoneWarning = (dir: string) => `warning: ${dir} was already gone`
 
-/** Step 4: work a patch cannot carry (a repository inside the worktree) refuses the park before anything changes. */
+/** SPEC.md 4.1 reap step 4: work a patch cannot carry (a repository inside the worktree) refuses the park before
+ * anything changes. */
 export const nestedRepoRefusal = (dir: string, paths: string[]) =>
   `refused: a patch cannot carry the files of a git repository inside the worktree: ${paths.join(', ')}; move ${paths.length === 1 ? 'it' : 'them'} out of ${dir} first`
 
-/** Step 5: commits the upstream lacks are a warning, never a loss: the branch is kept. */
+/** SPEC.md 4.1 reap step 5: commits the upstream lacks are a warning, never a loss: the branch is kept. */
 export function unpushedWarning(branch: string, unpushed: number): string | undefined {
   if (!unpushed) return undefined
   return `warning: ${branch} has ${unpushed} commit${unpushed === 1 ? '' : 's'} not on any remote; the branch is kept`
 }
 
-/** Step 5 on a detached HEAD: commits no branch, tag or remote holds are kept reachable from a ref. */
+/** SPEC.md 4.1 reap step 5, on a detached HEAD: commits no branch, tag or remote holds are kept reachable from a ref. */
 export const detachedKeptWarning = (unsaved: number, ref: string) =>
   `warning: the detached HEAD has ${unsaved} commit${unsaved === 1 ? '' : 's'} no branch holds; kept at ${ref}`
 
-/** The ref that keeps a detached HEAD's commits of a reaped lane. */
+/** SPEC.md 4.1 reap step 5: the ref that keeps a detached HEAD's commits of a reaped lane. */
 export const keptHeadRef = (name: string) => `refs/svc/kept/${name}`
 
-/** The parked patch's file name: `parked-<timestamp>.patch`. */
+/** SPEC.md 4.1 reap step 4: the parked patch's file name: `parked-<timestamp>.patch`. */
 export const parkedPatchName = (now: Date) => `parked-${now.toISOString().replace(/[-:]/g, '').replace('.', '')}.patch`
 
-/** The ref that keeps a parked tree reachable, named after its patch file. */
+/** SPEC.md 4.1 reap step 4: the ref that keeps a parked tree reachable, named after its patch file. */
 export const parkedRef = (conv: string, patchName: string) => `refs/svc/parked/${conv}/${patchName.replace(/^parked-/, '').replace(/\.patch$/, '')}`
 
 /** SPEC.md 4.1 reap step 7: the message when archiving fails after a successful reap. */

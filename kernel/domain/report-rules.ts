@@ -22,7 +22,8 @@ export interface TreeFacts {
   ahead?: number
 }
 
-/** The verdict file: JSON holding an array `defects`; its length is the default defect count. */
+/** SPEC.md 2 Verdict file and 4.1 report `--defects`: the verdict file is JSON holding an array `defects`; its length
+ * is the default defect count. */
 export function parseVerdictFile(text: string, path: string): Decision<{ defects: unknown[] }> {
   let doc: unknown
   try {
@@ -41,7 +42,7 @@ export function reportingLane(caller: ConversationRecord | undefined): Decision<
   return caller && isLane(caller) ? allow({ rec: caller }) : refuse('not_inside_lane', 'not inside a lane')
 }
 
-/** The same rule for `svc worker report`: the caller must be a worker (a successor of one is not one). */
+/** SPEC.md 4.1 report rule 6, for `svc worker report`: the caller must be a worker (a successor of one is not one). */
 export function reportingWorker(caller: ConversationRecord | undefined): Decision<{ rec: ConversationRecord }> {
   return caller?.worker ? allow({ rec: caller }) : refuse('not_inside_lane', 'not inside a worker')
 }
@@ -52,9 +53,10 @@ export type Reporting = Pick<LaneFacts, 'key' | 'iteration' | 'branch'> & { role
 /** A builder and a worker each work on a branch of their own, frozen by their done report. */
 const ownsBranch = (lane: Pick<Reporting, 'role'>) => lane.role === 'builder' || lane.role === 'worker'
 
+/** SPEC.md 4.1 report `--verdict`: one of the five verdict values. */
 export const isVerdict = (v: string): v is Verdict => (VERDICTS as readonly string[]).includes(v)
 
-/** The first word of a blocked report (SPEC.md 4.1 report rule 3). */
+/** SPEC.md 4.1 report rule 3: the first word of a blocked report. */
 export const blockedOpener = (body: string) => BLOCKED_OPENERS.find((w) => new RegExp(`^${w}(?![A-Za-z0-9_-])`).test(body.trimStart()))
 
 /** SPEC.md 4.1 report rule 5 (its refusals of `--verdict`): a known value, from a critic or verifier, on a done
@@ -88,8 +90,8 @@ export function oneVerdict(lane: Pick<Reporting, 'role'>, req: Pick<ReportReques
   return ALLOWED
 }
 
-/** SPEC.md 3: a branch whose builder (or worker) reported done is frozen; that iteration files nothing more.
- * `earlier` holds the reports of every lane of the iteration (a reuse respawn shares it). */
+/** SPEC.md 3 related rule 2: a branch whose builder (or worker) reported done is frozen; that iteration files nothing
+ * more. `earlier` holds the reports of every lane of the iteration (a reuse respawn shares it). */
 export function branchNotFrozen(lane: Reporting, earlier: Report[]): Decision {
   const done = ownsBranch(lane) ? earlier.find((r) => r.status === 'done') : undefined
   if (!done) return ALLOWED
@@ -135,5 +137,5 @@ export function checkReport(
   return allow({ verdict: req.verdict as Verdict, defects: req.defects ?? file?.defects.length ?? 0 })
 }
 
-/** Exit code of a filed report (SPEC.md 4.1): 0 for done, 4 for blocked or failed. */
+/** SPEC.md 4.1 wait and report exit codes 0 and 4: 0 for done, 4 for blocked or failed. */
 export const reportExitCode = (status: ReportStatus) => (status === 'done' ? 0 : 4)

@@ -9,8 +9,10 @@ export interface Cursor {
   seq: number
 }
 
+/** SPEC.md 4.1 wait, run form: the cursor written as `<atMs>.<name>.<seq>`. */
 export const formatCursor = (c: Cursor) => `${c.at}.${c.name}.${c.seq}`
 
+/** SPEC.md 4.1 wait, run form: the cursor `--after` gives, read back; undefined when it is not one. */
 export function parseCursor(text: string): Cursor | undefined {
   const first = text.indexOf('.')
   const last = text.lastIndexOf('.')
@@ -21,20 +23,21 @@ export function parseCursor(text: string): Cursor | undefined {
   return { at: Number(at), name: text.slice(first + 1, last), seq: Number(seq) }
 }
 
-/** Total order of reports: time, then name, then sequence. */
+/** SPEC.md 4.1 wait, run form (oldest first): total order of reports: time, then name, then sequence. */
 export function compareCursor(a: Cursor, b: Cursor): number {
   if (a.at !== b.at) return a.at - b.at
   if (a.name !== b.name) return a.name < b.name ? -1 : 1
   return a.seq - b.seq
 }
 
+/** SPEC.md 4.1 wait, run form: a report after the cursor (every report, with no cursor). */
 export const isAfter = (c: Cursor, after: Cursor | undefined) => !after || compareCursor(c, after) > 0
 
 /** SPEC.md 4.1 wait, exit codes: 2 when the lane exited or stayed idle with no report, 3 on a timeout (the report
  * codes are report-rules' reportExitCode). */
 export const WAIT_EXIT = { noReport: 2, timeout: 3 } as const
 
-/** A lane with no report this long while idle makes `wait` exit 2 (SPEC.md section 8). */
+/** SPEC.md 8 and 4.1 wait exit 2: a lane idle this long with no report makes `wait` exit 2. */
 export const IDLE_LIMIT_MS = 10 * 60 * 1000
 
 export interface WaitMember {
@@ -54,8 +57,8 @@ const stalled = (a: ActivityView, now: number, limitMs: number) => a.value === '
 /** How a limit reads in a message: minutes, or seconds under one (a test build shortens it). */
 const limitText = (ms: number) => (ms >= 60_000 ? `${ms / 60_000} minutes` : `${ms / 1000} s`)
 
-/** SPEC.md 4.1 wait: the oldest report after the cursor, else exit 2 when no member can still report (all exited,
- * or the live ones idle for 10 minutes: `idleLimitMs`), else keep waiting. `after` is a cursor over (time, name, seq). */
+/** SPEC.md 4.1 wait: the oldest report after the cursor, else exit 2 when no member can still report (all exited, or
+ * the live ones idle for 10 minutes: `idleLimitMs`), else keep waiting. `after` is a cursor over (time, name, seq). */
 export function pickNext(members: WaitMember[], after: Cursor | undefined, now: number, what: string, idleLimitMs = IDLE_LIMIT_MS, unit: 'lane' | 'worker' = 'lane'): WaitPick {
   let best: { member: WaitMember; report: Report; cursor: Cursor } | undefined
   for (const member of members)
