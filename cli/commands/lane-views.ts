@@ -1,5 +1,5 @@
 import { harnessWords } from '../../kernel/domain/activity.js'
-import { showLine, stopLine, LIST_COLUMNS, laneCells } from '../../kernel/domain/list-show.js'
+import { LIST_COLUMNS, laneCells, showLine, stopLine } from '../../kernel/domain/list-show.js'
 import { json, line, textTable } from '../format.js'
 import type { ReapResult } from '../../kernel/port.js'
 import { optionText, type Args, type Io } from '../io.js'

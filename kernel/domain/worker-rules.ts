@@ -1,5 +1,5 @@
 import type { ConversationRecord, LaneFacts, WorkerFacts } from './conversation.js'
-import { nextIteration, effectiveLauncher } from './launch.js'
+import { effectiveLauncher, nextIteration } from './launch.js'
 import { newestBy } from './newest.js'
 import { refuse, type Decision } from './refusal.js'
 

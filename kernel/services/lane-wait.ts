@@ -1,5 +1,5 @@
 import type { ConversationRecord } from '../domain/conversation.js'
-import { formatCursor, parseCursor, type Cursor, IDLE_LIMIT_MS, pickNext, type WaitMember } from '../domain/wait.js'
+import { IDLE_LIMIT_MS, formatCursor, parseCursor, pickNext, type Cursor, type WaitMember } from '../domain/wait.js'
 import { SvcError } from '../domain/errors.js'
 import { invalidRunKey, isRunKey } from '../domain/keys.js'
 import type { ReportFrom } from '../domain/list-show.js'

@@ -1,7 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { LaneCellsInput, LaneChainNow } from '../../kernel/domain/lane.js'
-import { activityShown, LIST_COLUMNS, laneCells, newestReport, showLine, startLine, stopLine } from '../../kernel/domain/list-show.js'
+import { LIST_COLUMNS, activityShown, laneCells, newestReport, showLine, startLine, stopLine } from '../../kernel/domain/list-show.js'
 
 // SPEC.md 4.1 list and show: the columns and their cells, what the ACTIVITY column shows, and the lines the lane
 // verbs print (start, show, stop), word for word.

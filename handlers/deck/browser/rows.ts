@@ -1,4 +1,4 @@
-import { activityShown, LIST_COLUMNS, laneCells } from '../../../kernel/domain/list-show.js'
+import { LIST_COLUMNS, activityShown, laneCells } from '../../../kernel/domain/list-show.js'
 import { age, costText, usdText } from '../../../kernel/domain/format.js'
 import type { ConvView, DeckTree, LaneView, WorkerView } from '../../../kernel/port.js'
 import { h } from './dom.js'
