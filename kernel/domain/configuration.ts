@@ -20,3 +20,8 @@ export function lanesRootProblem(root: string, home: string, checkout: string, t
   if (isWithin(checkout, root)) return `the lanes root ${root} contains the project checkout ${checkout}`
   return undefined
 }
+
+/** SPEC.md 8 Configuration, `lanes_root`: the configured directory, `~` read as the home (a relative one is relative
+ * to the checkout, where the service resolves it), else the default: a sibling of the checkout, `<project dir>-lanes`. */
+export const lanesRootSetting = (checkout: string, configured: string | undefined, home: string) =>
+  configured === undefined ? `${checkout}-lanes` : configured.replace(/^~(?=\/|$)/, home)

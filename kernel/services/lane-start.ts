@@ -4,7 +4,7 @@ import { SvcError } from '../domain/errors.js'
 import { startLine } from '../domain/list-show.js'
 import { START_WAIT_LIMIT_MS } from '../domain/limits.js'
 import { checkRequest, effectiveLauncher, isGitBacked, laneConvName, planLaunch, type LanePlan } from '../domain/launch.js'
-import { lanesRootProblem } from '../domain/configuration.js'
+import { lanesRootProblem, lanesRootSetting } from '../domain/configuration.js'
 import { projectEntry, projectHolding, roleConfig, type ProjectEntry } from '../io/config.js'
 import type { Files } from '../io/adapters.js'
 import { basename, dirname, join, resolve as resolvePath } from '../io/paths.js'
@@ -65,8 +65,7 @@ export async function resolveProject(ctx: KernelContext, requested: string | und
  * kernel happened to be started. */
 export function lanesRootOf(files: Files, entry: ProjectEntry, checkout: string): { lanesRoot: string; problem?: string } {
   const home = files.userHome()
-  const configured = entry.gauntlet?.lanes_root?.replace(/^~(?=\/|$)/, home)
-  const lanesRoot = realPathOf(files, configured === undefined ? `${checkout}-lanes` : resolvePath(checkout, configured))
+  const lanesRoot = realPathOf(files, resolvePath(checkout, lanesRootSetting(checkout, entry.gauntlet?.lanes_root, home)))
   return { lanesRoot, problem: lanesRootProblem(lanesRoot, realPathOf(files, home), checkout, realPathOf(files, '/tmp')) }
 }
 

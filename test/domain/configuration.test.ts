@@ -1,8 +1,8 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { isWithin, lanesRootProblem } from '../../kernel/domain/configuration.js'
+import { isWithin, lanesRootProblem, lanesRootSetting } from '../../kernel/domain/configuration.js'
 
-// SPEC.md 8 configuration constraints: the lanes root lies under the user's home directory, outside /tmp, and does
+// SPEC.md 8 Configuration (`lanes_root` and its default) and the configuration constraints: the lanes root lies under the user's home directory, outside /tmp, and does
 // not contain the project checkout. One row per case, each problem word for word.
 
 test('lanesRootProblem: one row per constraint, /tmp checked first', () => {
@@ -33,6 +33,18 @@ test('isWithin: equal, or inside at a path boundary', () => {
     ['outside', '/a', '/a/b', false],
   ]
   for (const [name, inner, outer, want] of rows) assert.is(isWithin(inner, outer), want, name)
+})
+
+test('lanesRootSetting (SPEC.md 8 Configuration, lanes_root): the configured directory, ~ as the home, else <project dir>-lanes', () => {
+  const rows: [string, string | undefined, string][] = [
+    ['not configured: a sibling of the checkout', undefined, '/home/u/src/app-lanes'],
+    ['an absolute directory', '/home/u/lanes', '/home/u/lanes'],
+    ['~ alone is the home', '~', '/home/u'],
+    ['~/ starts at the home', '~/lanes/app', '/home/u/lanes/app'],
+    ['~name is no home: left as given, relative to the checkout', '~x/l', '~x/l'],
+    ['a relative directory is left for the checkout to anchor', '../app-wt', '../app-wt'],
+  ]
+  for (const [name, configured, want] of rows) assert.is(lanesRootSetting('/home/u/src/app', configured, '/home/u'), want, name)
 })
 
 test.run()

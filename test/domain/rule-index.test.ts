@@ -75,6 +75,8 @@ const INDEX: Record<string, Where[]> = {
   '8 one live lane per run, key and role': at(launch, 'oneLiveLane'),
   '8 one report (done, with verdict) per critic or verifier': at(report, 'oneVerdict'),
   '8 lanes root under home, outside /tmp, not holding the checkout': at(configuration, 'lanesRootProblem'),
+  '8 configuration: lanes_root, else <project dir>-lanes': at(configuration, 'lanesRootSetting'),
+  '8 configuration: roles.<role>.model and .effort': at(launch, 'launchModel', 'planLaunch'),
   '8 pairing: critics of iteration n': at(chains, 'criticsOf'),
   '8 pairing: a builder of n >= 2 answers the newest critic of n - 1': at(chains, 'answeredVerdict'),
 }
