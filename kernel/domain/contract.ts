@@ -1,3 +1,4 @@
+import type { AnsweredVerdict } from './chains.js'
 import type { Role } from './keys.js'
 
 export interface ContractFacts {
@@ -12,7 +13,7 @@ export interface ContractFacts {
   /** A critic or verifier: the judged builder row (key and iteration) and the commit. No name, no report text. */
   judged?: { key: string; iteration: number; sha?: string }
   /** A builder of iteration n >= 2: the verdict it answers. */
-  answers?: { id: string; verdict?: string; verdictFile?: string }
+  answers?: AnsweredVerdict
 }
 
 const REPORT_HELP: Record<Role, string[]> = {

@@ -16,6 +16,8 @@ import * as wait from '../../kernel/domain/wait.js'
 // The rulebook's index: every rule of SPEC.md sections 3, 4.1 (start rules 1-8, report rules, wait, reap steps), 5
 // and 8, and the rulebook export that decides it. A rule whose function is renamed or gone fails here. The few rules
 // that are about real files, git or processes (and nothing to decide) name the end-to-end suite that proves them.
+// It reads the section modules only, plus keys and limits for the rules that are constants, and contract.ts, the
+// text of the lane contract (start behaviour 3) that launch rule 8 constrains.
 
 type Where = { module: Record<string, unknown>; name: string } | { e2e: string }
 const at = (module: Record<string, unknown>, ...names: string[]): Where[] => names.map((name) => ({ module, name }))
