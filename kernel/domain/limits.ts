@@ -1,5 +1,5 @@
 /** SPEC.md section 8, limits that are times (the others live beside the rule they bound: STARTING_WINDOW_MS in
- * activity.ts, IDLE_LIMIT_MS in wait-pick.ts, the key patterns in keys.ts). */
+ * activity.ts, IDLE_LIMIT_MS in wait.ts, the key patterns in keys.ts). */
 
 /** SPEC.md 8: `start` waits up to 180 s for the lane to have started. */
 export const START_WAIT_LIMIT_MS = 180_000

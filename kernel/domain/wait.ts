@@ -34,7 +34,7 @@ export function compareCursor(a: Cursor, b: Cursor): number {
 export const isAfter = (c: Cursor, after: Cursor | undefined) => !after || compareCursor(c, after) > 0
 
 /** SPEC.md 4.1 wait, exit codes: 2 when the lane exited or stayed idle with no report, 3 on a timeout (the report
- * codes are report-rules' reportExitCode). */
+ * codes are reportExitCode in report-rules.ts). */
 export const WAIT_EXIT = { noReport: 2, timeout: 3 } as const
 
 /** SPEC.md 8 and 4.1 wait exit 2: a lane idle this long with no report makes `wait` exit 2. */

@@ -47,7 +47,7 @@ const perRepo = new KeyedQueue()
 /** One mutating git operation at a time per repository. */
 export const serialized = <T>(repo: string, fn: () => Promise<T>): Promise<T> => perRepo.run(repo, fn)
 
-/** The newest fetch of a repository; asks join it while domain/launch-rules' fetchServes says it serves them. */
+/** The newest fetch of a repository; asks join it while domain/launch's fetchServes says it serves them. */
 interface Fetch {
   startedAt?: number
   p: Promise<void>

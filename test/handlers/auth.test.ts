@@ -85,7 +85,7 @@ const NOT_DECK_ROUTES: [string, string][] = [
   ['POST', '/api/lanes'],
   ['GET', '/api/lanes'],
   ['GET', '/api/convs/7/transcript/x'],
-  ['GET', '/deck/list-columns.js'],
+  ['GET', '/deck/list-show.js'],
   ['GET', '/api/convs/7/stop'],
   ['POST', '/api/convs/7'],
   ['GET', '/api/lanes/7/reap'],
