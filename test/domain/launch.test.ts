@@ -26,6 +26,7 @@ import {
   reuseTarget,
   type StartRequest,
 } from '../../kernel/domain/launch.js'
+import { buildContract } from '../../kernel/domain/contract.js'
 import type { Report } from '../../kernel/domain/report.js'
 import { report, row } from '../helpers/lane-now.js'
 
@@ -383,6 +384,24 @@ test('optionLikeRef: no ref or branch name starting with - reaches git', () => {
 
 test('mayLaunch: a worker launches no lanes', () => {
   assert.equal(mayLaunch({ worker: { issue: '7', iteration: 1 } } as Parameters<typeof mayLaunch>[0], 'builder'), refused('forbidden', 'refused: a worker cannot launch lanes'))
+})
+
+
+test('launch rule 8 and pairing rule 2: the contract names the judged commit, never the builder\'s name or report; a builder is told the verdict it answers', () => {
+  const builder = row('1', 'builder', 1, { reports: [report(1, 2, { head: 'h1', body: 'THE BUILDER REPORT' })] })
+  const critic = planLaunch({ role: 'critic', for: 'k' }, 'r1', 'k', [builder], { model: 'm' }, BASE, 0)
+  assert.ok(critic.ok)
+  if (!critic.ok) return
+  const j = critic.plan.judged!
+  const text = buildContract({ role: 'critic', run: 'r1', key: 'k', iteration: 1, cwd: '/lanes/c', at: critic.plan.at, brief: 'judge it', judged: { key: 'k', iteration: j.iteration, sha: j.sha } })
+  assert.ok(text.includes('- You judge builder k i1 at commit h1.'), 'the judged row and its commit')
+  assert.ok(!text.includes(builder.rec.name) && !text.includes('THE BUILDER REPORT'), 'no builder name, no report text')
+  const rows: [string, { id: string; verdict?: string; verdictFile?: string }, string][] = [
+    ['with verdict and file', { id: '5', verdict: 'NOT_YET', verdictFile: '/v.json' }, '- This iteration answers the verdict of critic conv 5: NOT_YET, verdict file /v.json.'],
+    ['no verdict filed', { id: '5' }, '- This iteration answers the verdict of critic conv 5: (no verdict filed).'],
+  ]
+  for (const [name, answers, line] of rows)
+    assert.ok(buildContract({ role: 'builder', run: 'r1', key: 'k', iteration: 2, cwd: '/lanes/b', branch: 'r1/k-i2', brief: 'b', answers }).split('\n').includes(line), name)
 })
 
 test.run()
