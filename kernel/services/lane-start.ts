@@ -14,6 +14,7 @@ import type { PortInput, PortOutputs } from '../port.js'
 import { KeyedQueue } from '../serial.js'
 import { awaitStart } from './await-start.js'
 import { decided } from './decided.js'
+import { projectListed, projectNamed } from '../domain/projects.js'
 import type { KernelContext } from './context.js'
 import { createConversation, stopConversation } from './conversations.js'
 import { inNewDirectory, reusedDirectory, type Made } from './lane-start-dir.js'
@@ -50,11 +51,10 @@ export interface ProjectContext {
 export async function resolveProject(ctx: KernelContext, requested: string | undefined, launcher: ConversationRecord, cwd: string | undefined): Promise<ProjectContext> {
   const files = ctx.io.files
   const projects = await ctx.config.projects()
-  let key = requested ?? launcher.project
-  if (!key && cwd) key = projectHolding(projects, realPathOf(files, cwd))
-  if (!key) throw new SvcError('usage', 'no project for this launch: pass --project, or run from inside a checkout listed in projects.yaml')
-  const entry = projectEntry(projects, key)
-  if (!entry) throw new SvcError('not_found', `no project ${key} in ${ctx.config.path}`)
+  let named = requested ?? launcher.project
+  if (!named && cwd) named = projectHolding(projects, realPathOf(files, cwd))
+  const { key } = decided(projectNamed(named, 'this launch'))
+  const { entry } = decided(projectListed(key, projectEntry(projects, key), ctx.config.path))
   if (!files.exists(entry.path)) throw new SvcError('usage', `${ctx.config.path}: ${key}.path: the checkout ${entry.path} does not exist`)
   const checkout = files.realpath(entry.path)
   const { lanesRoot, problem } = lanesRootOf(files, entry, checkout)
