@@ -1,5 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { codeRedeemable, sessionLive } from '../../kernel/domain/deck-credentials.js'
 import { age, clockTime, costText, usdText } from '../../kernel/domain/format.js'
 import { askText, needsYouAsk } from '../../kernel/domain/needs-you-ask.js'
 import { runCounts, type CountedLane } from '../../kernel/domain/run-counts.js'
@@ -119,6 +120,21 @@ test('tellHasText: a message with no text is refused; any text (even blank) goes
     ['hello', ALLOWED],
   ]
   for (const [text, want] of CASES) assert.equal(tellHasText(text), want, JSON.stringify(text))
+})
+
+test('codeRedeemable and sessionLive: a code or a session counts until the instant it expires; absent is refused', () => {
+  const used = refuse('unauthorized', 'this deck link was used already or has expired; run svc deck for a new one')
+  const gone = refuse('unauthorized', 'the deck session has expired or was revoked; run svc deck for a new link')
+  const CASES: [number | undefined, Decision, Decision][] = [
+    [NOW + 1, ALLOWED, ALLOWED],
+    [NOW, used, gone],
+    [NOW - 1, used, gone],
+    [undefined, used, gone],
+  ]
+  for (const [expiresAt, code, session] of CASES) {
+    assert.equal(codeRedeemable(expiresAt, NOW), code, `code ${expiresAt}`)
+    assert.equal(sessionLive(expiresAt, NOW), session, `session ${expiresAt}`)
+  }
 })
 
 test.run()
