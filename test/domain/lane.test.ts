@@ -3,8 +3,10 @@ import * as assert from 'uvu/assert'
 import { ACTIVITIES, activityShown, hasEnded, type Activity } from '../../kernel/domain/activity.js'
 import type { ConversationRecord } from '../../kernel/domain/conversation.js'
 import type { Role } from '../../kernel/domain/keys.js'
+import { ALLOWED, refuse, type Decision } from '../../kernel/domain/refusal.js'
 import {
   byCreation,
+  chainFound,
   hasDoneReport,
   holdsItsDirectory,
   inChain,
@@ -136,6 +138,15 @@ test('laneCells: the columns of SPEC.md 4.1 list, a dash where a fact does not a
     ],
   ]
   for (const [name, v, want] of rows) assert.equal(laneCells(v), want, name)
+})
+
+test('chainFound: show of a run and key with no lane is not_found, naming both', () => {
+  const CASES: [string, string, number, Decision][] = [
+    ['r1', 'k', 1, ALLOWED],
+    ['r1', 'k', 3, ALLOWED],
+    ['r1', 'k', 0, refuse('not_found', 'no lanes r1/k')],
+  ]
+  for (const [run, key, lanes, want] of CASES) assert.equal(chainFound(run, key, lanes), want, `${run}/${key} ${lanes}`)
 })
 
 test.run()
