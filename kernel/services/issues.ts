@@ -1,3 +1,4 @@
+import { shortLine } from '../domain/errors.js'
 import { formatIssueRef, issueTitleFits, mayCloseHere, onOrigin, parseGithubRemote, parseIssueRef, type GithubRepo, type IssueRef } from '../domain/issue-ref.js'
 import { projectEntry, projectHolding } from '../io/config.js'
 import { GhTracker } from '../io/trackers/gh.js'
@@ -5,7 +6,7 @@ import { LocalIssues, type LocalIssue } from '../io/trackers/local.js'
 import { join } from '../io/paths.js'
 import type { IssueComment, IssueFacts } from '../io/trackers/types.js'
 import type { IssueView, PortInput } from '../port.js'
-import { shortLine, type KernelContext } from './context.js'
+import type { KernelContext } from './context.js'
 import { decided } from './decided.js'
 import { projectListed, projectNamed } from '../domain/projects.js'
 

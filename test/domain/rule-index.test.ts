@@ -3,8 +3,10 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import * as activity from '../../kernel/domain/activity.js'
 import * as contract from '../../kernel/domain/contract.js'
+import * as conversation from '../../kernel/domain/conversation.js'
 import * as cursor from '../../kernel/domain/cursor.js'
 import * as keys from '../../kernel/domain/keys.js'
+import * as lane from '../../kernel/domain/lane.js'
 import * as laneLines from '../../kernel/domain/lane-lines.js'
 import * as lanePaths from '../../kernel/domain/lane-paths.js'
 import * as laneSummary from '../../kernel/domain/lane-summary.js'
@@ -15,6 +17,7 @@ import * as limits from '../../kernel/domain/limits.js'
 import * as listColumns from '../../kernel/domain/list-columns.js'
 import * as reapPlan from '../../kernel/domain/reap-plan.js'
 import * as reportRules from '../../kernel/domain/report-rules.js'
+import * as verbForms from '../../kernel/domain/verb-forms.js'
 import * as waitPick from '../../kernel/domain/wait-pick.js'
 
 // The rulebook's index: every rule of SPEC.md sections 3, 4.1 (start rules 1-8, report rules, wait, reap steps), 5
@@ -81,6 +84,11 @@ const INDEX: Record<string, Where[]> = {
   '8 lanes root under home, outside /tmp, not holding the checkout': at(lanePaths, 'lanesRootProblem'),
   '8 pairing: critics of iteration n': at(laneSummary, 'criticsOf'),
   '8 pairing: a builder of n >= 2 answers the newest critic of n - 1': at(launchRules, 'answeredVerdict'),
+  // The argument forms and lookups of wait, show and the calling conversation (services/decided turns them into errors).
+  '4.1 wait: exactly one of a lane, --run or --parent; --after by form': at(verbForms, 'oneWaitForm', 'afterSeq', 'afterCursor'),
+  '4.1 show: a lane, or --run with --key; no lanes of them': at(verbForms, 'showForm').concat(at(lane, 'chainFound')),
+  '8 run and lane keys to pick lanes by (list, show, wait --run)': at(keys, 'keysFit'),
+  '5 $SERVICE_CONVERSATION names the launching conversation': at(conversation, 'callerSet', 'conversationFound').concat(at(keys, 'convRefParsed')),
 }
 
 test('rule index: every rule of SPEC.md 3, 4.1, 5 and 8 names the rulebook export (or e2e suite) that decides it', () => {
