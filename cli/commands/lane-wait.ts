@@ -5,6 +5,8 @@ import { json, line } from '../format.js'
 import type { KernelPort } from '../../kernel/port.js'
 import { optionText, type Args, type Io } from '../io.js'
 import type { Run } from '../table.js'
+import { oneWaitForm } from '../../kernel/domain/wait.js'
+import { decided } from '../../kernel/services/decided.js'
 
 /** Each request to the kernel waits at most this long; the CLI asks again until its own timeout. */
 const POLL_MS = 25_000
@@ -22,8 +24,7 @@ async function waitFor(kind: 'lane' | 'worker', { set: run, project }: WaitSetAr
   const lane = args._[0]
   const setFlag = kind === 'lane' ? 'run' : 'issue'
   const parent = optionText(args, 'parent')
-  if ([lane, run, parent].filter((x) => x !== undefined).length !== 1)
-    throw new SvcError('usage', kind === 'lane' ? 'wait takes exactly one of <lane>, --run <key> or --parent <conv>' : 'wait takes exactly one of <worker>, --issue <ref> or --parent <conv>')
+  decided(oneWaitForm([lane, run, parent], kind))
   let timeoutMs = Infinity
   if (args.timeout !== undefined) {
     const t = Number(args.timeout)

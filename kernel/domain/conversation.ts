@@ -1,5 +1,8 @@
 import * as v from 'valibot'
-import { CONV_ID, CONV_NAME, EFFORTS, HARNESSES, LANE_KEY, ROLES, RUN_KEY } from './keys.js'
+import { hasEnded, type Activity } from './activity.js'
+import { shortLine } from './errors.js'
+import { CONV_ID, CONV_NAME, EFFORTS, HARNESSES, LANE_KEY, ROLES, RUN_KEY, type Harness, type Phase } from './keys.js'
+import { ALLOWED, allow, refuse, type Decision } from './refusal.js'
 
 const num = v.pipe(v.number(), v.finite())
 const opt = v.optional
@@ -95,3 +98,45 @@ export const isDriven = (c: Pick<ConversationRecord, 'harness' | 'ended' | 'arch
  * start the kernel asks this of every conversation, and most have ended. */
 export const mayStillChange = (c: Pick<ConversationRecord, 'harness' | 'ended' | 'archived'>, stateOf: () => { ended?: unknown } | undefined): boolean =>
   isDriven(c) && !stateOf()?.ended
+
+/** SPEC.md 5: the calling conversation is $SERVICE_CONVERSATION; a verb that needs one says how to give it (`fix`). */
+export const callerSet = (ref: string | undefined, fix: string): Decision<{ ref: string }> =>
+  ref ? allow({ ref }) : refuse('usage', `SERVICE_CONVERSATION is not set: ${fix}`)
+
+/** SPEC.md 2: a reference names a conversation only if one has that id or name (`rec`, looked up). */
+export const conversationFound = <R extends object>(ref: string, rec: R | undefined): Decision<{ rec: R }> =>
+  rec ? allow({ rec }) : refuse('not_found', `no conversation ${ref}`, 'svc conv list shows the conversations')
+
+/** README "Conversations": a name given to `conv new` is a conversation name. */
+export const convNameFits = (name: string | undefined): Decision =>
+  name === undefined || CONV_NAME.test(name)
+    ? ALLOWED
+    : refuse('usage', `invalid name '${shortLine(name)}': use lower-case letters, digits, '.', '_' or '-', starting with a letter or digit`)
+
+/** README "Conversations": the shell harness runs a script, so it is given one (a prompt, or a lane's brief). */
+export const shellHasScript = (harness: Harness, firstMessage: string | undefined): Decision =>
+  harness === 'shell' && !firstMessage ? refuse('usage', 'the shell harness runs a script: give it --prompt (or a brief)') : ALLOWED
+
+/** README "Conversations": `conv new` runs in --cwd, else in its --project's checkout. */
+export const workingDirGiven = (cwd: string | undefined): Decision<{ cwd: string }> =>
+  cwd ? allow({ cwd }) : refuse('usage', 'no working directory: pass --cwd or --project')
+
+/** What is at a working directory's path, as gathered ('relative': not looked at, the path is not absolute). */
+export type DirFound = 'directory' | 'other' | 'missing' | 'relative'
+
+/** README "Conversations": a conversation's working directory is an absolute path to an existing directory. */
+export function workingDirFits(dir: string, found: DirFound): Decision {
+  const what = `working directory ${shortLine(dir)}`
+  if (found === 'relative') return refuse('usage', `${what} is not an absolute path`)
+  if (found === 'missing') return refuse('usage', `${what} does not exist`)
+  if (found === 'other') return refuse('usage', `${what} is not a directory`)
+  return ALLOWED
+}
+
+/** README "Conversations": only an ended conversation is archived (`activity` as derived now). */
+export const mayArchive = (rec: Pick<ConversationRecord, 'id' | 'name'>, activity: Activity): Decision =>
+  hasEnded(activity) ? ALLOWED : refuse('conflict', `conv ${rec.id} (${rec.name}) is ${activity}; stop it first`, `svc conv stop ${rec.id}`)
+
+/** README "Conversations": `conv mark` takes a reason only with needs-you. */
+export const markReasonFits = (phase: Phase, reason: string | undefined): Decision =>
+  reason && phase !== 'needs-you' ? refuse('usage', '--reason goes only with needs-you') : ALLOWED

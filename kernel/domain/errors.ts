@@ -21,6 +21,9 @@ export function oneLine(s: string, max = 1000): string {
   return clean.length > max ? clean.slice(0, max - 3) + '...' : clean
 }
 
+/** Input echoed in a message stays on one line and short. */
+export const shortLine = (s: string) => oneLine(s, 80)
+
 /** Errors are one line (whatever input they quote), with an optional hint. */
 export class SvcError extends Error {
   readonly code: ErrorCode

@@ -2,6 +2,8 @@
  * `gh:<owner>/<repo>#<n>` (a GitHub issue), and `#<n>`, a GitHub issue of the repository the project's origin
  * names. GitHub names are case-insensitive, so a reference is kept lower-cased: one issue, one reference. */
 
+import { ALLOWED, allow, refuse, type Decision, type Refusal } from './refusal.js'
+
 export type IssueRef = { tracker: 'local'; number: number } | { tracker: 'gh'; owner: string; repo: string; number: number }
 
 /** A GitHub repository, as the project's origin names it. */
@@ -26,9 +28,10 @@ export function githubNameProblem(owner: string, repo: string): string | undefin
   return undefined
 }
 
-export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string }
+/** A reference read: its value, or the usage refusal saying why it is none. */
+export type Parsed<T> = Decision<{ value: T }>
 
-const bad = (text: string, why: string): Parsed<never> => ({ ok: false, message: `'${text}' is not an issue reference: ${why}` })
+const bad = (text: string, why: string): Refusal => refuse('usage', `'${text}' is not an issue reference: ${why}`)
 
 /** What a reference says before the project is known: `#<n>` waits for the project's origin (onOrigin). */
 export type ParsedRef = IssueRef | { tracker: 'origin'; number: number }
@@ -62,6 +65,20 @@ export function onOrigin(ref: ParsedRef, origin: GithubRepo | undefined): Parsed
   if (ref.tracker !== 'origin') return { ok: true, value: ref }
   if (!origin) return bad(`#${ref.number}`, `#<n> names an issue of the project's origin on github.com, and this project's origin is not there; write gh:<owner>/<repo>#${ref.number}`)
   return { ok: true, value: { tracker: 'gh', owner: origin.owner, repo: origin.repo, number: ref.number } }
+}
+
+/** README "Issues": svc closes only its own local issues; a GitHub one is closed on GitHub. */
+export const mayCloseHere = (ref: IssueRef): Decision =>
+  ref.tracker === 'gh' ? refuse('usage', `svc closes only its own local issues; close ${formatIssueRef(ref)} on GitHub`, `gh issue close ${ref.number} -R ${ref.owner}/${ref.repo}`) : ALLOWED
+
+/** README "Issues": a title is one line of plain text (it is printed in tables and on terminals: no escape
+ * sequence may ride in it); `title` as given, trimmed here. */
+export function issueTitleFits(title: string): Decision<{ title: string }> {
+  const t = title.trim()
+  if (!t) return refuse('usage', 'the title is empty; pass --title <text>')
+  if (/[\r\n]/.test(t)) return refuse('usage', 'the title must be one line; put the rest in --body or --body-file')
+  if (/[\x00-\x1f\x7f]/.test(t)) return refuse('usage', 'the title holds a control character; write it as plain text')
+  return allow({ title: t })
 }
 
 /** The reference as svc prints it. */

@@ -1,4 +1,7 @@
 /** Names and value sets fixed by SPEC.md (sections 1, 2, 8). */
+import { shortLine } from './errors.js'
+import { ALLOWED, allow, refuse, type Decision } from './refusal.js'
+
 export const RUN_KEY = /^[a-z0-9][a-z0-9-]{0,31}$/
 export const LANE_KEY = /^[a-z0-9][a-z0-9._-]{0,39}$/
 /** Conversation names: what `conv-<name>` directories are made of. No slash, no leading dot, bounded. */
@@ -28,6 +31,13 @@ export const isLaneKey = (s: string) => LANE_KEY.test(s)
 export const invalidRunKey = (s: string) => `invalid run key '${s}': it must match ${RUN_KEY.source}`
 export const invalidLaneKey = (s: string) => `invalid lane key '${s}': it must match ${LANE_KEY.source}`
 
+/** SPEC.md 8: a run or lane key given to pick lanes by (list, show, wait --run) is one a lane could have. */
+export function keysFit(k: { run?: string; key?: string }): Decision {
+  if (k.run !== undefined && !isRunKey(k.run)) return refuse('usage', invalidRunKey(k.run))
+  if (k.key !== undefined && !isLaneKey(k.key)) return refuse('usage', invalidLaneKey(k.key))
+  return ALLOWED
+}
+
 export type ConvRef = { by: 'id'; id: string } | { by: 'name'; names: string[] }
 
 /** A conversation is addressed by id, by name, or by `conv-<name>` (SPEC.md 2). The names to try are listed in
@@ -38,6 +48,12 @@ export function parseConvRef(ref: string): ConvRef | undefined {
   if (ref.startsWith('conv-') && CONV_NAME.test(ref.slice(5))) names.push(ref.slice(5))
   if (CONV_NAME.test(ref)) names.push(ref)
   return names.length ? { by: 'name', names } : undefined
+}
+
+/** SPEC.md 2: a conversation is addressed by id, name or conv-<name>; anything else names none. */
+export const convRefParsed = (ref: string): Decision<{ parsed: ConvRef }> => {
+  const parsed = parseConvRef(ref)
+  return parsed ? allow({ parsed }) : refuse('usage', `'${shortLine(ref)}' is not a conversation id, name or conv-<name>`)
 }
 
 /** A critic or a verifier: a lane that judges a builder and files one verdict. */

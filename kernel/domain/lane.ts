@@ -2,7 +2,7 @@ import type { Activity, Evidence } from './activity.js'
 import type { ConversationRecord, LaneFacts } from './conversation.js'
 import { isJudgeRole, type NeedsYouReason } from './keys.js'
 import { newest, newestBy } from './newest.js'
-import { allow, refuse, type Decision } from './refusal.js'
+import { ALLOWED, allow, refuse, type Decision } from './refusal.js'
 import type { Report } from './report.js'
 
 // The lane type family. A lane is described by three types, one for each moment of it; every other shape of a lane
@@ -85,6 +85,10 @@ export const holdsItsDirectory = (r: { archived?: unknown; reaped?: unknown }): 
 
 /** Is this lane of that run and key (one chain of SPEC.md "Pairing and chains")? */
 export const inChain = (lane: Pick<LaneFacts, 'run' | 'key'>, run: string, key: string): boolean => lane.run === run && lane.key === key
+
+/** SPEC.md 4.1 show: a run and key name a chain only if some lane is of it (`lanes`: how many are). */
+export const chainFound = (run: string, key: string, lanes: number): Decision =>
+  lanes > 0 ? ALLOWED : refuse('not_found', `no lanes ${run}/${key}`)
 
 /** Is this lane a critic or verifier judging builder iteration `iteration` of its run and key? */
 export const judgesIteration = (lane: Pick<LaneFacts, 'role' | 'for'>, iteration: number): boolean => isJudgeRole(lane.role) && lane.for?.iteration === iteration

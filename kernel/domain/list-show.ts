@@ -1,5 +1,7 @@
 import { costText } from './format.js'
 import type { LaneCellsInput, LaneChainNow, LaneRef, LaneShown } from './lane.js'
+import { keysFit } from './keys.js'
+import { allow, refuse, type Decision } from './refusal.js'
 
 /** SPEC.md 4.1 list: the columns, in order. */
 export const LIST_COLUMNS = ['ID', 'RUN/KEY', 'ROLE', 'ITER', 'ACTIVITY', 'REPORT', 'FOR', 'VERDICT', 'BRANCH@SHA', 'AHEAD', 'DIRTY', 'MODEL', 'COST'] as const
@@ -47,3 +49,12 @@ export const showLine = (v: LaneShown) =>
 
 /** SPEC.md 4.1 list, REPORT column: the newest report of a lane. */
 export const newestReport = (info: LaneChainNow) => info.reports.at(-1)
+
+/** SPEC.md 4.1 show: a lane, or --run with --key (keys a lane could have), not both. */
+export function showForm(input: { lane?: string; run?: string; key?: string }): Decision<{ lane: string } | { run: string; key: string }> {
+  const { lane, run, key } = input
+  if (lane !== undefined) return run !== undefined || key !== undefined ? refuse('usage', 'show takes a lane, or --run with --key, not both') : allow({ lane })
+  if (run === undefined || key === undefined) return refuse('usage', 'show takes a lane, or --run with --key')
+  const fit = keysFit({ run, key })
+  return fit.ok ? allow({ run, key }) : fit
+}

@@ -1,3 +1,6 @@
+import type { Activity } from './activity.js'
+import { allow, refuse, type Decision } from './refusal.js'
+
 /** What a conversation waiting on a person asks, from the request its harness waits on (the runner records it in
  * state.json as `pending`): a question with its options, a permission for a tool with its input, a plan to approve;
  * or, when it marked itself needs-you, that a message is the answer. */
@@ -39,4 +42,29 @@ export function askText(a: NeedsYouAsk): string {
   if (a.kind === 'question') return `question${a.tool ? ` for ${a.tool}` : ''}: ${a.questions.map((q) => q.question).join(' / ')}`
   if (a.kind === 'plan') return `plan${a.tool ? ` for ${a.tool}` : ''}: ${a.plan}`
   return `permission for ${a.tool}${a.input ? `: ${a.input}` : ''}`
+}
+
+/** The request a harness waits on, as its runner records it (state.json's `pending`). */
+export interface PendingRequest {
+  id: string
+  kind: string
+  tool?: string
+}
+
+/** README "Conversations" (`conv answer`): an answer goes to a conversation that waits on a request the service can
+ * answer, in the form the request takes (a question is answered with allow --message; --message is deny's reason). */
+export function answerFits<P extends PendingRequest>(
+  conv: { id: string; name: string },
+  activity: Activity,
+  pending: P | undefined,
+  answer: { decision: 'allow' | 'deny'; message?: string },
+): Decision<{ pending: P }> {
+  const who = `conv ${conv.id} (${conv.name})`
+  if (activity !== 'needs-you') return refuse('conflict', `${who} is ${activity}; it waits on no answer`)
+  if (!pending) return refuse('conflict', `${who} marked itself needs-you; it waits on no request the service can answer`, `svc tell ${conv.id} "<text>"`)
+  if (pending.kind === 'question' && answer.decision === 'allow' && answer.message === undefined)
+    return refuse('usage', `${who} asks a question: answer it with allow --message <answer>`)
+  if (pending.kind !== 'question' && answer.decision === 'allow' && answer.message !== undefined)
+    return refuse('usage', `--message goes with deny (the reason) or answers a question; ${who} asks for a ${pending.kind}`)
+  return allow({ pending })
 }

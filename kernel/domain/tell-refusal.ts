@@ -20,3 +20,6 @@ export function tellRefusal(t: TellTarget, reports: Pick<Report, 'status'>[], fo
   if (hasEnded(t.activity)) return refuse('conflict', `${who} is ${t.activity}; the message would not reach it`)
   return force ? ALLOWED : takesMessages(t, reports)
 }
+
+/** SPEC.md 4.2: a message has text. */
+export const tellHasText = (text: string): Decision => (text.length === 0 ? refuse('usage', 'the message is empty') : ALLOWED)

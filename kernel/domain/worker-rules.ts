@@ -1,7 +1,7 @@
 import type { ConversationRecord, LaneFacts, WorkerFacts } from './conversation.js'
 import { effectiveLauncher, nextIteration } from './launch.js'
 import { newestBy } from './newest.js'
-import { refuse, type Decision } from './refusal.js'
+import { allow, refuse, type Decision } from './refusal.js'
 
 /** The rules of `svc worker run` (SPEC.md section 1, DESIGN.md 3, workers): who may run a worker, on which issue,
  * in which directory and branch, and how its reports are posted to the issue exactly once. Each decision is data;
@@ -9,6 +9,11 @@ import { refuse, type Decision } from './refusal.js'
 
 export type { WorkerFacts }
 export type WorkerRecord = ConversationRecord
+
+/** README "Workers": the worker verbs take a worker; any other conversation is refused (as the lane verbs refuse
+ * one that is not a lane). */
+export const workerOf = (rec: ConversationRecord): Decision<{ rec: ConversationRecord & { worker: WorkerFacts } }> =>
+  rec.worker ? allow({ rec: rec as ConversationRecord & { worker: WorkerFacts } }) : refuse('not_found', `conv ${rec.id} (${rec.name}) is not a worker`)
 
 /** What a lane and a worker share: a directory made under the lanes root at launch, known by what the launch
  * recorded. A worker's is a builder's (a worktree on a branch of its own), so the code that makes, claims, reports

@@ -1,8 +1,8 @@
 import { EventEmitter } from '../io/events.js'
-import type { ConversationRecord } from '../domain/conversation.js'
+import { callerSet, conversationFound, type ConversationRecord } from '../domain/conversation.js'
 import { laneOf, type LaneRecord } from '../domain/lane.js'
-import { SvcError, oneLine } from '../domain/errors.js'
-import { parseConvRef } from '../domain/keys.js'
+import { shortLine } from '../domain/errors.js'
+import { convRefParsed } from '../domain/keys.js'
 import type { Adapters } from '../io/adapters.js'
 import type { ConfigFile } from '../io/config.js'
 import type { Log } from '../io/log.js'
@@ -41,11 +41,8 @@ export class KernelContext {
 
   /** Find a conversation by id, name or conv-<name>; one clear error otherwise. */
   resolve(ref: string): ConversationRecord {
-    const parsed = parseConvRef(ref)
-    if (!parsed) throw new SvcError('usage', `'${shortLine(ref)}' is not a conversation id, name or conv-<name>`)
-    const rec = parsed.by === 'id' ? this.store.get(parsed.id) : parsed.names.map((n) => this.store.getByName(n)).find(Boolean)
-    if (!rec) throw new SvcError('not_found', `no conversation ${ref}`, 'svc conv list shows the conversations')
-    return rec
+    const { parsed } = decided(convRefParsed(ref))
+    return decided(conversationFound(ref, parsed.by === 'id' ? this.store.get(parsed.id) : parsed.names.map((n) => this.store.getByName(n)).find(Boolean))).rec
   }
 
   /** Find a lane by id, name or conv-<name>; a conversation that is not a lane is refused. */
@@ -55,8 +52,7 @@ export class KernelContext {
 
   /** The calling conversation ($SERVICE_CONVERSATION), required. */
   caller(ref: string | undefined, what: string): ConversationRecord {
-    if (!ref) throw new SvcError('usage', `SERVICE_CONVERSATION is not set: ${what} must run inside a conversation`)
-    return this.resolve(ref)
+    return this.resolve(decided(callerSet(ref, `${what} must run inside a conversation`)).ref)
   }
 
   /** Refuses a request that acts as `rec` (none: as no one) unless its key allows it (domain/acting-as). */
@@ -82,5 +78,4 @@ export class KernelContext {
   }
 }
 
-/** Input echoed in a message stays on one line and short. */
-export const shortLine = (s: string) => oneLine(s, 80)
+export { shortLine }

@@ -1,16 +1,16 @@
-import { hasEnded } from '../domain/activity.js'
 import { inIdOrder } from '../domain/newest.js'
-import type { ConversationRecord } from '../domain/conversation.js'
+import { convNameFits, mayArchive, markReasonFits, shellHasScript, workingDirFits, workingDirGiven, type ConversationRecord, type DirFound } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
-import { tellRefusal } from '../domain/tell-refusal.js'
-import { CONV_NAME, type Harness } from '../domain/keys.js'
+import { projectListed } from '../domain/projects.js'
+import { tellHasText, tellRefusal } from '../domain/tell-refusal.js'
+import type { Harness } from '../domain/keys.js'
 import type { LaunchSpec, MarkState } from '../domain/runner-state.js'
 import { convFiles } from '../home.js'
 import { appendLine, createFileOnce, writeFileAtomic } from '../io/atomic-file.js'
 import { projectEntry } from '../io/config.js'
 import { isAbsolute, resolve as resolvePath } from '../io/paths.js'
 import type { ConvView, PortInput, PortOutputs } from '../port.js'
-import { shortLine, type KernelContext } from './context.js'
+import type { KernelContext } from './context.js'
 import { harnessEnv } from './launch-env.js'
 import { newConversationKey } from './conversation-key.js'
 import { decided } from './decided.js'
@@ -40,7 +40,7 @@ export interface NewConversation {
 /** Create a conversation: reserve id and name, write its files, the record (the acknowledged write), then start
  * its runner. Shared by `conv new`, successors and lane starts. */
 export async function createConversation(ctx: KernelContext, n: NewConversation): Promise<ConversationRecord> {
-  if (n.harness === 'shell' && !n.firstMessage) throw new SvcError('usage', 'the shell harness runs a script: give it --prompt (or a brief)')
+  decided(shellHasScript(n.harness, n.firstMessage))
   const { id, name } = await ctx.store.reserve(n.name, n.fallbackName)
   const files = convFiles(ctx.home, name)
   // Every conversation a process drives gets a key, but a play lane, which gets no service context at all.
@@ -112,27 +112,29 @@ async function writeConversation(ctx: KernelContext, n: NewConversation, id: str
   return rec
 }
 
-function checkDir(ctx: KernelContext, dir: string): string {
-  if (!isAbsolute(dir)) throw new SvcError('usage', `working directory ${shortLine(dir)} is not an absolute path`)
+/** What is at a working directory's path, for workingDirFits. */
+function dirFound(ctx: KernelContext, dir: string): DirFound {
+  if (!isAbsolute(dir)) return 'relative'
   let st
   try {
     st = ctx.io.files.stat(dir)
   } catch {}
-  if (!st) throw new SvcError('usage', `working directory ${shortLine(dir)} does not exist`)
-  if (!st.isDirectory) throw new SvcError('usage', `working directory ${shortLine(dir)} is not a directory`)
+  return !st ? 'missing' : st.isDirectory ? 'directory' : 'other'
+}
+
+function checkDir(ctx: KernelContext, dir: string): string {
+  decided(workingDirFits(dir, dirFound(ctx, dir)))
   return resolvePath(dir)
 }
 
 export async function convNew(ctx: KernelContext, input: PortInput<'convNew'>): Promise<ConvView> {
-  if (input.name !== undefined && !CONV_NAME.test(input.name))
-    throw new SvcError('usage', `invalid name '${shortLine(input.name)}': use lower-case letters, digits, '.', '_' or '-', starting with a letter or digit`)
+  decided(convNameFits(input.name))
   let cwd = input.cwd
   if (input.project) {
-    const project = projectEntry(await ctx.config.projects(), input.project)
-    if (!project) throw new SvcError('not_found', `no project ${input.project} in ${ctx.config.path}`)
-    cwd ??= project.path
+    const { entry } = decided(projectListed(input.project, projectEntry(await ctx.config.projects(), input.project), ctx.config.path))
+    cwd ??= entry.path
   }
-  if (!cwd) throw new SvcError('usage', 'no working directory: pass --cwd or --project')
+  const { cwd: dir } = decided(workingDirGiven(cwd))
   const rec = await createConversation(ctx, {
     name: input.name,
     fallbackName: (id, attempt) => (attempt ? `c${id}-${attempt}` : `c${id}`),
@@ -141,7 +143,7 @@ export async function convNew(ctx: KernelContext, input: PortInput<'convNew'>): 
     model: input.model,
     effort: input.effort,
     title: input.title,
-    cwd: checkDir(ctx, cwd),
+    cwd: checkDir(ctx, dir),
     firstMessage: input.prompt,
   })
   return ctx.view(rec)
@@ -170,9 +172,7 @@ export async function stopConversation(ctx: KernelContext, rec: ConversationReco
 
 export async function convArchive(ctx: KernelContext, rec: ConversationRecord): Promise<ConvView> {
   if (rec.archived) return ctx.view(rec)
-  const v = ctx.view(rec)
-  if (!hasEnded(v.activity))
-    throw new SvcError('conflict', `conv ${rec.id} (${rec.name}) is ${v.activity}; stop it first`, `svc conv stop ${rec.id}`)
+  decided(mayArchive(rec, ctx.view(rec).activity))
   await ctx.store.update(rec.id, { archived: { at: ctx.io.clock.now() } })
   ctx.emit({ name: rec.name, what: 'record' })
   return ctx.view(ctx.store.get(rec.id)!)
@@ -181,7 +181,7 @@ export async function convArchive(ctx: KernelContext, rec: ConversationRecord): 
 export async function convMark(ctx: KernelContext, input: PortInput<'convMark'>): Promise<ConvView> {
   const rec = ctx.caller(input.conversation, 'svc conv mark')
   ctx.checkActingAs(rec, input.conversationKey, 'svc conv mark')
-  if (input.reason && input.phase !== 'needs-you') throw new SvcError('usage', '--reason goes only with needs-you')
+  decided(markReasonFits(input.phase, input.reason))
   const mark: MarkState = { value: input.phase, ...(input.reason ? { reason: input.reason } : {}), source: 'self-mark', at: ctx.io.clock.now() }
   await writeFileAtomic(convFiles(ctx.home, rec.name).mark, JSON.stringify(mark) + '\n')
   ctx.facts.invalidate(rec.name)
@@ -192,7 +192,7 @@ export async function convMark(ctx: KernelContext, input: PortInput<'convMark'>)
 export async function tell(ctx: KernelContext, input: PortInput<'tell'>): Promise<PortOutputs['tell']> {
   ctx.checkActingAs(input.conversation === undefined ? undefined : ctx.resolve(input.conversation), input.conversationKey, 'svc tell')
   const rec = ctx.resolve(input.conv)
-  if (input.text.length === 0) throw new SvcError('usage', 'the message is empty')
+  decided(tellHasText(input.text))
   const v = ctx.view(rec)
   decided(tellRefusal({ ...rec, activity: v.activity }, await ctx.store.reports(rec.name), input.force))
   await appendLine(convFiles(ctx.home, rec.name).inbox, JSON.stringify({ at: ctx.io.clock.now(), from: input.conversation ?? null, text: input.text }))

@@ -1,10 +1,9 @@
 import type { Adapters } from '../io/adapters.js'
-import { SvcError } from '../domain/errors.js'
+import { codeRedeemable, sessionLive } from '../domain/deck-credentials.js'
+import { decided } from './decided.js'
 
 /** How long a deck link's code and a deck session live. */
 export const DECK_LIFETIMES = { codeMs: 120_000, sessionMs: 12 * 3600_000 }
-
-const UNAUTHORIZED_SESSION = 'the deck session has expired or was revoked; run svc deck for a new link'
 
 /** The deck's own credentials, held in this kernel's memory only (a kernel restart revokes them all): one-time
  * codes that a browser trades for a session, and the sessions. A session is never the bearer token: it is
@@ -34,7 +33,7 @@ export class DeckAccess {
   redeem(code: string): { session: string; expiresAt: number } {
     const expiresAt = this.codes.get(code)
     this.codes.delete(code)
-    if (!expiresAt || expiresAt <= this.now()) throw new SvcError('unauthorized', 'this deck link was used already or has expired; run svc deck for a new one')
+    decided(codeRedeemable(expiresAt, this.now()))
     this.sweep()
     const session = this.io.ids.token(32)
     const sessionExpiresAt = this.now() + this.lifetimes.sessionMs
@@ -44,11 +43,10 @@ export class DeckAccess {
 
   check(session: string): { expiresAt: number } {
     const expiresAt = this.sessions.get(session)
-    if (!expiresAt || expiresAt <= this.now()) {
-      this.sessions.delete(session)
-      throw new SvcError('unauthorized', UNAUTHORIZED_SESSION)
-    }
-    return { expiresAt }
+    const live = sessionLive(expiresAt, this.now())
+    if (!live.ok) this.sessions.delete(session)
+    decided(live)
+    return { expiresAt: expiresAt! }
   }
 
   /** End every session and every code not yet used. */

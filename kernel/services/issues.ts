@@ -1,12 +1,14 @@
-import { SvcError } from '../domain/errors.js'
-import { formatIssueRef, onOrigin, parseGithubRemote, parseIssueRef, type GithubRepo, type IssueRef } from '../domain/issue-ref.js'
+import { shortLine } from '../domain/errors.js'
+import { formatIssueRef, issueTitleFits, mayCloseHere, onOrigin, parseGithubRemote, parseIssueRef, type GithubRepo, type IssueRef } from '../domain/issue-ref.js'
 import { projectEntry, projectHolding } from '../io/config.js'
 import { GhTracker } from '../io/trackers/gh.js'
 import { LocalIssues, type LocalIssue } from '../io/trackers/local.js'
 import { join } from '../io/paths.js'
 import type { IssueComment, IssueFacts } from '../io/trackers/types.js'
 import type { IssueView, PortInput } from '../port.js'
-import { shortLine, type KernelContext } from './context.js'
+import type { KernelContext } from './context.js'
+import { decided } from './decided.js'
+import { projectListed, projectNamed } from '../domain/projects.js'
 
 /** `svc issue new|list|show|close`: the issues a worker can belong to. Local issues are kept per project under
  * `<home>/issues/<project>/`; GitHub issues are read through gh. */
@@ -26,10 +28,9 @@ async function projectOf(ctx: KernelContext, requested: string | undefined, cwd:
   const projects = await ctx.config.projects()
   let key = requested
   if (key === undefined && cwd && ctx.io.files.exists(cwd)) key = projectHolding(projects, ctx.io.files.realpath(cwd))
-  if (key === undefined) throw new SvcError('usage', `no project for ${what}: pass --project, or run from inside a checkout listed in projects.yaml`)
-  const entry = projectEntry(projects, key)
-  if (!entry) throw new SvcError('not_found', `no project ${shortLine(key)} in ${ctx.config.path}`, Object.keys(projects).length ? `projects: ${Object.keys(projects).join(', ')}` : undefined)
-  return { key, checkout: ctx.io.files.exists(entry.path) ? ctx.io.files.realpath(entry.path) : undefined }
+  const named = decided(projectNamed(key, what)).key
+  const { entry } = decided(projectListed(named, projectEntry(projects, named), ctx.config.path, Object.keys(projects)))
+  return { key: named, checkout: ctx.io.files.exists(entry.path) ? ctx.io.files.realpath(entry.path) : undefined }
 }
 
 /** The GitHub repository of the project's origin, if it is on github.com. */
@@ -41,12 +42,10 @@ async function originOf(ctx: KernelContext, project: Project): Promise<GithubRep
 
 /** A reference parsed; the project is looked up only when the reference needs one (`local:` and `#`). */
 export async function resolveIssueRef(ctx: KernelContext, input: { ref: string; project?: string; cwd?: string }): Promise<{ ref: IssueRef; project?: Project }> {
-  const parsed = parseIssueRef(input.ref)
-  if (!parsed.ok) throw new SvcError('usage', parsed.message)
+  const parsed = decided(parseIssueRef(input.ref))
   if (parsed.value.tracker === 'gh') return { ref: parsed.value }
   const project = await projectOf(ctx, input.project, input.cwd, `issue ${shortLine(input.ref)}`)
-  const ref = onOrigin(parsed.value, parsed.value.tracker === 'origin' ? await originOf(ctx, project) : undefined)
-  if (!ref.ok) throw new SvcError('usage', ref.message)
+  const ref = decided(onOrigin(parsed.value, parsed.value.tracker === 'origin' ? await originOf(ctx, project) : undefined))
   return { ref: ref.value, project }
 }
 
@@ -65,11 +64,7 @@ const localView = (project: string, i: LocalIssue): IssueView => ({
 const ghView = (ref: IssueRef, f: IssueFacts): IssueView => ({ ref: formatIssueRef(ref), tracker: 'gh', title: f.title, state: f.state, url: f.url, body: f.body })
 
 export async function issueNew(ctx: KernelContext, input: PortInput<'issueNew'>, now = new Date(ctx.io.clock.now())): Promise<IssueView> {
-  const title = input.title.trim()
-  if (!title) throw new SvcError('usage', 'the title is empty; pass --title <text>')
-  if (/[\r\n]/.test(title)) throw new SvcError('usage', 'the title must be one line; put the rest in --body or --body-file')
-  // A title is printed in tables and on terminals: no escape sequence may ride in it.
-  if (/[\x00-\x1f\x7f]/.test(title)) throw new SvcError('usage', 'the title holds a control character; write it as plain text')
+  const { title } = decided(issueTitleFits(input.title))
   const project = await projectOf(ctx, input.project, input.cwd, 'the new issue')
   const issues = localIssues(ctx, project.key)
   const n = await issues.create(title, input.body ?? '', now)
@@ -100,8 +95,7 @@ export async function issueShow(ctx: KernelContext, input: PortInput<'issueShow'
 
 export async function issueClose(ctx: KernelContext, input: PortInput<'issueClose'>, now = new Date(ctx.io.clock.now())): Promise<{ issue: IssueView; already: boolean }> {
   const { ref, project } = await resolveIssueRef(ctx, input)
-  if (ref.tracker === 'gh')
-    throw new SvcError('usage', `svc closes only its own local issues; close ${formatIssueRef(ref)} on GitHub`, `gh issue close ${ref.number} -R ${ref.owner}/${ref.repo}`)
+  decided(mayCloseHere(ref))
   const { issue, already } = await localIssues(ctx, project!.key).close(ref.number, now)
   return { issue: localView(project!.key, issue), already }
 }
@@ -113,7 +107,6 @@ export function issueComments(ctx: KernelContext, ref: IssueRef, project: string
     const gh = new GhTracker()
     return { list: () => gh.comments(ref), post: (body) => gh.comment(ref, body) }
   }
-  if (!project) throw new SvcError('usage', `no project for issue ${formatIssueRef(ref)}`)
-  const local = localIssues(ctx, project)
+  const local = localIssues(ctx, decided(projectNamed(project, `issue ${formatIssueRef(ref)}`)).key)
   return { list: () => local.comments(ref.number), post: (body) => local.comment(ref.number, body) }
 }

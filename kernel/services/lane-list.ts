@@ -1,12 +1,13 @@
 import { readsGitFacts } from '../domain/activity.js'
 import { inIdOrder } from '../domain/newest.js'
-import { inChain, isLane, type LaneChainNow, type LaneRecord } from '../domain/lane.js'
+import { chainFound, inChain, isLane, type LaneChainNow, type LaneRecord } from '../domain/lane.js'
 import { chainText, rowVerdict } from '../domain/chains.js'
 import { newestReport } from '../domain/list-show.js'
-import { SvcError } from '../domain/errors.js'
-import { invalidLaneKey, invalidRunKey, isLaneKey, isRunKey } from '../domain/keys.js'
+import { keysFit } from '../domain/keys.js'
+import { showForm } from '../domain/list-show.js'
 import type { LaneView, PortInput } from '../port.js'
 import type { KernelContext } from './context.js'
+import { decided } from './decided.js'
 import type { GitFactsCache } from './git-facts.js'
 
 const lanes = (ctx: KernelContext) => ctx.store.all().filter(isLane)
@@ -96,30 +97,17 @@ export const worktreesFingerprint = (ctx: KernelContext) =>
     .map((r) => ctx.io.git.worktreeStamp(r.cwd))
     .join('|')
 
-/** A run or lane key given to pick lanes by must be one a lane could have. */
-function checkKeys(input: { run?: string; key?: string }): void {
-  if (input.run !== undefined && !isRunKey(input.run)) throw new SvcError('usage', invalidRunKey(input.run))
-  if (input.key !== undefined && !isLaneKey(input.key)) throw new SvcError('usage', invalidLaneKey(input.key))
-}
-
 export async function laneList(ctx: KernelContext, cache: GitFactsCache, input: PortInput<'laneList'>): Promise<LaneView[]> {
-  checkKeys(input)
+  decided(keysFit(input))
   const parent = input.parent !== undefined ? ctx.resolve(input.parent).id : undefined
   return laneViews(ctx, cache, (r) => (input.run === undefined || r.lane.run === input.run) && (input.key === undefined || r.lane.key === input.key) && (parent === undefined || r.parent === parent))
 }
 
 /** `show`: from any lane of a chain (or --run and --key), the chain text and every lane of that run and key. */
 export async function laneShow(ctx: KernelContext, cache: GitFactsCache, input: PortInput<'laneShow'>): Promise<{ chain: string; lanes: LaneView[] }> {
-  let run = input.run
-  let key = input.key
-  if (input.lane !== undefined) {
-    if (run !== undefined || key !== undefined) throw new SvcError('usage', 'show takes a lane, or --run with --key, not both')
-    const rec = ctx.resolveLane(input.lane)
-    run = rec.lane.run
-    key = rec.lane.key
-  } else if (run === undefined || key === undefined) throw new SvcError('usage', 'show takes a lane, or --run with --key')
-  else checkKeys({ run, key })
-  const read = await readLanes(ctx, cache, (r) => inChain(r.lane, run!, key!))
-  if (!read.chosen.length) throw new SvcError('not_found', `no lanes ${run}/${key}`)
-  return { chain: chainText(read.group(run!, key!), run!, key!), lanes: rowsOf(read) }
+  const form = decided(showForm(input))
+  const { run, key } = 'lane' in form ? ctx.resolveLane(form.lane).lane : form
+  const read = await readLanes(ctx, cache, (r) => inChain(r.lane, run, key))
+  decided(chainFound(run, key, read.chosen.length))
+  return { chain: chainText(read.group(run, key), run, key), lanes: rowsOf(read) }
 }

@@ -1,5 +1,5 @@
 import { buildContract } from '../domain/contract.js'
-import type { ConversationRecord, LaneFacts } from '../domain/conversation.js'
+import { callerSet, type ConversationRecord, type LaneFacts } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
 import { startLine } from '../domain/list-show.js'
 import { START_WAIT_LIMIT_MS } from '../domain/limits.js'
@@ -12,6 +12,7 @@ import type { PortInput, PortOutputs } from '../port.js'
 import { KeyedQueue } from '../serial.js'
 import { awaitStart } from './await-start.js'
 import { decided } from './decided.js'
+import { projectListed, projectNamed } from '../domain/projects.js'
 import type { KernelContext } from './context.js'
 import { createConversation, stopConversation } from './conversations.js'
 import { inNewDirectory, reusedDirectory, type Made } from './lane-start-dir.js'
@@ -48,11 +49,10 @@ export interface ProjectContext {
 export async function resolveProject(ctx: KernelContext, requested: string | undefined, launcher: ConversationRecord, cwd: string | undefined): Promise<ProjectContext> {
   const files = ctx.io.files
   const projects = await ctx.config.projects()
-  let key = requested ?? launcher.project
-  if (!key && cwd) key = projectHolding(projects, realPathOf(files, cwd))
-  if (!key) throw new SvcError('usage', 'no project for this launch: pass --project, or run from inside a checkout listed in projects.yaml')
-  const entry = projectEntry(projects, key)
-  if (!entry) throw new SvcError('not_found', `no project ${key} in ${ctx.config.path}`)
+  let named = requested ?? launcher.project
+  if (!named && cwd) named = projectHolding(projects, realPathOf(files, cwd))
+  const { key } = decided(projectNamed(named, 'this launch'))
+  const { entry } = decided(projectListed(key, projectEntry(projects, key), ctx.config.path))
   if (!files.exists(entry.path)) throw new SvcError('usage', `${ctx.config.path}: ${key}.path: the checkout ${entry.path} does not exist`)
   const checkout = files.realpath(entry.path)
   const { lanesRoot, problem } = lanesRootOf(files, entry, checkout)
@@ -81,8 +81,7 @@ export function readBrief(input: { brief?: string; prompt?: string }): string {
 export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'>): Promise<PortOutputs['laneStart']> {
   const brief = readBrief(input)
   const launcherRef = input.conversation ?? input.parent
-  if (!launcherRef) throw new SvcError('usage', 'SERVICE_CONVERSATION is not set: run svc lane start inside a conversation, or pass --parent <conv>')
-  const launcher = ctx.resolve(launcherRef)
+  const launcher = ctx.resolve(decided(callerSet(launcherRef, 'run svc lane start inside a conversation, or pass --parent <conv>')).ref)
   const parent = input.parent ? ctx.resolve(input.parent) : launcher
   const { run, key } = decided(checkRequest({ ...input, role: input.role }, launcher, effectiveLauncher(launcher.id, (id) => ctx.store.get(id))))
   if (parent.id !== launcher.id) decided(checkRequest({ ...input, run }, parent, effectiveLauncher(parent.id, (id) => ctx.store.get(id))))

@@ -1,11 +1,11 @@
 import type { ConversationRecord } from '../domain/conversation.js'
-import { IDLE_LIMIT_MS, formatCursor, parseCursor, pickNext, type Cursor, type WaitMember } from '../domain/wait.js'
-import { SvcError } from '../domain/errors.js'
-import { invalidRunKey, isRunKey } from '../domain/keys.js'
+import { IDLE_LIMIT_MS, afterCursor, afterSeq, formatCursor, oneWaitForm, pickNext, type Cursor, type WaitMember } from '../domain/wait.js'
+import { keysFit } from '../domain/keys.js'
 import type { ReportFrom } from '../domain/list-show.js'
 import type { PortInput, WaitResult } from '../port.js'
 import type { KernelContext, KernelEvent } from './context.js'
 import { activityOf } from './conv-view.js'
+import { decided } from './decided.js'
 
 /** Liveness changes (a harness dying) are not file events; they are rechecked this often while waiting. */
 const LIVENESS_RECHECK_MS = 1000
@@ -32,29 +32,22 @@ export interface WaitSet {
 
 /** The set of one lane or worker: `--after` is a report sequence number. */
 export function oneMember(rec: ConversationRecord, after: string | undefined, kind: 'lane' | 'worker', what: string): WaitSet {
-  if (after !== undefined && !/^\d{1,9}$/.test(after)) throw new SvcError('usage', `--after for one ${kind} is a report sequence number, not '${after}'`)
-  const seq = after === undefined ? 0 : Number(after)
+  const { seq } = decided(afterSeq(after, kind))
   return { members: () => [rec], after: undefined, afterSeq: seq, what, format: (c) => String(c.seq) }
 }
 
 /** A set's `--after`: a cursor over (time, name, seq). */
-export function setCursor(after: string | undefined): Cursor | undefined {
-  if (after === undefined) return undefined
-  const c = parseCursor(after)
-  if (!c) throw new SvcError('usage', `--after '${after}' is not a cursor of the form <atMs>.<name>.<seq>`)
-  return c
-}
+export const setCursor = (after: string | undefined): Cursor | undefined => decided(afterCursor(after)).cursor
 
 function waitSet(ctx: KernelContext, input: PortInput<'laneWait'>): WaitSet {
-  const forms = [input.lane, input.run, input.parent].filter((x) => x !== undefined).length
-  if (forms !== 1) throw new SvcError('usage', 'wait takes exactly one of <lane>, --run <key> or --parent <conv>')
+  decided(oneWaitForm([input.lane, input.run, input.parent], 'lane'))
   if (input.lane !== undefined) {
     const rec = ctx.resolveLane(input.lane)
     return oneMember(rec, input.after, 'lane', `lane ${rec.lane.run}/${rec.lane.key} ${rec.lane.role} i${rec.lane.iteration}`)
   }
   const after = setCursor(input.after)
   if (input.run !== undefined) {
-    if (!isRunKey(input.run)) throw new SvcError('usage', invalidRunKey(input.run))
+    decided(keysFit({ run: input.run }))
     const run = input.run
     return { members: () => ctx.store.all().filter((r) => r.lane?.run === run), after, afterSeq: 0, what: `run ${run}`, format: formatCursor }
   }

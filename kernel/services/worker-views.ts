@@ -1,11 +1,12 @@
 import type { ConversationRecord } from '../domain/conversation.js'
 import { inIdOrder } from '../domain/newest.js'
-import { SvcError } from '../domain/errors.js'
 import { formatCursor } from '../domain/wait.js'
 import { formatIssueRef } from '../domain/issue-ref.js'
-import { isWorkerOf } from '../domain/worker-rules.js'
+import { isWorkerOf, workerOf } from '../domain/worker-rules.js'
+import { oneWaitForm } from '../domain/wait.js'
 import type { PortInput, PortOutputs, WaitResult, WorkerView } from '../port.js'
 import type { KernelContext } from './context.js'
+import { decided } from './decided.js'
 import { stopConversation } from './conversations.js'
 import type { GitFactsCache } from './git-facts.js'
 import { resolveIssueRef } from './issues.js'
@@ -18,9 +19,7 @@ const workersOf = (ctx: KernelContext) => ctx.store.all().filter((r) => r.worker
 
 /** A worker named by id, name or conv-<name>: anything else is refused. */
 export function resolveWorker(ctx: KernelContext, ref: string): ConversationRecord {
-  const rec = ctx.resolve(ref)
-  if (!rec.worker) throw new SvcError('not_found', `conv ${rec.id} (${rec.name}) is not a worker`)
-  return rec
+  return decided(workerOf(ctx.resolve(ref))).rec
 }
 
 /** The workers of an issue: `--issue` as `svc issue show` reads it (a local one is the project's). */
@@ -89,8 +88,7 @@ export async function workerReap(ctx: KernelContext, cache: GitFactsCache, input
 
 /** `svc worker wait`: the lane wait, over one worker, the workers of an issue, or those a conversation ran. */
 export async function workerWait(ctx: KernelContext, input: PortInput<'workerWait'>): Promise<WaitResult> {
-  const forms = [input.worker, input.issue, input.parent].filter((x) => x !== undefined).length
-  if (forms !== 1) throw new SvcError('usage', 'wait takes exactly one of <worker>, --issue <ref> or --parent <conv>')
+  decided(oneWaitForm([input.worker, input.issue, input.parent], 'worker'))
   if (input.worker !== undefined) {
     const rec = resolveWorker(ctx, input.worker)
     return waitOn(ctx, oneMember(rec, input.after, 'worker', `worker ${rec.worker!.issue} i${rec.worker!.iteration}`), input)

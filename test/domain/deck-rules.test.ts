@@ -1,9 +1,11 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { codeRedeemable, sessionLive } from '../../kernel/domain/deck-credentials.js'
 import { age, clockTime, costText, usdText } from '../../kernel/domain/format.js'
 import { askText, needsYouAsk } from '../../kernel/domain/needs-you-ask.js'
 import { runCounts, type CountedLane } from '../../kernel/domain/run-counts.js'
-import { tellRefusal, type TellTarget } from '../../kernel/domain/tell-refusal.js'
+import { tellHasText, tellRefusal, type TellTarget } from '../../kernel/domain/tell-refusal.js'
+import { ALLOWED, refuse, type Decision } from '../../kernel/domain/refusal.js'
 import { verdictDefects } from '../../kernel/domain/verdict-defects.js'
 
 // The deck's pure decisions: the one formatter of time and money, counts per run, what a needs-you conversation
@@ -109,6 +111,30 @@ test('verdictDefects: one line per defect, whatever shape the file gives it; a b
     ['not JSON', '<script>', { defects: [], problem: 'the verdict file is not JSON' }],
   ]
   for (const [name, text, want] of CASES) assert.equal(verdictDefects(text), want, name)
+})
+
+test('tellHasText: a message with no text is refused; any text (even blank) goes', () => {
+  const CASES: [string, Decision][] = [
+    ['', refuse('usage', 'the message is empty')],
+    [' ', ALLOWED],
+    ['hello', ALLOWED],
+  ]
+  for (const [text, want] of CASES) assert.equal(tellHasText(text), want, JSON.stringify(text))
+})
+
+test('codeRedeemable and sessionLive: a code or a session counts until the instant it expires; absent is refused', () => {
+  const used = refuse('unauthorized', 'this deck link was used already or has expired; run svc deck for a new one')
+  const gone = refuse('unauthorized', 'the deck session has expired or was revoked; run svc deck for a new link')
+  const CASES: [number | undefined, Decision, Decision][] = [
+    [NOW + 1, ALLOWED, ALLOWED],
+    [NOW, used, gone],
+    [NOW - 1, used, gone],
+    [undefined, used, gone],
+  ]
+  for (const [expiresAt, code, session] of CASES) {
+    assert.equal(codeRedeemable(expiresAt, NOW), code, `code ${expiresAt}`)
+    assert.equal(sessionLive(expiresAt, NOW), session, `session ${expiresAt}`)
+  }
 })
 
 test.run()

@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { formatIssueRef, issueSlug, onOrigin, parseGithubRemote, parseIssueRef, type IssueRef } from '../../kernel/domain/issue-ref.js'
+import { formatIssueRef, issueSlug, issueTitleFits, mayCloseHere, onOrigin, parseGithubRemote, parseIssueRef, type IssueRef } from '../../kernel/domain/issue-ref.js'
+import { ALLOWED, allow, refuse, type Decision } from '../../kernel/domain/refusal.js'
 
 const ok = (text: string): IssueRef => {
   const p = parseIssueRef(text)
@@ -64,10 +65,10 @@ test('#<n> needs the origin on github.com as a fact; other references ignore it'
   const hash = parseIssueRef('#12')
   assert.equal(hash, { ok: true, value: { tracker: 'origin', number: 12 } })
   if (!hash.ok) return
-  assert.equal(onOrigin(hash.value, undefined), {
-    ok: false,
-    message: "'#12' is not an issue reference: #<n> names an issue of the project's origin on github.com, and this project's origin is not there; write gh:<owner>/<repo>#12",
-  })
+  assert.equal(
+    onOrigin(hash.value, undefined),
+    refuse('usage', "'#12' is not an issue reference: #<n> names an issue of the project's origin on github.com, and this project's origin is not there; write gh:<owner>/<repo>#12"),
+  )
   assert.equal(onOrigin({ tracker: 'local', number: 3 }, undefined), { ok: true, value: { tracker: 'local', number: 3 } })
   assert.equal(onOrigin({ tracker: 'gh', owner: 'a', repo: 'b', number: 1 }, { owner: 'x', repo: 'y' }), { ok: true, value: { tracker: 'gh', owner: 'a', repo: 'b', number: 1 } })
 })
@@ -117,6 +118,34 @@ test('remotes on github.com give the owner and repository; others give nothing',
     ['git@github.com:ac.me/app.git', undefined],
   ]
   for (const [url, repo] of table) assert.equal(parseGithubRemote(url), repo, url)
+})
+
+test('a reference that is none is a usage refusal (the code every service gives it)', () => {
+  assert.equal(parseIssueRef('local:0'), refuse('usage', "'local:0' is not an issue reference: the number after local: must be a whole number from 1"))
+})
+
+test('issueTitleFits: a title is one line of plain text, trimmed; each refusal word for word', () => {
+  const CASES: [string, Decision<{ title: string }>][] = [
+    ['  Fix the login  ', allow({ title: 'Fix the login' })],
+    ['', refuse('usage', 'the title is empty; pass --title <text>')],
+    ['   ', refuse('usage', 'the title is empty; pass --title <text>')],
+    ['one\ntwo', refuse('usage', 'the title must be one line; put the rest in --body or --body-file')],
+    ['one\rtwo', refuse('usage', 'the title must be one line; put the rest in --body or --body-file')],
+    ['  trailing newline\n', allow({ title: 'trailing newline' })],
+    ['bell\x07', refuse('usage', 'the title holds a control character; write it as plain text')],
+    ['esc \x1b[31mred', refuse('usage', 'the title holds a control character; write it as plain text')],
+    ['del\x7fx', refuse('usage', 'the title holds a control character; write it as plain text')],
+    ['tab\tin', refuse('usage', 'the title holds a control character; write it as plain text')],
+  ]
+  for (const [title, want] of CASES) assert.equal(issueTitleFits(title), want, JSON.stringify(title))
+})
+
+test('mayCloseHere: svc closes its own local issues only; a GitHub one is pointed to gh', () => {
+  const CASES: [IssueRef, Decision][] = [
+    [{ tracker: 'local', number: 3 }, ALLOWED],
+    [{ tracker: 'gh', owner: 'acme', repo: 'app', number: 12 }, refuse('usage', 'svc closes only its own local issues; close gh:acme/app#12 on GitHub', 'gh issue close 12 -R acme/app')],
+  ]
+  for (const [ref, want] of CASES) assert.equal(mayCloseHere(ref), want, formatIssueRef(ref))
 })
 
 test.run()

@@ -12,8 +12,11 @@ import {
   isLaneKey,
   isRole,
   isRunKey,
+  convRefParsed,
+  keysFit,
   parseConvRef,
 } from '../../kernel/domain/keys.js'
+import { ALLOWED, allow, refuse, type Decision } from '../../kernel/domain/refusal.js'
 
 const rep = (c: string, n: number) => c.repeat(n)
 
@@ -142,6 +145,30 @@ test('parseConvRef: 0 and leading zeros are not ids', () => {
   assert.ok(zero === undefined || zero.by === 'name')
   const lead = parseConvRef('012')
   assert.ok(lead === undefined || lead.by === 'name')
+})
+
+test('convRefParsed: a reference that is no id, name or conv-<name> is refused, echoed on one short line', () => {
+  const no = (shown: string) => refuse('usage', `'${shown}' is not a conversation id, name or conv-<name>`)
+  const CASES: [string, Decision<{ parsed: ReturnType<typeof parseConvRef> }>][] = [
+    ['12', allow({ parsed: { by: 'id', id: '12' } })],
+    ['conv-x', allow({ parsed: { by: 'name', names: ['x', 'conv-x'] } })],
+    ['../x', no('../x')],
+    ['', no('')],
+    ['a\nb', no('a\\nb')],
+    ['A'.repeat(100), no('A'.repeat(77) + '...')],
+  ]
+  for (const [ref, want] of CASES) assert.equal(convRefParsed(ref), want, ref)
+})
+
+test('keysFit: a run or lane key to pick lanes by is one a lane could have (the run is checked first)', () => {
+  const CASES: [{ run?: string; key?: string }, Decision][] = [
+    [{}, ALLOWED],
+    [{ run: 'r1', key: 'k.1' }, ALLOWED],
+    [{ run: 'R1' }, refuse('usage', "invalid run key 'R1': it must match ^[a-z0-9][a-z0-9-]{0,31}$")],
+    [{ key: '.k' }, refuse('usage', "invalid lane key '.k': it must match ^[a-z0-9][a-z0-9._-]{0,39}$")],
+    [{ run: 'r_1', key: '.k' }, refuse('usage', "invalid run key 'r_1': it must match ^[a-z0-9][a-z0-9-]{0,31}$")],
+  ]
+  for (const [k, want] of CASES) assert.equal(keysFit(k), want, JSON.stringify(k))
 })
 
 test.run()

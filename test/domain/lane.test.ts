@@ -2,8 +2,10 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { ConversationRecord } from '../../kernel/domain/conversation.js'
 import type { Role } from '../../kernel/domain/keys.js'
+import { ALLOWED, refuse, type Decision } from '../../kernel/domain/refusal.js'
 import {
   byCreation,
+  chainFound,
   hasDoneReport,
   holdsItsDirectory,
   inChain,
@@ -103,6 +105,15 @@ test("laneOf: a conversation that is not a lane is refused as not_found (show, w
   const laneRec: ConversationRecord = { id: '7', name: 'r1-k-builder-i2', createdAt: 1, harness: 'claude', cwd: '/lanes/d', lane: laneFacts('builder') }
   assert.equal(laneOf(laneRec), { ok: true, rec: laneRec })
   assert.equal(laneOf({ ...laneRec, id: '3', name: 'c3', lane: undefined }), { ok: false, code: 'not_found', message: 'conv 3 (c3) is not a lane' })
+})
+
+test('chainFound: show of a run and key with no lane is not_found, naming both', () => {
+  const CASES: [string, string, number, Decision][] = [
+    ['r1', 'k', 1, ALLOWED],
+    ['r1', 'k', 3, ALLOWED],
+    ['r1', 'k', 0, refuse('not_found', 'no lanes r1/k')],
+  ]
+  for (const [run, key, lanes, want] of CASES) assert.equal(chainFound(run, key, lanes), want, `${run}/${key} ${lanes}`)
 })
 
 test.run()

@@ -1,7 +1,8 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { LaneCellsInput, LaneChainNow } from '../../kernel/domain/lane.js'
-import { LIST_COLUMNS, activityShown, laneCells, newestReport, showLine, startLine, stopLine } from '../../kernel/domain/list-show.js'
+import { allow, refuse, type Decision } from '../../kernel/domain/refusal.js'
+import { LIST_COLUMNS, activityShown, laneCells, newestReport, showForm, showLine, startLine, stopLine } from '../../kernel/domain/list-show.js'
 
 // SPEC.md 4.1 list and show: the columns and their cells, what the ACTIVITY column shows, and the lines the lane
 // verbs print (start, show, stop), word for word.
@@ -55,6 +56,21 @@ test('newestReport (SPEC.md 4.1 list REPORT): the last report filed, or none', (
   const lane = (reports: LaneChainNow['reports']) => ({ rec: {} as LaneChainNow['rec'], reports })
   assert.is(newestReport(lane([])), undefined, 'no report yet')
   assert.equal(newestReport(lane([{ seq: 1, at: 1, status: 'blocked', body: 'x' }, { seq: 2, at: 2, status: 'done', body: 'y' }])), { seq: 2, at: 2, status: 'done', body: 'y' }, 'the newest')
+})
+
+test('showForm: a lane, or --run with --key (keys a lane could have), not both', () => {
+  const CASES: [{ lane?: string; run?: string; key?: string }, Decision<{ lane: string } | { run: string; key: string }>][] = [
+    [{ lane: '12' }, allow({ lane: '12' })],
+    [{ run: 'r1', key: 'k' }, allow({ run: 'r1', key: 'k' })],
+    [{ lane: '12', run: 'r1' }, refuse('usage', 'show takes a lane, or --run with --key, not both')],
+    [{ lane: '12', key: 'k' }, refuse('usage', 'show takes a lane, or --run with --key, not both')],
+    [{}, refuse('usage', 'show takes a lane, or --run with --key')],
+    [{ run: 'r1' }, refuse('usage', 'show takes a lane, or --run with --key')],
+    [{ key: 'k' }, refuse('usage', 'show takes a lane, or --run with --key')],
+    [{ run: 'R1', key: 'k' }, refuse('usage', "invalid run key 'R1': it must match ^[a-z0-9][a-z0-9-]{0,31}$")],
+    [{ run: 'r1', key: '-k' }, refuse('usage', "invalid lane key '-k': it must match ^[a-z0-9][a-z0-9._-]{0,39}$")],
+  ]
+  for (const [input, want] of CASES) assert.equal(showForm(input), want, JSON.stringify(input))
 })
 
 test.run()

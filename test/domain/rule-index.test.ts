@@ -5,7 +5,9 @@ import * as activity from '../../kernel/domain/activity.js'
 import * as chains from '../../kernel/domain/chains.js'
 import * as configuration from '../../kernel/domain/configuration.js'
 import * as contract from '../../kernel/domain/contract.js'
+import * as conversation from '../../kernel/domain/conversation.js'
 import * as keys from '../../kernel/domain/keys.js'
+import * as lane from '../../kernel/domain/lane.js'
 import * as launch from '../../kernel/domain/launch.js'
 import * as limits from '../../kernel/domain/limits.js'
 import * as listShow from '../../kernel/domain/list-show.js'
@@ -81,6 +83,11 @@ const INDEX: Record<string, Where[]> = {
   '8 configuration: roles.<role>.model and .effort': at(launch, 'launchModel', 'planLaunch'),
   '8 pairing: critics of iteration n': at(chains, 'criticsOf'),
   '8 pairing: a builder of n >= 2 answers the newest critic of n - 1': at(chains, 'answeredVerdict'),
+  // The argument forms and lookups of wait, show and the calling conversation (services/decided turns them into errors).
+  '4.1 wait: exactly one of a lane, --run or --parent; --after by form': at(wait, 'oneWaitForm', 'afterSeq', 'afterCursor'),
+  '4.1 show: a lane, or --run with --key; no lanes of them': at(listShow, 'showForm').concat(at(lane, 'chainFound')),
+  '8 run and lane keys to pick lanes by (list, show, wait --run)': at(keys, 'keysFit'),
+  '5 $SERVICE_CONVERSATION names the launching conversation': at(conversation, 'callerSet', 'conversationFound').concat(at(keys, 'convRefParsed')),
 }
 
 test('rule index: every rule of SPEC.md 3, 4.1, 5 and 8 names the rulebook export (or e2e suite) that decides it', () => {

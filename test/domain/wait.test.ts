@@ -2,7 +2,8 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Activity } from '../../kernel/domain/activity.js'
 import { reportExitCode } from '../../kernel/domain/report-rules.js'
-import { IDLE_LIMIT_MS, WAIT_EXIT, compareCursor, formatCursor, isAfter, parseCursor, pickNext, type Cursor, type WaitMember } from '../../kernel/domain/wait.js'
+import { ALLOWED, allow, refuse, type Decision } from '../../kernel/domain/refusal.js'
+import { IDLE_LIMIT_MS, WAIT_EXIT, afterCursor, afterSeq, compareCursor, formatCursor, isAfter, oneWaitForm, parseCursor, pickNext, type Cursor, type WaitMember } from '../../kernel/domain/wait.js'
 import type { Report } from '../../kernel/domain/report.js'
 
 // SPEC.md 4.1 wait (its exit codes and the run cursor `<atMs>.<name>.<seq>`) and section 8: the next report after the cursor, oldest first; exit 2 when every lane exited, or
@@ -176,6 +177,50 @@ test('isAfter over parsed cursors filters a report list oldest-first', () => {
   const reports = ['5.a.1', '5.b.1', '6.a.2', '7.c.1'].map((t) => parseCursor(t)!)
   const after = parseCursor('5.b.1')
   assert.equal(reports.filter((r) => isAfter(r, after)).map(formatCursor), ['6.a.2', '7.c.1'])
+})
+
+// The argument forms of wait (lane and worker alike): each row a request's arguments and the exact decision.
+const LANE_FORMS = '<lane>, --run <key> or --parent <conv>'
+const WORKER_FORMS = '<worker>, --issue <ref> or --parent <conv>'
+type Unit = 'lane' | 'worker'
+
+test('oneWaitForm: exactly one of the forms is given (an empty string counts as given)', () => {
+  const CASES: [unknown[], Unit, Decision][] = [
+    [['12', undefined, undefined], 'lane', ALLOWED],
+    [[undefined, 'r1', undefined], 'lane', ALLOWED],
+    [[undefined, undefined, ''], 'lane', ALLOWED],
+    [[undefined, undefined, undefined], 'lane', refuse('usage', `wait takes exactly one of ${LANE_FORMS}`)],
+    [['12', 'r1', undefined], 'lane', refuse('usage', `wait takes exactly one of ${LANE_FORMS}`)],
+    [['12', 'r1', '3'], 'lane', refuse('usage', `wait takes exactly one of ${LANE_FORMS}`)],
+    [[undefined, 'local:1', '3'], 'worker', refuse('usage', `wait takes exactly one of ${WORKER_FORMS}`)],
+    [[undefined, undefined, undefined], 'worker', refuse('usage', `wait takes exactly one of ${WORKER_FORMS}`)],
+  ]
+  for (const [given, unit, want] of CASES) assert.equal(oneWaitForm(given, unit), want, `${unit} ${JSON.stringify(given)}`)
+})
+
+test('afterSeq: for one lane or worker --after is a sequence number of at most 9 digits; none is 0', () => {
+  const CASES: [string | undefined, 'lane' | 'worker', Decision<{ seq: number }>][] = [
+    [undefined, 'lane', allow({ seq: 0 })],
+    ['0', 'lane', allow({ seq: 0 })],
+    ['7', 'worker', allow({ seq: 7 })],
+    ['999999999', 'lane', allow({ seq: 999_999_999 })],
+    ['1000000000', 'lane', refuse('usage', "--after for one lane is a report sequence number, not '1000000000'")],
+    ['-1', 'lane', refuse('usage', "--after for one lane is a report sequence number, not '-1'")],
+    ['1700000000000.c1.1', 'worker', refuse('usage', "--after for one worker is a report sequence number, not '1700000000000.c1.1'")],
+    ['', 'lane', refuse('usage', "--after for one lane is a report sequence number, not ''")],
+  ]
+  for (const [after, kind, want] of CASES) assert.equal(afterSeq(after, kind), want, `${after} ${kind}`)
+})
+
+test('afterCursor: for a set --after is a cursor <atMs>.<name>.<seq>; none is from the start', () => {
+  const c: Cursor = { at: 1_700_000_000_000, name: 'c1', seq: 2 }
+  const CASES: [string | undefined, Decision<{ cursor: Cursor | undefined }>][] = [
+    [undefined, allow({ cursor: undefined })],
+    ['1700000000000.c1.2', allow({ cursor: c })],
+    ['3', refuse('usage', "--after '3' is not a cursor of the form <atMs>.<name>.<seq>")],
+    ['x.c1.2', refuse('usage', "--after 'x.c1.2' is not a cursor of the form <atMs>.<name>.<seq>")],
+  ]
+  for (const [after, want] of CASES) assert.equal(afterCursor(after), want, String(after))
 })
 
 test.run()

@@ -5,6 +5,7 @@ import { CONV_NAME, type Role } from '../../kernel/domain/keys.js'
 import { dirClaimRefusal } from '../../kernel/domain/lane-claim.js'
 import { mayLaunch } from '../../kernel/domain/launch.js'
 import { checkReport } from '../../kernel/domain/report-rules.js'
+import { allow, refuse } from '../../kernel/domain/refusal.js'
 import {
   alreadyPosted,
   checkIssueState,
@@ -18,6 +19,7 @@ import {
   reportMarker,
   workerBranch,
   workerDirName,
+  workerOf,
   type WorkerRecord,
   type WorkerRow,
 } from '../../kernel/domain/worker-rules.js'
@@ -220,6 +222,17 @@ test('a worker: the gates of a builder, no verdict; it launches no lanes; its di
   const held = row('5', { worker })
   assert.equal(dirClaimRefusal('/lanes/w-local-1', [held]), { ok: false, code: 'conflict', message: 'refused: /lanes/w-local-1 is the directory of worker local:1 i1 (conv 5), which is not reaped; reap it first (svc worker reap 5)' })
   assert.equal(dirClaimRefusal('/lanes/w-local-1', [{ ...held, reaped: { at: 1 } }]), { ok: true })
+})
+
+test('workerOf: the worker verbs take a worker; a root, a lane or a successor is not_found, named', () => {
+  const w = row('10', { worker })
+  const CASES: [WorkerRecord, ReturnType<typeof workerOf>][] = [
+    [w, allow({ rec: w as never })],
+    [row('1'), refuse('not_found', 'conv 1 (n1) is not a worker')],
+    [row('5', { lane: lane('builder') }), refuse('not_found', 'conv 5 (n5) is not a worker')],
+    [row('2', { parent: '1', successor: 'handoff' }), refuse('not_found', 'conv 2 (n2) is not a worker')],
+  ]
+  for (const [rec, want] of CASES) assert.equal(workerOf(rec), want, rec.id)
 })
 
 test.run()
