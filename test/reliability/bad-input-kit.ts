@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { TestHome, alive, until } from '../helpers/home.js'
+import { dispatch, findCommand } from '../../cli/dispatch.js'
+import { TestHome, alive, until, type Result } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
 import { recordFigure } from './figures.js'
 import { snapshot } from './snapshot.js'
@@ -23,12 +24,31 @@ export interface BadInput {
   unchanged: () => void
 }
 
+/** `svc` run in this process: the CLI's own dispatch with its output captured, over HTTP to the home's kernel. */
+async function inProcess(h: TestHome, args: string[], env: Record<string, string | undefined>): Promise<Result> {
+  let stdout = ''
+  let stderr = ''
+  const code = await dispatch(args, { out: (t) => (stdout += t), err: (t) => (stderr += t), env: h.env(env), cwd: h.home, isTTY: false, readStdin: async () => '' })
+  return { code, stdout, stderr }
+}
+
+/** A refusal's kind: its line with what names the case (an argument, a quoted value, a path, a number) left out. */
+const shape = (line: string, args: string[]) =>
+  line
+    .replace(/'[^']*'/g, "'*'")
+    .replace(/\S*[\d/]\S*/g, '*')
+    .split(' ')
+    .map((w) => (args.includes(w.replace(/[:,;]$/, '')) ? '*' : w))
+    .join(' ')
+
 /** Registers the suite's hooks; the returned object is filled in by the time its tests run. `figure` names the
  * count of cases in the reliability table. */
 export function badInputSuite(label: string, figure: string): BadInput {
   let kernelPid: number
   let before: string
   let cases = 0
+  // The first case of each verb and refusal family also runs as a process of its own, which must answer the same.
+  const families = new Set<string>()
   const k = {} as BadInput
   const roots = () => [k.h.service, k.s.lanesRoot]
   test.before(async () => {
@@ -50,12 +70,17 @@ export function badInputSuite(label: string, figure: string): BadInput {
     }, 'the files of lane r1/b settled'))!
   })
   test.after(async () => {
-    recordFigure(figure, `${cases} cases`)
+    recordFigure(figure, `${cases} cases (${families.size} of the CLI's also run as a process of their own)`)
     await k.h.stop()
   })
   k.cli = async (args, env = k.s.env) => {
-    const r = await k.h.svc(args, { env })
+    const r = await inProcess(k.h, args, env)
     const what = JSON.stringify(args)
+    const family = `${findCommand(args)?.name ?? args[0]}: ${shape(r.stderr.split('\n')[0], args)}`
+    if (!families.has(family)) {
+      families.add(family)
+      assert.equal(await k.h.svc(args, { env }), r, `${what}: a process of its own answers the same`)
+    }
     assert.is(r.code, 1, `${what} exits 1: ${r.stderr}`)
     assert.is(r.stdout, '', `${what} prints nothing on stdout`)
     const lines = r.stderr.trimEnd().split('\n')
