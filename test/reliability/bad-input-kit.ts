@@ -1,7 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { dispatch, findCommand } from '../../cli/dispatch.js'
-import { TestHome, alive, until, type Result } from '../helpers/home.js'
+import { findCommand } from '../../cli/dispatch.js'
+import { TestHome, alive, until } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
 import { recordFigure } from './figures.js'
 import { snapshot } from './snapshot.js'
@@ -22,14 +22,6 @@ export interface BadInput {
   cli: (args: string[], env?: Record<string, string | undefined>) => Promise<string>
   http: (method: string, path: string, body?: string, headers?: Record<string, string>) => Promise<void>
   unchanged: () => void
-}
-
-/** `svc` run in this process: the CLI's own dispatch with its output captured, over HTTP to the home's kernel. */
-async function inProcess(h: TestHome, args: string[], env: Record<string, string | undefined>): Promise<Result> {
-  let stdout = ''
-  let stderr = ''
-  const code = await dispatch(args, { out: (t) => (stdout += t), err: (t) => (stderr += t), env: h.env(env), cwd: h.home, isTTY: false, readStdin: async () => '' })
-  return { code, stdout, stderr }
 }
 
 /** A refusal's kind: its line with what names the case (an argument, a quoted value, a path, a number) left out. */
@@ -74,7 +66,7 @@ export function badInputSuite(label: string, figure: string): BadInput {
     await k.h.stop()
   })
   k.cli = async (args, env = k.s.env) => {
-    const r = await inProcess(k.h, args, env)
+    const r = await k.h.svc(args, { env, here: true })
     const what = JSON.stringify(args)
     const family = `${findCommand(args)?.name ?? args[0]}: ${shape(r.stderr.split('\n')[0], args)}`
     if (!families.has(family)) {
