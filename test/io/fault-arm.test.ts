@@ -18,8 +18,7 @@ for (const step of JSON.parse(process.argv[1])) {
   if (step === 'point') {
     faultPoint('rename')
     console.log(++passed)
-  }
-  else writeFileSync(process.env.SERVICE_FAULT_ARM, step)
+  } else writeFileSync(process.env.SERVICE_FAULT_ARM, step)
 }`
 
 const cases: [string, (string | 'point')[], boolean, number, 'SIGKILL' | null][] = [
