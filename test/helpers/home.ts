@@ -52,8 +52,17 @@ export class TestHome {
     return env
   }
 
-  /** Run the built `svc` with these arguments. */
-  svc(args: string[], opts: { env?: Record<string, string | undefined>; input?: string; cwd?: string; timeoutMs?: number } = {}): Promise<Result> {
+  /** Run the built `svc` with these arguments; with `here`, in this process: the CLI's own dispatch with its output
+   * captured, over HTTP to this home's kernel (what a process of its own prints, without the cost of starting one). */
+  async svc(args: string[], opts: { env?: Record<string, string | undefined>; input?: string; cwd?: string; timeoutMs?: number; here?: boolean } = {}): Promise<Result> {
+    if (opts.here) {
+      const { dispatch } = await import('../../cli/dispatch.js')
+      let stdout = ''
+      let stderr = ''
+      const io = { out: (t: string) => (stdout += t), err: (t: string) => (stderr += t), env: this.env(opts.env), cwd: opts.cwd ?? this.home, isTTY: false, readStdin: async () => opts.input ?? '' }
+      const code = await dispatch(args, io)
+      return { code, stdout, stderr }
+    }
     return new Promise((resolve) => {
       const child = spawn(process.execPath, [SVC_MAIN, ...args], { env: this.env(opts.env), cwd: opts.cwd ?? this.home, stdio: ['pipe', 'pipe', 'pipe'] })
       let stdout = ''
