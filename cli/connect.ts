@@ -24,8 +24,12 @@ export function resolveHome(io: Io): string {
 
 const quieted = new WeakSet<object>()
 
-/** HTTP over node:http (quicker to load than fetch, which matters on every CLI call). */
-export const httpTransport = (k: KernelFile): Transport => (path, body) =>
+/** HTTP over node:http (quicker to load than fetch, which matters on every CLI call). A request sent on a kept-alive
+ * connection that the kernel closed as idle in the same moment is reset before the kernel read it: that one is sent
+ * again, once, on a new connection. */
+export const httpTransport = (k: KernelFile): Transport => (path, body) => send(k, path, body, true)
+
+const send = (k: KernelFile, path: string, body: unknown, mayResend: boolean): ReturnType<Transport> =>
   new Promise((resolve, reject) => {
     const data = JSON.stringify(body)
     const req = request(
@@ -44,7 +48,10 @@ export const httpTransport = (k: KernelFile): Transport => (path, body) =>
         res.on('error', reject)
       },
     )
-    req.on('error', (e) => reject(transportError(k, e)))
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      if (mayResend && req.reusedSocket && e.code === 'ECONNRESET') send(k, path, body, false).then(resolve, reject)
+      else reject(transportError(k, e))
+    })
     // A kernel that refuses a request (a body over its limit) answers and closes before the body is all sent: the
     // write then fails on the socket after the answer was taken, which is no error of this call.
     req.on('socket', (s) => {

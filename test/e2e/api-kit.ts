@@ -8,7 +8,7 @@ export interface Answer {
   body: any
 }
 
-/** The kernel's HTTP API as a client sees it: fetch on 127.0.0.1 with the token of kernel.json. */
+/** The kernel's HTTP API as a client sees it: HTTP on 127.0.0.1 with the token of kernel.json. */
 export function kernelApi(h: TestHome) {
   const k = h.kernelFile()
   if (!k) throw new Error('no kernel is running for this home')
@@ -17,8 +17,10 @@ export function kernelApi(h: TestHome) {
     const headers: Record<string, string> = { ...o.headers }
     if (o.token !== null) headers.authorization = `Bearer ${o.token ?? k.token}`
     if (o.body !== undefined) headers['content-type'] = 'application/json'
-    const res = await fetch(base + path, { method: o.method ?? (o.body !== undefined ? 'POST' : 'GET'), headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) })
-    const text = await res.text()
+    const data = o.body === undefined ? undefined : JSON.stringify(o.body)
+    if (data !== undefined) headers['content-length'] = String(Buffer.byteLength(data))
+    const res = await rawRequest(k.port, { method: o.method ?? (data !== undefined ? 'POST' : 'GET'), path, headers: { host: `127.0.0.1:${k.port}`, ...headers }, body: data })
+    const text = res.text
     let body: unknown = text
     try {
       body = JSON.parse(text)
@@ -35,10 +37,12 @@ export function kernelApi(h: TestHome) {
   }
 }
 
-/** One request with exactly these headers, Host included (fetch sets Host itself and will not send another). */
+/** One request with exactly these headers, Host included (fetch sets Host itself and will not send another), on a
+ * connection of its own: a kept-alive one could be closed by the kernel as idle while this process was busy (a
+ * synchronous git call), and the request reset. */
 export function rawRequest(port: number, o: { method?: string; path: string; headers: Record<string, string>; body?: string }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method: o.method ?? 'GET', path: o.path, headers: o.headers, setHost: false }, (res) => {
+    const req = request({ host: '127.0.0.1', port, method: o.method ?? 'GET', path: o.path, headers: o.headers, setHost: false, agent: false }, (res) => {
       let text = ''
       res.setEncoding('utf8')
       res.on('data', (d) => (text += d))
