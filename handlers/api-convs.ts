@@ -5,8 +5,8 @@ import { PortSchemas } from '../kernel/port.js'
 import type { HandlerEnv } from './env.js'
 import { jsonBody, query, respond } from './respond.js'
 
-export const TellBody = v.omit(PortSchemas.tell, ['conv', 'conversation', 'conversationKey'])
-export const AnswerBody = v.omit(PortSchemas.convAnswer, ['conv'])
+const TellBody = v.omit(PortSchemas.tell, ['conv', 'conversation', 'conversationKey'])
+const AnswerBody = v.omit(PortSchemas.convAnswer, ['conv'])
 /** `cursor`: the byte offset a page answered; without it, the last page. */
 const TranscriptQuery = v.strictObject({
   cursor: v.optional(v.pipe(v.string(), v.regex(/^\d{1,15}$/, 'must be a whole number'), v.transform(Number))),

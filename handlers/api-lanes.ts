@@ -6,11 +6,11 @@ import { jsonBody, query, respond } from './respond.js'
 
 /** DESIGN.md 3: the options of `svc lane start` in camelCase plus `conversation`, the launching conversation (what
  * $SERVICE_CONVERSATION is to the CLI), and `conversationKey`, its key when it has one ($SERVICE_CONVERSATION_KEY). An HTTP caller has no current directory, so `cwd` is not among them. */
-export const LaneStartBody = v.pipe(
+const LaneStartBody = v.pipe(
   v.omit(PortSchemas.laneStart, ['cwd']),
   v.check((b) => b.conversation !== undefined || b.parent !== undefined, 'conversation is required: the id of the launching conversation'),
 )
-export const ReapBody = v.omit(PortSchemas.laneReap, ['lane'])
+const ReapBody = v.omit(PortSchemas.laneReap, ['lane'])
 
 /** SPEC.md 4.4: the lanes API. */
 export const apiLanes = new Hono<HandlerEnv>()

@@ -6,11 +6,11 @@ import { jsonBody, query, respond } from './respond.js'
 
 /** The options of `svc worker run` in camelCase, the issue among them, plus `conversation` (the launching
  * conversation) and `conversationKey`. An HTTP caller has no current directory, so `cwd` is not among them. */
-export const WorkerRunBody = v.pipe(
+const WorkerRunBody = v.pipe(
   v.omit(PortSchemas.workerRun, ['cwd']),
   v.check((b) => b.conversation !== undefined, 'conversation is required: the id of the launching conversation'),
 )
-export const WorkerReapBody = v.omit(PortSchemas.workerReap, ['worker'])
+const WorkerReapBody = v.omit(PortSchemas.workerReap, ['worker'])
 
 /** The workers API, beside the lanes API and shaped as it is. */
 export const apiWorkers = new Hono<HandlerEnv>()

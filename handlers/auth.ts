@@ -26,7 +26,7 @@ const DECK_ROUTES: [string, RegExp][] = [
   ['GET', /^\/api\/(tree|events|convs\/[^/]+|convs\/[^/]+\/(transcript|detail|diff)|lanes\/[^/]+)$/],
   ['POST', /^\/api\/(convs\/[^/]+\/(tell|answer|stop)|lanes\/[^/]+\/reap)$/],
 ]
-export const isDeckRoute = (method: string, path: string) => DECK_ROUTES.some(([m, re]) => m === method && re.test(path))
+const isDeckRoute = (method: string, path: string) => DECK_ROUTES.some(([m, re]) => m === method && re.test(path))
 
 const WRONG_TOKEN = 'missing or wrong token'
 

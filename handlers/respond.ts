@@ -4,7 +4,7 @@ import type { HandlerEnv } from './env.js'
 import { errorBody, toErrorResponse } from './errors.js'
 
 /** The message of the first validation issue, naming the field (or query parameter). */
-export function issueMessage(issues: readonly v.BaseIssue<unknown>[], what = 'field'): string {
+function issueMessage(issues: readonly v.BaseIssue<unknown>[], what = 'field'): string {
   const issue = issues[0]
   const path = v.getDotPath(issue)
   // An object schema reports both an unknown key (expected never) and a missing one (received undefined).

@@ -2,7 +2,7 @@ import { createApp } from './app.js'
 import { fetchTransport, remotePort } from '../kernel/port-client.js'
 
 /** What wrangler.toml binds: where the kernel listens and its token. Callers of this worker show the same token. */
-export interface WorkerEnv {
+interface WorkerEnv {
   KERNEL_URL: string
   KERNEL_TOKEN: string
 }

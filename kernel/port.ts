@@ -116,7 +116,7 @@ export const PortSchemas = {
 export type PortMethod = keyof typeof PortSchemas
 export type PortInput<M extends PortMethod> = v.InferOutput<(typeof PortSchemas)[M]>
 
-export interface KernelStatus {
+interface KernelStatus {
   pid: number
   port: number
   version: string

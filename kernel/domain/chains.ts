@@ -2,7 +2,7 @@ import { isJudgeRole, type Verdict } from './keys.js'
 import { byCreation, hasDoneReport, inChain, judgesIteration, newestLane, newestVerdict, type LaneChainNow, type LaneNow } from './lane.js'
 import { newestBy } from './newest.js'
 
-export interface VerdictView {
+interface VerdictView {
   value: Verdict
   defects: number
   /** The critic or verifier conversation that filed it. */

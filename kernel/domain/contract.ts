@@ -1,7 +1,7 @@
 import type { AnsweredVerdict } from './chains.js'
 import type { Role } from './keys.js'
 
-export interface ContractFacts {
+interface ContractFacts {
   role: Role
   run: string
   key: string

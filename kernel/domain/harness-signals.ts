@@ -5,7 +5,7 @@ import type { RunnerState } from './runner-state.js'
 type Phase = NonNullable<RunnerState['phase']>
 
 /** Claude assistant error kinds after which no turn can succeed until the user acts (log in, pay, verify). */
-export const CLAUDE_FATAL_ERRORS = ['authentication_failed', 'oauth_org_not_allowed', 'billing_error', 'account_on_hold', 'verification_required', 'cloud_credential_error'] as const
+const CLAUDE_FATAL_ERRORS = ['authentication_failed', 'oauth_org_not_allowed', 'billing_error', 'account_on_hold', 'verification_required', 'cloud_credential_error'] as const
 
 export const isFatalClaudeError = (kind: unknown): boolean => typeof kind === 'string' && (CLAUDE_FATAL_ERRORS as readonly string[]).includes(kind)
 
@@ -39,7 +39,7 @@ export function claudeRetryText(ev: { attempt?: unknown; max_retries?: unknown; 
 export const isCodexRetry = (message: string): boolean => /^Reconnecting\b/.test(message)
 
 /** A retry loop is watched from its first retry until the harness makes progress (anything but another retry). */
-export interface RetryWatch {
+interface RetryWatch {
   since: number
   message: string
 }

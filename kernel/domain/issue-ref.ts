@@ -17,10 +17,10 @@ const NUMBER = /^[1-9][0-9]{0,8}$/
 const OWNER = /^[a-z0-9][a-z0-9-]{0,38}$/
 const REPO = /^[a-z0-9._-]{1,100}$/
 
-export const ISSUE_REF_FORMS = 'local:<n>, gh:<owner>/<repo>#<n> or #<n>'
+const ISSUE_REF_FORMS = 'local:<n>, gh:<owner>/<repo>#<n> or #<n>'
 
 /** Why an owner or repository name is refused, if it is. */
-export function githubNameProblem(owner: string, repo: string): string | undefined {
+function githubNameProblem(owner: string, repo: string): string | undefined {
   if (!OWNER.test(owner)) return `'${owner}' is not a GitHub account name (letters, digits and hyphens, at most 39, not starting with a hyphen)`
   if (!REPO.test(repo) || /^\.+$/.test(repo)) return `'${repo}' is not a GitHub repository name (letters, digits, '.', '_' and '-', at most 100)`
   // The repository is part of a worker's branch name, and git refuses '..' in a ref.
@@ -34,7 +34,7 @@ export type Parsed<T> = Decision<{ value: T }>
 const bad = (text: string, why: string): Refusal => refuse('usage', `'${text}' is not an issue reference: ${why}`)
 
 /** What a reference says before the project is known: `#<n>` waits for the project's origin (onOrigin). */
-export type ParsedRef = IssueRef | { tracker: 'origin'; number: number }
+type ParsedRef = IssueRef | { tracker: 'origin'; number: number }
 
 /** Parse a reference. */
 export function parseIssueRef(text: string): Parsed<ParsedRef> {

@@ -38,7 +38,7 @@ export function keysFit(k: { run?: string; key?: string }): Decision {
   return ALLOWED
 }
 
-export type ConvRef = { by: 'id'; id: string } | { by: 'name'; names: string[] }
+type ConvRef = { by: 'id'; id: string } | { by: 'name'; names: string[] }
 
 /** A conversation is addressed by id, by name, or by `conv-<name>` (SPEC.md 2). The names to try are listed in
  * order: `conv-x` means the conversation named `x` first, then one literally named `conv-x`. */

@@ -177,7 +177,7 @@ export interface Judged {
 
 /** SPEC.md 4.1 launch rules 7 and 8: the newest done report among the lanes of one builder iteration (a reuse respawn
  * shares it). */
-export function newestDone(builders: LaneNow[], iteration: number): Report | undefined {
+function newestDone(builders: LaneNow[], iteration: number): Report | undefined {
   return newest(builders.filter((b) => b.rec.lane.iteration === iteration).flatMap((b) => b.reports.filter((r) => r.status === 'done')))
 }
 

@@ -2,7 +2,7 @@ import * as v from 'valibot'
 import { issueText, type Checked } from './shape.js'
 
 /** What can raise a notification: a conversation turning needs-you, a lane filing a report. */
-export const NOTIFY_EVENTS = ['needs-you', 'report'] as const
+const NOTIFY_EVENTS = ['needs-you', 'report'] as const
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number]
 
 // Refinements are checks with a message of their own: issueText shows it where a bare minLength would say '>=1'.
@@ -22,7 +22,7 @@ const Headers = v.record(
 const Webhook = v.strictObject({ url: Url, headers: v.optional(Headers), events: v.optional(Events) })
 
 /** notify.yaml: where notifications go (a webhook, a desktop command, or both) and which events raise them. */
-export const NotifyConfigSchema = v.pipe(
+const NotifyConfigSchema = v.pipe(
   v.strictObject({
     webhook: v.optional(Webhook),
     command: v.optional(v.pipe(v.array(v.pipe(v.string(), v.check((a) => a.length > 0, 'a non-empty argument'))), v.check((a) => a.length > 0, 'a program and its arguments'))),

@@ -30,7 +30,7 @@ export interface ReapFacts {
 }
 
 /** A process that uses the lane's directory. */
-export interface ProcessInside {
+interface ProcessInside {
   pid: number
   command: string
   cwdInside: boolean

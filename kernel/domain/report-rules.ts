@@ -54,7 +54,7 @@ export type Reporting = Pick<LaneFacts, 'key' | 'iteration' | 'branch'> & { role
 const ownsBranch = (lane: Pick<Reporting, 'role'>) => lane.role === 'builder' || lane.role === 'worker'
 
 /** SPEC.md 4.1 report `--verdict`: one of the five verdict values. */
-export const isVerdict = (v: string): v is Verdict => (VERDICTS as readonly string[]).includes(v)
+const isVerdict = (v: string): v is Verdict => (VERDICTS as readonly string[]).includes(v)
 
 /** SPEC.md 4.1 report rule 3: the first word of a blocked report. */
 export const blockedOpener = (body: string) => BLOCKED_OPENERS.find((w) => new RegExp(`^${w}(?![A-Za-z0-9_-])`).test(body.trimStart()))
@@ -70,7 +70,7 @@ export function verdictAllowed(lane: Pick<Reporting, 'role'>, req: Pick<ReportRe
 }
 
 /** SPEC.md 4.1 report options: `--defects` and `--verdict-file` go with `--verdict`; a defect count is whole. */
-export function verdictOptions(req: Pick<ReportRequest, 'verdict' | 'defects' | 'verdictText'>): Decision {
+function verdictOptions(req: Pick<ReportRequest, 'verdict' | 'defects' | 'verdictText'>): Decision {
   if (req.verdict === undefined && (req.defects !== undefined || req.verdictText !== undefined)) return refuse('usage', '--defects and --verdict-file go with --verdict')
   if (req.defects !== undefined && (!Number.isInteger(req.defects) || req.defects < 0)) return refuse('usage', '--defects must be a whole number, 0 or more')
   return ALLOWED

@@ -8,7 +8,7 @@ export interface RetrySchedule {
 
 export type Attempt = { ok: true } | { ok: false; error: string; permanent?: boolean }
 
-export type AfterAttempt = { do: 'done' } | { do: 'retry'; inMs: number } | { do: 'give-up'; why: string }
+type AfterAttempt = { do: 'done' } | { do: 'retry'; inMs: number } | { do: 'give-up'; why: string }
 
 /** What follows attempt `n` (1-based) with this outcome. */
 export function afterAttempt(schedule: RetrySchedule, n: number, outcome: Attempt): AfterAttempt {

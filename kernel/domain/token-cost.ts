@@ -12,7 +12,7 @@ const PRICES: Record<string, [number, number, number]> = {
 /** Models not in the table are estimated at the price of the family codex uses by default. */
 const FALLBACK = PRICES['gpt-5']
 
-export interface TokenUsage {
+interface TokenUsage {
   input: number
   cachedInput: number
   output: number

@@ -47,7 +47,7 @@ export interface WaitMember {
   reports: Report[]
 }
 
-export type WaitPick =
+type WaitPick =
   | { kind: 'report'; member: WaitMember; report: Report; cursor: Cursor }
   | { kind: 'exited'; detail: string }
   | { kind: 'idle'; detail: string }
@@ -78,7 +78,7 @@ export function pickNext(members: WaitMember[], after: Cursor | undefined, now: 
 }
 
 /** The forms of `svc lane wait` and `svc worker wait`, in the order their values are given to oneWaitForm. */
-export const WAIT_FORMS = { lane: '<lane>, --run <key> or --parent <conv>', worker: '<worker>, --issue <ref> or --parent <conv>' } as const
+const WAIT_FORMS = { lane: '<lane>, --run <key> or --parent <conv>', worker: '<worker>, --issue <ref> or --parent <conv>' } as const
 
 /** SPEC.md 4.1 wait: a wait watches exactly one of its forms (`given`: the value of each, absent when not given). */
 export const oneWaitForm = (given: readonly unknown[], unit: keyof typeof WAIT_FORMS): Decision =>

@@ -1,6 +1,6 @@
 /** The worker contract: the first message of a worker's conversation. States the issue it belongs to (as snapshot
  * at its run), its directory and branch, the brief, and how to report. */
-export interface WorkerContractFacts {
+interface WorkerContractFacts {
   issue: string
   title: string
   url: string

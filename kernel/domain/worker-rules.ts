@@ -18,7 +18,7 @@ export const workerOf = (rec: ConversationRecord): Decision<{ rec: ConversationR
 /** What a lane and a worker share: a directory made under the lanes root at launch, known by what the launch
  * recorded. A worker's is a builder's (a worktree on a branch of its own), so the code that makes, claims, reports
  * from and reaps a lane's directory serves a worker's as it is. */
-export type WorkDir = Pick<LaneFacts, 'role' | 'dir' | 'root' | 'iteration' | 'repo' | 'branch' | 'at' | 'made'>
+type WorkDir = Pick<LaneFacts, 'role' | 'dir' | 'root' | 'iteration' | 'repo' | 'branch' | 'at' | 'made'>
 
 export function workDirOf(rec: Pick<ConversationRecord, 'lane' | 'worker'>): WorkDir | undefined {
   if (rec.lane) return rec.lane
@@ -77,7 +77,7 @@ export interface WorkerRow {
   worker: Pick<WorkerFacts, 'dir' | 'branch' | 'iteration'>
 }
 
-export interface WorkerRequest {
+interface WorkerRequest {
   replace?: boolean
   reuse?: boolean
   branch?: string
@@ -115,12 +115,12 @@ export function planWorker(ref: string, slug: string, earlier: readonly WorkerRo
 }
 
 /** GitHub refuses a comment longer than this many characters. */
-export const COMMENT_MAX_CHARS = 65_536
+const COMMENT_MAX_CHARS = 65_536
 
 /** The marker that ends every posted report: which conversation's which report it is. */
 export const reportMarker = (conv: string, seq: number) => `<!-- svc-report conv-${conv} seq ${seq} -->`
 
-export interface PostedReport {
+interface PostedReport {
   ref: string
   conv: string
   seq: number

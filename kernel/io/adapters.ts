@@ -25,13 +25,13 @@ export interface Adapters {
   timing: (name: string, defaultMs: number) => number
 }
 
-export interface Clock {
+interface Clock {
   now(): number
 }
 
 /** The test fault hook (io/fault.ts): `point` may end the process at a named step, `flag` makes an operation
  * fail as if it had failed. Both do nothing outside a test build. */
-export interface FaultHook {
+interface FaultHook {
   point(step: string): void
   flag(name: string): boolean
 }
@@ -49,7 +49,7 @@ export interface Entry {
   isDirectory: boolean
 }
 
-export interface FileStat {
+interface FileStat {
   isFile: boolean
   isDirectory: boolean
   ino: number
@@ -117,7 +117,7 @@ export const realFiles: Files = {
   userHome: () => process.env.HOME || homedir(),
 }
 
-export const realProcs: Procs = {
+const realProcs: Procs = {
   isAlive,
   groupAlive,
   signalGroup,
@@ -137,7 +137,7 @@ export const realProcs: Procs = {
 }
 
 /** The git operations of io/git*.ts that services use. */
-export const realGit = {
+const realGit = {
   git: gitCore.git,
   gitTry: gitCore.gitTry,
   serialized: gitCore.serialized,

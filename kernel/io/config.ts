@@ -28,7 +28,7 @@ const ProjectsFile = v.record(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9._-]{0
 
 export type ProjectEntry = v.InferOutput<typeof ProjectEntry>
 export type Projects = v.InferOutput<typeof ProjectsFile>
-export type RoleConfig = v.InferOutput<typeof RoleConfig>
+type RoleConfig = v.InferOutput<typeof RoleConfig>
 
 /** The entry of a project key a user gave: own keys only, so `__proto__` or `constructor` names no project. */
 export const projectEntry = (projects: Projects, key: string): ProjectEntry | undefined => (Object.hasOwn(projects, key) ? projects[key] : undefined)

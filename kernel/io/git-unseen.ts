@@ -27,7 +27,7 @@ function diskBlob(path: string, idLength: number): FlaggedEntry['disk'] {
 }
 
 /** Index entries with the assume-unchanged or skip-worktree flag, each with what is on disk at its path. */
-export async function flaggedEntries(dir: string): Promise<FlaggedEntry[]> {
+async function flaggedEntries(dir: string): Promise<FlaggedEntry[]> {
   const out = await git(dir, ['ls-files', '-z', '-v', '-s'])
   const entries: FlaggedEntry[] = []
   for (const rec of out.split('\0')) {

@@ -95,7 +95,7 @@ export async function originHead(repo: string): Promise<string | undefined> {
   return r.ok ? r.stdout.trim().replace(/^origin\//, '') : undefined
 }
 
-export interface WorktreeAdd {
+interface WorktreeAdd {
   repo: string
   dir: string
   /** A new branch to create at startPoint (a commit or any ref), or a detached checkout of startPoint. */
@@ -175,7 +175,7 @@ export async function statusFacts(dir: string): Promise<GitFacts> {
   return parseStatus(r.stdout)
 }
 
-export function parseStatus(out: string): GitFacts {
+function parseStatus(out: string): GitFacts {
   const facts: GitFacts = { dirty: false, dirtyPaths: 0 }
   for (const line of out.split('\n')) {
     if (line.startsWith('# branch.oid ')) {

@@ -2,7 +2,7 @@ import { checkNotifyConfig, type NotifyConfig } from '../domain/notify-config.js
 import { CachedFile, parseYamlText, yamlParse } from './yaml-file.js'
 
 /** The notify block as read: none (no file, or an empty one), the block, or what is wrong with it on one line. */
-export interface NotifySetting {
+interface NotifySetting {
   config?: NotifyConfig
   problem?: string
 }

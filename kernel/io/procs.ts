@@ -81,7 +81,7 @@ export function groupMembers(pgid: number): number[] {
   return pids
 }
 
-export interface ProcessInfo {
+interface ProcessInfo {
   pid: number
   cwd: string
   command: string

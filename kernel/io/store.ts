@@ -13,7 +13,7 @@ import { isTempName, tempOwner, writeFileAtomic } from './atomic-file.js'
 import { KeyedQueue } from '../serial.js'
 
 /** A store file that does not parse or does not hold what it should; it is left untouched. */
-export class BadStoreFile extends SvcError {
+class BadStoreFile extends SvcError {
   constructor(readonly path: string, readonly problem: string) {
     super('internal', `store file ${path} ${problem}; it was left untouched: repair it or move it away, then restart the kernel (svc kernel stop)`)
   }

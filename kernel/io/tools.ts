@@ -4,7 +4,7 @@ import { delimiter, join } from 'node:path'
 import { loginFact, LOGIN_STATUS_ARGS, type ToolFact } from '../domain/doctor.js'
 
 /** The first executable file named `name` in the directories of PATH. */
-export function findOnPath(name: string, path = process.env.PATH ?? ''): string | undefined {
+function findOnPath(name: string, path = process.env.PATH ?? ''): string | undefined {
   for (const dir of path.split(delimiter)) {
     if (!dir) continue
     const candidate = join(dir, name)

@@ -1,13 +1,13 @@
 import { watch, type FSWatcher } from 'chokidar'
 import { basename, dirname } from 'node:path'
 
-export interface ConvFileEvent {
+interface ConvFileEvent {
   /** The conversation's name (its directory is conv-<name>). */
   name: string
   file: string
 }
 
-export interface AgentsWatcher {
+interface AgentsWatcher {
   /** Watch one more conversation directory (a conversation that may still change). */
   add(dir: string): void
   /** Stop watching a directory (its conversation has ended). */

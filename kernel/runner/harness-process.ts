@@ -21,7 +21,7 @@ export interface HarnessProcess {
   exited: Promise<HarnessExit>
 }
 
-export interface HarnessOutput {
+interface HarnessOutput {
   stdout: (line: string) => void
   stderr: (line: string) => void
 }

@@ -5,7 +5,7 @@ import type { Procs } from '../io/adapters.js'
 import type { Runtime } from './runtime-facts.js'
 
 /** The facts deriveActivity needs, read now: liveness is checked by pid and start time at every read. */
-export function activityFacts(rec: ConversationRecord, rt: Runtime, now: number, isAlive: Procs['isAlive']): ActivityFacts {
+function activityFacts(rec: ConversationRecord, rt: Runtime, now: number, isAlive: Procs['isAlive']): ActivityFacts {
   const s = rt.state
   const alive = s?.harness && isAlive(s.harness.pid, s.harness.start)
   const ended = s?.ended

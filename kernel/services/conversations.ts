@@ -15,7 +15,7 @@ import { harnessEnv } from './launch-env.js'
 import { newConversationKey } from './conversation-key.js'
 import { decided } from './decided.js'
 
-export interface NewConversation {
+interface NewConversation {
   name?: string
   fallbackName: (id: string, attempt: number) => string
   parent?: string

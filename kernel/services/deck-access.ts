@@ -3,7 +3,7 @@ import { codeRedeemable, sessionLive } from '../domain/deck-credentials.js'
 import { decided } from './decided.js'
 
 /** How long a deck link's code and a deck session live. */
-export const DECK_LIFETIMES = { codeMs: 120_000, sessionMs: 12 * 3600_000 }
+const DECK_LIFETIMES = { codeMs: 120_000, sessionMs: 12 * 3600_000 }
 
 /** The deck's own credentials, held in this kernel's memory only (a kernel restart revokes them all): one-time
  * codes that a browser trades for a session, and the sessions. A session is never the bearer token: it is

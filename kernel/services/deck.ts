@@ -48,7 +48,7 @@ export async function deckTree(ctx: KernelContext, cache: GitFactsCache, input: 
 }
 
 /** Every conversation waiting on a person, the longest wait first, with what it asks. */
-export function inboxOf(views: ConvView[], lanes: Record<string, LaneView>): InboxEntry[] {
+function inboxOf(views: ConvView[], lanes: Record<string, LaneView>): InboxEntry[] {
   return views
     .filter((v) => v.activity === 'needs-you')
     .map((v) => {

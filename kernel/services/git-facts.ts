@@ -4,7 +4,7 @@ import { Limiter } from '../serial.js'
 
 /** A worktree's git facts are reused while its fingerprint (HEAD, index, top directory) is unchanged and they are
  * younger than this; an edit deeper in the tree shows within this time. */
-export const GIT_FACTS_TTL_MS = 2000
+const GIT_FACTS_TTL_MS = 2000
 /** Worktrees read at most eight at a time. */
 const reads = new Limiter(8)
 

@@ -14,7 +14,7 @@ import { decided } from './decided.js'
 
 const reports = new KeyedQueue()
 /** Who may file through a verb: `svc lane report` from a lane, `svc worker report` from a worker. */
-export type Reporter = 'lane' | 'worker'
+type Reporter = 'lane' | 'worker'
 
 /** The lane or worker a report comes from: $SERVICE_CONVERSATION must name one (report rule 6). */
 function caller(ctx: KernelContext, ref: string | undefined, kind: Reporter): ConversationRecord {

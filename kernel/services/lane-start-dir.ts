@@ -13,7 +13,7 @@ import { abandonDirectory, holdDirectory, releaseDirectory } from './launch-inte
 /** The directory of a lane or worker start: a new one made under an intent, or the one a `--reuse` continues in. */
 
 /** What making a directory needs of a launch plan: a lane's (LanePlan) or a worker's (a builder's directory). */
-export type DirPlan = Pick<LanePlan, 'role' | 'branch' | 'startPoint' | 'at'>
+type DirPlan = Pick<LanePlan, 'role' | 'branch' | 'startPoint' | 'at'>
 
 /** Launch into a directory of its own: held by an intent (services/launch-intents.ts) from before git or the lanes
  * root is touched until the record of the lane or worker claims it; what a failed launch made is taken back. */

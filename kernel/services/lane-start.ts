@@ -25,7 +25,7 @@ export const REPLACE_STOP_MS = 30_000
 const starts = new KeyedQueue()
 
 /** Real path of a path that may not exist yet: the deepest existing ancestor resolved, the rest appended. */
-export function realPathOf(files: Files, p: string): string {
+function realPathOf(files: Files, p: string): string {
   const abs = resolvePath(p)
   let head = abs
   const tail: string[] = []

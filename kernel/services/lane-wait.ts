@@ -18,7 +18,7 @@ const laneRef = (r: ConversationRecord): ReportFrom =>
     : { id: r.id, name: r.name, role: 'worker', iteration: r.worker!.iteration, issue: r.worker!.issue }
 
 /** What one wait watches: one lane or worker, or a set (a run, an issue, a parent's lanes or workers). */
-export interface WaitSet {
+interface WaitSet {
   members: () => ConversationRecord[]
   /** The cursor over (time, name, seq) that reports must follow. */
   after: Cursor | undefined

@@ -8,7 +8,7 @@ import type { Log } from '../io/log.js'
 import { runCommand } from '../io/run-command.js'
 import type { Adapters } from '../io/adapters.js'
 
-export interface NotifyTimings {
+interface NotifyTimings {
   /** How long a webhook may take to answer one POST. */
   webhookTimeoutMs: number
   webhookRetry: RetrySchedule

@@ -23,7 +23,7 @@ const toldPath = (ctx: KernelContext, name: string, seq: number) => `${convFiles
 /** After a report is stored: its starter is told once, and with `--post` it is posted to the issue once. Run again
  * at the kernel's start for every report, so a restart between the store and either step loses nothing (each step
  * records that it was done, and skips when it was). */
-export async function deliverReport(ctx: KernelContext, rec: ConversationRecord, report: Report): Promise<void> {
+async function deliverReport(ctx: KernelContext, rec: ConversationRecord, report: Report): Promise<void> {
   await tellStarter(ctx, rec, report).catch((e: Error) => ctx.log('warn', `worker ${rec.name}: report #${report.seq}: telling the starter failed: ${e.message}`))
   if (rec.worker!.post) await postReport(ctx, rec, report).catch((e: Error) => ctx.log('warn', `worker ${rec.name}: report #${report.seq}: posting to ${rec.worker!.issue} failed: ${e.message}`))
 }

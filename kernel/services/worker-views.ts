@@ -18,7 +18,7 @@ import { oneMember, setCursor, waitOn } from './lane-wait.js'
 const workersOf = (ctx: KernelContext) => ctx.store.all().filter((r) => r.worker)
 
 /** A worker named by id, name or conv-<name>: anything else is refused. */
-export function resolveWorker(ctx: KernelContext, ref: string): ConversationRecord {
+function resolveWorker(ctx: KernelContext, ref: string): ConversationRecord {
   return decided(workerOf(ctx.resolve(ref))).rec
 }
 

@@ -7,13 +7,13 @@ import type { IssueComment, IssueFacts, Tracker } from './types.js'
 /** GitHub issues through the gh CLI: the one place svc runs it. A process result never leaves this file: callers
  * get facts or one SvcError that says what to do (install gh, log in, or what GitHub answered). */
 
-export interface GhIssue {
+interface GhIssue {
   owner: string
   repo: string
   number: number
 }
 
-export interface GhOptions {
+interface GhOptions {
   /** The environment gh runs with (its PATH finds gh); the kernel's own by default. */
   env?: NodeJS.ProcessEnv
   timeoutMs?: number
@@ -93,7 +93,7 @@ function parseJson(text: string): unknown {
 }
 
 /** Run gh with prompts and colours off. */
-export function runGh(args: string[], opts: GhOptions = {}, input?: string): Promise<Ran> {
+function runGh(args: string[], opts: GhOptions = {}, input?: string): Promise<Ran> {
   const env = { ...(opts.env ?? process.env), GH_PROMPT_DISABLED: '1', GH_NO_UPDATE_NOTIFIER: '1', NO_COLOR: '1', CLICOLOR: '0' }
   return new Promise((resolve) => {
     const child = spawn('gh', args, { env, stdio: ['pipe', 'pipe', 'pipe'] })

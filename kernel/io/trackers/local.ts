@@ -123,7 +123,7 @@ async function render(meta: v.InferOutput<typeof FrontMatter>, body: string): Pr
 }
 
 /** The front matter and body of an issue file, or one line naming the file and what is wrong. */
-export async function parseIssueFile(path: string, text: string): Promise<{ meta: { title: string; state: IssueState; created: string; closed?: string }; body: string }> {
+async function parseIssueFile(path: string, text: string): Promise<{ meta: { title: string; state: IssueState; created: string; closed?: string }; body: string }> {
   const m = /^---\r?\n(?:([\s\S]*?)\r?\n)?---(?:\r?\n|$)/.exec(text)
   if (!m) throw new SvcError('usage', `${path}: no front matter: the file must begin with a --- line, then title, state and created, then a --- line`)
   let doc: unknown
