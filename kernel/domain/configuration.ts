@@ -1,4 +1,5 @@
 import type { Effort, Harness } from './keys.js'
+import { ALLOWED, refuse, type Decision } from './refusal.js'
 
 /** SPEC.md 8 Configuration, `roles.<role>`: the defaults of a role from the project's gauntlet block. */
 export interface RoleDefaults {
@@ -25,3 +26,11 @@ export function lanesRootProblem(root: string, home: string, checkout: string, t
  * to the checkout, where the service resolves it), else the default: a sibling of the checkout, `<project dir>-lanes`. */
 export const lanesRootSetting = (checkout: string, configured: string | undefined, home: string) =>
   configured === undefined ? `${checkout}-lanes` : configured.replace(/^~(?=\/|$)/, home)
+
+/** SPEC.md 8 Configuration, `<project>.path`: a launch needs the project's checkout to exist. */
+export const checkoutFound = (configPath: string, key: string, path: string, exists: boolean): Decision =>
+  exists ? ALLOWED : refuse('usage', `${configPath}: ${key}.path: the checkout ${path} does not exist`)
+
+/** SPEC.md 8 configuration constraints: a launch into a project whose lanes root breaks one is refused, naming it. */
+export const lanesRootFits = (configPath: string, key: string, problem: string | undefined): Decision =>
+  problem === undefined ? ALLOWED : refuse('usage', `${configPath}: ${key}.gauntlet.lanes_root: ${problem}`)

@@ -140,3 +140,10 @@ export const mayArchive = (rec: Pick<ConversationRecord, 'id' | 'name'>, activit
 /** README "Conversations": `conv mark` takes a reason only with needs-you. */
 export const markReasonFits = (phase: Phase, reason: string | undefined): Decision =>
   reason && phase !== 'needs-you' ? refuse('usage', '--reason goes only with needs-you') : ALLOWED
+
+/** SPEC.md 4.1 start (and worker run): the brief is exactly one of --brief <file> or --prompt <text>, and not empty. */
+export function briefGiven(input: { brief?: string; prompt?: string }): Decision<{ brief: string }> {
+  if ((input.brief === undefined) === (input.prompt === undefined)) return refuse('usage', 'give exactly one of --brief <file> or --prompt <text>')
+  const brief = input.brief ?? input.prompt!
+  return brief.trim() ? allow({ brief }) : refuse('usage', 'the brief is empty')
+}

@@ -1,10 +1,10 @@
 import { buildContract } from '../domain/contract.js'
-import { callerSet, type ConversationRecord, type LaneFacts } from '../domain/conversation.js'
+import { briefGiven, callerSet, type ConversationRecord, type LaneFacts } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
 import { startLine } from '../domain/list-show.js'
 import { START_WAIT_LIMIT_MS } from '../domain/limits.js'
 import { checkRequest, effectiveLauncher, isGitBacked, laneConvName, planLaunch, type LanePlan } from '../domain/launch.js'
-import { lanesRootProblem, lanesRootSetting } from '../domain/configuration.js'
+import { checkoutFound, lanesRootFits, lanesRootProblem, lanesRootSetting } from '../domain/configuration.js'
 import { projectEntry, projectHolding, roleConfig, type ProjectEntry } from '../io/config.js'
 import type { Files } from '../io/adapters.js'
 import { basename, dirname, join, resolve as resolvePath } from '../io/paths.js'
@@ -53,10 +53,10 @@ export async function resolveProject(ctx: KernelContext, requested: string | und
   if (!named && cwd) named = projectHolding(projects, realPathOf(files, cwd))
   const { key } = decided(projectNamed(named, 'this launch'))
   const { entry } = decided(projectListed(key, projectEntry(projects, key), ctx.config.path))
-  if (!files.exists(entry.path)) throw new SvcError('usage', `${ctx.config.path}: ${key}.path: the checkout ${entry.path} does not exist`)
+  decided(checkoutFound(ctx.config.path, key, entry.path, files.exists(entry.path)))
   const checkout = files.realpath(entry.path)
   const { lanesRoot, problem } = lanesRootOf(files, entry, checkout)
-  if (problem) throw new SvcError('usage', `${ctx.config.path}: ${key}.gauntlet.lanes_root: ${problem}`)
+  decided(lanesRootFits(ctx.config.path, key, problem))
   return { key, entry, checkout, lanesRoot }
 }
 
@@ -70,12 +70,7 @@ export function lanesRootOf(files: Files, entry: ProjectEntry, checkout: string)
 }
 
 /** The brief of a lane or worker: exactly one of --brief or --prompt, not empty. */
-export function readBrief(input: { brief?: string; prompt?: string }): string {
-  if ((input.brief === undefined) === (input.prompt === undefined)) throw new SvcError('usage', 'give exactly one of --brief <file> or --prompt <text>')
-  const brief = input.brief ?? input.prompt!
-  if (!brief.trim()) throw new SvcError('usage', 'the brief is empty')
-  return brief
-}
+export const readBrief = (input: { brief?: string; prompt?: string }): string => decided(briefGiven(input)).brief
 
 /** `svc lane start`: every launch rule, then the directory, the brief, the conversation with its contract. */
 export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'>): Promise<PortOutputs['laneStart']> {

@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { isWithin, lanesRootProblem, lanesRootSetting } from '../../kernel/domain/configuration.js'
+import { checkoutFound, isWithin, lanesRootFits, lanesRootProblem, lanesRootSetting } from '../../kernel/domain/configuration.js'
+import { ALLOWED, refuse } from '../../kernel/domain/refusal.js'
 
 // SPEC.md 8 Configuration (`lanes_root` and its default) and the configuration constraints: the lanes root lies under the user's home directory, outside /tmp, and does
 // not contain the project checkout. One row per case, each problem word for word.
@@ -45,6 +46,15 @@ test('lanesRootSetting (SPEC.md 8 Configuration, lanes_root): the configured dir
     ['a relative directory is left for the checkout to anchor', '../app-wt', '../app-wt'],
   ]
   for (const [name, configured, want] of rows) assert.is(lanesRootSetting('/home/u/src/app', configured, '/home/u'), want, name)
+})
+
+test('checkoutFound and lanesRootFits (SPEC.md 8): a launch into a project without its checkout, or with a lanes root that breaks a constraint, is refused naming the setting', () => {
+  const Y = '/home/u/.service/projects.yaml'
+  assert.equal(checkoutFound(Y, 'app', '/home/u/src/app', true), ALLOWED)
+  assert.equal(checkoutFound(Y, 'app', '/home/u/src/gone', false), refuse('usage', `${Y}: app.path: the checkout /home/u/src/gone does not exist`))
+  assert.equal(lanesRootFits(Y, 'app', undefined), ALLOWED)
+  const problem = lanesRootProblem('/tmp/l', '/home/u', '/home/u/src/app')
+  assert.equal(lanesRootFits(Y, 'app', problem), refuse('usage', `${Y}: app.gauntlet.lanes_root: the lanes root /tmp/l lies under /tmp`))
 })
 
 test.run()

@@ -2,6 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Activity } from '../../kernel/domain/activity.js'
 import {
+  briefGiven,
   callerSet,
   conversationFound,
   convNameFits,
@@ -119,6 +120,18 @@ test('markReasonFits: --reason goes only with needs-you', () => {
     ['working', 'x', refuse('usage', '--reason goes only with needs-you')],
   ]
   for (const [phase, reason, want] of CASES) assert.equal(markReasonFits(phase, reason), want, `${phase} ${reason}`)
+})
+
+test('briefGiven (SPEC.md 4.1 start, worker run): exactly one of --brief or --prompt, and not empty', () => {
+  const rows: [string, { brief?: string; prompt?: string }, Decision<{ brief: string }>][] = [
+    ['a prompt', { prompt: 'do it' }, allow({ brief: 'do it' })],
+    ['a brief file\'s text', { brief: '# Brief\n' }, allow({ brief: '# Brief\n' })],
+    ['neither', {}, refuse('usage', 'give exactly one of --brief <file> or --prompt <text>')],
+    ['both', { brief: 'a', prompt: 'b' }, refuse('usage', 'give exactly one of --brief <file> or --prompt <text>')],
+    ['an empty prompt', { prompt: '' }, refuse('usage', 'the brief is empty')],
+    ['a brief of blanks', { brief: ' \n\t' }, refuse('usage', 'the brief is empty')],
+  ]
+  for (const [name, input, want] of rows) assert.equal(briefGiven(input), want, name)
 })
 
 test.run()

@@ -80,6 +80,8 @@ const INDEX: Record<string, Where[]> = {
   '8 one report (done, with verdict) per critic or verifier': at(report, 'oneVerdict'),
   '8 lanes root under home, outside /tmp, not holding the checkout': at(configuration, 'lanesRootProblem'),
   '8 configuration: lanes_root, else <project dir>-lanes': at(configuration, 'lanesRootSetting'),
+  '8 configuration: a launch needs the checkout, and a lanes root within the constraints': at(configuration, 'checkoutFound', 'lanesRootFits'),
+  '4.1 start: exactly one of --brief or --prompt, not empty': at(conversation, 'briefGiven'),
   '8 configuration: roles.<role>.model and .effort': at(launch, 'launchModel', 'planLaunch'),
   '8 pairing: critics of iteration n': at(chains, 'criticsOf'),
   '8 pairing: a builder of n >= 2 answers the newest critic of n - 1': at(chains, 'answeredVerdict'),
