@@ -3,7 +3,10 @@ import { rmSync, readdirSync, readFileSync, existsSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { connect } from '../../cli/connect.js'
+import { processIo } from '../../cli/io.js'
 import { procStat } from '../../kernel/io/procs.js'
+import type { KernelPort } from '../../kernel/port.js'
 import { makeServiceHome, serviceEnv, uniqueDir } from '../../fixtures/service-home.js'
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
@@ -76,6 +79,13 @@ export class TestHome {
     const r = await this.svc(args, opts)
     if (r.code !== 0) throw new Error(`svc ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`)
     return r.stdout
+  }
+
+  /** The kernel's port over HTTP, the kernel started as `svc` starts it when none runs: for what a test reads to
+   * check or to wait on, where the CLI is not what is tested (a CLI call costs a Node start, a poll many). A kernel
+   * it starts has the home's environment with `env`, as one `svc` would start. */
+  port(env: Record<string, string | undefined> = {}): Promise<KernelPort> {
+    return connect({ ...processIo(), env: this.env(env) }, false)
   }
 
   kernelFile(): { pid: number; port: number; token: string } | undefined {
