@@ -203,11 +203,22 @@ test('wait usage errors exit 1', async () => {
 
 test('20 lanes reporting concurrently while 3 waits follow the run by cursor: each report delivered to each wait exactly once, in order', async () => {
   const n = 20
-  for (let i = 0; i < n; i++) await start(['--key', `k${i}`, '--role', 'builder', '--no-wait', '--prompt', `${gate('all')}; svc lane report --allow-unpushed --stdin <<<'report ${i}'`])
-  const follow = async () => {
+  // The lanes are launched and two of the waits ask over the kernel's port: what is tested is the delivery by cursor
+  // (the launch and the CLI's lines have suites of their own); one wait is the CLI, 20 processes in turn.
+  const port = await h.port()
+  for (let i = 0; i < n; i++)
+    await port.laneStart({ run: 'r1', key: `k${i}`, role: 'builder', noWait: true, prompt: `${gate('all')}; svc lane report --allow-unpushed --stdin <<<'report ${i}'`, conversation: s.root, cwd: h.home })
+  const follow = async (by: 'cli' | 'port') => {
     const seen: { body: string; cursor: string }[] = []
     let cursor: string | undefined
     while (seen.length < n) {
+      if (by === 'port') {
+        const r = await port.laneWait({ run: 'r1', after: cursor, timeoutMs: 60_000 })
+        if (r.kind !== 'report') throw new Error(`wait answered ${JSON.stringify(r)}`)
+        cursor = r.cursor
+        seen.push({ body: r.report.body.trim(), cursor })
+        continue
+      }
       const r = await h.svc(['lane', 'wait', '--run', 'r1', ...(cursor ? ['--after', cursor] : []), '--timeout', '60'])
       if (r.code !== 0) throw new Error(`wait exited ${r.code}: ${r.stderr}`)
       cursor = /--after (\S+)\n$/.exec(r.stderr)![1]
@@ -215,7 +226,7 @@ test('20 lanes reporting concurrently while 3 waits follow the run by cursor: ea
     }
     return seen
   }
-  const followers = [follow(), follow(), follow()]
+  const followers = [follow('cli'), follow('port'), follow('port')]
   await new Promise((r) => setTimeout(r, 500))
   open('all')
   const results = await Promise.all(followers)
