@@ -104,9 +104,9 @@ test('mayLaunch: the full table of SPEC.md section 5', () => {
   }
 })
 
-test('mayLaunch: refusals from builder, critic, verifier and play lanes name the launcher role, word for word', () => {
+test('mayLaunch: refusals from builder, critic, verifier and play lanes name the launcher role, word for word, whatever the role asked for', () => {
   for (const r of ['builder', 'critic', 'verifier', 'play'] as const)
-    assert.equal(mayLaunch({ lane: lane(r) }, 'builder'), { ok: false, code: 'forbidden', message: `refused: a ${r} lane cannot launch lanes` })
+    for (const role of ROLES) assert.equal(mayLaunch({ lane: lane(r) }, role), { ok: false, code: 'forbidden', message: `refused: a ${r} lane cannot launch lanes` }, `${r} launching ${role}`)
   assert.equal(mayLaunch({ lane: lane('orchestrator') }, 'critic'), { ok: false, code: 'forbidden', message: 'refused: an orchestrator lane cannot launch a critic lane; only a root conversation can' })
   assert.equal(mayLaunch({ lane: lane('orchestrator') }, 'orchestrator'), { ok: false, code: 'forbidden', message: 'refused: an orchestrator lane cannot launch an orchestrator lane; only a root conversation can' })
 })
