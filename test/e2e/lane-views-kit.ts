@@ -5,6 +5,7 @@ import { promisify } from 'node:util'
 import { TestHome, alive, until } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
 import type { Report } from '../../kernel/domain/report.js'
+import type { PortInput } from '../../kernel/port.js'
 
 /** The shared world of the list, show, stop and reap suites: a throwaway home, the sample project, a root
  * conversation, and shell lanes gated on files in the test HOME. */
@@ -33,7 +34,7 @@ export class World {
   /** `svc lane start --run <run> <args>` from the root conversation (or `as`), asked over the kernel's port: these
    * suites test what lanes do, not the start's CLI (the lane-start suites do); returns the conv id. */
   async start(args: string[], run = 'r1', as = this.s.root): Promise<string> {
-    const r = await (await this.h.port()).laneStart({ ...startRequest(args), run, conversation: as, cwd: this.h.home } as any)
+    const r = await (await this.h.port()).laneStart({ ...startRequest(args), run, conversation: as, cwd: this.h.home } as PortInput<'laneStart'>)
     return r.lane.id
   }
 
@@ -99,7 +100,7 @@ export class World {
 }
 
 /** The request `svc lane start` makes of its flags: `--name value` pairs, and `--no-wait`. */
-function startRequest(args: string[]): Record<string, unknown> {
+export function startRequest(args: string[]): Record<string, unknown> {
   const req: Record<string, unknown> = {}
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--no-wait') req.noWait = true

@@ -4,6 +4,8 @@ import { readFileSync, writeFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { TestHome, alive, git, until } from '../helpers/home.js'
 import { buildAndReport, setupProject, type Setup } from '../helpers/project.js'
+import type { PortInput } from '../../kernel/port.js'
+import { startRequest } from './lane-views-kit.js'
 
 let h: TestHome
 let s: Setup
@@ -15,7 +17,9 @@ test.after.each(async () => {
   await h.stop()
 })
 
-const start = (args: string[]) => h.ok(['lane', 'start', '--run', 'r1', ...args], { env: s.env })
+/** `svc lane start --run r1 <args>` from the root conversation, asked over the kernel's port (the start's CLI has
+ * suites of its own; these test what the lanes report and what waits get). */
+const start = async (args: string[]) => (await h.port()).laneStart({ ...startRequest(args), run: 'r1', conversation: s.root, cwd: h.home } as PortInput<'laneStart'>)
 /** A lane whose shell script waits for a file `go-<n>` in the test HOME before each step. */
 const gate = (n: string) => `while [ ! -e ${h.home}/go-${n} ]; do sleep 0.05; done`
 const open = (n: string) => writeFileSync(join(h.home, `go-${n}`), '')
@@ -108,7 +112,7 @@ test('blocked must begin with RULING, SPEND, ONE-WAY or BLOCKED; blocked and fai
   assert.is(w4.stderr, 'svc: lane r1/b builder i1 exited (stopped: process exit) with no report\nnext: svc lane wait r1-b-builder-i1 --after 2\n')
 })
 
-const idOf = async (name: string) => JSON.parse(await h.ok(['conv', 'show', name, '--json'])).id as string
+const idOf = async (name: string) => (await (await h.port()).convShow({ conv: name })).id
 
 test('critic verdicts: exactly one, with the done report; every refusal of rule 5; defects from the verdict file', async () => {
   await start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('built')])
@@ -203,11 +207,10 @@ test('wait usage errors exit 1', async () => {
 
 test('20 lanes reporting concurrently while 3 waits follow the run by cursor: each report delivered to each wait exactly once, in order', async () => {
   const n = 20
-  // The lanes are launched and two of the waits ask over the kernel's port: what is tested is the delivery by cursor
-  // (the launch and the CLI's lines have suites of their own); one wait is the CLI, 20 processes in turn.
+  for (let i = 0; i < n; i++) await start(['--key', `k${i}`, '--role', 'builder', '--no-wait', '--prompt', `${gate('all')}; svc lane report --allow-unpushed --stdin <<<'report ${i}'`])
+  // Two of the waits ask over the kernel's port: what is tested is the delivery by cursor (the CLI's lines have tests
+  // of their own); one wait is the CLI, 20 processes in turn.
   const port = await h.port()
-  for (let i = 0; i < n; i++)
-    await port.laneStart({ run: 'r1', key: `k${i}`, role: 'builder', noWait: true, prompt: `${gate('all')}; svc lane report --allow-unpushed --stdin <<<'report ${i}'`, conversation: s.root, cwd: h.home })
   const follow = async (by: 'cli' | 'port') => {
     const seen: { body: string; cursor: string }[] = []
     let cursor: string | undefined
