@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readFileSync, writeFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { TestHome, git, until } from '../helpers/home.js'
+import { TestHome, git, until, written } from '../helpers/home.js'
 import { buildAndReport, type Setup } from '../helpers/project.js'
 import { reportSuite } from './report-kit.js'
 
@@ -38,7 +38,7 @@ test('a builder: refused from a dirty tree, refused unpushed, --allow-unpushed w
     `svc lane report --stdin --status blocked <<<'BLOCKED after done' 2> ${h.home}/e4 || echo $? > ${h.home}/c4`,
   ].join('\n')
   await start(['--key', 'b', '--role', 'builder', '--prompt', script])
-  await until(() => existsSync(join(h.home, 'c4')), 'script end')
+  await written(join(h.home, 'c4'), 'script end')
   const read = (f: string) => readFileSync(join(h.home, f), 'utf8')
   assert.is(read('c1').trim(), '1')
   assert.is(read('e1'), 'svc: refused: a builder reports done only from a clean tree; commit or remove the changes (git status shows them)\n')
@@ -64,7 +64,7 @@ test('a builder with commits its upstream lacks is refused; after pushing, done'
     `svc lane report --stdin <<<'pushed'; echo $? > ${h.home}/c2`,
   ].join('\n')
   await start(['--key', 'b', '--role', 'builder', '--prompt', script])
-  await until(() => existsSync(join(h.home, 'c2')), 'script end')
+  await written(join(h.home, 'c2'), 'script end')
   assert.is(readFileSync(join(h.home, 'e1'), 'utf8'), 'svc: refused: 1 commit(s) on r1/b are not on origin/r1/b; push them first\n')
   assert.is(readFileSync(join(h.home, 'c2'), 'utf8').trim(), '0')
 })
@@ -77,7 +77,7 @@ test('blocked must begin with RULING, SPEND, ONE-WAY or BLOCKED; blocked and fai
     gate('1'),
   ].join('\n')
   await start(['--key', 'b', '--role', 'builder', '--prompt', script])
-  await until(() => existsSync(join(h.home, 'c3')), 'script end')
+  await written(join(h.home, 'c3'), 'script end')
   assert.is(readFileSync(join(h.home, 'e1'), 'utf8'), 'svc: refused: a blocked report must begin with one of the words RULING, SPEND, ONE-WAY, BLOCKED\n')
   assert.is(readFileSync(join(h.home, 'c1'), 'utf8').trim(), '1', 'a refusal exits 1')
   assert.is(readFileSync(join(h.home, 'c2'), 'utf8').trim(), '4')
@@ -121,7 +121,7 @@ test('critic verdicts: exactly one, with the done report; every refusal of rule 
     `svc lane report --stdin --verdict WOWED <<<'again' 2> ${h.home}/e7 || echo $? > ${h.home}/c7`,
   ].join('\n')
   await start(['--for', 'b', '--role', 'critic', '--prompt', script])
-  await until(() => existsSync(join(h.home, 'c7')), 'critic script end')
+  await written(join(h.home, 'c7'), 'critic script end')
   const e = (n: number) => readFileSync(join(h.home, `e${n}`), 'utf8')
   assert.is(e(1), "svc: refused: a critic's done report needs its verdict: --verdict WOWED|IMPRESSED|NOT_YET\n")
   assert.is(e(2), 'svc: refused: a verdict goes with a done report, not a blocked one\n')

@@ -182,4 +182,16 @@ export async function until<T>(fn: () => T | Promise<T>, what: string, limitMs =
   throw new Error(`timed out waiting for ${what}; last value: ${JSON.stringify(last)}`)
 }
 
+/** Wait until a script has written its line to `path` (`echo … > path` makes the file before it writes the line):
+ * its text, once it ends with a newline. */
+export const written = (path: string, what = path, limitMs = 15_000) =>
+  until(() => {
+    try {
+      const text = readFileSync(path, 'utf8')
+      return text.endsWith('\n') && text
+    } catch {
+      return false
+    }
+  }, what, limitMs)
+
 export const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } }).trim()
