@@ -1,8 +1,8 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { TestHome, git, until } from '../helpers/home.js'
+import { TestHome, git, written } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
 
 let h: TestHome
@@ -38,7 +38,7 @@ test('item 10: a builder that sets SERVICE_CONVERSATION to its critic or to the 
   const sha = git(s.project.checkout, 'rev-parse', 'HEAD')
   const [c, cName] = idOf(await start(['--for', 'b', '--role', 'critic', '--at', sha, '--prompt', `while [ ! -e ${h.home}/go ]; do sleep 0.05; done; svc lane report --stdin --verdict NOT_YET --defects 1 <<<'not yet' > ${h.home}/critic-out && echo $? > ${h.home}/critic-code`]))
   writeFileSync(join(h.home, 'critic-id'), c)
-  await until(() => existsSync(join(h.home, 'c8')), 'the builder script to end')
+  await written(join(h.home, 'c8'), 'the builder script to end')
 
   assert.is(read('b-key').trim(), 'has a key')
   const refusedAs = (n: number, what: string) => [read(`c${n}`).trim(), read(`e${n}`), what]
@@ -65,7 +65,7 @@ test('item 10: a builder that sets SERVICE_CONVERSATION to its critic or to the 
   assert.is(outside.code, 1)
   assert.is(outside.stderr.split('\n')[0], `svc: refused: svc lane report: conv ${c} acts only with its key, and none was given`)
   writeFileSync(join(h.home, 'go'), '')
-  await until(() => existsSync(join(h.home, 'critic-code')), 'the critic to report')
+  await written(join(h.home, 'critic-code'), 'the critic to report')
   assert.is(read('critic-code').trim(), '0')
   const reports = JSON.parse(readFileSync(join(h.service, 'agents', `conv-${cName}`, 'reports.json'), 'utf8')).reports
   assert.equal(reports.map((r: { verdict?: string }) => r.verdict), ['NOT_YET'], 'only the critic\'s own verdict')
@@ -80,7 +80,7 @@ test('item 10: a builder that sets SERVICE_CONVERSATION to its critic or to the 
 test('item 10: a human root (harness none) keeps launching by its id alone, and a play lane has no key', async () => {
   const out = await start(['--key', 'p', '--role', 'play', '--prompt', `echo "key:\${SERVICE_CONVERSATION_KEY:-none}" > ${h.home}/play-key`])
   assert.match(out, /^Lane r1\/p play i1: conv \d+/)
-  await until(() => existsSync(join(h.home, 'play-key')), 'the play lane to run')
+  await written(join(h.home, 'play-key'), 'the play lane to run')
   assert.is(read('play-key'), 'key:none\n')
   const name = /conv \d+ \(([^)]+)\)/.exec(out)![1]
   assert.is(JSON.parse(readFileSync(join(h.service, 'agents', `conv-${name}`, 'record.json'), 'utf8')).keyHash, undefined)

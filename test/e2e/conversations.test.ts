@@ -12,7 +12,9 @@ test.after.each(async () => {
   await h.stop()
 })
 
-const show = async (id: string) => JSON.parse(await h.ok(['conv', 'show', id, '--json']))
+/** `svc conv show <id> --json` as the kernel answers it over its port: the polls below would cost a CLI process each
+ * (the CLI's own output is checked once, on a settled conversation). */
+const show = async (id: string): Promise<any> => (await h.port()).convShow({ conv: id })
 const activity = async (id: string) => (await show(id)).activity as string
 
 test('conv new prints only the id; a shell conversation works, marks itself, and ends stopped', async () => {
@@ -40,6 +42,7 @@ test('conv new prints only the id; a shell conversation works, marks itself, and
   }, 'stopped')
   assert.is(ended.evidence.source, 'process exit')
   assert.is(ended.evidence.detail, 'exit code 0')
+  assert.equal(JSON.parse(await h.ok(['conv', 'show', id, '--json'])), ended, 'the CLI prints what the kernel answers')
 })
 
 test('a shell conversation is working from its start, with the evidence', async () => {

@@ -31,9 +31,9 @@ test('list: the columns in order, aligned; FOR, VERDICT (a builder shows its cri
   const b = join(w.lanes, 'r1-b')
   const c = join(w.lanes, 'r1-c')
   await w.start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('built') + `${w.mark('b1')}\n${w.gate('b')}\necho more > more.txt; git add more.txt; git commit -qm more; git push -q 2>/dev/null\n${w.mark('b2')}\n${w.gate('end')}`])
-  await w.h.ok(['lane', 'wait', 'r1-b-builder-i1'])
+  await w.waited('r1-b-builder-i1')
   await w.start(['--for', 'b', '--role', 'critic', '--prompt', `svc lane report --stdin --verdict NOT_YET --verdict-file ${verdictFile('v2', 2)} <<<'two'\n${w.gate('end')}`])
-  await w.h.ok(['lane', 'wait', 'r1-b-critic-i1'])
+  await w.waited('r1-b-critic-i1')
   const cScript = [
     'echo x > x.txt; git add x.txt; git commit -qm x; git push -q -u origin HEAD 2>/dev/null',
     'echo y > y.txt; git add y.txt; git commit -qm y',
@@ -46,7 +46,7 @@ test('list: the columns in order, aligned; FOR, VERDICT (a builder shows its cri
   await w.reached('c')
   const root2 = (await w.h.ok(['conv', 'new', '--harness', 'none', '--project', 'sample'])).trim()
   const play = await w.start(['--key', 'p', '--role', 'play', '--prompt', 'echo hi > f'], 'r2', root2)
-  await w.h.ok(['lane', 'wait', play]).catch(() => '')
+  await w.waited(play).catch(() => '')
   await w.h.ok(['lane', 'reap', play])
 
   const critic = join(w.lanes, 'r1-b-critic-i1')
@@ -97,7 +97,7 @@ test('list: the columns in order, aligned; FOR, VERDICT (a builder shows its cri
   w.open('b')
   await w.reached('b2')
   const moved = await until(async () => {
-    const [b2, c2] = await listJson('--run', 'r1')
+    const [b2, c2] = (await (await w.h.port()).laneList({ run: 'r1' })) as any[]
     return b2.git.head !== judged && b2.verdict.stale && c2.verdict.stale && [b2, c2]
   }, 'a stale verdict')
   assert.is(moved[0].git.head, git(b, 'rev-parse', 'HEAD'))
@@ -129,13 +129,13 @@ test('list reads git facts without taking the index lock: a worktree whose index
 
 test('show: the chain of a builder and its critics, then one line per lane; from any lane of the chain (id, name, conv-<name>) or --run --key', async () => {
   await w.start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('built 1')])
-  await w.h.ok(['lane', 'wait', 'r1-b-builder-i1'])
+  await w.waited('r1-b-builder-i1')
   await w.start(['--for', 'b', '--role', 'critic', '--prompt', `svc lane report --stdin --verdict NOT_YET --verdict-file ${verdictFile('v2', 2)} <<<'two'`])
-  await w.h.ok(['lane', 'wait', 'r1-b-critic-i1'])
+  await w.waited('r1-b-critic-i1')
   await w.start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('built 2', 'work2.txt')])
-  await w.h.ok(['lane', 'wait', 'r1-b-builder-i2'])
+  await w.waited('r1-b-builder-i2')
   await w.start(['--for', 'b', '--role', 'critic', '--prompt', `svc lane report --stdin --verdict WOWED --verdict-file ${verdictFile('v0', 0)} <<<'none'`])
-  await w.h.ok(['lane', 'wait', 'r1-b-critic-i2'])
+  await w.waited('r1-b-critic-i2')
   await w.start(['--key', 'other', '--role', 'builder', '--prompt', `${w.gate('end')}`])
   for (const n of ['r1-b-builder-i1', 'r1-b-builder-i2', 'r1-b-critic-i1', 'r1-b-critic-i2']) await until(async () => (await w.conv(n)).activity === 'stopped', `${n} stopped`)
   const f1 = join(w.convDir('r1-b-critic-i1'), 'verdict.json')
@@ -200,7 +200,7 @@ test('stop: through the conversation stop mechanism; the whole process group of 
 
 test('tell: refused for a critic or verifier that filed its done report, unless --force; a builder that reported done still hears', async () => {
   await w.start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('built') + `${w.gate('end')}`])
-  await w.h.ok(['lane', 'wait', 'r1-b-builder-i1'])
+  await w.waited('r1-b-builder-i1')
   await w.start(['--for', 'b', '--role', 'critic', '--prompt', `${w.mark('c0')}\n${w.gate('c')}\nsvc lane report --stdin --verdict IMPRESSED --defects 1 <<<'ok'\n${w.gate('end')}`])
   await w.start(['--key', 'v', '--role', 'verifier', '--prompt', `svc lane report --stdin --verdict PASS <<<'pass'\n${w.gate('end')}`])
   await w.reached('c0')
@@ -209,8 +209,8 @@ test('tell: refused for a critic or verifier that filed its done report, unless 
   assert.equal(await w.h.svc(['tell', 'conv-r1-b-critic-i1', 'before the verdict']), { code: 0, stdout: 'sent to conv 3 (r1-b-critic-i1)\n', stderr: '' })
   await until(() => inbox('r1-b-critic-i1').includes('before the verdict'), 'the first message')
   w.open('c')
-  await w.h.ok(['lane', 'wait', 'r1-b-critic-i1'])
-  await w.h.ok(['lane', 'wait', 'r1-v-verifier-i1'])
+  await w.waited('r1-b-critic-i1')
+  await w.waited('r1-v-verifier-i1')
 
   const refused = await w.h.svc(['tell', 'conv-r1-b-critic-i1', 'one more thing'])
   assert.equal(refused, {

@@ -1,8 +1,9 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import * as assert from 'uvu/assert'
-import { createSampleProject, writeProjectsYaml, type ProjectConfig, type SampleProject } from '../../cli/demo/sample-project.js'
+import { writeProjectsYaml, type ProjectConfig, type SampleProject } from '../../cli/demo/sample-project.js'
 import { TestHome, git, launchGroupsOfHome, until, type Result } from '../helpers/home.js'
+import { sampleProject } from '../helpers/project.js'
 
 /** The shared world of the `svc lane start` end-to-end suites: a throwaway home with a git identity, a sample
  * project (bare origin + checkout) listed in projects.yaml, and a root conversation to launch from. */
@@ -16,7 +17,7 @@ export class LaneWorld {
   constructor(label: string, config: ProjectConfig = DEFAULT_CONFIG) {
     this.h = new TestHome(label)
     writeFileSync(join(this.h.home, '.gitconfig'), '[user]\n\tname = Lane Test\n\temail = lane@example.com\n')
-    this.project = createSampleProject(join(this.h.home, 'src'), 'sample')
+    this.project = sampleProject(join(this.h.home, 'src'))
     this.out = join(this.h.dir, 'out')
     mkdirSync(this.out)
     writeProjectsYaml(this.h.service, this.project, config)
@@ -27,9 +28,10 @@ export class LaneWorld {
     return `${this.project.checkout}-lanes`
   }
 
-  /** Create the root conversation (this starts the kernel, with `env` if given). */
+  /** Create the root conversation, as `svc conv new --harness none --project sample` does (this starts the kernel,
+   * with `env` if given). */
   async begin(env: Record<string, string | undefined> = {}): Promise<string> {
-    this.root = (await this.h.ok(['conv', 'new', '--harness', 'none', '--project', 'sample'], { env })).trim()
+    this.root = (await (await this.h.port(env)).convNew({ harness: 'none', project: 'sample' })).id
     return this.root
   }
 
@@ -46,17 +48,14 @@ export class LaneWorld {
     return parseLine(r.stdout)
   }
 
+  /** What `svc conv show <id> --json` prints, asked over the kernel's port. */
   async show(id: string): Promise<any> {
-    return JSON.parse(await this.h.ok(['conv', 'show', id, '--json']))
+    return (await this.h.port()).convShow({ conv: id })
   }
 
-  /** How many conversations the kernel lists (asked over its HTTP port: a CLI process per snapshot is slow). */
+  /** How many conversations the kernel lists (asked over its port: a CLI process per snapshot is slow). */
   async convCount(): Promise<number> {
-    const k = this.h.kernelFile()
-    if (!k) throw new Error('no kernel.json')
-    const r = await fetch(`http://127.0.0.1:${k.port}/rpc/convList`, { method: 'POST', headers: { authorization: `Bearer ${k.token}`, 'content-type': 'application/json' }, body: '{}' })
-    if (!r.ok) throw new Error(`convList answered HTTP ${r.status}`)
-    return ((await r.json()) as unknown[]).length
+    return (await (await this.h.port()).convList({})).length
   }
 
   /** Everything a launch could leave behind. */

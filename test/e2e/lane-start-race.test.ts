@@ -1,5 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import type { SvcError } from '../../kernel/domain/errors.js'
 import { LaneWorld, parseLine, startLine, type Snapshot } from './lane-start-kit.js'
 
 // SPEC.md 4.1 start, launch rule 3 under load: concurrent launches of one run, key and role give exactly one lane,
@@ -7,6 +8,11 @@ import { LaneWorld, parseLine, startLine, type Snapshot } from './lane-start-kit
 
 const ROUNDS = 20
 const RACERS = 10
+/** How many of the racers are `svc lane start` processes; the others ask the kernel's port over HTTP at the same
+ * moment. The race is the kernel's (every launch reaches it as one request either way, and requests from one
+ * process arrive closer together than processes that each start Node); the processes prove that the CLI's exit
+ * code and lines hold under it. */
+const CLI_RACERS = 2
 const ROLES = ['builder', 'orchestrator', 'verifier', 'play'] as const
 
 let w: LaneWorld
@@ -26,21 +32,24 @@ test(`${RACERS} concurrent starts of one run, key and role, ${ROUNDS} rounds: on
     const role = ROLES[round % ROLES.length]
     const key = `k${round}`
     // Most rounds race lanes that stay starting; every fifth races real shell processes.
-    const harness = round % 5 === 4 ? ['--harness', 'shell', '--prompt', 'sleep 30'] : ['--harness', 'none', '--prompt', 'x']
-    const args = ['--run', 'race', '--key', key, '--role', role, '--model', 'm', '--no-wait', ...harness]
+    const harness = round % 5 === 4 ? (['shell', 'sleep 30'] as const) : (['none', 'x'] as const)
+    const args = ['--run', 'race', '--key', key, '--role', role, '--model', 'm', '--no-wait', '--harness', harness[0], '--prompt', harness[1]]
+    const request = { run: 'race', key, role, model: 'm', noWait: true, harness: harness[0], prompt: harness[1], conversation: w.root, cwd: w.h.home }
+    const port = await w.h.port()
     const before = await w.snapshot()
-    const results = await Promise.all(Array.from({ length: RACERS }, () => w.start(args)))
-    const what = `round ${round} (${role}, ${harness[1]})`
-    const won = results.filter((r) => r.code === 0)
-    assert.is(won.length, 1, `${what}: exactly one start succeeds: ${JSON.stringify(results.map((r) => r.stderr || r.stdout))}`)
-    const l = parseLine(won[0].stdout)
+    const [cli, http] = await Promise.all([
+      Promise.all(Array.from({ length: CLI_RACERS }, () => w.start(args))),
+      Promise.all(Array.from({ length: RACERS - CLI_RACERS }, () => port.laneStart(request).then((r) => ({ line: `${r.line}\n` }), (e: SvcError) => ({ error: e })))),
+    ])
+    const what = `round ${round} (${role}, ${harness[0]})`
+    const lines = [...cli.filter((r) => r.code === 0).map((r) => r.stdout), ...http.flatMap((r) => ('line' in r ? [r.line] : []))]
+    assert.is(lines.length, 1, `${what}: exactly one start succeeds: ${JSON.stringify([...cli.map((r) => r.stderr || r.stdout), ...http.map((r) => ('line' in r ? r.line : r.error.message))])}`)
+    const l = parseLine(lines[0])
     const dir = role === 'builder' ? `race-${key}` : role === 'orchestrator' ? `race-${key}-orch` : role === 'verifier' ? `race-${key}-verify-i1` : `race-${key}-play-i1`
-    assert.is(won[0].stdout, startLine('race', key, role, 1, l.id, `race-${key}-${role}-i1`, `${w.lanes}/${dir}`), what)
-    for (const r of results.filter((r) => r.code !== 0)) {
-      assert.is(r.code, 1, what)
-      assert.is(r.stderr, `svc: lane race/${key} ${role} i1 is live (conv ${l.id}); pass --replace to stop it and launch anew\n`, what)
-      assert.is(r.stdout, '', what)
-    }
+    assert.is(lines[0], startLine('race', key, role, 1, l.id, `race-${key}-${role}-i1`, `${w.lanes}/${dir}`), what)
+    const live = `lane race/${key} ${role} i1 is live (conv ${l.id}); pass --replace to stop it and launch anew`
+    for (const r of cli.filter((r) => r.code !== 0)) assert.equal(r, { code: 1, stdout: '', stderr: `svc: ${live}\n` }, what)
+    for (const r of http) if ('error' in r) assert.equal([r.error.code, r.error.message], ['conflict', live], what)
     const after = await w.snapshot()
     assert.equal(added(after.lanes, before.lanes), [dir], `${what}: one directory`)
     assert.equal(added(branches(after), branches(before)), role === 'builder' ? [`race/${key}`] : [], `${what}: one branch for a builder, none otherwise`)

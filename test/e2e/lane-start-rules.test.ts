@@ -1,14 +1,14 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { writeProjectsYaml } from '../../cli/demo/sample-project.js'
-import { alive, git, until } from '../helpers/home.js'
-import { DEFAULT_CONFIG, LaneWorld, q, sha, startLine } from './lane-start-kit.js'
+import { alive, until } from '../helpers/home.js'
+import { LaneWorld, q, sha, startLine } from './lane-start-kit.js'
 
-// `svc lane start` refusals: who may launch what (SPEC.md 5), one live lane per run/key/role, --reuse, --replace,
-// the critic rules, usage and configuration errors. Every refusal exits 1 with one `svc: ` line and leaves nothing
-// behind: no directory, branch, worktree, conversation or process.
+// `svc lane start`, who may launch what (SPEC.md 4.1 launch rules 1-3, 6-8, section 5): launchers and their runs,
+// the project of a launch, one live lane per run/key/role, --reuse, --replace, the critic rules. Every refusal exits 1
+// with one `svc: ` line and leaves nothing behind: no directory, branch, worktree, conversation or process. Usage and
+// configuration refusals are in lane-start-usage.
 
 let w: LaneWorld
 test.before.each(() => {
@@ -62,12 +62,13 @@ test('an orchestrator lane launches builders, verifiers and play lanes of its ow
   assert.is(s.convs, 5)
 })
 
+
 test('builder and critic lanes, and a successor of a builder, cannot launch anything', async () => {
   await w.begin()
-  const attempts = (who: string) =>
-    ['builder', 'critic', 'verifier', 'play', 'orchestrator']
-      .map((role) => `try ${who}-${role} --run r1 --key ${role === 'critic' ? 'b' : 'n'} ${role === 'critic' ? '--for b' : ''} --role ${role} --harness none --model m --at HEAD --prompt x`)
-      .join('\n')
+  // One role per launcher, end to end: that every role is refused to every one of them is the table of SPEC.md
+  // section 5 in test/domain/launcher ('mayLaunch: the full table…'), a successor's standing its effectiveLauncher rows.
+  const tries = { builder: 'builder', succ: 'play', critic: 'orchestrator' } as const
+  const attempts = (who: keyof typeof tries) => `try ${who}-${tries[who]} --run r1 --key n --role ${tries[who]} --harness none --model m --at HEAD --prompt x`
   // --at is refused for builder and play lanes, but only after the launcher: the launcher rule speaks first.
   writeFileSync(join(w.out, 'succ.sh'), tryFn(w.out) + attempts('succ') + `\ntouch ${q(join(w.out, 'succ-done'))}\n`)
   const builderScript = tryFn(w.out) + attempts('builder') + `\nsvc handoff --harness shell --prompt "$(cat ${q(join(w.out, 'succ.sh'))})" > ${q(join(w.out, 'succ.id'))}\ntouch ${q(join(w.out, 'builder-done'))}`
@@ -76,9 +77,8 @@ test('builder and critic lanes, and a successor of a builder, cannot launch anyt
   await w.outFile('succ-done')
   await w.started(['--run', 'r1', '--for', 'b', '--role', 'critic', '--at', 'origin/main', '--harness', 'shell', '--prompt', tryFn(w.out) + attempts('critic') + `\ntouch ${q(join(w.out, 'critic-done'))}`])
   await w.outFile('critic-done')
-  for (const who of ['builder', 'succ', 'critic'])
-    for (const role of ['builder', 'critic', 'verifier', 'play', 'orchestrator'])
-      assert.equal(tried(`${who}-${role}`), { code: 1, out: '', err: `svc: refused: a ${who === 'critic' ? 'critic' : 'builder'} lane cannot launch lanes\n` }, `${who} launching a ${role}`)
+  for (const who of ['builder', 'succ', 'critic'] as const)
+    assert.equal(tried(`${who}-${tries[who]}`), { code: 1, out: '', err: `svc: refused: a ${who === 'critic' ? 'critic' : 'builder'} lane cannot launch lanes\n` }, `${who} launching a ${tries[who]}`)
   const succ = await w.show(readFileSync(join(w.out, 'succ.id'), 'utf8').trim())
   assert.is(succ.parent, b.id)
   const s = await w.snapshot()
@@ -86,6 +86,7 @@ test('builder and critic lanes, and a successor of a builder, cannot launch anyt
   assert.is(s.branches, 'main\nr1/b')
   assert.is(s.convs, 4, 'root, builder, its successor, critic')
 })
+
 
 test('a handed-off orchestrator keeps its standing: its successor launches a builder of the run, not a critic', async () => {
   await w.begin()
@@ -112,6 +113,7 @@ test('a handed-off orchestrator keeps its standing: its successor launches a bui
   assert.is((await w.show(c.id)).parent, rootSucc)
 })
 
+
 test('the project of a launch: --project, else the launcher\'s, else the checkout holding the current directory', async () => {
   await w.begin()
   const bare = (await w.h.ok(['conv', 'new', '--harness', 'none', '--cwd', w.h.home])).trim()
@@ -123,6 +125,7 @@ test('the project of a launch: --project, else the launcher\'s, else the checkou
   const b = await w.started(['--run', 'r1', '--key', 'k2', '--role', 'builder', '--project', 'sample', '--harness', 'none', '--prompt', 'x'], { as: bare, cwd: w.h.home })
   assert.is(b.cwd, join(w.lanes, 'r1-k2'))
 })
+
 
 test('one live lane per run, key and role: a starting lane counts; --replace stops the live one first', async () => {
   await w.begin()
@@ -150,6 +153,7 @@ test('one live lane per run, key and role: a starting lane counts; --replace sto
   assert.is((await w.show(a.id)).activity, 'stopped', 'a harness-none lane is replaced too')
 })
 
+
 test('--reuse: the same directory and iteration in a new conversation; refused while live or with no earlier lane', async () => {
   await w.begin()
   await w.refused(['--run', 'r1', '--key', 'k', '--role', 'builder', '--reuse', '--harness', 'none', '--prompt', 'x'], 'svc: refused: no earlier builder lane r1/k to reuse\n')
@@ -176,6 +180,7 @@ test('--reuse: the same directory and iteration in a new conversation; refused w
   assert.is((await w.show(b.id)).activity, 'stopped')
 })
 
+
 test('critic rules: --for required, --key must match it, the builder must exist, and without --at a done report', async () => {
   await w.begin()
   const b = await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
@@ -192,6 +197,7 @@ test('critic rules: --for required, --key must match it, the builder must exist,
   assert.is((await w.show(c.id)).lane.for.id, b.id)
 })
 
+
 test('a critic respawned with --reuse keeps its directory and the builder row it judged', async () => {
   await w.begin()
   const b1 = await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
@@ -204,115 +210,6 @@ test('a critic respawned with --reuse keeps its directory and the builder row it
   assert.equal((await w.show(c2.id)).lane.for, { id: b1.id, key: 'k', iteration: 1, sha: at }, 'still judging builder i1')
   assert.ok(w.agentFile(c2.name, 'contract.md').includes(`You judge builder k i1 at commit ${at}`))
   assert.is((await w.show(c1.id)).activity, 'stopped')
-})
-
-test('usage refusals: run, keys, role, brief, effort, model, launcher, refs; nothing left behind', async () => {
-  await w.begin()
-  await w.started(['--run', 'r1', '--key', 'taken', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
-  const b = ['--role', 'builder', '--harness', 'none']
-  // A project whose path holds no git checkout: its launches are refused, and none of its lanes roots is made.
-  const plain = join(w.h.home, 'src', 'plain')
-  mkdirSync(plain)
-  writeProjectsYaml(w.h.service, { key: 'plain', origin: '', checkout: plain }, { gauntlet: { roles: { builder: { model: 'm' } } } })
-  const cases: [string[], string, Parameters<LaneWorld['start']>[1]?][] = [
-    [[...b, '--key', 'k', '--prompt', 'x'], 'svc: --run is required when the launcher is a root conversation\n'],
-    [[...b, '--run', 'R1', '--key', 'k', '--prompt', 'x'], "svc: invalid run key 'R1': it must match ^[a-z0-9][a-z0-9-]{0,31}$\n"],
-    [[...b, '--run', 'r_1', '--key', 'k', '--prompt', 'x'], "svc: invalid run key 'r_1': it must match ^[a-z0-9][a-z0-9-]{0,31}$\n"],
-    [[...b, '--run', 'r'.repeat(33), '--key', 'k', '--prompt', 'x'], `svc: invalid run key '${'r'.repeat(33)}': it must match ^[a-z0-9][a-z0-9-]{0,31}$\n`],
-    [[...b, '--run', 'r1', '--key', 'K', '--prompt', 'x'], "svc: invalid lane key 'K': it must match ^[a-z0-9][a-z0-9._-]{0,39}$\n"],
-    [[...b, '--run', 'r1', '--key', '.k', '--prompt', 'x'], "svc: invalid lane key '.k': it must match ^[a-z0-9][a-z0-9._-]{0,39}$\n"],
-    [[...b, '--run', 'r1', '--key', 'a/b', '--prompt', 'x'], "svc: invalid lane key 'a/b': it must match ^[a-z0-9][a-z0-9._-]{0,39}$\n"],
-    [[...b, '--run', 'r1', '--key', 'k'.repeat(41), '--prompt', 'x'], `svc: invalid lane key '${'k'.repeat(41)}': it must match ^[a-z0-9][a-z0-9._-]{0,39}$\n`],
-    [[...b, '--run', 'r1', '--prompt', 'x'], 'svc: one of --key or --for is required\n'],
-    [['--run', 'r1', '--key', 'k', '--harness', 'none', '--prompt', 'x'], 'svc: --role is required: one of builder, critic, verifier, play, orchestrator\n'],
-    [['--run', 'r1', '--key', 'k', '--role', 'boss', '--prompt', 'x'], "svc: --role must be one of builder, critic, verifier, play, orchestrator, not 'boss'\n"],
-    [[...b, '--run', 'r1', '--key', 'k', '--effort', 'max', '--prompt', 'x'], "svc: --effort must be one of low, medium, high, not 'max'\n"],
-    [[...b, '--run', 'r1', '--key', 'k'], 'svc: give exactly one of --brief <file> or --prompt <text>\n'],
-    [[...b, '--run', 'r1', '--key', 'k', '--prompt', 'x', '--brief', 'brief.md'], 'svc: give exactly one of --brief <file> or --prompt <text>\n'],
-    [[...b, '--run', 'r1', '--key', 'k', '--brief', 'missing.md'], `svc: cannot read the brief ${join(w.h.home, 'missing.md')}: ENOENT\n`],
-    [[...b, '--run', 'r1', '--key', 'k', '--prompt', ' \n'], 'svc: the brief is empty\n'],
-    [['--role', 'verifier', '--harness', 'none', '--run', 'r1', '--key', 'k', '--prompt', 'x'], 'svc: refused: no model for role verifier: pass --model or set gauntlet.roles.verifier.model in projects.yaml\n'],
-    [[...b, '--run', 'r1', '--key', 'k', '--at', 'HEAD', '--prompt', 'x'], 'svc: --at is for detached worktrees (orchestrator, critic, verifier), not builder\n'],
-    [['--role', 'orchestrator', '--harness', 'none', '--run', 'r1', '--key', 'k', '--from', 'main', '--prompt', 'x'], 'svc: --from is for builder lanes, not orchestrator\n'],
-    [[...b, '--run', 'r1', '--key', 'k', '--from', 'nope', '--prompt', 'x'], 'svc: refused: cannot cut r1/k from nope: no such commit\n'],
-    [[...b, '--run', 'r1', '--key', 'k', '--branch', 'main', '--prompt', 'x'], 'svc: refused: branch main already exists\n'],
-    [[...b, '--run', 'r1', '--key', 'k', '--branch', 'r1/taken', '--prompt', 'x'], 'svc: refused: branch r1/taken already exists\n'],
-    [['--role', 'orchestrator', '--harness', 'none', '--run', 'r1', '--key', 'k', '--at', 'nope', '--prompt', 'x'], `svc: refused: --at nope names no commit in ${w.project.checkout}\n`],
-    [[...b, '--run', 'r1', '--key', 'k', '--project', 'plain', '--prompt', 'x'], `svc: project plain: ${plain} is not a git checkout\n`],
-    [[...b, '--run', 'r1', '--key', 'k', '--project', 'nosuch', '--prompt', 'x'], `svc: no project nosuch in ${join(w.h.service, 'projects.yaml')}\n`],
-    [[...b, '--run', 'r1', '--key', 'k', '--prompt', 'x'], 'svc: SERVICE_CONVERSATION is not set: run svc lane start inside a conversation, or pass --parent <conv>\n', { env: { SERVICE_CONVERSATION: undefined } }],
-    [[...b, '--run', 'r1', '--key', 'k', '--prompt', 'x'], 'svc: no conversation 999\nhint: svc conv list shows the conversations\n', { as: '999' }],
-  ]
-  writeFileSync(join(w.h.home, 'brief.md'), 'a brief\n')
-  for (const [args, stderr, opts] of cases) await w.refused(args, stderr, { cwd: w.h.home, ...opts })
-  assert.not.ok(existsSync(`${plain}-lanes`), 'the plain project gets no lanes root')
-})
-
-test('issue 16 item 13: a --from, --at or --branch that looks like an option never reaches git: refused on one line, no locked worktree, nothing left behind', async () => {
-  await w.begin()
-  const b = ['--role', 'builder', '--harness', 'none', '--run', 'r1', '--key', 'k', '--prompt', 'x']
-  const o = ['--role', 'orchestrator', '--harness', 'none', '--run', 'r1', '--key', 'k', '--prompt', 'x']
-  const ref = "a ref never starts with '-'; give a branch, tag or commit"
-  await w.refused([...b, '--from=--lock'], `svc: --from --lock: ${ref}\n`)
-  await w.refused([...b, '--from=--detach'], `svc: --from --detach: ${ref}\n`)
-  await w.refused([...o, '--at=--lock'], `svc: --at --lock: ${ref}\n`)
-  await w.refused([...b, '--branch=--orphan'], "svc: --branch --orphan: a branch name never starts with '-'\n")
-  assert.not.match(git(w.project.checkout, 'worktree', 'list', '--porcelain'), 'locked')
-  // What git is given is the commit the ref names.
-  const l = await w.started([...b, '--from', 'origin/main'])
-  assert.is(sha(l.cwd), sha(w.project.checkout, 'origin/main'))
-})
-
-test('projects.yaml: a wrong entry is one line naming the file and the key', async () => {
-  await w.begin()
-  const file = join(w.h.service, 'projects.yaml')
-  const good = readFileSync(file, 'utf8')
-  const args = ['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x']
-  writeFileSync(file, good.replace('effort: "high"', 'effort: extreme'))
-  await w.refused(args, `svc: ${file}: sample.gauntlet.roles.builder.effort: expected ("low" | "medium" | "high"), got "extreme"\n`)
-  writeFileSync(file, good.replace('  gauntlet:', '  gauntlet:\n    colour: blue'))
-  await w.refused(args, `svc: ${file}: sample.gauntlet.colour: unknown key\n`)
-  writeFileSync(file, good.replace('    roles:', '    roles:\n      boss:\n        model: m'))
-  await w.refused(args, /^svc: .*projects\.yaml: sample\.gauntlet\.roles\.boss: .+\n$/)
-  writeFileSync(file, good + 'broken: [\n')
-  await w.refused(args, /^svc: .*projects\.yaml: not valid YAML: .+\n$/)
-  writeFileSync(file, good)
-  await w.started(args)
-})
-
-test('lanes_root: under /tmp, outside the home, the home itself, or containing the checkout is refused', async () => {
-  await w.begin()
-  const file = join(w.h.service, 'projects.yaml')
-  const args = ['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x']
-  const roots: [string, string][] = [
-    ['/tmp/svc-lanes-test', 'the lanes root /tmp/svc-lanes-test lies under /tmp'],
-    [join(w.h.dir, 'lanes'), `the lanes root ${join(w.h.dir, 'lanes')} is not under the home directory ${w.h.home}`],
-    ['/var/lanes', `the lanes root /var/lanes is not under the home directory ${w.h.home}`],
-    [w.h.home, `the lanes root ${w.h.home} is not under the home directory ${w.h.home}`],
-    [join(w.h.home, 'src'), `the lanes root ${join(w.h.home, 'src')} contains the project checkout ${w.project.checkout}`],
-    [w.project.checkout, `the lanes root ${w.project.checkout} contains the project checkout ${w.project.checkout}`],
-  ]
-  const tmp = mkdtempSync('/tmp/svc-lanes-link-')
-  try {
-    symlinkSync(tmp, join(w.h.home, 'lanes-link'))
-    roots.push([join(w.h.home, 'lanes-link', 'x'), `the lanes root ${join(tmp, 'x')} lies under /tmp`])
-    for (const [root, problem] of roots) {
-      writeProjectsYaml(w.h.service, w.project, { gauntlet: { ...DEFAULT_CONFIG.gauntlet, lanes_root: root } })
-      await w.refused(args, `svc: ${file}: sample.gauntlet.lanes_root: ${problem}\n`)
-      assert.not.ok(existsSync(join(root, 'r1-k')), root)
-    }
-  } finally {
-    rmSync(tmp, { recursive: true, force: true })
-  }
-  assert.not.ok(existsSync('/tmp/svc-lanes-test'))
-
-  writeProjectsYaml(w.h.service, w.project, { gauntlet: { ...DEFAULT_CONFIG.gauntlet, lanes_root: '~/my-lanes' } })
-  const a = await w.started(args)
-  assert.is(a.cwd, join(w.h.home, 'my-lanes', 'r1-k'), '~ is the home')
-  writeProjectsYaml(w.h.service, w.project, { gauntlet: { ...DEFAULT_CONFIG.gauntlet, lanes_root: '../rel-lanes' } })
-  const b = await w.started(['--run', 'r1', '--key', 'k2', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
-  assert.is(b.cwd, join(w.h.home, 'src', 'rel-lanes', 'r1-k2'), 'a relative root is relative to the checkout')
-  assert.is(sha(b.cwd), git(w.project.checkout, 'rev-parse', 'origin/main'))
 })
 
 test.run()

@@ -4,6 +4,8 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { TestHome, alive, until } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
+import type { Report } from '../../kernel/domain/report.js'
+import type { PortInput } from '../../kernel/port.js'
 
 /** The shared world of the list, show, stop and reap suites: a throwaway home, the sample project, a root
  * conversation, and shell lanes gated on files in the test HOME. */
@@ -29,10 +31,21 @@ export class World {
     return this.s.project.checkout
   }
 
-  /** `svc lane start --run <run>` from the root conversation; returns the conv id. */
+  /** `svc lane start --run <run> <args>` from the root conversation (or `as`), asked over the kernel's port: these
+   * suites test what lanes do, not the start's CLI (the lane-start suites do); returns the conv id. */
   async start(args: string[], run = 'r1', as = this.s.root): Promise<string> {
-    const out = await this.h.ok(['lane', 'start', '--run', run, ...args], { env: { SERVICE_CONVERSATION: as } })
-    return /: conv (\d+) \(/.exec(out)![1]
+    const r = await (await this.h.port()).laneStart({ ...startRequest(args), run, conversation: as, cwd: this.h.home } as PortInput<'laneStart'>)
+    return r.lane.id
+  }
+
+  /** `svc lane wait <lane>` asked over the kernel's port: the lane's first report; an end with none fails. */
+  async waited(lane: string): Promise<Report> {
+    const port = await this.h.port()
+    for (;;) {
+      const r = await port.laneWait({ lane, timeoutMs: 60_000 })
+      if (r.kind === 'report') return r.report
+      if (r.kind !== 'pending') throw new Error(`${lane}: ${r.detail}`)
+    }
   }
 
   /** A shell line that blocks until `open(n)`. */
@@ -65,13 +78,15 @@ export class World {
     }
   }
 
+  /** What `svc conv show <ref> --json` prints, asked over the kernel's port. */
   async conv(ref: string): Promise<any> {
-    return JSON.parse(await this.h.ok(['conv', 'show', ref, '--json']))
+    return (await this.h.port()).convShow({ conv: ref })
   }
 
+  /** The lane's row of `svc lane list --json`, asked over the kernel's port. */
   async lane(ref: string): Promise<any> {
     const id = (await this.conv(ref)).id
-    return (JSON.parse(await this.h.ok(['lane', 'list', '--json'])) as any[]).find((l) => l.id === id)
+    return (await (await this.h.port()).laneList({})).find((l) => l.id === id)
   }
 
   /** Wait until the lane's harness has been started (its pid published). */
@@ -82,6 +97,16 @@ export class World {
   stop() {
     return this.h.stop()
   }
+}
+
+/** The request `svc lane start` makes of its flags: `--name value` pairs, and `--no-wait`. */
+export function startRequest(args: string[]): Record<string, unknown> {
+  const req: Record<string, unknown> = {}
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--no-wait') req.noWait = true
+    else req[args[i].slice(2)] = args[++i]
+  }
+  return req
 }
 
 /** Every file under a directory (the .git entry aside): mode, symlink target or bytes, and each directory unless

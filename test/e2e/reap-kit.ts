@@ -24,7 +24,7 @@ export function reapKit(world: () => World) {
       branch: branch ? git(w.checkout, 'rev-parse', `refs/heads/${branch}`) : undefined,
       worktrees: git(w.checkout, 'worktree', 'list', '--porcelain'),
       archived: conv.archived,
-      listed: (JSON.parse(await w.h.ok(['lane', 'list', '--json'])) as any[]).find((l) => l.id === conv.id).archived,
+      listed: (await w.lane(conv.id)).archived,
       parked: parkedFiles(name),
       refs: svcRefs(),
     }
@@ -34,7 +34,7 @@ export function reapKit(world: () => World) {
   async function doneBuilder(key: string, after = ''): Promise<string> {
     const w = world()
     const id = await w.start(['--key', key, '--role', 'builder', '--prompt', buildAndReport(`built ${key}`) + after])
-    await w.h.ok(['lane', 'wait', `r1-${key}-builder-i1`])
+    await w.waited(`r1-${key}-builder-i1`)
     await stopped(`r1-${key}-builder-i1`)
     return id
   }

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { runDemoWorker } from '../../cli/demo/worker.js'
-import { SVC_MAIN, TestHome, git, until } from '../helpers/home.js'
+import { SVC_MAIN, TestHome, git, until, written } from '../helpers/home.js'
 import { buildAndReport, setupProject, type Setup } from '../helpers/project.js'
 
 /** `svc worker run|report|wait|list|show|stop|reap` run as the built program against a real kernel, real git and
@@ -59,7 +59,7 @@ test('refusals: one live worker per issue, a closed issue, an unknown issue, a b
   assert.equal([unknown.code, unknown.stderr], [1, 'svc: no issue local:9 in project sample\nhint: svc issue list shows the issues\n'])
   const three = await issue('Three')
   await h.ok(['lane', 'start', '--run', 'r1', '--key', 'b', '--role', 'builder', '--prompt', `svc worker run ${three} --harness none --prompt x 2> ${h.home}/e1 || echo $? > ${h.home}/c1`], { env: s.env })
-  await until(() => existsSync(join(h.home, 'c1')), 'builder script end')
+  await written(join(h.home, 'c1'), 'builder script end')
   assert.equal([read('c1').trim(), read('e1')], ['1', 'svc: refused: a builder lane cannot run workers; only a root conversation or an orchestrator lane can\n'])
   const outside = await h.svc(['worker', 'report', '--stdin'], { input: 'x', env: s.env })
   assert.equal([outside.code, outside.stderr], [1, 'svc: not inside a worker\n'])
@@ -134,7 +134,7 @@ test('an orchestrator lane runs a worker and is its starter; --reuse after a don
   const script = `svc worker run ${ref} --harness shell --prompt "${buildAndReport('done', 'o.txt', 'worker').replace(/"/g, '\\"').replace(/\$/g, '\\$')}" > ${h.home}/run.out; echo ok > ${h.home}/ran`
   const out = await h.ok(['lane', 'start', '--run', 'r1', '--key', 'o', '--role', 'orchestrator', '--prompt', script], { env: s.env })
   const orch = idOf(out)
-  await until(() => existsSync(join(h.home, 'ran')), 'the orchestrator ran its worker')
+  await written(join(h.home, 'ran'), 'the orchestrator ran its worker')
   const id = idOf(read('run.out'))
   await until(() => existsSync(join(h.service, 'agents', 'conv-w-local-1-i1', 'told-1.json')), 'the worker reported')
   const rec = JSON.parse(readFileSync(join(h.service, 'agents', 'conv-w-local-1-i1', 'record.json'), 'utf8'))
@@ -156,7 +156,7 @@ test('a starter with no harness is not told; that is recorded once', async () =>
 test('reap --park: uncommitted work parked, the directory removed, the branch kept, archived', async () => {
   const ref = await issue('Park me')
   await h.ok(['worker', 'run', ref, '--harness', 'shell', '--prompt', `echo wip > wip.txt; echo done > ${h.home}/done`], { env: s.env })
-  await until(() => existsSync(join(h.home, 'done')), 'script end')
+  await written(join(h.home, 'done'), 'script end')
   const dir = join(s.lanesRoot, 'w-local-1')
   await until(async () => JSON.parse(await h.ok(['worker', 'show', 'w-local-1-i1', '--json'])).activity === 'stopped', 'stopped')
   const refused = await h.svc(['worker', 'reap', 'w-local-1-i1'])

@@ -3,7 +3,10 @@ import { rmSync, readdirSync, readFileSync, existsSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { connect } from '../../cli/connect.js'
+import { processIo } from '../../cli/io.js'
 import { procStat } from '../../kernel/io/procs.js'
+import type { KernelPort } from '../../kernel/port.js'
 import { makeServiceHome, serviceEnv, uniqueDir } from '../../fixtures/service-home.js'
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
@@ -85,6 +88,13 @@ export class TestHome {
     const r = await this.svc(args, opts)
     if (r.code !== 0) throw new Error(`svc ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`)
     return r.stdout
+  }
+
+  /** The kernel's port over HTTP, the kernel started as `svc` starts it when none runs: for what a test reads to
+   * check or to wait on, where the CLI is not what is tested (a CLI call costs a Node start, a poll many). A kernel
+   * it starts has the home's environment with `env`, as one `svc` would start. */
+  port(env: Record<string, string | undefined> = {}): Promise<KernelPort> {
+    return connect({ ...processIo(), env: this.env(env) }, false)
   }
 
   kernelFile(): { pid: number; port: number; token: string } | undefined {
@@ -180,5 +190,17 @@ export async function until<T>(fn: () => T | Promise<T>, what: string, limitMs =
   }
   throw new Error(`timed out waiting for ${what}; last value: ${JSON.stringify(last)}`)
 }
+
+/** Wait until a script has written its line to `path` (`echo … > path` makes the file before it writes the line):
+ * its text, once it ends with a newline. */
+export const written = (path: string, what = path, limitMs = 15_000) =>
+  until(() => {
+    try {
+      const text = readFileSync(path, 'utf8')
+      return text.endsWith('\n') && text
+    } catch {
+      return false
+    }
+  }, what, limitMs)
 
 export const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } }).trim()

@@ -1,7 +1,29 @@
-import { writeFileSync } from 'node:fs'
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createSampleProject, writeProjectsYaml, type ProjectConfig, type SampleProject } from '../../cli/demo/sample-project.js'
-import type { TestHome } from './home.js'
+import { scratchDir, type TestHome } from './home.js'
+
+/** Sample projects made with git once per suite process, by key, each in a directory of its own. */
+const templates = new Map<string, SampleProject>()
+
+/** The sample project of createSampleProject (a bare origin and a checkout with commits on main) under `dir`, copied
+ * from one made once per suite process: a copy runs no git process. The checkout's origin is pointed at the copy's. */
+export function sampleProject(dir: string, key = 'sample'): SampleProject {
+  let t = templates.get(key)
+  if (!t) {
+    const root = scratchDir(`template-${key}`)
+    if (!templates.size) process.once('exit', () => templates.forEach((p) => rmSync(join(p.origin, '..'), { recursive: true, force: true })))
+    t = createSampleProject(root, key)
+    templates.set(key, t)
+  }
+  cpSync(join(t.origin, '..'), dir, { recursive: true, preserveTimestamps: true })
+  const project = { key, origin: join(dir, `${key}-origin.git`), checkout: join(dir, key) }
+  const config = join(project.checkout, '.git', 'config')
+  const text = readFileSync(config, 'utf8')
+  if (!text.includes(`url = ${t.origin}\n`)) throw new Error(`${config} names no origin ${t.origin}`)
+  writeFileSync(config, text.replace(`url = ${t.origin}\n`, `url = ${project.origin}\n`))
+  return project
+}
 
 export interface Setup {
   project: SampleProject
@@ -15,10 +37,10 @@ export interface Setup {
  * every role, and a root conversation to launch lanes from. */
 export async function setupProject(h: TestHome, config: ProjectConfig = {}): Promise<Setup> {
   writeFileSync(join(h.home, '.gitconfig'), '[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n')
-  const project = createSampleProject(join(h.home, 'src'))
+  const project = sampleProject(join(h.home, 'src'))
   const roles = Object.fromEntries(['builder', 'critic', 'verifier', 'play', 'orchestrator'].map((r) => [r, { model: `model-${r}`, harness: 'shell' }]))
   writeProjectsYaml(h.service, project, { ...config, gauntlet: { roles, ...config.gauntlet } })
-  const root = (await h.ok(['conv', 'new', '--harness', 'none', '--project', project.key])).trim()
+  const root = (await (await h.port()).convNew({ harness: 'none', project: project.key })).id
   return { project, lanesRoot: `${project.checkout}-lanes`, root, env: { SERVICE_CONVERSATION: root } }
 }
 

@@ -1,7 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { brokenRecords } from '../helpers/broken-records.js'
-import { rejection, scratchDir } from '../helpers/home.js'
+import { rejection } from '../helpers/home.js'
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { spawnSync } from 'node:child_process'
@@ -9,33 +9,12 @@ import { join } from 'node:path'
 import { Store } from '../../kernel/io/store.js'
 import { SvcError } from '../../kernel/domain/errors.js'
 import { WRITE_ONCE_FIELDS, type ConversationRecord } from '../../kernel/domain/conversation.js'
+import { BASE, agents, convDir, fallback, freshHome, newConv, record, removeHomes } from './store-kit.js'
 
-const BASE = scratchDir('io-store')
-let n = 0
-/** A fresh service home for one test. */
-function freshHome(): string {
-  const dir = join(BASE, `h${++n}`)
-  mkdirSync(dir, { recursive: true, mode: 0o700 })
-  return dir
-}
-const agents = (home: string) => join(home, 'agents')
-const convDir = (home: string, name: string) => join(home, 'agents', `conv-${name}`)
-const fallback = (id: string, attempt: number) => `c${id}-${attempt}`
+// The store of conversation records (kernel/io/store.ts): reserve and create, reads, updates and their write-once
+// fields, broken records, stale temps, orphan directories, release. Reports are in store-reports.
 
-function record(id: string, name: string, extra: Partial<ConversationRecord> = {}): ConversationRecord {
-  return { id, name, createdAt: 1_700_000_000_000 + Number(id), harness: 'none', cwd: '/somewhere', ...extra }
-}
-
-
-/** Create a conversation through the store the way the kernel does: reserve, then create. */
-async function newConv(store: Store, name: string | undefined, extra: Partial<ConversationRecord> = {}) {
-  const r = await store.reserve(name, fallback)
-  return store.create(record(r.id, r.name, extra))
-}
-
-test.after(() => {
-  rmSync(BASE, { recursive: true, force: true })
-})
+test.after(removeHomes)
 
 test('the test home lies under the home directory, not /tmp', () => {
   assert.ok(BASE.startsWith(homedir()))
@@ -170,68 +149,6 @@ test('update of an unknown conversation is not_found', async () => {
   assert.is((e as SvcError).code, 'not_found')
 })
 
-test('appendReport gives seq 1, 2, 3 with strictly increasing times', async () => {
-  const store = await Store.open(freshHome())
-  await newConv(store, 'alpha')
-  const r1 = await store.appendReport('alpha', { status: 'blocked', body: 'BLOCKED one' })
-  const r2 = await store.appendReport('alpha', { status: 'done', body: 'two', head: 'abc', branch: 'r/k' })
-  const r3 = await store.appendReport('alpha', { status: 'failed', body: 'three' })
-  assert.equal([r1.seq, r2.seq, r3.seq], [1, 2, 3])
-  assert.ok(r1.at < r2.at && r2.at < r3.at, `${r1.at} ${r2.at} ${r3.at}`)
-  assert.is(r2.head, 'abc')
-  assert.is(r2.branch, 'r/k')
-  const all = await store.reports('alpha')
-  assert.equal(all.map((r) => r.seq), [1, 2, 3])
-  assert.equal(all.map((r) => r.body), ['BLOCKED one', 'two', 'three'])
-})
-
-test('appendReport called concurrently: seqs 1..n, strictly increasing times, across names too', async () => {
-  const store = await Store.open(freshHome())
-  await newConv(store, 'alpha')
-  await newConv(store, 'beta')
-  const calls: Promise<{ name: string; seq: number; at: number }>[] = []
-  for (let i = 0; i < 20; i++) {
-    const name = i % 2 ? 'beta' : 'alpha'
-    calls.push(store.appendReport(name, { status: 'done', body: `b${i}` }).then((r) => ({ name, seq: r.seq, at: r.at })))
-  }
-  const got = await Promise.all(calls)
-  for (const name of ['alpha', 'beta']) {
-    const mine = got.filter((g) => g.name === name).sort((a, b) => a.seq - b.seq)
-    assert.equal(mine.map((g) => g.seq), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], name)
-    for (let i = 1; i < mine.length; i++) assert.ok(mine[i].at > mine[i - 1].at, `${name}: at increases with seq`)
-    const stored = await store.reports(name)
-    assert.equal(stored.map((r) => r.seq), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
-  }
-  // every report of the store has its own time: the run cursor orders them totally
-  assert.is(new Set(got.map((g) => g.at)).size, got.length)
-})
-
-test('reports persist across reopen, and later reports come after them', async () => {
-  const home = freshHome()
-  const s1 = await Store.open(home)
-  await newConv(s1, 'alpha')
-  await s1.appendReport('alpha', { status: 'done', body: 'one' })
-  const last = await s1.appendReport('alpha', { status: 'done', body: 'two', verdict: 'PASS', defects: 0 })
-  const s2 = await Store.open(home)
-  const stored = await s2.reports('alpha')
-  assert.equal(stored.map((r) => [r.seq, r.body]), [[1, 'one'], [2, 'two']])
-  assert.is(stored[1].verdict, 'PASS')
-  assert.is(stored[1].defects, 0)
-  assert.is(stored[1].at, last.at)
-  const r3 = await s2.appendReport('alpha', { status: 'done', body: 'three' })
-  assert.is(r3.seq, 3)
-  assert.ok(r3.at > last.at)
-  const file = join(convDir(home, 'alpha'), 'reports.json')
-  assert.is(JSON.parse(readFileSync(file, 'utf8')).reports.length, 3)
-  assert.is(statSync(file).mode & 0o777, 0o600)
-})
-
-test('reports of a conversation with none is an empty list', async () => {
-  const store = await Store.open(freshHome())
-  await newConv(store, 'alpha')
-  assert.equal(await store.reports('alpha'), [])
-})
-
 test('item 12: every kind of broken record.json is refused alone, naming the file, untouched; the others load and ids never become NaN', async () => {
   for (const [what, content] of brokenRecords('1')) {
     const home = freshHome()
@@ -276,27 +193,6 @@ test('item 12: a refused record keeps its well-formed id taken, so a repaired re
   writeFileSync(join(convDir(home, 'broken'), 'record.json'), JSON.stringify({ ...record('9', 'broken'), harness: 'vim' }))
   const s = await Store.open(home)
   assert.is((await s.reserve(undefined, fallback)).id, '10')
-})
-
-test('item 12: a broken reports file reads as no reports for its lane alone, is never appended to, and is named once', async () => {
-  const home = freshHome()
-  const lines: string[] = []
-  const s = await Store.open(home, (_l, m) => lines.push(m))
-  await newConv(s, 'alpha')
-  await newConv(s, 'beta')
-  await s.appendReport('beta', { status: 'done', body: 'ok' })
-  const file = join(convDir(home, 'alpha'), 'reports.json')
-  const text = JSON.stringify({ reports: [{ seq: 'one', at: 1, status: 'done', body: 'x' }] })
-  writeFileSync(file, text)
-  assert.equal(await s.reports('alpha'), [])
-  assert.equal(await s.reports('alpha'), [])
-  assert.is((await s.reports('beta')).length, 1, 'the other lane keeps its reports')
-  const e = await rejection(s.appendReport('alpha', { status: 'done', body: 'y' }))
-  assert.instance(e, SvcError)
-  assert.ok((e as Error).message.startsWith(`store file ${file} does not hold what it should (reports.0.seq: `), (e as Error).message)
-  assert.is(readFileSync(file, 'utf8'), text, 'untouched')
-  assert.is(lines.length, 1, 'logged once')
-  assert.equal([...s.badFiles.keys()], [file])
 })
 
 test('stale temp files are found by the sweep and removed by removeStaleTemps', async () => {
@@ -369,19 +265,6 @@ test('release() does not free the name of a created conversation', async () => {
   assert.equal(store.getByName('alpha'), a)
   const e = await rejection(store.reserve('alpha', fallback))
   assert.is((e as SvcError).code, 'conflict')
-})
-
-test('a report written while the reports are first read by another caller is seen by every later read', async () => {
-  const home = freshHome()
-  const store = await Store.open(home)
-  const rec = await newConv(store, 'racer')
-  for (let round = 0; round < 20; round++) {
-    const fresh = await Store.open(home)
-    // First access to the reports from two callers at once: a read and a write.
-    const [, written] = await Promise.all([fresh.reports(rec.name), fresh.appendReport(rec.name, { status: 'blocked', body: `BLOCKED ${round}` })])
-    const seen = await fresh.reports(rec.name)
-    assert.ok(seen.some((r) => r.seq === written.seq), `round ${round}: the written report is visible`)
-  }
 })
 
 test.run()

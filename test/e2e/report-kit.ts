@@ -1,0 +1,30 @@
+import { test } from 'uvu'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { TestHome } from '../helpers/home.js'
+import { setupProject, type Setup } from '../helpers/project.js'
+import type { PortInput } from '../../kernel/port.js'
+import { startRequest } from './lane-views-kit.js'
+
+/** What the report and wait suites share: a home with the sample project for each test (given to `use` before it
+ * runs, stopped after), lanes of run r1, gates their scripts wait on, and the reports a lane filed. */
+export function reportSuite(use: (world: { h: TestHome; s: Setup }) => void) {
+  let h: TestHome
+  let s: Setup
+  test.before.each(async () => {
+    h = new TestHome('report')
+    s = await setupProject(h)
+    use({ h, s })
+  })
+  test.after.each(async () => {
+    await h.stop()
+  })
+  /** `svc lane start --run r1 <args>` from the root conversation, asked over the kernel's port (the start's CLI has
+   * suites of its own; these test what the lanes report and what waits get). */
+  const start = async (args: string[]) => (await h.port()).laneStart({ ...startRequest(args), run: 'r1', conversation: s.root, cwd: h.home } as PortInput<'laneStart'>)
+  /** A shell line that waits for a file `go-<n>` in the test HOME; `open(n)` makes it. */
+  const gate = (n: string) => `while [ ! -e ${h.home}/go-${n} ]; do sleep 0.05; done`
+  const open = (n: string) => writeFileSync(join(h.home, `go-${n}`), '')
+  const reportsOf = (name: string) => JSON.parse(readFileSync(join(h.service, 'agents', `conv-${name}`, 'reports.json'), 'utf8')).reports
+  return { start, gate, open, reportsOf }
+}
