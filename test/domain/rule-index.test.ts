@@ -55,7 +55,7 @@ const INDEX: Record<string, Where[]> = {
   '4.1 wait: the cursor <atMs>.<name>.<seq>': at(wait, 'parseCursor', 'formatCursor', 'isAfter'),
   '4.1 wait/report exit codes 0 and 4': at(report, 'reportExitCode'),
   '4.1 wait exit codes 2 and 3': at(wait, 'WAIT_EXIT'),
-  '4.1 report rule 1: recorded under conv-<name> with head and branch': e2e('test/e2e/report-wait.test.ts'),
+  '4.1 report rule 1: recorded under conv-<name> with head and branch': e2e('test/e2e/lane-report.test.ts'),
   '4.1 report rule 2: clean tree, pushed upstream': at(report, 'builderDoneClean'),
   '4.1 report rule 3: blocked openers': at(report, 'blockedBeginsRight', 'blockedOpener'),
   '4.1 report rule 4: failed': at(report, 'checkReport'),
