@@ -3,12 +3,14 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmdirSync, statSync } from 'node:fs'
 import { readdir, readFile, rm, unlink } from 'node:fs/promises'
 import { homedir } from 'node:os'
+import { appendLine, createFileOnce, publishFileOnce, writeFileAtomic } from './atomic-file.js'
 import { faultFlag, faultPoint } from './fault.js'
 import * as gitCore from './git.js'
 import { diffAgainst } from './git-diff.js'
 import { cleanTree, diffBinaryToFile, keepTree, treeFromPatch } from './git-patch.js'
 import { addedGitlinks, snapshotTree } from './git-snapshot.js'
 import { ignoredAtLaunch, unseenWork } from './git-unseen.js'
+import { dirIdOf, entriesOf, identityOf, worktreeAt, writeLaunchId } from './lane-dir.js'
 import { groupAlive, isAlive, processesInside, signalGroup, signalProcess } from './procs.js'
 import { testTiming } from './test-timing.js'
 
@@ -16,6 +18,10 @@ import { testTiming } from './test-timing.js'
  * random ids and test hooks. The kernel builds the real set (realAdapters); a test may give any of them its own. */
 export interface Adapters {
   files: Files
+  /** Writes that never leave a file half-written (io/atomic-file). */
+  writes: Writes
+  /** What identifies a lane's directory, and what it holds (io/lane-dir). */
+  dirs: Dirs
   git: Git
   procs: Procs
   clock: Clock
@@ -168,6 +174,12 @@ const realGit = {
 }
 export type Git = typeof realGit
 
+const realWrites = { writeFileAtomic, createFileOnce, publishFileOnce, appendLine }
+export type Writes = typeof realWrites
+
+const realDirs = { writeLaunchId, dirIdOf, identityOf, entriesOf, worktreeAt }
+export type Dirs = typeof realDirs
+
 export const realIds: Ids = {
   uuid: randomUUID,
   token: (bytes) => randomBytes(bytes).toString('base64url'),
@@ -178,6 +190,8 @@ export const realIds: Ids = {
 export function realAdapters(): Adapters {
   return {
     files: realFiles,
+    writes: realWrites,
+    dirs: realDirs,
     git: realGit,
     procs: realProcs,
     clock: { now: Date.now },

@@ -1,6 +1,5 @@
 import { answerFits } from '../domain/needs-you-ask.js'
 import { convFiles } from '../home.js'
-import { appendLine } from '../io/atomic-file.js'
 import type { PortInput, PortOutputs } from '../port.js'
 import type { KernelContext } from './context.js'
 import { decided } from './decided.js'
@@ -12,6 +11,6 @@ export async function convAnswer(ctx: KernelContext, input: PortInput<'convAnswe
   ctx.facts.invalidate(rec.name)
   const view = ctx.view(rec)
   const { pending } = decided(answerFits(rec, view.activity, ctx.facts.get(rec.name).state?.pending, input))
-  await appendLine(convFiles(ctx.home, rec.name).answers, JSON.stringify({ at: ctx.io.clock.now(), id: pending.id, decision: input.decision, ...(input.message !== undefined ? { message: input.message } : {}) }))
+  await ctx.io.writes.appendLine(convFiles(ctx.home, rec.name).answers, JSON.stringify({ at: ctx.io.clock.now(), id: pending.id, decision: input.decision, ...(input.message !== undefined ? { message: input.message } : {}) }))
   return { conv: view, answered: { id: pending.id, kind: pending.kind, tool: pending.tool, decision: input.decision } }
 }

@@ -6,7 +6,6 @@ import { tellHasText, tellRefusal } from '../domain/tell-refusal.js'
 import type { Harness } from '../domain/keys.js'
 import type { LaunchSpec, MarkState } from '../domain/runner-state.js'
 import { convFiles } from '../home.js'
-import { appendLine, createFileOnce, writeFileAtomic } from '../io/atomic-file.js'
 import { projectEntry } from '../io/config.js'
 import { isAbsolute, resolve as resolvePath } from '../io/paths.js'
 import type { ConvView, PortInput, PortOutputs } from '../port.js'
@@ -58,15 +57,15 @@ export async function createConversation(ctx: KernelContext, n: NewConversation)
 }
 
 async function writeConversation(ctx: KernelContext, n: NewConversation, id: string, name: string, files: ReturnType<typeof convFiles>, key: { key: string; hash: string } | undefined): Promise<ConversationRecord> {
-  for (const [file, content] of Object.entries(n.files ?? {})) await createFileOnce(`${files.dir}/${file}`, content)
+  for (const [file, content] of Object.entries(n.files ?? {})) await ctx.io.writes.createFileOnce(`${files.dir}/${file}`, content)
   let script: string | undefined
   // A lane or a worker is given a contract, and runs its brief on the shell harness.
   const directed = Boolean(n.lane || n.worker)
   if (n.harness === 'shell') {
     script = directed ? (n.briefFile ? `${files.dir}/${n.briefFile}` : files.brief) : `${files.dir}/prompt.sh`
-    if (!directed) await createFileOnce(script, n.firstMessage ?? "")
+    if (!directed) await ctx.io.writes.createFileOnce(script, n.firstMessage ?? "")
   }
-  if (n.firstMessage && directed) await createFileOnce(files.contract, n.firstMessage)
+  if (n.firstMessage && directed) await ctx.io.writes.createFileOnce(files.contract, n.firstMessage)
   const rec: ConversationRecord = {
     id,
     name,
@@ -183,7 +182,7 @@ export async function convMark(ctx: KernelContext, input: PortInput<'convMark'>)
   ctx.checkActingAs(rec, input.conversationKey, 'svc conv mark')
   decided(markReasonFits(input.phase, input.reason))
   const mark: MarkState = { value: input.phase, ...(input.reason ? { reason: input.reason } : {}), source: 'self-mark', at: ctx.io.clock.now() }
-  await writeFileAtomic(convFiles(ctx.home, rec.name).mark, JSON.stringify(mark) + '\n')
+  await ctx.io.writes.writeFileAtomic(convFiles(ctx.home, rec.name).mark, JSON.stringify(mark) + '\n')
   ctx.facts.invalidate(rec.name)
   ctx.emit({ name: rec.name, what: 'state' })
   return ctx.view(rec)
@@ -195,7 +194,7 @@ export async function tell(ctx: KernelContext, input: PortInput<'tell'>): Promis
   decided(tellHasText(input.text))
   const v = ctx.view(rec)
   decided(tellRefusal({ ...rec, activity: v.activity }, await ctx.store.reports(rec.name), input.force))
-  await appendLine(convFiles(ctx.home, rec.name).inbox, JSON.stringify({ at: ctx.io.clock.now(), from: input.conversation ?? null, text: input.text }))
+  await ctx.io.writes.appendLine(convFiles(ctx.home, rec.name).inbox, JSON.stringify({ at: ctx.io.clock.now(), from: input.conversation ?? null, text: input.text }))
   return { delivered: true, conv: v }
 }
 

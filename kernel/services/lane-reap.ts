@@ -8,9 +8,7 @@ import { alreadyGoneWarning, archiveFailedMessage, countsAgainstReap, detachedKe
 import { leftOutNote } from '../domain/unseen-work.js'
 import { notOwnDirectory, reappearedWarning } from '../domain/lane-claim.js'
 import { convFiles } from '../home.js'
-import { publishFileOnce } from '../io/atomic-file.js'
 import type { Files } from '../io/adapters.js'
-import { identityOf } from '../io/lane-dir.js'
 import { dirname, join, resolve as resolvePath } from '../io/paths.js'
 import type { PortInput, ReapResult } from '../port.js'
 import { KeyedQueue } from '../serial.js'
@@ -63,7 +61,7 @@ async function gather(ctx: KernelContext, rec: ConversationRecord, park: boolean
   const gitBacked = isGitBacked(lane.role)
   const gitDir = gitBacked && own ? ctx.io.git.worktreeGitDir(rec.cwd) : undefined
   // A directory that is no worktree any more is refused as such (reapRefusal); one that is, must be the lane's own.
-  const claim = own && (!gitBacked || gitDir) ? notOwnDirectory(lane, rec.cwd, identityOf(rec.cwd)) : undefined
+  const claim = own && (!gitBacked || gitDir) ? notOwnDirectory(lane, rec.cwd, ctx.io.dirs.identityOf(rec.cwd)) : undefined
   const notOwn = claim && !claim.ok ? claim : undefined
   const worktree = gitDir !== undefined && !notOwn
   const [status, unseen] = worktree ? await Promise.all([ctx.io.git.statusFacts(rec.cwd), ctx.io.git.unseenWork(rec.cwd, rec.createdAt)]) : []
@@ -129,7 +127,7 @@ async function parkWork(ctx: KernelContext, rec: ConversationRecord, paths: numb
   if (nested.length) throw new SvcError('conflict', nestedRepoRefusal(dir, nested))
   const name = parkedPatchName(new Date(ctx.io.clock.now()))
   const path = join(convFiles(ctx.home, rec.name).dir, name)
-  const made = await publishFileOnce(path, async (tmp) => {
+  const made = await ctx.io.writes.publishFileOnce(path, async (tmp) => {
     await ctx.io.git.diffBinaryToFile(dir, 'HEAD', tree, tmp)
     if ((await ctx.io.git.treeFromPatch(dir, tmp)) !== tree) throw new SvcError('conflict', 'refused: the parked patch does not reproduce the worktree; nothing was cleaned')
   })

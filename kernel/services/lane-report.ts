@@ -6,7 +6,6 @@ import { inChain } from '../domain/lane.js'
 import type { Report } from '../domain/report.js'
 import { workDirOf } from '../domain/worker-rules.js'
 import { convFiles } from '../home.js'
-import { createFileOnce } from '../io/atomic-file.js'
 import type { ConvView, PortInput, PortOutputs } from '../port.js'
 import { KeyedQueue } from '../serial.js'
 import type { KernelContext } from './context.js'
@@ -68,7 +67,7 @@ export async function fileReport(ctx: KernelContext, input: PortInput<'laneRepor
     let verdictFile: string | undefined
     if (input.verdictFile) {
       verdictFile = `${convFiles(ctx.home, rec.name).dir}/verdict.json`
-      if (!(await createFileOnce(verdictFile, input.verdictFile.text))) throw new SvcError('conflict', `refused: ${verdictFile} already exists`)
+      if (!(await ctx.io.writes.createFileOnce(verdictFile, input.verdictFile.text))) throw new SvcError('conflict', `refused: ${verdictFile} already exists`)
     }
     const report = await ctx.store.appendReport(rec.name, {
       status,

@@ -3,7 +3,6 @@ import { SvcError } from '../domain/errors.js'
 import { dirClaimRefusal, notOwnDirectory, type LaunchIntent } from '../domain/lane-claim.js'
 import { isGitBacked, type LanePlan } from '../domain/launch.js'
 import { workDirOf } from '../domain/worker-rules.js'
-import { dirIdOf, identityOf, writeLaunchId } from '../io/lane-dir.js'
 import { intentPath } from '../io/launch-intents.js'
 import { shortLine, type KernelContext } from './context.js'
 import { decided } from './decided.js'
@@ -68,7 +67,7 @@ export interface Made {
 export function reusedDirectory(ctx: KernelContext, reuse: { rec: ConversationRecord }, dir: string): Made {
   const lane = workDirOf(reuse.rec)!
   if (reuse.rec.reaped || !ctx.io.files.exists(dir)) throw new SvcError('conflict', `refused: the directory ${dir} of conv ${reuse.rec.id} is gone (reaped?); start a new iteration instead`)
-  decided(notOwnDirectory(lane, dir, identityOf(dir)))
+  decided(notOwnDirectory(lane, dir, ctx.io.dirs.identityOf(dir)))
   return { repo: lane.repo, branch: lane.branch, at: lane.at, made: lane.made }
 }
 
@@ -108,7 +107,7 @@ async function makeDirectory(ctx: KernelContext, project: ProjectContext, intent
   ctx.io.files.mkdir(project.lanesRoot, { recursive: true, mode: 0o755 })
   if (intent.kind === 'play') {
     ctx.io.files.mkdir(dir, { mode: 0o755 })
-    return { made: { launch: id, dirId: dirIdOf(dir) } }
+    return { made: { launch: id, dirId: ctx.io.dirs.dirIdOf(dir) } }
   }
   const repo = intent.repo!
   try {
@@ -120,7 +119,7 @@ async function makeDirectory(ctx: KernelContext, project: ProjectContext, intent
   }
   ctx.io.fault.point('launch-worktree')
   try {
-    await writeLaunchId(dir, id)
+    await ctx.io.dirs.writeLaunchId(dir, id)
   } catch (e) {
     await ctx.io.git.undoWorktreeAdd(repo, dir, intent.branch)
     throw e

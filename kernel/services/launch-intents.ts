@@ -2,7 +2,6 @@ import { SvcError } from '../domain/errors.js'
 import { workDirOf } from '../domain/worker-rules.js'
 import { dirHolder, planUndo, type LaunchIntent, type UndoFacts, type UndoPlan } from '../domain/lane-claim.js'
 import { homePaths } from '../home.js'
-import { entriesOf, identityOf, worktreeAt } from '../io/lane-dir.js'
 import { dropIntent, intentFiles, intentPath, readIntent, recordIntent } from '../io/launch-intents.js'
 import type { KernelContext } from './context.js'
 
@@ -104,10 +103,10 @@ async function undoFacts(ctx: KernelContext, intent: LaunchIntent): Promise<Undo
   const claimed = records.some((r) => workDirOf(r)?.made?.launch === intent.id)
   const heldByLane = dirHolder(intent.dir, records) !== undefined
   const dirExists = ctx.io.files.exists(intent.dir)
-  const { launch: launchFound } = identityOf(intent.dir)
-  const worktree = !claimed && intent.kind === 'worktree' && intent.repo ? await worktreeAt(intent.repo, intent.dir) : undefined
+  const { launch: launchFound } = ctx.io.dirs.identityOf(intent.dir)
+  const worktree = !claimed && intent.kind === 'worktree' && intent.repo ? await ctx.io.dirs.worktreeAt(intent.repo, intent.dir) : undefined
   const status = worktree && dirExists ? await ctx.io.git.statusFacts(intent.dir).catch(() => undefined) : undefined
   const dirtyPaths = worktree && dirExists ? status?.dirtyPaths : 0
   const branchTip = worktree && intent.branch ? await ctx.io.git.revParse(intent.repo!, `refs/heads/${intent.branch}`) : undefined
-  return { claimed, heldByLane, ...(launchFound ? { launchFound } : {}), dirExists, entries: entriesOf(intent.dir), ...(worktree ? { worktree } : {}), dirtyPaths, ...(status?.head ? { head: status.head } : {}), ...(branchTip ? { branchTip } : {}) }
+  return { claimed, heldByLane, ...(launchFound ? { launchFound } : {}), dirExists, entries: ctx.io.dirs.entriesOf(intent.dir), ...(worktree ? { worktree } : {}), dirtyPaths, ...(status?.head ? { head: status.head } : {}), ...(branchTip ? { branchTip } : {}) }
 }

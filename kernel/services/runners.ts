@@ -2,7 +2,6 @@ import type { ConversationRecord } from '../domain/conversation.js'
 import type { LaunchSpec } from '../domain/runner-state.js'
 import { KEY_VARIABLE } from '../domain/acting-as.js'
 import { convFiles } from '../home.js'
-import { writeFileAtomic } from '../io/atomic-file.js'
 import type { Adapters } from '../io/adapters.js'
 import type { Log } from '../io/log.js'
 import type { RuntimeFacts } from './runtime-facts.js'
@@ -28,14 +27,14 @@ export class Runners {
     private readonly svcMain: string,
     private readonly facts: RuntimeFacts,
     private readonly log: Log,
-    private readonly io: Pick<Adapters, 'procs' | 'clock'>,
+    private readonly io: Pick<Adapters, 'procs' | 'clock' | 'writes'>,
   ) {}
 
   /** `key` goes to the runner in its environment only (never into launch.json, which any conversation can read);
    * the runner hands it to the harness as SERVICE_CONVERSATION_KEY. */
   async start(rec: ConversationRecord, spec: LaunchSpec, key: string | undefined): Promise<void> {
     const files = convFiles(this.home, rec.name)
-    await writeFileAtomic(files.launch, JSON.stringify(spec, null, 1) + '\n')
+    await this.io.writes.writeFileAtomic(files.launch, JSON.stringify(spec, null, 1) + '\n')
     const pid = this.io.procs.spawnDetached(process.execPath, [this.svcMain, 'runner', rec.name], {
       cwd: this.home,
       env: runnerEnv(this.home, key),

@@ -3,7 +3,6 @@ import type { Report } from '../domain/report.js'
 import { parseIssueRef } from '../domain/issue-ref.js'
 import { alreadyPosted, reportComment, reportMarker, starterMessage } from '../domain/worker-rules.js'
 import { convFiles } from '../home.js'
-import { createFileOnce } from '../io/atomic-file.js'
 import type { PortInput, PortOutputs } from '../port.js'
 import type { KernelContext } from './context.js'
 import { tell } from './conversations.js'
@@ -46,7 +45,7 @@ async function postReport(ctx: KernelContext, rec: ConversationRecord, report: R
     ? { already: true }
     : { url: (await comments.post(reportComment({ ref: w.issue, conv: rec.name, seq: report.seq, status: report.status, body: report.body }))).url }
   ctx.io.fault.point('worker-posted')
-  await createFileOnce(path, JSON.stringify({ at: ctx.io.clock.now(), ...posted }) + '\n')
+  await ctx.io.writes.createFileOnce(path, JSON.stringify({ at: ctx.io.clock.now(), ...posted }) + '\n')
 }
 
 async function tellStarter(ctx: KernelContext, rec: ConversationRecord, report: Report): Promise<void> {
@@ -66,7 +65,7 @@ async function tellStarter(ctx: KernelContext, rec: ConversationRecord, report: 
       outcome = { told: false, why: (e as Error).message }
     }
   }
-  await createFileOnce(path, JSON.stringify({ at: ctx.io.clock.now(), starter: w.starter, ...outcome }) + '\n')
+  await ctx.io.writes.createFileOnce(path, JSON.stringify({ at: ctx.io.clock.now(), starter: w.starter, ...outcome }) + '\n')
 }
 
 /** A message already in the starter's inbox (told before a crash cut the recording short) is not sent again. */
