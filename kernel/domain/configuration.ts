@@ -34,3 +34,12 @@ export const checkoutFound = (configPath: string, key: string, path: string, exi
 /** SPEC.md 8 configuration constraints: a launch into a project whose lanes root breaks one is refused, naming it. */
 export const lanesRootFits = (configPath: string, key: string, problem: string | undefined): Decision =>
   problem === undefined ? ALLOWED : refuse('usage', `${configPath}: ${key}.gauntlet.lanes_root: ${problem}`)
+
+/** SPEC.md 8 Configuration: a project named by a user is an own key of projects.yaml (never `__proto__` and the like). */
+export const projectEntry = <P>(projects: Record<string, P>, key: string): P | undefined => (Object.hasOwn(projects, key) ? projects[key] : undefined)
+
+/** SPEC.md 8 Configuration, `roles.<role>`: a role's defaults in a project's gauntlet block, own keys only. */
+export function roleConfig<R>(entry: { gauntlet?: { roles?: Partial<Record<string, R>> } }, role: string): R | undefined {
+  const roles = entry.gauntlet?.roles
+  return roles && Object.hasOwn(roles, role) ? roles[role] : undefined
+}

@@ -5,6 +5,13 @@ import { readdir, readFile, rm, unlink } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { appendLine, createFileOnce, publishFileOnce, writeFileAtomic } from './atomic-file.js'
 import { faultFlag, faultPoint } from './fault.js'
+import { postJson } from './http-post.js'
+import { dropIntent, intentFiles, intentPath, readIntent, recordIntent } from './launch-intents.js'
+import { NotifyConfigFile } from './notify-config-file.js'
+import { runCommand } from './run-command.js'
+import { harnessFact, toolFact, writable } from './tools.js'
+import { GhTracker, ghAuthStatus } from './trackers/gh.js'
+import { LocalIssues } from './trackers/local.js'
 import * as gitCore from './git.js'
 import { diffAgainst } from './git-diff.js'
 import { cleanTree, diffBinaryToFile, keepTree, treeFromPatch } from './git-patch.js'
@@ -22,6 +29,14 @@ export interface Adapters {
   writes: Writes
   /** What identifies a lane's directory, and what it holds (io/lane-dir). */
   dirs: Dirs
+  /** The launch intents written before a launch touches git (io/launch-intents). */
+  intents: Intents
+  /** The issue trackers: GitHub through gh, and the local issue files. */
+  trackers: Trackers
+  /** Where notifications go: the notify.json file, a webhook, a command. */
+  notify: NotifyIo
+  /** What svc doctor asks of the machine: the tools on the PATH, gh's login, a directory's write access. */
+  tools: Tools
   git: Git
   procs: Procs
   clock: Clock
@@ -180,6 +195,18 @@ export type Writes = typeof realWrites
 const realDirs = { writeLaunchId, dirIdOf, identityOf, entriesOf, worktreeAt }
 export type Dirs = typeof realDirs
 
+const realIntents = { intentPath, recordIntent, readIntent, intentFiles, dropIntent }
+export type Intents = typeof realIntents
+
+const realTrackers = { gh: () => new GhTracker(), local: (dir: string, project: string) => new LocalIssues(dir, project) }
+export type Trackers = typeof realTrackers
+
+const realNotify = { configFile: (path: string) => new NotifyConfigFile(path), postJson, runCommand }
+export type NotifyIo = typeof realNotify
+
+const realTools = { harnessFact, toolFact, writable, ghAuthStatus }
+export type Tools = typeof realTools
+
 export const realIds: Ids = {
   uuid: randomUUID,
   token: (bytes) => randomBytes(bytes).toString('base64url'),
@@ -192,6 +219,10 @@ export function realAdapters(): Adapters {
     files: realFiles,
     writes: realWrites,
     dirs: realDirs,
+    intents: realIntents,
+    trackers: realTrackers,
+    notify: realNotify,
+    tools: realTools,
     git: realGit,
     procs: realProcs,
     clock: { now: Date.now },

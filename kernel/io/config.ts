@@ -31,17 +31,10 @@ export type Projects = v.InferOutput<typeof ProjectsFile>
 type RoleConfig = v.InferOutput<typeof RoleConfig>
 
 /** The entry of a project key a user gave: own keys only, so `__proto__` or `constructor` names no project. */
-export const projectEntry = (projects: Projects, key: string): ProjectEntry | undefined => (Object.hasOwn(projects, key) ? projects[key] : undefined)
 
 /** The project whose checkout holds `realDir` (a real path), if any: what a verb acts on when no --project is given. */
-export const projectHolding = (projects: Projects, realDir: string): string | undefined =>
+const projectHolding = (projects: Projects, realDir: string): string | undefined =>
   Object.entries(projects).find(([, p]) => existsSync(p.path) && isWithin(realDir, realpathSync(p.path)))?.[0]
-
-/** A role's defaults in a project's gauntlet block: own keys only. */
-export function roleConfig(entry: ProjectEntry, role: string): RoleConfig | undefined {
-  const roles: Record<string, RoleConfig> | undefined = entry.gauntlet?.roles
-  return roles && Object.hasOwn(roles, role) ? roles[role] : undefined
-}
 
 /** projects.yaml, parsed with a YAML parser and validated; re-read when the file changes. */
 export class ConfigFile {
@@ -52,6 +45,11 @@ export class ConfigFile {
 
   projects(): Promise<Projects> {
     return this.file.read()
+  }
+
+  /** The project whose checkout holds `realDir` (a real path), if any. */
+  holding(projects: Projects, realDir: string): string | undefined {
+    return projectHolding(projects, realDir)
   }
 }
 

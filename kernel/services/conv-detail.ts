@@ -4,7 +4,7 @@ import { parkedRef } from '../domain/reap.js'
 import { tellRefusal } from '../domain/tell-refusal.js'
 import { verdictDefects } from '../domain/verdict-defects.js'
 import { convFiles } from '../home.js'
-import { projectEntry } from '../io/config.js'
+import { projectEntry } from '../domain/configuration.js'
 import type { ConvDetail, ConvDiff, LaneView, PortInput, ReportView } from '../port.js'
 import type { KernelContext } from './context.js'
 

@@ -1,9 +1,6 @@
 import { doctorChecks, type DoctorCheck, type DoctorFacts, type LanesRootFact } from '../domain/doctor.js'
 import { SvcError } from '../domain/errors.js'
 import type { Projects } from '../io/config.js'
-import { NotifyConfigFile } from '../io/notify-config-file.js'
-import { harnessFact, toolFact, writable } from '../io/tools.js'
-import { ghAuthStatus } from '../io/trackers/gh.js'
 import type { Files } from '../io/adapters.js'
 import { dirname } from '../io/paths.js'
 import { homePaths } from '../home.js'
@@ -24,7 +21,7 @@ function rootFacts(ctx: KernelContext, projects: Projects): LanesRootFact[] {
     if (!files.exists(entry.path)) return { project, missingCheckout: true, path: entry.path, existing: entry.path, writable: false }
     const { lanesRoot, problem } = lanesRootOf(files, entry, files.realpath(entry.path))
     const existing = existingAncestor(files, lanesRoot)
-    return { project, path: lanesRoot, ...(problem ? { problem } : {}), existing, writable: writable(existing) }
+    return { project, path: lanesRoot, ...(problem ? { problem } : {}), existing, writable: ctx.io.tools.writable(existing) }
   })
 }
 
@@ -38,11 +35,11 @@ export async function doctor(ctx: KernelContext, kernel: DoctorFacts['kernel']):
     configError = e instanceof SvcError ? e.message : `${ctx.config.path}: ${(e as Error).message}`
   }
   const [claude, codex, git, lsof, gh] = await Promise.all([
-    harnessFact('claude'),
-    harnessFact('codex'),
-    toolFact('git', ['--version']),
-    toolFact('lsof', undefined),
-    toolFact('gh', ['--version']).then(async (t) => (t.path && !t.error ? { ...t, auth: await ghAuthStatus({ timeoutMs: 10_000 }) } : t)),
+    ctx.io.tools.harnessFact('claude'),
+    ctx.io.tools.harnessFact('codex'),
+    ctx.io.tools.toolFact('git', ['--version']),
+    ctx.io.tools.toolFact('lsof', undefined),
+    ctx.io.tools.toolFact('gh', ['--version']).then(async (t) => (t.path && !t.error ? { ...t, auth: await ctx.io.tools.ghAuthStatus({ timeoutMs: 10_000 }) } : t)),
   ])
   const configured = Object.values(projects).flatMap((p) => Object.values(p.gauntlet?.roles ?? {}).map((r) => r.harness))
   const checks = doctorChecks({
@@ -50,14 +47,14 @@ export async function doctor(ctx: KernelContext, kernel: DoctorFacts['kernel']):
     tools: { claude, codex, git, lsof },
     harnessesInUse: ['claude', ...configured.filter((h): h is NonNullable<typeof h> => Boolean(h))],
     hasProc: ctx.io.files.exists('/proc/self/cwd'),
-    home: { path: ctx.home, writable: writable(ctx.home) },
+    home: { path: ctx.home, writable: ctx.io.tools.writable(ctx.home) },
     configPath: ctx.config.path,
     configError,
     roots: rootFacts(ctx, projects),
     gh,
     badStoreFiles: [...ctx.store.badFiles].map(([path, problem]) => ({ path, problem })),
     leftovers: await launchLeftovers(ctx),
-    notify: { path: homePaths(ctx.home).notify, ...(await new NotifyConfigFile(homePaths(ctx.home).notify).read()) },
+    notify: { path: homePaths(ctx.home).notify, ...(await ctx.io.notify.configFile(homePaths(ctx.home).notify).read()) },
   })
   return { checks, problems: checks.filter((c) => !c.ok).length }
 }

@@ -1,8 +1,7 @@
 import { shortLine } from '../domain/errors.js'
 import { formatIssueRef, issueTitleFits, mayCloseHere, onOrigin, parseGithubRemote, parseIssueRef, type GithubRepo, type IssueRef } from '../domain/issue-ref.js'
-import { projectEntry, projectHolding } from '../io/config.js'
-import { GhTracker } from '../io/trackers/gh.js'
-import { LocalIssues, type LocalIssue } from '../io/trackers/local.js'
+import { projectEntry } from '../domain/configuration.js'
+import type { LocalIssue } from '../io/trackers/local.js'
 import { join } from '../io/paths.js'
 import type { IssueComment, IssueFacts } from '../io/trackers/types.js'
 import type { IssueView, PortInput } from '../port.js'
@@ -16,7 +15,7 @@ import { projectListed, projectNamed } from '../domain/projects.js'
 const PROJECT_KEY = /^[a-z0-9][a-z0-9._-]{0,63}$/
 
 const issuesRoot = (ctx: KernelContext) => join(ctx.home, 'issues')
-const localIssues = (ctx: KernelContext, project: string) => new LocalIssues(join(issuesRoot(ctx), project), project)
+const localIssues = (ctx: KernelContext, project: string) => ctx.io.trackers.local(join(issuesRoot(ctx), project), project)
 
 interface Project {
   key: string
@@ -27,7 +26,7 @@ interface Project {
 async function projectOf(ctx: KernelContext, requested: string | undefined, cwd: string | undefined, what: string): Promise<Project> {
   const projects = await ctx.config.projects()
   let key = requested
-  if (key === undefined && cwd && ctx.io.files.exists(cwd)) key = projectHolding(projects, ctx.io.files.realpath(cwd))
+  if (key === undefined && cwd && ctx.io.files.exists(cwd)) key = ctx.config.holding(projects, ctx.io.files.realpath(cwd))
   const named = decided(projectNamed(key, what)).key
   const { entry } = decided(projectListed(named, projectEntry(projects, named), ctx.config.path, Object.keys(projects)))
   return { key: named, checkout: ctx.io.files.exists(entry.path) ? ctx.io.files.realpath(entry.path) : undefined }
@@ -90,7 +89,7 @@ async function projectsWithIssues(ctx: KernelContext): Promise<string[]> {
 export async function issueShow(ctx: KernelContext, input: PortInput<'issueShow'>): Promise<IssueView> {
   const { ref, project } = await resolveIssueRef(ctx, input)
   if (ref.tracker === 'local') return localView(project!.key, await localIssues(ctx, project!.key).read(ref.number))
-  return ghView(ref, await new GhTracker().resolve(ref))
+  return ghView(ref, await ctx.io.trackers.gh().resolve(ref))
 }
 
 export async function issueClose(ctx: KernelContext, input: PortInput<'issueClose'>, now = new Date(ctx.io.clock.now())): Promise<{ issue: IssueView; already: boolean }> {
@@ -104,7 +103,7 @@ export async function issueClose(ctx: KernelContext, input: PortInput<'issueClos
  * its project's. */
 export function issueComments(ctx: KernelContext, ref: IssueRef, project: string | undefined): { list: () => Promise<IssueComment[]>; post: (body: string) => Promise<{ url: string }> } {
   if (ref.tracker === 'gh') {
-    const gh = new GhTracker()
+    const gh = ctx.io.trackers.gh()
     return { list: () => gh.comments(ref), post: (body) => gh.comment(ref, body) }
   }
   const local = localIssues(ctx, decided(projectNamed(project, `issue ${formatIssueRef(ref)}`)).key)

@@ -3,7 +3,6 @@ import { SvcError } from '../domain/errors.js'
 import { dirClaimRefusal, notOwnDirectory, type LaunchIntent } from '../domain/lane-claim.js'
 import { isGitBacked, type LanePlan } from '../domain/launch.js'
 import { workDirOf } from '../domain/worker-rules.js'
-import { intentPath } from '../io/launch-intents.js'
 import { shortLine, type KernelContext } from './context.js'
 import { decided } from './decided.js'
 import type { ProjectContext } from './lane-start.js'
@@ -25,14 +24,14 @@ export async function inNewDirectory(
   lane: (made: Made) => Promise<ConversationRecord>,
 ): Promise<ConversationRecord> {
   // What a launch cut short left at the path is not refused here: holdDirectory takes it back, or names its fix.
-  refuseTaken(ctx, dir, ctx.io.files.exists(intentPath(ctx.home, dir)))
+  refuseTaken(ctx, dir, ctx.io.files.exists(ctx.io.intents.intentPath(ctx.home, dir)))
   const intent = await intentOf(ctx, project, plan, dir, fetched)
   const held = await holdDirectory(ctx, intent)
   try {
     // Again, now that no other launch can be making it: a lane launched meanwhile may hold it.
     refuseTaken(ctx, dir, false)
   } catch (e) {
-    await releaseDirectory(held)
+    await releaseDirectory(ctx, held)
     throw e
   }
   let made: Made
@@ -41,7 +40,7 @@ export async function inNewDirectory(
   } catch (e) {
     // Nothing of it is left (makeDirectory takes back what it made before it throws), and what is at the path now
     // may be someone else's.
-    await releaseDirectory(held)
+    await releaseDirectory(ctx, held)
     throw e
   }
   let rec: ConversationRecord
@@ -52,7 +51,7 @@ export async function inNewDirectory(
     throw e
   }
   ctx.io.fault.point('launch-recorded')
-  await releaseDirectory(held)
+  await releaseDirectory(ctx, held)
   return rec
 }
 

@@ -4,8 +4,8 @@ import { SvcError } from '../domain/errors.js'
 import { startLine } from '../domain/list-show.js'
 import { START_WAIT_LIMIT_MS } from '../domain/limits.js'
 import { checkRequest, effectiveLauncher, isGitBacked, laneConvName, planLaunch, type LanePlan } from '../domain/launch.js'
-import { checkoutFound, lanesRootFits, lanesRootProblem, lanesRootSetting } from '../domain/configuration.js'
-import { projectEntry, projectHolding, roleConfig, type ProjectEntry } from '../io/config.js'
+import { checkoutFound, lanesRootFits, lanesRootProblem, lanesRootSetting, projectEntry, roleConfig } from '../domain/configuration.js'
+import type { ProjectEntry } from '../io/config.js'
 import type { Files } from '../io/adapters.js'
 import { basename, dirname, join, resolve as resolvePath } from '../io/paths.js'
 import type { PortInput, PortOutputs } from '../port.js'
@@ -50,7 +50,7 @@ export async function resolveProject(ctx: KernelContext, requested: string | und
   const files = ctx.io.files
   const projects = await ctx.config.projects()
   let named = requested ?? launcher.project
-  if (!named && cwd) named = projectHolding(projects, realPathOf(files, cwd))
+  if (!named && cwd) named = ctx.config.holding(projects, realPathOf(files, cwd))
   const { key } = decided(projectNamed(named, 'this launch'))
   const { entry } = decided(projectListed(key, projectEntry(projects, key), ctx.config.path))
   decided(checkoutFound(ctx.config.path, key, entry.path, files.exists(entry.path)))

@@ -2,7 +2,6 @@ import { SvcError } from '../domain/errors.js'
 import { workDirOf } from '../domain/worker-rules.js'
 import { dirHolder, planUndo, type LaunchIntent, type UndoFacts, type UndoPlan } from '../domain/lane-claim.js'
 import { homePaths } from '../home.js'
-import { dropIntent, intentFiles, intentPath, readIntent, recordIntent } from '../io/launch-intents.js'
 import type { KernelContext } from './context.js'
 
 /** A launch holds its directory through an intent written before git or the lanes root is touched, until the lane's
@@ -14,14 +13,14 @@ const underWay = new Set<string>()
 
 /** Hold `intent.dir` for this launch, or refuse: another launch is making it, or one cut short left it. */
 export async function holdDirectory(ctx: KernelContext, intent: LaunchIntent): Promise<string> {
-  const path = intentPath(ctx.home, intent.dir)
+  const path = ctx.io.intents.intentPath(ctx.home, intent.dir)
   if (underWay.has(path)) throw new SvcError('conflict', `refused: another launch is making ${intent.dir} right now`)
   underWay.add(path)
   try {
-    if (!(await recordIntent(ctx.home, intent))) {
+    if (!(await ctx.io.intents.recordIntent(ctx.home, intent))) {
       const plan = await settle(ctx, path, true)
       if (plan.leftover) throw new SvcError('conflict', `refused: ${plan.leftover.detail}; ${plan.leftover.fix}`)
-      if (!(await recordIntent(ctx.home, intent))) throw new SvcError('conflict', `refused: another launch is making ${intent.dir} right now`)
+      if (!(await ctx.io.intents.recordIntent(ctx.home, intent))) throw new SvcError('conflict', `refused: another launch is making ${intent.dir} right now`)
     }
     ctx.io.fault.point('launch-intent')
     return path
@@ -32,8 +31,8 @@ export async function holdDirectory(ctx: KernelContext, intent: LaunchIntent): P
 }
 
 /** The lane's record claims the directory now: the intent goes. */
-export async function releaseDirectory(path: string): Promise<void> {
-  await dropIntent(path)
+export async function releaseDirectory(ctx: KernelContext, path: string): Promise<void> {
+  await ctx.io.intents.dropIntent(path)
   underWay.delete(path)
 }
 
@@ -54,7 +53,7 @@ export async function abandonDirectory(ctx: KernelContext, path: string): Promis
 export async function settleInterruptedLaunches(ctx: KernelContext): Promise<void> {
   // Made now, not by a launch's first intent: a launch refused after its intent leaves the home as it found it.
   ctx.io.files.mkdir(homePaths(ctx.home).launches, { recursive: true, mode: 0o700 })
-  const { intents, temps } = intentFiles(ctx.home)
+  const { intents, temps } = ctx.io.intents.intentFiles(ctx.home)
   await Promise.all(temps.map((t) => ctx.io.files.unlink(t).catch(() => {})))
   for (const path of intents) {
     if (underWay.has(path)) continue
@@ -71,7 +70,7 @@ export async function settleInterruptedLaunches(ctx: KernelContext): Promise<voi
 /** For svc doctor: what interrupted launches left that could not be taken back, each with its fix. Changes nothing. */
 export async function launchLeftovers(ctx: KernelContext): Promise<{ detail: string; fix: string }[]> {
   const found: { detail: string; fix: string }[] = []
-  for (const path of intentFiles(ctx.home).intents) {
+  for (const path of ctx.io.intents.intentFiles(ctx.home).intents) {
     if (underWay.has(path)) continue
     try {
       const plan = await settle(ctx, path, false)
@@ -85,7 +84,7 @@ export async function launchLeftovers(ctx: KernelContext): Promise<{ detail: str
 
 /** Decide what to do with the intent at `path` (domain/lane-claim planUndo) and, when `apply`, do it. */
 async function settle(ctx: KernelContext, path: string, apply: boolean): Promise<UndoPlan & { dir?: string }> {
-  const intent = readIntent(path)
+  const intent = ctx.io.intents.readIntent(path)
   if (!intent) return { settled: true }
   const plan = planUndo(intent, await undoFacts(ctx, intent))
   if (!apply) return plan
@@ -94,7 +93,7 @@ async function settle(ctx: KernelContext, path: string, apply: boolean): Promise
   else if (plan.removeWorktree) await ctx.io.git.worktreeRemove(repo, intent.dir, plan.removeWorktree === 'force')
   if (plan.deleteBranch) await ctx.io.git.deleteBranch(repo, plan.deleteBranch)
   if (plan.removeDir) ctx.io.files.removeEmptyDir(intent.dir)
-  if (plan.settled) await dropIntent(path)
+  if (plan.settled) await ctx.io.intents.dropIntent(path)
   return { ...plan, dir: intent.dir }
 }
 

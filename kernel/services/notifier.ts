@@ -3,7 +3,7 @@ import type { ConversationRecord } from '../domain/conversation.js'
 import { oneLine } from '../domain/errors.js'
 import type { NotifyConfig } from '../domain/notify-config.js'
 import { needsYouBody, newReports, reportBody, turnedNeedsYou, type ConvFacts } from '../domain/notify-events.js'
-import { NotifyConfigFile } from '../io/notify-config-file.js'
+import type { Adapters } from '../io/adapters.js'
 import { KeyedQueue } from '../serial.js'
 import type { KernelContext, KernelEvent } from './context.js'
 import { activityOf } from './conv-view.js'
@@ -15,7 +15,7 @@ const convFacts = (rec: ConversationRecord): ConvFacts => ({ id: rec.id, name: r
  * was last seen of each conversation is kept, so a re-read (the watcher echoing the kernel's own write) raises
  * nothing. A bad notify.yaml turns notifications off, logged once, and touches nothing else. */
 export class Notifier {
-  private readonly file: NotifyConfigFile
+  private readonly file: ReturnType<Adapters['notify']['configFile']>
   /** When the current block was first found valid: what happened before it is no news. */
   private since?: number
   private loggedProblem?: string
@@ -29,8 +29,8 @@ export class Notifier {
     private readonly ctx: KernelContext,
     path: string,
   ) {
-    this.file = new NotifyConfigFile(path)
-    this.sender = new NotifySender(ctx.log, notifyTimings(ctx.io.timing))
+    this.file = ctx.io.notify.configFile(path)
+    this.sender = new NotifySender(ctx.log, ctx.io.notify, notifyTimings(ctx.io.timing))
   }
 
   /** Follow the kernel's changes; the block is read now, so a bad one is in kernel.log from the start. */

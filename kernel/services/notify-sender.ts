@@ -3,9 +3,7 @@ import { notificationText, type NotificationBody } from '../domain/notify-events
 import { sinkTakes, type NotifyConfig, type NotifySink } from '../domain/notify-config.js'
 import { afterAttempt, type Attempt, type RetrySchedule } from '../domain/retry.js'
 import { DeliveryQueue } from '../delivery-queue.js'
-import { postJson } from '../io/http-post.js'
 import type { Log } from '../io/log.js'
-import { runCommand } from '../io/run-command.js'
 import type { Adapters } from '../io/adapters.js'
 
 interface NotifyTimings {
@@ -39,6 +37,7 @@ export class NotifySender {
 
   constructor(
     private readonly log: Log,
+    notify: Pick<Adapters['notify'], 'postJson' | 'runCommand'>,
     private readonly timings: NotifyTimings,
   ) {
     const queue = (sink: NotifySink, attempt: (item: Item) => Promise<Attempt>, schedule: RetrySchedule) =>
@@ -49,8 +48,8 @@ export class NotifySender {
         (e) => log('error', `notify ${sink}: ${oneLine(String((e as Error)?.message ?? e))}`),
       )
     this.queues = {
-      webhook: queue('webhook', ({ body, config }) => postJson(config.webhook!.url, body, { headers: config.webhook!.headers, timeoutMs: timings.webhookTimeoutMs }), timings.webhookRetry),
-      command: queue('command', ({ body, config }) => runCommand(config.command!, { input: JSON.stringify(body) + '\n', env: commandEnv(body), timeoutMs: timings.commandLimitMs }), { tries: 1, firstDelayMs: 0, factor: 1 }),
+      webhook: queue('webhook', ({ body, config }) => notify.postJson(config.webhook!.url, body, { headers: config.webhook!.headers, timeoutMs: timings.webhookTimeoutMs }), timings.webhookRetry),
+      command: queue('command', ({ body, config }) => notify.runCommand(config.command!, { input: JSON.stringify(body) + '\n', env: commandEnv(body), timeoutMs: timings.commandLimitMs }), { tries: 1, firstDelayMs: 0, factor: 1 }),
     }
   }
 

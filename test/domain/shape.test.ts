@@ -42,14 +42,14 @@ const SRC = new URL('../../../kernel/', import.meta.url)
 const NODE_IMPORT: [string, RegExp] = ['imports node:*', /\bfrom\s+['"]node:|\bimport\s*\(\s*['"]node:|\brequire\s*\(\s*['"]node:/]
 const BANNED: Record<string, [string, RegExp][]> = {
   domain: [NODE_IMPORT],
-  services: [NODE_IMPORT, ['reads the clock (Date.now, new Date())', /\bDate\.now\b|\bnew Date\(\s*\)/], ['imports a test hook', /from\s+['"]\.\.\/io\/(fault|test-timing)\.js['"]/], ['runs git itself', /^import\s+(?!type\b).*from\s+['"]\.\.\/io\/git[\w-]*\.js['"]/], ['writes files or reads directory identities itself', /^import\s+(?!type\b).*from\s+['"]\.\.\/io\/(atomic-file|lane-dir)\.js['"]/]],
+  services: [NODE_IMPORT, ['reads the clock (Date.now, new Date())', /\bDate\.now\b|\bnew Date\(\s*\)/], ['imports a test hook', /from\s+['"]\.\.\/io\/(fault|test-timing)\.js['"]/], ['runs git itself', /^import\s+(?!type\b).*from\s+['"]\.\.\/io\/git[\w-]*\.js['"]/], ['reaches the outside past its context', /^import\s+(?!type\b).*from\s+['"]\.\.\/io\/(atomic-file|lane-dir|launch-intents|tools|trackers\/[\w-]+|notify-config-file|http-post|run-command|config)\.js['"]/]],
 }
 
 /** The lines of `text` that break a rule, as `file:line: what`. */
 const breaches = (file: string, text: string, rules: [string, RegExp][]) =>
   text.split('\n').flatMap((line, i) => rules.filter(([, re]) => re.test(line)).map(([what]) => `${file}:${i + 1}: ${what}`))
 
-test('no file of kernel/domain or kernel/services imports node:*; no service reads the clock, a test hook, git, atomic writes or directory identities itself', () => {
+test('no file of kernel/domain or kernel/services imports node:*; no service reads the clock, a test hook, git, files, trackers, tools or notification sinks past its context', () => {
   const found: string[] = []
   for (const [dir, rules] of Object.entries(BANNED)) {
     const files = readdirSync(new URL(`${dir}/`, SRC)).filter((f) => f.endsWith('.ts'))
@@ -60,7 +60,7 @@ test('no file of kernel/domain or kernel/services imports node:*; no service rea
 })
 
 test('the shape check finds each kind of breach', () => {
-  const text = "import { x } from 'node:fs'\nconst m = await import('node:os')\nconst t = Date.now()\nconst d = new Date()\nimport { faultPoint } from '../io/fault.js'\nimport * as git from '../io/git.js'\nimport { snapshotTree } from '../io/git-snapshot.js'\nimport type * as g from '../io/git.js'\nconst ok = new Date(at)\nimport { createFileOnce } from '../io/atomic-file.js'\nimport { identityOf } from '../io/lane-dir.js'"
+  const text = "import { x } from 'node:fs'\nconst m = await import('node:os')\nconst t = Date.now()\nconst d = new Date()\nimport { faultPoint } from '../io/fault.js'\nimport * as git from '../io/git.js'\nimport { snapshotTree } from '../io/git-snapshot.js'\nimport type * as g from '../io/git.js'\nconst ok = new Date(at)\nimport { createFileOnce } from '../io/atomic-file.js'\nimport { identityOf } from '../io/lane-dir.js'\nimport { GhTracker } from '../io/trackers/gh.js'\nimport { postJson } from '../io/http-post.js'"
   assert.equal(breaches('f.ts', text, BANNED.services), [
     'f.ts:1: imports node:*',
     'f.ts:2: imports node:*',
@@ -69,8 +69,10 @@ test('the shape check finds each kind of breach', () => {
     'f.ts:5: imports a test hook',
     'f.ts:6: runs git itself',
     'f.ts:7: runs git itself',
-    'f.ts:10: writes files or reads directory identities itself',
-    'f.ts:11: writes files or reads directory identities itself',
+    'f.ts:10: reaches the outside past its context',
+    'f.ts:11: reaches the outside past its context',
+    'f.ts:12: reaches the outside past its context',
+    'f.ts:13: reaches the outside past its context',
   ])
 })
 

@@ -4,7 +4,8 @@ import * as assert from 'uvu/assert'
 import { scratchDir } from '../helpers/home.js'
 import { mkdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ConfigFile, parseProjects, projectEntry, roleConfig } from '../../kernel/io/config.js'
+import { projectEntry, roleConfig } from '../../kernel/domain/configuration.js'
+import { ConfigFile, parseProjects } from '../../kernel/io/config.js'
 import { SvcError } from '../../kernel/domain/errors.js'
 
 const BASE = scratchDir('io-config')
