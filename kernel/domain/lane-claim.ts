@@ -41,6 +41,15 @@ export function dirClaimRefusal(dir: string, records: ConversationRecord[]): Dec
   return refuse('conflict', `refused: ${dir} is the directory of ${holderName(holder)}, which is not reaped; reap it first (svc ${holder.lane ? 'lane' : 'worker'} reap ${holder.id})`)
 }
 
+/** SPEC.md 4.1 start, --reuse: the earlier lane's directory must still be there, not reaped. */
+export const reusableDirectory = (dir: string, id: string, f: { reaped: boolean; exists: boolean }): Decision =>
+  !f.reaped && f.exists ? ALLOWED : refuse('conflict', `refused: the directory ${dir} of conv ${id} is gone (reaped?); start a new iteration instead`)
+
+/** SPEC.md 4.1 start: a new lane's directory is made, never taken over; something already at its path refuses the
+ * launch, unless a launch cut short left it there (`interrupted`: its intent file is still there). */
+export const pathFree = (dir: string, f: { exists: boolean; interrupted: boolean }): Decision =>
+  f.interrupted || !f.exists ? ALLOWED : refuse('conflict', `refused: ${dir} already exists; reap the lane that used it or move it away`)
+
 export const dirHolder = (dir: string, records: ConversationRecord[]) =>
   records.find((r) => {
     const d = workDirOf(r)

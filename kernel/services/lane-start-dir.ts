@@ -1,6 +1,6 @@
 import type { ConversationRecord, LaneFacts } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
-import { dirClaimRefusal, notOwnDirectory, type LaunchIntent } from '../domain/lane-claim.js'
+import { dirClaimRefusal, notOwnDirectory, pathFree, reusableDirectory, type LaunchIntent } from '../domain/lane-claim.js'
 import { isGitBacked, type LanePlan } from '../domain/launch.js'
 import { workDirOf } from '../domain/worker-rules.js'
 import { shortLine, type KernelContext } from './context.js'
@@ -65,7 +65,7 @@ export interface Made {
 /** `--reuse`: the directory of the earlier lane (or worker), if it is still the one it was launched in. */
 export function reusedDirectory(ctx: KernelContext, reuse: { rec: ConversationRecord }, dir: string): Made {
   const lane = workDirOf(reuse.rec)!
-  if (reuse.rec.reaped || !ctx.io.files.exists(dir)) throw new SvcError('conflict', `refused: the directory ${dir} of conv ${reuse.rec.id} is gone (reaped?); start a new iteration instead`)
+  decided(reusableDirectory(dir, reuse.rec.id, { reaped: Boolean(reuse.rec.reaped), exists: ctx.io.files.exists(dir) }))
   decided(notOwnDirectory(lane, dir, ctx.io.dirs.identityOf(dir)))
   return { repo: lane.repo, branch: lane.branch, at: lane.at, made: lane.made }
 }
@@ -74,7 +74,7 @@ export function reusedDirectory(ctx: KernelContext, reuse: { rec: ConversationRe
  * refuses the launch. */
 function refuseTaken(ctx: KernelContext, dir: string, interrupted: boolean): void {
   decided(dirClaimRefusal(dir, ctx.store.all()))
-  if (!interrupted && ctx.io.files.exists(dir)) throw new SvcError('conflict', `refused: ${dir} already exists; reap the lane that used it or move it away`)
+  decided(pathFree(dir, { exists: ctx.io.files.exists(dir), interrupted }))
 }
 
 /** What the launch is about to make, with every ref it was given resolved to a commit: a fresh fetch first (launch

@@ -1,7 +1,8 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { ConversationRecord } from '../../kernel/domain/conversation.js'
-import { dirClaimRefusal, notOwnDirectory, planUndo, type LaunchIntent, type UndoFacts } from '../../kernel/domain/lane-claim.js'
+import { dirClaimRefusal, notOwnDirectory, pathFree, planUndo, reusableDirectory, type LaunchIntent, type UndoFacts } from '../../kernel/domain/lane-claim.js'
+import { ALLOWED, refuse } from '../../kernel/domain/refusal.js'
 import { optionLikeRef } from '../../kernel/domain/launch.js'
 
 // A lane's hold on its directory (issue 16, items 2, 3 and 13): who may be given a directory, whether the one at a
@@ -103,6 +104,24 @@ test('item 13: optionLikeRef: a --from, --at or --branch starting with - is refu
     [{ from: '--upload-pack=touch /x\nmore' }, "--from --upload-pack=touch /x\\nmore: a ref never starts with '-'; give a branch, tag or commit"],
   ]
   for (const [req, want] of cases) assert.is(optionLikeRef(req), want, JSON.stringify(req))
+})
+
+test('reusableDirectory and pathFree (SPEC.md 4.1 start): --reuse needs the earlier directory; a new one is never taken over', () => {
+  const gone = refuse('conflict', 'refused: the directory /l/r1-b of conv 7 is gone (reaped?); start a new iteration instead')
+  const reuse: [string, { reaped: boolean; exists: boolean }, unknown][] = [
+    ['there, not reaped', { reaped: false, exists: true }, ALLOWED],
+    ['reaped with --keep: still there, but reaped', { reaped: true, exists: true }, gone],
+    ['removed by hand', { reaped: false, exists: false }, gone],
+    ['reaped and gone', { reaped: true, exists: false }, gone],
+  ]
+  for (const [name, f, want] of reuse) assert.equal(reusableDirectory('/l/r1-b', '7', f), want, name)
+  const taken = refuse('conflict', 'refused: /l/r1-b already exists; reap the lane that used it or move it away')
+  const fresh: [string, { exists: boolean; interrupted: boolean }, unknown][] = [
+    ['nothing there', { exists: false, interrupted: false }, ALLOWED],
+    ['something there', { exists: true, interrupted: false }, taken],
+    ['left by a launch cut short', { exists: true, interrupted: true }, ALLOWED],
+  ]
+  for (const [name, f, want] of fresh) assert.equal(pathFree('/l/r1-b', f), want, name)
 })
 
 test.run()

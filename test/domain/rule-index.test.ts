@@ -8,6 +8,7 @@ import * as contract from '../../kernel/domain/contract.js'
 import * as conversation from '../../kernel/domain/conversation.js'
 import * as keys from '../../kernel/domain/keys.js'
 import * as lane from '../../kernel/domain/lane.js'
+import * as laneClaim from '../../kernel/domain/lane-claim.js'
 import * as launch from '../../kernel/domain/launch.js'
 import * as limits from '../../kernel/domain/limits.js'
 import * as listShow from '../../kernel/domain/list-show.js'
@@ -82,6 +83,7 @@ const INDEX: Record<string, Where[]> = {
   '8 configuration: lanes_root, else <project dir>-lanes': at(configuration, 'lanesRootSetting'),
   '8 configuration: a launch needs the checkout, and a lanes root within the constraints': at(configuration, 'checkoutFound', 'lanesRootFits'),
   '4.1 start: exactly one of --brief or --prompt, not empty': at(conversation, 'briefGiven'),
+  '4.1 start: --reuse needs the earlier directory; a new directory is never taken over': at(laneClaim, 'reusableDirectory', 'pathFree', 'dirClaimRefusal'),
   '8 configuration: roles.<role>.model and .effort': at(launch, 'launchModel', 'planLaunch'),
   '8 pairing: critics of iteration n': at(chains, 'criticsOf'),
   '8 pairing: a builder of n >= 2 answers the newest critic of n - 1': at(chains, 'answeredVerdict'),
