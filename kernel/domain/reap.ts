@@ -106,8 +106,8 @@ export const alreadyGoneWarning = (dir: string) => `warning: ${dir} was already 
 
 /** SPEC.md 4.1 reap step 4: work a patch cannot carry (a repository inside the worktree) refuses the park before
  * anything changes. */
-export const nestedRepoRefusal = (dir: string, paths: string[]) =>
-  `refused: a patch cannot carry the files of a git repository inside the worktree: ${paths.join(', ')}; move ${paths.length === 1 ? 'it' : 'them'} out of ${dir} first`
+export const nestedRepoRefusal = (dir: string, paths: string[]): Decision =>
+  paths.length === 0 ? ALLOWED : refuse('conflict', `refused: a patch cannot carry the files of a git repository inside the worktree: ${paths.join(', ')}; move ${paths.length === 1 ? 'it' : 'them'} out of ${dir} first`)
 
 /** SPEC.md 4.1 reap step 5: commits the upstream lacks are a warning, never a loss: the branch is kept. */
 export function unpushedWarning(branch: string, unpushed: number): string | undefined {

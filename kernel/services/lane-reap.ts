@@ -124,7 +124,7 @@ async function parkWork(ctx: KernelContext, rec: ConversationRecord, paths: numb
   const dir = rec.cwd
   const tree = await ctx.io.git.snapshotTree(dir, rec.createdAt)
   const nested = await ctx.io.git.addedGitlinks(dir, tree)
-  if (nested.length) throw new SvcError('conflict', nestedRepoRefusal(dir, nested))
+  decided(nestedRepoRefusal(dir, nested))
   const name = parkedPatchName(new Date(ctx.io.clock.now()))
   const path = join(convFiles(ctx.home, rec.name).dir, name)
   const made = await ctx.io.writes.publishFileOnce(path, async (tmp) => {

@@ -1,5 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { ALLOWED, refuse } from '../../kernel/domain/refusal.js'
 import {
   alreadyGoneWarning,
   archiveFailedMessage,
@@ -110,14 +111,18 @@ test('messages of steps 5 and 7, and the parked file name', () => {
 
 test('what a park and a detached HEAD keep (steps 4 and 5): the refs, and the refusal of work a patch cannot carry', () => {
   const rows: [string, string, string][] = [
-    ['one nested repository', nestedRepoRefusal('/h/lanes/b', ['vendor/x']), 'refused: a patch cannot carry the files of a git repository inside the worktree: vendor/x; move it out of /h/lanes/b first'],
-    ['two', nestedRepoRefusal('/h/lanes/b', ['a', 'b']), 'refused: a patch cannot carry the files of a git repository inside the worktree: a, b; move them out of /h/lanes/b first'],
     ['one detached commit', detachedKeptWarning(1, 'refs/svc/kept/n'), 'warning: the detached HEAD has 1 commit no branch holds; kept at refs/svc/kept/n'],
     ['two detached commits', detachedKeptWarning(2, 'refs/svc/kept/n'), 'warning: the detached HEAD has 2 commits no branch holds; kept at refs/svc/kept/n'],
     ['the kept HEAD ref', keptHeadRef('r1-b-critic-i1'), 'refs/svc/kept/r1-b-critic-i1'],
     ['the parked ref, named after its patch', parkedRef('12', 'parked-20250102T030405067Z.patch'), 'refs/svc/parked/12/20250102T030405067Z'],
   ]
   for (const [name, got, want] of rows) assert.is(got, want, name)
+  const nested: [string, string[], unknown][] = [
+    ['no nested repository', [], ALLOWED],
+    ['one nested repository', ['vendor/x'], refuse('conflict', 'refused: a patch cannot carry the files of a git repository inside the worktree: vendor/x; move it out of /h/lanes/b first')],
+    ['two', ['a', 'b'], refuse('conflict', 'refused: a patch cannot carry the files of a git repository inside the worktree: a, b; move them out of /h/lanes/b first')],
+  ]
+  for (const [name, paths, want] of nested) assert.equal(nestedRepoRefusal('/h/lanes/b', paths), want, name)
 })
 
 test.run()
