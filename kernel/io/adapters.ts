@@ -193,19 +193,19 @@ const realWrites = { writeFileAtomic, createFileOnce, publishFileOnce, appendLin
 export type Writes = typeof realWrites
 
 const realDirs = { writeLaunchId, dirIdOf, identityOf, entriesOf, worktreeAt }
-export type Dirs = typeof realDirs
+type Dirs = typeof realDirs
 
 const realIntents = { intentPath, recordIntent, readIntent, intentFiles, dropIntent }
-export type Intents = typeof realIntents
+type Intents = typeof realIntents
 
 const realTrackers = { gh: () => new GhTracker(), local: (dir: string, project: string) => new LocalIssues(dir, project) }
-export type Trackers = typeof realTrackers
+type Trackers = typeof realTrackers
 
 const realNotify = { configFile: (path: string) => new NotifyConfigFile(path), postJson, runCommand }
-export type NotifyIo = typeof realNotify
+type NotifyIo = typeof realNotify
 
 const realTools = { harnessFact, toolFact, writable, ghAuthStatus }
-export type Tools = typeof realTools
+type Tools = typeof realTools
 
 export const realIds: Ids = {
   uuid: randomUUID,
