@@ -43,3 +43,7 @@ export function roleConfig<R>(entry: { gauntlet?: { roles?: Partial<Record<strin
   const roles = entry.gauntlet?.roles
   return roles && Object.hasOwn(roles, role) ? roles[role] : undefined
 }
+
+/** SPEC.md 4.1 start rule 5: the base ref is `origin/<default branch>`: the project's `default_branch`, else the branch
+ * origin's HEAD names, else `main`. */
+export const baseRef = (defaultBranch: string | undefined, originHead: string | undefined) => `origin/${defaultBranch ?? originHead ?? 'main'}`

@@ -104,6 +104,10 @@ export const playKeptWarning = (dir: string, found: string) =>
 /** SPEC.md 4.1 reap step 6 (nothing left to remove): a lane whose directory was already gone reaps, with this warning. */
 export const alreadyGoneWarning = (dir: string) => `warning: ${dir} was already gone`
 
+/** SPEC.md 4.1 reap: a lane reaped and archived is not reaped again (a reap kept with --keep, not archived, may be). */
+export const notYetReaped = (rec: { id: string; name: string; archived?: unknown }): Decision =>
+  rec.archived ? refuse('conflict', `refused: conv ${rec.id} (${rec.name}) is already reaped and archived`) : ALLOWED
+
 /** SPEC.md 4.1 reap step 4: work a patch cannot carry (a repository inside the worktree) refuses the park before
  * anything changes. */
 export const nestedRepoRefusal = (dir: string, paths: string[]): Decision =>

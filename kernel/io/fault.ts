@@ -37,9 +37,3 @@ function armedPoint(file: string): void {
 export function faultFlag(name: string): boolean {
   return testBuild && process.env[`SERVICE_FAULT_${name}`] === '1'
 }
-
-/** A number a test sets for a timing or a limit (SERVICE_TEST_<NAME>=<n>, test builds only), else undefined. */
-export function testNumber(name: string): number | undefined {
-  const raw = testBuild ? process.env[`SERVICE_TEST_${name}`] : undefined
-  return raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : undefined
-}

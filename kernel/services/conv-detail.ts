@@ -7,6 +7,7 @@ import { convFiles } from '../home.js'
 import { projectEntry } from '../domain/configuration.js'
 import type { ConvDetail, ConvDiff, LaneView, PortInput, ReportView } from '../port.js'
 import type { KernelContext } from './context.js'
+import { baseOf } from './lane-start.js'
 
 /** A file of the conversation's directory, or undefined when it is not there. */
 const readIf = (ctx: KernelContext, path: string) => ctx.io.files.readText(path).catch(() => undefined)
@@ -54,7 +55,7 @@ export async function convDiff(ctx: KernelContext, input: PortInput<'convDiff'>,
   const l = rec.lane
   if (!l || !l.repo) return { unavailable: `conv ${rec.id} (${rec.name}) has no git worktree` }
   const project = rec.project ? projectEntry(await ctx.config.projects(), rec.project) : undefined
-  const base = `origin/${project?.default_branch ?? (await ctx.io.git.originHead(l.repo)) ?? 'main'}`
+  const base = await baseOf(ctx, project, l.repo)
   if (ctx.io.files.exists(rec.cwd) && (await ctx.io.git.isWorkTree(rec.cwd))) return ctx.io.git.diffAgainst(rec.cwd, base, maxBytes)
   if (l.branch) return ctx.io.git.diffAgainst(l.repo, base, maxBytes, l.branch)
   return { unavailable: `the worktree ${rec.cwd} is gone and the lane had no branch` }

@@ -4,7 +4,7 @@ import { SvcError } from '../domain/errors.js'
 import { isGitBacked } from '../domain/launch.js'
 import type { ConversationRecord } from '../domain/conversation.js'
 import { workDirOf } from '../domain/worker-rules.js'
-import { alreadyGoneWarning, archiveFailedMessage, countsAgainstReap, detachedKeptWarning, keptHeadRef, nestedRepoRefusal, parkedPatchName, parkedRef, playKeptWarning, reapRefusal, unpushedWarning, type ReapFacts } from '../domain/reap.js'
+import { alreadyGoneWarning, notYetReaped, archiveFailedMessage, countsAgainstReap, detachedKeptWarning, keptHeadRef, nestedRepoRefusal, parkedPatchName, parkedRef, playKeptWarning, reapRefusal, unpushedWarning, type ReapFacts } from '../domain/reap.js'
 import { leftOutNote } from '../domain/unseen-work.js'
 import { notOwnDirectory, reappearedWarning } from '../domain/lane-claim.js'
 import { convFiles } from '../home.js'
@@ -170,7 +170,7 @@ export async function reapDirectory<V>(
 ): Promise<Omit<ReapResult, 'lane'> & { view: V }> {
   const dir = workDirOf(rec)!
   return reaps.run(rec.name, async () => {
-    if (ctx.store.get(rec.id)!.archived) throw new SvcError('conflict', `refused: conv ${rec.id} (${rec.name}) is already reaped and archived`)
+    decided(notYetReaped(ctx.store.get(rec.id)!))
     const park = Boolean(input.park)
     // What can be refused before the lane is touched, is refused before it is touched.
     const first = await gather(ctx, rec, park, false)

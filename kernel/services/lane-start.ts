@@ -2,9 +2,9 @@ import { buildContract } from '../domain/contract.js'
 import { briefGiven, callerSet, type ConversationRecord, type LaneFacts } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
 import { startLine } from '../domain/list-show.js'
-import { START_WAIT_LIMIT_MS } from '../domain/limits.js'
+import { REPLACE_STOP_LIMIT_MS, START_WAIT_LIMIT_MS } from '../domain/limits.js'
 import { checkRequest, effectiveLauncher, isGitBacked, laneConvName, planLaunch, type LanePlan } from '../domain/launch.js'
-import { checkoutFound, lanesRootFits, lanesRootProblem, lanesRootSetting, projectEntry, roleConfig } from '../domain/configuration.js'
+import { baseRef, checkoutFound, lanesRootFits, lanesRootProblem, lanesRootSetting, projectEntry, roleConfig } from '../domain/configuration.js'
 import type { ProjectEntry } from '../io/config.js'
 import type { Files } from '../io/adapters.js'
 import { basename, dirname, join, resolve as resolvePath } from '../io/paths.js'
@@ -20,7 +20,6 @@ import { laneRows } from './lane-rows.js'
 
 /** A lane is considered started within this (SPEC.md 4.1 start, step 4). */
 /** The wait for a live lane to stop before `--replace` launches. */
-export const REPLACE_STOP_MS = 30_000
 
 const starts = new KeyedQueue()
 
@@ -60,6 +59,13 @@ export async function resolveProject(ctx: KernelContext, requested: string | und
   return { key, entry, checkout, lanesRoot }
 }
 
+/** How long a --replace gives the live one to stop (a test build may shorten it). */
+export const replaceStopMs = (ctx: KernelContext) => ctx.io.timing('REPLACE_STOP', REPLACE_STOP_LIMIT_MS)
+
+/** The base ref of a project's launches and diffs (launch rule 5): only asks origin's HEAD when no default_branch is set. */
+export const baseOf = async (ctx: KernelContext, entry: Pick<ProjectEntry, 'default_branch'> | undefined, repo: string) =>
+  baseRef(entry?.default_branch, entry?.default_branch === undefined ? await ctx.io.git.originHead(repo) : undefined)
+
 /** A project's lanes root (configured, else a sibling of the checkout), as a real path, and the rule it breaks.
  * A configured `~/…` is under the home and a relative one is relative to the checkout, never to wherever the
  * kernel happened to be started. */
@@ -88,14 +94,13 @@ export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'
   // fetched ref; a launch refused meanwhile leaves it to finish on its own.
   const fetched = isGitBacked(input.role) && !input.reuse ? ctx.io.git.fetchOrigin(project.checkout, ctx.io.clock.now()) : undefined
   fetched?.catch(() => {})
-  const defaultBranch = project.entry.default_branch ?? (await ctx.io.git.originHead(project.checkout)) ?? 'main'
-  const baseRef = `origin/${defaultBranch}`
+  const base = await baseOf(ctx, project.entry, project.checkout)
 
   const rec = await starts.run(`${run}\0${key}\0${input.role}`, async () => {
-    let { plan } = decided(planLaunch(input, run, key, await laneRows(ctx, run), defaults, baseRef, ctx.io.clock.now()))
+    let { plan } = decided(planLaunch(input, run, key, await laneRows(ctx, run), defaults, base, ctx.io.clock.now()))
     if (plan.replace) {
-      await stopConversation(ctx, plan.replace.rec, REPLACE_STOP_MS)
-      plan = decided(planLaunch({ ...input, replace: false }, run, key, await laneRows(ctx, run), defaults, baseRef, ctx.io.clock.now())).plan
+      await stopConversation(ctx, plan.replace.rec, replaceStopMs(ctx))
+      plan = decided(planLaunch({ ...input, replace: false }, run, key, await laneRows(ctx, run), defaults, base, ctx.io.clock.now())).plan
     }
     const dir = join(project.lanesRoot, plan.dirName)
     const lane = (made: Made) => createLane(ctx, { plan, dir, brief, input, launcher: parent, project: project.key, made })

@@ -14,7 +14,7 @@ import { hasDoneReport } from '../domain/lane.js'
 import { createConversation, stopConversation } from './conversations.js'
 import { issueShow } from './issues.js'
 import { inNewDirectory, reusedDirectory, type Made } from './lane-start-dir.js'
-import { readBrief, REPLACE_STOP_MS, resolveProject } from './lane-start.js'
+import { baseOf, readBrief, replaceStopMs, resolveProject } from './lane-start.js'
 import { START_WAIT_LIMIT_MS } from '../domain/limits.js'
 
 /** `svc worker run`: a conversation that works on one issue in a worktree of its own and reports to whoever ran it.
@@ -48,20 +48,20 @@ export async function workerRun(ctx: KernelContext, input: PortInput<'workerRun'
   const ref = (parseIssueRef(issue.ref) as { ok: true; value: IssueRef }).value
   const fetched = input.reuse ? undefined : ctx.io.git.fetchOrigin(project.checkout, ctx.io.clock.now())
   fetched?.catch(() => {})
-  const baseRef = `origin/${project.entry.default_branch ?? (await ctx.io.git.originHead(project.checkout)) ?? 'main'}`
+  const base = await baseOf(ctx, project.entry, project.checkout)
   const slug = issueSlug(ref)
 
   const rec = await runs.run(`${project.key}\0${issue.ref}`, async () => {
     let plan = decided(planWorker(issue.ref, slug, await workerRows(ctx, issue.ref, project.key), input))
     if (plan.replace) {
-      await stopConversation(ctx, ctx.store.get(plan.replace.id)!, REPLACE_STOP_MS)
+      await stopConversation(ctx, ctx.store.get(plan.replace.id)!, replaceStopMs(ctx))
       plan = decided(planWorker(issue.ref, slug, await workerRows(ctx, issue.ref, project.key), { ...input, replace: false }))
     }
     const p = plan
     const dir = join(project.lanesRoot, p.dirName)
     const create = (made: Made) => createWorker(ctx, { plan: p, ref, issue, dir, brief, input, starter: may.starter, launcher, project: project.key, made })
     if (p.reuse) return create(reusedDirectory(ctx, { rec: ctx.store.get(p.reuse.id)! }, dir))
-    return inNewDirectory(ctx, project, { role: 'builder', branch: p.branch, startPoint: input.from ?? baseRef }, dir, fetched, create)
+    return inNewDirectory(ctx, project, { role: 'builder', branch: p.branch, startPoint: input.from ?? base }, dir, fetched, create)
   })
   const view = input.noWait || rec.harness === 'none' ? ctx.view(rec) : await awaitStart(ctx, rec, START_WAIT_LIMIT_MS)
   const n = rec.worker!.iteration

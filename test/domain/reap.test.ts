@@ -8,6 +8,7 @@ import {
   detachedKeptWarning,
   keptHeadRef,
   nestedRepoRefusal,
+  notYetReaped,
   parkedPatchName,
   parkedRef,
   processRefusal,
@@ -123,6 +124,11 @@ test('what a park and a detached HEAD keep (steps 4 and 5): the refs, and the re
     ['two', ['a', 'b'], refuse('conflict', 'refused: a patch cannot carry the files of a git repository inside the worktree: a, b; move them out of /h/lanes/b first')],
   ]
   for (const [name, paths, want] of nested) assert.equal(nestedRepoRefusal('/h/lanes/b', paths), want, name)
+})
+
+test('notYetReaped: a lane reaped and archived is refused another reap, naming it; one not archived may be reaped', () => {
+  assert.equal(notYetReaped({ id: '12', name: 'r1-b-builder-i1' }), ALLOWED)
+  assert.equal(notYetReaped({ id: '12', name: 'r1-b-builder-i1', archived: { at: 5 } }), refuse('conflict', 'refused: conv 12 (r1-b-builder-i1) is already reaped and archived'))
 })
 
 test.run()

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { testTiming } from '../../kernel/io/test-timing.js'
+import { testNumber, testTiming } from '../../kernel/io/test-timing.js'
 
 // Injectable timings: a test build may shorten a wait through the environment; no other build can.
 
@@ -22,6 +22,7 @@ test('injectable timings: honoured only in a test build, only as whole milliseco
       delete process.env.SERVICE_TEST_RECONCILE_GRACE_MS
       Object.assign(process.env, env)
       assert.is(testTiming('RECONCILE_GRACE', 10_000), expected, what)
+      assert.is(testNumber('RECONCILE_GRACE_MS'), expected === 10_000 ? undefined : expected, `testNumber: ${what}`)
     }
   } finally {
     for (const [k, v] of [['SERVICE_TEST_BUILD', saved.b], ['SERVICE_TEST_RECONCILE_GRACE_MS', saved.g]] as const)
