@@ -5,6 +5,7 @@ import { runDemoGauntlet } from './demo/gauntlet.js'
 import { runDemoWorker } from './demo/worker.js'
 import { createSampleProject, gitIn, writeProjectsYaml } from './demo/sample-project.js'
 import { homePaths } from '../kernel/home.js'
+import { ROLES } from '../kernel/domain/keys.js'
 import { deckUrl } from './commands/deck.js'
 import { ensureKernel, resolveHome } from './connect.js'
 import { lazyPort, printError } from './dispatch.js'
@@ -30,7 +31,7 @@ async function main(): Promise<number> {
     const p = existsSync(join(dir, 'sample')) ? { key: 'sample', origin: join(dir, 'sample-origin.git'), checkout: join(dir, 'sample') } : createSampleProject(dir)
     gitIn(p.checkout, 'config', 'user.name', 'Demo Lane')
     gitIn(p.checkout, 'config', 'user.email', 'demo@localhost')
-    const roles = Object.fromEntries(['builder', 'critic', 'verifier', 'play', 'orchestrator'].map((r) => [r, { model: 'demo-shell', harness: 'shell' }]))
+    const roles = Object.fromEntries(ROLES.map((r) => [r, { model: 'demo-shell', harness: 'shell' }]))
     writeProjectsYaml(home, p, { gauntlet: { roles } })
     const svcMain = fileURLToPath(new URL('./main.js', import.meta.url))
     const demo = { svc: [process.execPath, svcMain], env: { ...process.env, SERVICE_HOME: home }, project: p.key, pace: Number(io.env.SERVICE_DEMO_PACE ?? 1), say }

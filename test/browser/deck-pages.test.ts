@@ -248,7 +248,7 @@ pages('injection: hostile text through every field (title, model, brief, transcr
     await w.page.goto(`${w.api.base}${path}`)
     await w.page.locator(`li[data-id="${id}"] > .row .name`).filter({ hasText: PAYLOADS[0] }).waitFor(WAIT)
     assert.match((await w.page.locator(`li[data-id="${id}"] > .row`).textContent())!, PAYLOADS[0], `${where}: the model, as text`)
-    await w.page.fill('#search', '<img').catch(() => {})
+    if (path === '/agents') await w.page.fill('#search', '<img')
     await shot(w, `injection-${path === '/' ? 'deck' : 'agents'}.png`)
     await assertInert(w, where)
   }
