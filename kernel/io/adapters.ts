@@ -159,9 +159,7 @@ const realProcs: Procs = {
 
 /** The git operations of io/git*.ts that services use. */
 const realGit = {
-  git: gitCore.git,
   gitTry: gitCore.gitTry,
-  serialized: gitCore.serialized,
   fetchOrigin: gitCore.fetchOrigin,
   revParse: gitCore.revParse,
   refExists: gitCore.refExists,
@@ -170,6 +168,7 @@ const realGit = {
   worktreeAdd: gitCore.worktreeAdd,
   undoWorktreeAdd: gitCore.undoWorktreeAdd,
   worktreeRemove: gitCore.worktreeRemove,
+  worktreePrune: gitCore.worktreePrune,
   deleteBranch: gitCore.deleteBranch,
   statusFacts: gitCore.statusFacts,
   worktreeGitDir: gitCore.worktreeGitDir,

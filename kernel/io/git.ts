@@ -145,6 +145,9 @@ export async function undoWorktreeAdd(repo: string, dir: string, branch?: string
   if (branch) await deleteBranch(repo, branch).catch(() => {})
 }
 
+/** Forget the worktrees whose directories are gone (one git at a time in the repository). */
+export const worktreePrune = (repo: string): Promise<string> => serialized(repo, () => git(repo, ['worktree', 'prune']))
+
 /** Remove a worktree without force (git refuses if it holds changes), then prune. */
 export async function worktreeRemove(repo: string, dir: string, force = false): Promise<void> {
   await serialized(repo, async () => {

@@ -203,7 +203,7 @@ export async function reapDirectory<V>(
     } else {
       warnings.push(rec.reaped && ctx.io.files.exists(rec.cwd) ? reappearedWarning(rec.cwd) : alreadyGoneWarning(rec.cwd))
       const repo = dir.repo
-      if (repo && isGitBacked(dir.role)) await ctx.io.git.serialized(repo, () => ctx.io.git.git(repo, ['worktree', 'prune'])).catch(() => '')
+      if (repo && isGitBacked(dir.role)) await ctx.io.git.worktreePrune(repo).catch(() => '')
     }
     if (!rec.reaped) await ctx.store.update(rec.id, { reaped: { at: ctx.io.clock.now() } })
     let archived = false

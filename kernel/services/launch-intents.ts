@@ -89,7 +89,7 @@ async function settle(ctx: KernelContext, path: string, apply: boolean): Promise
   const plan = planUndo(intent, await undoFacts(ctx, intent))
   if (!apply) return plan
   const repo = intent.repo!
-  if (plan.removeWorktree === 'prune') await ctx.io.git.serialized(repo, () => ctx.io.git.git(repo, ['worktree', 'prune']))
+  if (plan.removeWorktree === 'prune') await ctx.io.git.worktreePrune(repo)
   else if (plan.removeWorktree) await ctx.io.git.worktreeRemove(repo, intent.dir, plan.removeWorktree === 'force')
   if (plan.deleteBranch) await ctx.io.git.deleteBranch(repo, plan.deleteBranch)
   if (plan.removeDir) ctx.io.files.removeEmptyDir(intent.dir)
