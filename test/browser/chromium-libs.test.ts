@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium } from 'playwright-core'
-import { CHROMIUM_ARGS, chromiumDir, chromiumExecutable } from '../helpers/chromium.js'
+import { CHROMIUM_ARGS, chromiumDir, chromiumExecutable, screenshotOf } from '../helpers/chromium.js'
 
 /** The browser `npm install` brings must run on a fresh machine of this kind with nothing installed by hand: every
  * library it or the libraries it ships load is either shipped beside it or part of the machine's base system. The
@@ -70,7 +70,7 @@ libs('what the running browser has loaded after drawing a page: only its own lib
   try {
     const page = await browser.newPage()
     await page.setContent('<h1 style="font-family: sans-serif">Command Deck ✓</h1><input value="text">')
-    assert.ok((await page.screenshot({ type: 'png' })).length > 0, 'a screenshot is drawn')
+    assert.ok((await screenshotOf(page)).length > 0, 'a screenshot is drawn')
     // Libraries opened at run time (dlopen) show in the processes' memory maps, which ldd cannot see.
     const pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p) && cmdline(p).startsWith(exe))
     assert.ok(pids.length > 0, 'the browser processes are found')

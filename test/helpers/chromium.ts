@@ -39,3 +39,15 @@ export async function chromiumExecutable(): Promise<string> {
 /** Flags for a headless browser as root on a machine with no network but the loopback: no sandbox (root), and no
  * background connections, which the closed network would refuse many at a time. */
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-component-update', '--disable-sync']
+
+/** A screenshot of the page, asked again (up to three times) when the browser had no frame to give yet: under the
+ * load of a full test run Chromium once answered "Unable to capture screenshot". Any other error is thrown at once. */
+export async function screenshotOf(page: { screenshot(o: { type?: 'png'; path?: string; fullPage?: boolean }): Promise<Buffer> }, o: { path?: string; fullPage?: boolean } = {}): Promise<Buffer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await page.screenshot({ type: 'png', ...o })
+    } catch (e) {
+      if (attempt === 3 || !String((e as Error)?.message).includes('Unable to capture screenshot')) throw e
+    }
+  }
+}

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
-import { CHROMIUM_ARGS, chromiumExecutable } from './chromium.js'
+import { CHROMIUM_ARGS, chromiumExecutable, screenshotOf } from './chromium.js'
 import { ROOT, TestHome } from './home.js'
 import { setupProject, type Setup } from './project.js'
 import { gates, kernelApi } from '../e2e/api-kit.js'
@@ -38,4 +38,4 @@ export async function closeDeckWorld(w: DeckWorld): Promise<void> {
 
 /** Launch a lane of run r1 from the project's root conversation. */
 export const launchLane = (w: DeckWorld, body: Record<string, unknown>) => w.api.post('/api/lanes', { run: 'r1', conversation: w.s.root, ...body })
-export const shot = (w: DeckWorld, name: string) => w.page.screenshot({ path: join(SHOTS, name), fullPage: true })
+export const shot = (w: DeckWorld, name: string) => screenshotOf(w.page, { path: join(SHOTS, name), fullPage: true })
