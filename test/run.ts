@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync, readFileSync, rmSync, rmdirSync, existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT, TEST_HOMES } from './helpers/home.js'
-import { suiteOutcome } from './helpers/suite-outcome.js'
+import { suiteOutcome, failureRecap } from './helpers/suite-outcome.js'
 
 /** Runs every uvu suite file under dist/test, each in its own process so that one crash cannot hide the others'
  * counts, several side by side (most suites wait on the processes they drive), prints each file's report whole when
@@ -48,6 +48,7 @@ const queue = [...files].sort((a, b) => guess(b) - guess(a))
 
 const suitePids: number[] = []
 const outcomes = new Map<string, Outcome>()
+const failures: { name: string; report: string }[] = []
 
 function runFile(s: SuiteFile): Promise<void> {
   const started = Date.now()
@@ -67,6 +68,7 @@ function runFile(s: SuiteFile): Promise<void> {
       const ms = Date.now() - started
       const counted = suiteOutcome(out, code ?? (signal ? 1 : 0))
       outcomes.set(key(s), { ...counted, ms })
+      if (counted.failed) failures.push({ name: key(s), report: out })
       process.stdout.write(out)
       console.log(`${key(s)}: ${counted.passed} passed, ${counted.failed} failed in ${(ms / 1000).toFixed(1)} s\n`)
       resolve()
@@ -94,6 +96,8 @@ for (const o of outcomes.values()) {
   passed += o.passed
   failed += o.failed
 }
+// The failures again, at the end, where a reader of only the last page of a long log still sees them.
+for (const f of failures) console.log(failureRecap(f.name, f.report))
 for (const group of groups) {
   const own = files.filter((s) => s.group === group).map((s) => outcomes.get(key(s))!)
   const sum = own.reduce((t, o) => t + o.ms, 0)

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { suiteOutcome } from '../helpers/suite-outcome.js'
+import { suiteOutcome, failureRecap } from '../helpers/suite-outcome.js'
 
 // What the test runner counts for one suite file: CI reads the sum as `N passed, N failed`.
 
@@ -17,6 +17,32 @@ const cases: [string, string, number, { passed: number; failed: number }][] = [
 
 test('a suite file counts its passed and failed tests, and a crashed file counts as a failure', () => {
   for (const [what, out, code, expected] of cases) assert.equal(suiteOutcome(out, code), expected, what)
+})
+
+const uvuFailure =
+  '\x1b[1mx.test.js\x1b[22m\n\x1b[90m• \x1b[39m\x1b[31m✘ \x1b[39m  (1 / 2)\n\n  \x1b[1m\x1b[41m FAIL \x1b[22m\x1b[49m "broken one"\n    the thing  (equal)\n    at handler (x.test.js:3:33)\n' +
+  report(2, 1, 0)
+
+test('the recap of a failed file starts at its first FAIL line, without colours, and names the file', () => {
+  const recap = failureRecap('e2e/x.test.js', uvuFailure).split('\n')
+  assert.equal(recap.slice(0, 4), ['FAILED e2e/x.test.js:', '   FAIL  "broken one"', '    the thing  (equal)', '    at handler (x.test.js:3:33)'])
+  assert.not.match(recap.join('\n'), /\x1b|✘/)
+})
+
+test('the recap of a file that crashed without a FAIL line is its last lines, and says how many it left out', () => {
+  const out = Array.from({ length: 100 }, (_, i) => `line ${i}`).join('\n') + '\nTypeError: boom\n'
+  const recap = failureRecap('io/y.test.js', out).trimEnd().split('\n')
+  assert.equal(recap[0], 'FAILED io/y.test.js:')
+  assert.equal(recap[1], '(61 more lines in its report above)')
+  assert.equal(recap.at(-1), 'TypeError: boom')
+  assert.equal(recap.length, 2 + 40)
+})
+
+test('a long failure is cut to 40 lines, with a line saying how many more there are', () => {
+  const out = ' FAIL  "long"\n' + Array.from({ length: 99 }, (_, i) => `  at f${i}`).join('\n')
+  const recap = failureRecap('e2e/z.test.js', out).trimEnd().split('\n')
+  assert.equal(recap.length, 1 + 40 + 1)
+  assert.equal(recap.at(-1), '(60 more lines in its report above)')
 })
 
 test.run()
