@@ -40,14 +40,20 @@ export async function chromiumExecutable(): Promise<string> {
  * background connections, which the closed network would refuse many at a time. */
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-component-update', '--disable-sync']
 
-/** A screenshot of the page, asked again (up to three times) when the browser had no frame to give yet: under the
- * load of a full test run Chromium once answered "Unable to capture screenshot". Any other error is thrown at once. */
-export async function screenshotOf(page: { screenshot(o: { type?: 'png'; path?: string; fullPage?: boolean }): Promise<Buffer> }, o: { path?: string; fullPage?: boolean } = {}): Promise<Buffer> {
+/** How many times a screenshot is asked for, and how long to let the browser draw between two askings. */
+const SHOT_ATTEMPTS = 5
+const SHOT_PAUSE_MS = 250
+
+/** A screenshot of the page, asked again (up to SHOT_ATTEMPTS times, a moment apart) when the browser had no frame
+ * to give yet: under the load of a full test run Chromium now and then answers "Unable to capture screenshot", and
+ * draws the same page when asked again a little later. Any other error is thrown at once. */
+export async function screenshotOf(page: { screenshot(o: { type?: 'png'; path?: string; fullPage?: boolean }): Promise<Buffer> }, o: { path?: string; fullPage?: boolean } = {}, pauseMs = SHOT_PAUSE_MS): Promise<Buffer> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await page.screenshot({ type: 'png', ...o })
     } catch (e) {
-      if (attempt === 3 || !String((e as Error)?.message).includes('Unable to capture screenshot')) throw e
+      if (attempt === SHOT_ATTEMPTS || !String((e as Error)?.message).includes('Unable to capture screenshot')) throw e
+      await new Promise((r) => setTimeout(r, pauseMs * attempt))
     }
   }
 }
