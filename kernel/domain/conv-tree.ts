@@ -18,6 +18,9 @@ export interface TreeNode {
   children: TreeNode[]
 }
 
+/** SPEC.md 1 and 8 (Pairing and chains, bullets 3 and 4): the rows as a tree. A row goes under its holder: the builder
+ * it judges (a critic or verifier whose builder is shown), else the conversation that launched it (when shown). A
+ * row whose holders loop back goes to the top level, so that no row is hidden. Every level in id order. */
 export function buildTree(convs: TreeInput[]): TreeNode[] {
   const byId = new Map(convs.map((c) => [c.id, c]))
   const nodes = new Map<string, TreeNode>(convs.map((c) => [c.id, { id: c.id, ...(c.successor && c.parent ? { continues: c.parent } : {}), children: [] }]))

@@ -6,6 +6,7 @@ import * as chains from '../../kernel/domain/chains.js'
 import * as configuration from '../../kernel/domain/configuration.js'
 import * as contract from '../../kernel/domain/contract.js'
 import * as conversation from '../../kernel/domain/conversation.js'
+import * as convTree from '../../kernel/domain/conv-tree.js'
 import * as keys from '../../kernel/domain/keys.js'
 import * as lane from '../../kernel/domain/lane.js'
 import * as laneClaim from '../../kernel/domain/lane-claim.js'
@@ -19,8 +20,9 @@ import * as wait from '../../kernel/domain/wait.js'
 // The rulebook's index: every rule of SPEC.md sections 3, 4.1 (start rules 1-8, report rules, wait, reap steps), 5
 // and 8, and the rulebook export that decides it. A rule whose function is renamed or gone fails here. The few rules
 // that are about real files, git or processes (and nothing to decide) name the end-to-end suite that proves them.
-// It reads the section modules only, plus keys and limits for the rules that are constants, and contract.ts, the
-// text of the lane contract (start behaviour 3) that launch rule 8 constrains.
+// It reads the section modules, the modules whose rules serve several sections (keys and limits for the constants,
+// conversation, lane, lane-claim, and conv-tree for the deck's tree), and contract.ts, the text of the lane contract
+// (start behaviour 3) that launch rule 8 constrains.
 
 type Where = { module: Record<string, unknown>; name: string } | { e2e: string }
 const at = (module: Record<string, unknown>, ...names: string[]): Where[] => names.map((name) => ({ module, name }))
@@ -88,6 +90,8 @@ const INDEX: Record<string, Where[]> = {
   '8 configuration: roles.<role>.model and .effort': at(launch, 'launchModel', 'planLaunch'),
   '8 pairing: critics of iteration n': at(chains, 'criticsOf'),
   '8 pairing: a builder of n >= 2 answers the newest critic of n - 1': at(chains, 'answeredVerdict'),
+  '8 pairing: a handoff chain renders as a tree, the successor beside the lanes, continues <- #id': at(convTree, 'buildTree'),
+  '8 pairing: a critic nests under its judged builder; a builder shows its newest verdict': at(convTree, 'buildTree').concat(at(chains, 'rowVerdict')),
   // The argument forms and lookups of wait, show and the calling conversation (services/decided turns them into errors).
   '4.1 wait: exactly one of a lane, --run or --parent; --after by form': at(wait, 'oneWaitForm', 'afterSeq', 'afterCursor'),
   '4.1 show: a lane, or --run with --key; no lanes of them': at(listShow, 'showForm').concat(at(lane, 'chainFound')),
