@@ -67,7 +67,7 @@ test('item 10: a builder that sets SERVICE_CONVERSATION to its critic or to the 
   writeFileSync(join(h.home, 'go'), '')
   await written(join(h.home, 'critic-code'), 'the critic to report')
   assert.is(read('critic-code').trim(), '0')
-  const reports = JSON.parse(readFileSync(join(h.service, 'agents', `conv-${cName}`, 'reports.json'), 'utf8')).reports
+  const reports = h.reports(cName)
   assert.equal(reports.map((r: { verdict?: string }) => r.verdict), ['NOT_YET'], 'only the critic\'s own verdict')
 
   // The key is in no file of the conversation; its record keeps only a hash.

@@ -25,7 +25,7 @@ test('any verb starts the kernel; kernel.json is 0600, the home 0700, the kernel
   const listen = tcp.split('\n').filter((l) => l.includes(`:${portHex} `) && l.trim().split(/\s+/)[3] === '0A')
   assert.is(listen.length, 1)
   assert.ok(listen[0].trim().split(/\s+/)[1].startsWith('0100007F:'), 'bound to 127.0.0.1')
-  assert.match(readFileSync(join(h.service, 'kernel.log'), 'utf8'), `pid ${k.pid} listening on 127.0.0.1:${k.port}`)
+  assert.match(h.kernelLog(), `pid ${k.pid} listening on 127.0.0.1:${k.port}`)
 })
 
 test('every request needs the bearer token', async () => {
@@ -78,8 +78,8 @@ test('a stale kernel.json (dead pid) is replaced and the reason logged', async (
   await h.ok(['kernel', 'start'])
   const k = h.kernelFile()!
   assert.ok(k.pid !== 999999 && alive(k.pid))
-  assert.match(readFileSync(join(h.service, 'kernel.log'), 'utf8'), 'replacing stale')
-  assert.match(readFileSync(join(h.service, 'kernel.log'), 'utf8'), 'kernel pid 999999 is gone')
+  assert.match(h.kernelLog(), 'replacing stale')
+  assert.match(h.kernelLog(), 'kernel pid 999999 is gone')
   assert.ok(existsSync(join(h.service, 'kernel.json.stale-999999')))
 })
 
@@ -113,7 +113,7 @@ test('a store file that does not parse is refused alone: the kernel starts, the 
   assert.is(r.code, 0, r.stderr)
   assert.equal(JSON.parse(r.stdout).map((c: { id: string }) => c.id), [other])
   assert.is(readFileSync(record, 'utf8'), '{"id": "1", broken')
-  assert.match(readFileSync(join(h.service, 'kernel.log'), 'utf8'), `error store file ${record} does not parse`)
+  assert.match(h.kernelLog(), `error store file ${record} does not parse`)
 })
 
 test('unknown command and unknown option are one line each, exit 1', async () => {

@@ -31,7 +31,6 @@ async function receiver(answer?: (n: number) => Answer, extra: object = {}): Pro
   writeNotify({ webhook: { url: rx.url, headers: { authorization: 'Bearer t0k' } }, ...extra })
   return rx
 }
-const kernelLog = () => readFileSync(join(h.service, 'kernel.log'), 'utf8')
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const start = (args: string[]) => h.ok(['lane', 'start', '--run', 'r1', ...args], { env: s.env })
 
@@ -87,7 +86,7 @@ test('a receiver failing twice then answering gets the same body on the third tr
   // Backoff: the second retry waits twice as long as the first (50 ms, then 100 ms).
   assert.ok(r.got[1].at - r.got[0].at >= 50, `${r.got[1].at - r.got[0].at} ms`)
   assert.ok(r.got[2].at - r.got[1].at >= 100, `${r.got[2].at - r.got[1].at} ms`)
-  const failures = kernelLog().split('\n').filter((l) => /^\S+ \w+ notify/.test(l))
+  const failures = h.kernelLog().split('\n').filter((l) => /^\S+ \w+ notify/.test(l))
   assert.equal(failures.map((l) => l.replace(/^\S+ /, '')), [
     'warn notify webhook: report of conv-r1-b-builder-i1: try 1 of 3 failed: HTTP 500; next in 50 ms',
     'warn notify webhook: report of conv-r1-b-builder-i1: try 2 of 3 failed: HTTP 500; next in 100 ms',
@@ -111,7 +110,7 @@ test('a receiver that never answers does not delay svc lane report; the kernel g
   // Each report returns well before the webhook's limit, the second while the first post still hangs.
   assert.ok(first < 3000 && second < 3000, `the reports took ${first} ms and ${second} ms`)
   assert.ok(r.got.length >= 1)
-  await until(() => kernelLog().includes('notify webhook: report of conv-r1-b-builder-i1 not delivered: no answer within 3000 ms (gave up after 3 tries)'), 'the give-up line', 20_000)
+  await until(() => h.kernelLog().includes('notify webhook: report of conv-r1-b-builder-i1 not delivered: no answer within 3000 ms (gave up after 3 tries)'), 'the give-up line', 20_000)
   assert.ok(alive(h.kernelFile()!.pid), 'the kernel lives on after a webhook that never answers')
 })
 
@@ -149,7 +148,7 @@ test('a command that outlives its limit is killed and logged; the next notificat
   assert.is(JSON.parse(readFileSync(join(h.home, 'later.json'), 'utf8')).firstLine, 'two')
   const pid = Number(readFileSync(join(h.home, 'first'), 'utf8'))
   assert.not.ok(alive(pid), 'the hung command was killed')
-  const log = kernelLog()
+  const log = h.kernelLog()
   assert.ok(log.includes(`error notify command: report of conv-r1-b-builder-i1 not delivered: still running after 300 ms; killed\n`), log)
 })
 
@@ -160,7 +159,7 @@ test('a broken notify block: one line in svc doctor and kernel.log, notification
   assert.is(d.code, 1)
   const path = join(h.service, 'notify.yaml')
   assert.match(d.stdout, `PROBLEM  notify: ${path}: webhook.url: an http:// or https:// URL; notifications are off\n         fix: correct ${path} (README, Notifications)\n`)
-  const logged = kernelLog().split('\n').filter((l) => /^\S+ \w+ notify/.test(l))
+  const logged = h.kernelLog().split('\n').filter((l) => /^\S+ \w+ notify/.test(l))
   assert.equal(logged.map((l) => l.replace(/^\S+ /, '')), [`error notify: ${path}: webhook.url: an http:// or https:// URL; notifications are off until it is corrected`])
   await start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('still fine')])
   assert.is((await h.svc(['lane', 'wait', 'r1-b-builder-i1', '--timeout', '30'])).code, 0)

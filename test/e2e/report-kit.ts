@@ -1,5 +1,5 @@
 import { test } from 'uvu'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { TestHome } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
@@ -25,6 +25,6 @@ export function reportSuite(use: (world: { h: TestHome; s: Setup }) => void) {
   /** A shell line that waits for a file `go-<n>` in the test HOME; `open(n)` makes it. */
   const gate = (n: string) => `while [ ! -e ${h.home}/go-${n} ]; do sleep 0.05; done`
   const open = (n: string) => writeFileSync(join(h.home, `go-${n}`), '')
-  const reportsOf = (name: string) => JSON.parse(readFileSync(join(h.service, 'agents', `conv-${name}`, 'reports.json'), 'utf8')).reports
+  const reportsOf = (name: string) => h.reports(name)
   return { start, gate, open, reportsOf }
 }

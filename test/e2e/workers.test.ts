@@ -21,7 +21,7 @@ test.after.each(async () => {
 
 const issue = async (title: string) => (await h.ok(['issue', 'new', '--project', s.project.key, '--title', title])).trim().split('\n').at(-1)!
 const read = (f: string) => readFileSync(join(h.home, f), 'utf8')
-const reportsOf = (name: string) => JSON.parse(readFileSync(join(h.service, 'agents', `conv-${name}`, 'reports.json'), 'utf8')).reports
+const reportsOf = (name: string) => h.reports(name)
 const idOf = (line: string) => /conv (\d+) /.exec(line)![1]
 
 test('run: the line, the worktree and branch, the facts written once, the brief and the issue snapshot', async () => {

@@ -97,6 +97,16 @@ export class TestHome {
     return connect({ ...processIo(), env: this.env(env) }, false)
   }
 
+  /** What the kernel has logged so far. */
+  kernelLog(): string {
+    return readFileSync(join(this.service, 'kernel.log'), 'utf8')
+  }
+
+  /** The reports stored for conversation `name`, as the kernel wrote them (its reports.json), read as they are. */
+  reports(name: string): any[] {
+    return JSON.parse(readFileSync(join(this.service, 'agents', `conv-${name}`, 'reports.json'), 'utf8')).reports
+  }
+
   kernelFile(): { pid: number; port: number; token: string } | undefined {
     try {
       return JSON.parse(readFileSync(join(this.service, 'kernel.json'), 'utf8'))

@@ -30,7 +30,7 @@ test('a stale temp file of the store is removed at start and logged; the record 
   assert.is(v.id, s.root)
   for (let i = 0; i < 50 && existsSync(tmp); i++) await new Promise((r) => setTimeout(r, 50))
   assert.not.ok(existsSync(tmp))
-  assert.match(readFileSync(join(h.service, 'kernel.log'), 'utf8'), `removed temp file of an interrupted write: ${tmp}`)
+  assert.match(h.kernelLog(), `removed temp file of an interrupted write: ${tmp}`)
   states++
 })
 
@@ -109,7 +109,7 @@ test('item 12: a broken state.json or mark.json reads as no state, named in the 
     const tree = await api('/api/tree')
     assert.is(tree.status, 200, `${what}: the deck's tree answers`)
     assert.is(Object.keys(tree.body.lanes).length, 2)
-    assert.match(readFileSync(join(h.service, 'kernel.log'), 'utf8'), `runner file refused: ${path} `, what)
+    assert.match(h.kernelLog(), `runner file refused: ${path} `, what)
     rmSync(path)
     hostileFiles++
   }
@@ -133,7 +133,7 @@ test('item 12: broken records ("id":"abc" and every other kind) and a broken rep
   assert.is(JSON.parse(await h.ok(['lane', 'list', '--json']))[0].report, undefined, 'the lane whose reports file is broken is listed, with no report')
   const id = (await h.ok(['conv', 'new', '--harness', 'none', '--cwd', h.home])).trim()
   assert.match(id, /^[1-9][0-9]*$/, 'the next id is a number')
-  const log = readFileSync(join(h.service, 'kernel.log'), 'utf8').split('\n')
+  const log = h.kernelLog().split('\n')
   for (const f of files) assert.is(log.filter((l) => l.includes(`store file ${f} `)).length, 1, `one log line names ${f}`)
   const doctor = await h.svc(['doctor'])
   assert.is(doctor.code, 1)

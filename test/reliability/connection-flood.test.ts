@@ -3,7 +3,6 @@ import * as assert from 'uvu/assert'
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
-import { join } from 'node:path'
 import { SVC_MAIN, TestHome, alive, until } from '../helpers/home.js'
 import { recordFigure } from './figures.js'
 
@@ -15,7 +14,6 @@ let h: TestHome
 let k: { pid: number; port: number; token: string }
 
 const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN)
-const kernelLog = () => readFileSync(join(h.service, 'kernel.log'), 'utf8')
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 async function authorised(): Promise<number> {
@@ -81,7 +79,7 @@ test('item 9: 1100 idle connections without a token: the kernel sheds the excess
   assert.is(await authorised(), 200)
   const grownMb = (peakRss - rssBefore) / 1024
   assert.ok(grownMb < 40, `memory stays bounded: grew ${grownMb.toFixed(1)} MB`)
-  const log = kernelLog()
+  const log = h.kernelLog()
   assert.not.match(log, /fatal|stopping|exited/, `nothing fatal in kernel.log:\n${log}`)
   assert.match(log, `over ${CAP} open connections: closed`)
   const byIdle = flood.closed() - atCap

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ensureKernel, httpTransport } from '../../cli/connect.js'
 import { processIo } from '../../cli/io.js'
@@ -63,7 +63,7 @@ class Walk {
       }
       await until(() => !alive(this.pid), `the killed kernel gone (the call failed with ${failure})`)
       // Killed by the armed fault point, not by a failure of its own.
-      assert.not.match(readFileSync(join(this.h.service, 'kernel.log'), 'utf8'), 'fatal:', `no fatal line after ${label}-${j}`)
+      assert.not.match(this.h.kernelLog(), 'fatal:', `no fatal line after ${label}-${j}`)
       assert.ok(existsSync(join(this.h.service, 'kernel.json')), 'a killed kernel leaves its manifest behind (stale)')
       const before = this.pid
       await this.start()

@@ -51,7 +51,7 @@ test('concurrent reports, tells and reaps on one lane: each succeeds or is refus
     assert.ok(r.code === 0 || r.code === 4 || r.code === 1, `exit ${r.code}`)
     if (r.code === 1) assert.ok(/^svc: .+\n(hint: .+\n)?$/.test(r.stderr), `a clean refusal: ${JSON.stringify(r.stderr)}`)
   }
-  const reports = JSON.parse(readFileSync(join(h.service, 'agents', `conv-${lane}`, 'reports.json'), 'utf8')).reports as { seq: number }[]
+  const reports = h.reports(lane) as { seq: number }[]
   const filed = results.slice(0, 8).filter((r) => r.code === 4).length
   assert.is(reports.length, filed, 'every acknowledged report is stored, no other')
   assert.equal(reports.map((r) => r.seq), Array.from({ length: filed }, (_, i) => i + 1))
