@@ -38,7 +38,7 @@ export class NotifySender {
   constructor(
     private readonly log: Log,
     notify: Pick<Adapters['notify'], 'postJson' | 'runCommand'>,
-    private readonly timings: NotifyTimings,
+    timings: NotifyTimings,
   ) {
     const queue = (sink: NotifySink, attempt: (item: Item) => Promise<Attempt>, schedule: RetrySchedule) =>
       new DeliveryQueue<Item>(

@@ -25,7 +25,6 @@ import {
   type StartRequest,
 } from '../../kernel/domain/launch.js'
 import { buildContract } from '../../kernel/domain/contract.js'
-import type { Report } from '../../kernel/domain/report.js'
 import { report, row } from '../helpers/lane-now.js'
 
 // SPEC.md 4.1 start: launch rules 1-8, the options, who may launch (SPEC.md 5) and the working directories by role

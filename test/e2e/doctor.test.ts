@@ -2,11 +2,12 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { ROOT, TestHome, alive, git, until } from '../helpers/home.js'
+import { TestHome, alive, git, until } from '../helpers/home.js'
 import { realCliBin, realVersion } from '../helpers/real-harness.js'
 import { setupProject } from '../helpers/project.js'
 import { writeProjectsYaml } from '../../cli/demo/sample-project.js'
 import type { FakeGhState } from '../../fixtures/fake-gh.js'
+import { GH_BIN } from '../helpers/gh.js'
 
 /** `svc doctor` run against a real kernel and the real harness CLIs (node_modules): the checks come from the kernel's
  * own PATH and environment (the ones harnesses get). */
@@ -74,7 +75,6 @@ test('problems: no claude on the PATH, a lanes root under /tmp; each with its fi
 })
 
 test('gh: its version and login; missing or logged out is a note with the exact fix on a second line, never a problem', async () => {
-  const GH_BIN = join(ROOT, 'fixtures', 'gh-bin')
   const state = join(h.home, 'gh.json')
   const write = (s: FakeGhState) => writeFileSync(state, JSON.stringify(s))
   write({ loggedIn: false, repos: {} })

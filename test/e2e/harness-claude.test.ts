@@ -1,7 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { fakeHarnessHome, harnessLog, rpc, untilActivity } from '../helpers/activity.js'
-import { TestHome, alive, until } from '../helpers/home.js'
+import { TestHome, until } from '../helpers/home.js'
 
 /** What the real claude cannot do here, on the fake `claude` (fixtures/bin first on the kernel's PATH): hang in a
  * turn ignoring the interrupt, and be an older CLI that does not know an option. Every other flow runs on the real

@@ -1,16 +1,15 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readFileSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import type { FakeGhState } from '../../fixtures/fake-gh.js'
 import { createSampleProject, gitIn, type SampleProject } from '../../cli/demo/sample-project.js'
-import { ROOT, TestHome } from '../helpers/home.js'
+import { TestHome } from '../helpers/home.js'
+import { ghEnv, SYSTEM_PATH } from '../helpers/gh.js'
 
 /** `svc issue new|list|show|close` run as the built program against a real kernel: exact stdout, stderr and exit
  * codes. GitHub issues go through the stand-in gh (fixtures/gh-bin) on the kernel's PATH. */
 
-const GH_BIN = join(ROOT, 'fixtures', 'gh-bin')
-const SYSTEM_PATH = [dirname(process.execPath), '/usr/bin', '/bin'].join(':')
 
 let h: TestHome
 let app: SampleProject
@@ -116,7 +115,7 @@ test('GitHub issues through gh: gh:<owner>/<repo>#<n>, #<n> on the origin, not l
     const state = join(g.home, 'gh.json')
     const write = (s: FakeGhState) => writeFileSync(state, JSON.stringify(s))
     write({ loggedIn: true, repos: { 'acme/app': { '12': { title: 'Login fails', body: 'On GitHub.', state: 'OPEN' } } } })
-    g.extraEnv = { PATH: `${GH_BIN}:${SYSTEM_PATH}`, FAKE_NODE: process.execPath, FAKE_GH_STATE: state }
+    g.extraEnv = ghEnv(state)
     const a = createSampleProject(join(g.home, 'src'), 'app')
     writeFileSync(join(g.service, 'projects.yaml'), `app:\n  path: ${JSON.stringify(a.checkout)}\n`)
     const text = 'ref: gh:acme/app#12\nstate: open\ntitle: Login fails\nurl: https://github.com/acme/app/issues/12\n\nOn GitHub.\n'

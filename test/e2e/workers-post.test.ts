@@ -1,17 +1,16 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { ensureKernel, httpTransport } from '../../cli/connect.js'
 import { processIo } from '../../cli/io.js'
 import { createSampleProject, writeProjectsYaml } from '../../cli/demo/sample-project.js'
 import { remotePort } from '../../kernel/port-client.js'
 import type { KernelPort } from '../../kernel/port.js'
 import type { FakeGhState } from '../../fixtures/fake-gh.js'
-import { ROOT, TestHome, alive, until } from '../helpers/home.js'
+import { TestHome, alive, until } from '../helpers/home.js'
+import { ghEnv } from '../helpers/gh.js'
 
-const GH_BIN = join(ROOT, 'fixtures', 'gh-bin')
-const SYSTEM_PATH = [dirname(process.execPath), '/usr/bin', '/bin'].join(':')
 
 /** `svc worker run --post`: each report is posted to its issue as one comment ending with its marker, exactly once,
  * even when the kernel is killed between the posting and its recording. */
@@ -79,7 +78,7 @@ test('--post with the kernel killed between posting and recording: after the res
 test('a worker on a GitHub issue: its name, directory and branch; --post comments through gh, the issue left open', async () => {
   const state = join(h.home, 'gh.json')
   writeFileSync(state, JSON.stringify({ loggedIn: true, repos: { 'acme/app': { '12': { title: 'Login fails', body: 'On GitHub.', state: 'OPEN' } } } } satisfies FakeGhState))
-  h.extraEnv = { PATH: `${GH_BIN}:${SYSTEM_PATH}`, FAKE_NODE: process.execPath, FAKE_GH_STATE: state }
+  h.extraEnv = ghEnv(state)
   const { port } = await connect()
   const root = await port.convNew({ harness: 'none', project: 'sample' })
   const r = await port.workerRun({ issue: 'gh:Acme/App#12', prompt: 'x', harness: 'none', post: true, conversation: root.id, project: 'sample' })

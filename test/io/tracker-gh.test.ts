@@ -1,10 +1,11 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import type { FakeGhState } from '../../fixtures/fake-gh.js'
 import { ghAuthStatus, GhTracker } from '../../kernel/io/trackers/gh.js'
-import { ROOT, rejection, scratchDir } from '../helpers/home.js'
+import { rejection, scratchDir } from '../helpers/home.js'
+import { GH_BIN, SYSTEM_PATH } from '../helpers/gh.js'
 
 /** The gh tracker driving the stand-in gh (fixtures/gh-bin), which checks its arguments as the real one does. */
 
@@ -12,8 +13,7 @@ const BASE = scratchDir('io-tracker-gh')
 mkdirSync(BASE, { recursive: true })
 const STATE = join(BASE, 'gh-state.json')
 const LOG = join(BASE, 'gh-log.jsonl')
-const SYSTEM_PATH = [dirname(process.execPath), '/usr/bin', '/bin'].join(':')
-const env = (path = `${join(ROOT, 'fixtures', 'gh-bin')}:${SYSTEM_PATH}`) => ({ ...process.env, PATH: path, FAKE_NODE: process.execPath, FAKE_GH_STATE: STATE, FAKE_HARNESS_LOG: LOG })
+const env = (path = `${GH_BIN}:${SYSTEM_PATH}`) => ({ ...process.env, PATH: path, FAKE_NODE: process.execPath, FAKE_GH_STATE: STATE, FAKE_HARNESS_LOG: LOG })
 const gh = new GhTracker({ env: env() })
 const issue = (number: number, repo = 'app') => ({ owner: 'acme', repo, number })
 

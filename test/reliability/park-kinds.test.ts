@@ -7,7 +7,7 @@ import { writeProjectsYaml } from '../../cli/demo/sample-project.js'
 import { git, until } from '../helpers/home.js'
 import { kernelApi } from '../e2e/api-kit.js'
 import { content, prng, type Rng } from '../e2e/dirty-kit.js'
-import { World, alive, filesOf, gitA } from '../e2e/lane-views-kit.js'
+import { World, alive, filesOf } from '../e2e/lane-views-kit.js'
 import { reapKit } from '../e2e/reap-kit.js'
 import { recordFigure } from './figures.js'
 
