@@ -6,7 +6,7 @@ import { DeliveryQueue } from '../../kernel/delivery-queue.js'
 import { postJson } from '../../kernel/io/http-post.js'
 import { NotifyConfigFile } from '../../kernel/io/notify-config-file.js'
 import { runCommand } from '../../kernel/io/run-command.js'
-import { alive, scratchDir } from '../helpers/home.js'
+import { alive, scratchDir, until } from '../helpers/home.js'
 import { Receiver } from '../helpers/receiver.js'
 
 /** The adapters notifications go out through: one POST, one command run, the queue in front of them, the file. */
@@ -71,8 +71,7 @@ test('runCommand: past its limit the whole process group is killed', async () =>
   assert.equal(await runCommand([p, dir], { input: '', env: {}, timeoutMs: 300 }), { ok: false, error: 'still running after 300 ms; killed' })
   assert.ok(Date.now() - t0 < 900)
   const child = Number(readFileSync(join(dir, 'child'), 'utf8'))
-  await new Promise((r) => setTimeout(r, 100))
-  assert.not.ok(alive(child), 'the grandchild went with its group')
+  await until(() => !alive(child), 'the grandchild gone with its group', 2000)
 })
 
 test('DeliveryQueue: in order, one at a time; past the bound the oldest is dropped and counted; a throw does not stop it', async () => {

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
-import { TestHome, git } from '../helpers/home.js'
+import { TestHome, alive, git, until } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
 import { recordFigure } from './figures.js'
 import { brokenRecords } from '../helpers/broken-records.js'
@@ -151,6 +151,7 @@ test('a runner whose harness died with no state written is marked ended by the r
   const state = JSON.parse(readFileSync(join(h.service, 'agents', 'conv-r1-p-play-i1', 'state.json'), 'utf8'))
   await h.ok(['kernel', 'stop'])
   process.kill(-state.runner.pid, 'SIGKILL')
+  await until(() => !alive(state.runner.pid) && !(state.harness && alive(state.harness.pid)), 'the runner group dead')
   // Past the reconcile's grace (shortened by the test build) the next kernel decides at its start.
   await new Promise((r) => setTimeout(r, 300))
   const v = JSON.parse(await h.ok(['conv', 'show', 'r1-p-play-i1', '--json'], { env: { SERVICE_TEST_BUILD: '1', SERVICE_TEST_RECONCILE_GRACE_MS: '300' } }))
