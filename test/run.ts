@@ -24,6 +24,8 @@ interface Outcome {
   passed: number
   failed: number
   ms: number
+  /** The file's report, kept for the recap at the end when a test of it failed. */
+  report?: string
 }
 
 const files: SuiteFile[] = groups.flatMap((group) =>
@@ -48,7 +50,6 @@ const queue = [...files].sort((a, b) => guess(b) - guess(a))
 
 const suitePids: number[] = []
 const outcomes = new Map<string, Outcome>()
-const failures: { name: string; report: string }[] = []
 
 function runFile(s: SuiteFile): Promise<void> {
   const started = Date.now()
@@ -67,8 +68,7 @@ function runFile(s: SuiteFile): Promise<void> {
       clearTimeout(limit)
       const ms = Date.now() - started
       const counted = suiteOutcome(out, code ?? (signal ? 1 : 0))
-      outcomes.set(key(s), { ...counted, ms })
-      if (counted.failed) failures.push({ name: key(s), report: out })
+      outcomes.set(key(s), { ...counted, ms, ...(counted.failed ? { report: out } : {}) })
       process.stdout.write(out)
       console.log(`${key(s)}: ${counted.passed} passed, ${counted.failed} failed in ${(ms / 1000).toFixed(1)} s\n`)
       resolve()
@@ -97,7 +97,7 @@ for (const o of outcomes.values()) {
   failed += o.failed
 }
 // The failures again, at the end, where a reader of only the last page of a long log still sees them.
-for (const f of failures) console.log(failureRecap(f.name, f.report))
+for (const [name, o] of outcomes) if (o.report) console.log(failureRecap(name, o.report))
 for (const group of groups) {
   const own = files.filter((s) => s.group === group).map((s) => outcomes.get(key(s))!)
   const sum = own.reduce((t, o) => t + o.ms, 0)
