@@ -1,10 +1,8 @@
 import type { ConversationRecord } from './conversation.js'
-import { isJudgeRole, type NeedsYouReason, type Phase } from './keys.js'
+import { isGitBacked, isJudgeRole, type NeedsYouReason, type Phase, type Role } from './keys.js'
 import { newest } from './newest.js'
 import { ALLOWED, refuse, type Decision } from './refusal.js'
 import { hasDoneReport, holdsItsDirectory } from './lane.js'
-import { isGitBacked } from './launch.js'
-import type { Role } from './keys.js'
 import type { Report } from './report.js'
 
 /** SPEC.md 3, activity table: the values, in the order their rows are checked. */

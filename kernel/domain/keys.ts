@@ -58,3 +58,6 @@ export const convRefParsed = (ref: string): Decision<{ parsed: ConvRef }> => {
 
 /** A critic or a verifier: a lane that judges a builder and files one verdict. */
 export const isJudgeRole = (role: string | undefined): boolean => role === 'critic' || role === 'verifier'
+
+/** SPEC.md 2, working directories by role: every role but play works in a git worktree. */
+export const isGitBacked = (role: Role) => role !== 'play'

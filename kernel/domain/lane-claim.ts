@@ -1,6 +1,5 @@
 import type { ConversationRecord, LaneFacts } from './conversation.js'
-import type { Role } from './keys.js'
-import { isGitBacked } from './launch.js'
+import { isGitBacked, type Role } from './keys.js'
 import { holdsItsDirectory } from './lane.js'
 import { workDirOf } from './worker-rules.js'
 import { ALLOWED, refuse, type Decision } from './refusal.js'

@@ -2,7 +2,7 @@ import { conversationKind, type ConversationRecord } from './conversation.js'
 import { answeredVerdict, type AnsweredVerdict } from './chains.js'
 import type { RoleDefaults } from './configuration.js'
 import { oneLine } from './errors.js'
-import { invalidLaneKey, invalidRunKey, isJudgeRole, isLaneKey, isRunKey, type Effort, type Harness, type Role } from './keys.js'
+import { invalidLaneKey, invalidRunKey, isGitBacked, isJudgeRole, isLaneKey, isRunKey, type Effort, type Harness, type Role } from './keys.js'
 import { newest } from './newest.js'
 import { byCreation, newestLane, type LaneNow } from './lane.js'
 import { ALLOWED, allow, refuse, type Decision } from './refusal.js'
@@ -142,9 +142,6 @@ export const builderBranch = (run: string, key: string, iteration: number) => (i
  * respawn in the same iteration. */
 export const laneConvName = (run: string, key: string, role: Role, iteration: number, attempt: number) =>
   `${run}-${key}-${role}-i${iteration}${attempt ? `-${attempt + 1}` : ''}`
-
-/** SPEC.md 2, working directories by role: every role but play works in a git worktree. */
-export const isGitBacked = (role: Role) => role !== 'play'
 
 /** The launch decided before anything is created (launch rules 3-8). */
 export interface LanePlan {

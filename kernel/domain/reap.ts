@@ -1,5 +1,4 @@
-import type { Role } from './keys.js'
-import { isGitBacked } from './launch.js'
+import { isGitBacked, type Role } from './keys.js'
 import { isWithin } from './configuration.js'
 import { ALLOWED, refuse, type Decision } from './refusal.js'
 import { someOf } from './unseen-work.js'

@@ -1,7 +1,7 @@
 import { isLive } from '../domain/activity.js'
 import { REAP_STOP_LIMIT_MS } from '../domain/limits.js'
 import { SvcError } from '../domain/errors.js'
-import { isGitBacked } from '../domain/launch.js'
+import { isGitBacked } from '../domain/keys.js'
 import type { ConversationRecord } from '../domain/conversation.js'
 import { workDirOf } from '../domain/worker-rules.js'
 import { alreadyGoneWarning, notYetReaped, archiveFailedMessage, countsAgainstReap, detachedKeptWarning, keptHeadRef, nestedRepoRefusal, parkedPatchName, parkedRef, playKeptWarning, reapRefusal, unpushedWarning, type ReapFacts } from '../domain/reap.js'

@@ -1,5 +1,5 @@
 import { SvcError } from '../domain/errors.js'
-import { isGitBacked } from '../domain/launch.js'
+import { isGitBacked } from '../domain/keys.js'
 import { checkReport, reportingLane, reportingWorker } from '../domain/report-rules.js'
 import type { ConversationRecord } from '../domain/conversation.js'
 import { inChain } from '../domain/lane.js'

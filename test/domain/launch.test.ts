@@ -2,14 +2,13 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { ConversationRecord } from '../../kernel/domain/conversation.js'
 import type { LaneNow } from '../../kernel/domain/lane.js'
-import { ROLES, type Role } from '../../kernel/domain/keys.js'
+import { isGitBacked, ROLES, type Role } from '../../kernel/domain/keys.js'
 import {
   builderBranch,
   builderStartPoint,
   checkRequest,
   criticCheckout,
   fetchServes,
-  isGitBacked,
   judgedBuilder,
   laneConvName,
   laneDirName,
