@@ -50,9 +50,9 @@ export class KernelContext {
     return decided(laneOf(this.resolve(ref))).rec
   }
 
-  /** The calling conversation ($SERVICE_CONVERSATION), required. */
-  caller(ref: string | undefined, what: string): ConversationRecord {
-    return this.resolve(decided(callerSet(ref, `${what} must run inside a conversation`)).ref)
+  /** The calling conversation ($SERVICE_CONVERSATION), required; `fix` is the hint of the refusal when it is unset. */
+  caller(ref: string | undefined, what: string, fix = `${what} must run inside a conversation`): ConversationRecord {
+    return this.resolve(decided(callerSet(ref, fix)).ref)
   }
 
   /** Refuses a request that acts as `rec` (none: as no one) unless its key allows it (domain/acting-as). */

@@ -1,5 +1,5 @@
 import { buildContract } from '../domain/contract.js'
-import { briefGiven, callerSet, type ConversationRecord, type LaneFacts } from '../domain/conversation.js'
+import { briefGiven, type ConversationRecord, type LaneFacts } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
 import { startLine } from '../domain/list-show.js'
 import { isGitBacked } from '../domain/keys.js'
@@ -19,9 +19,7 @@ import { createConversation, stopConversation } from './conversations.js'
 import { inNewDirectory, reusedDirectory, type Made } from './lane-start-dir.js'
 import { laneRows } from './lane-rows.js'
 
-/** A lane is considered started within this (SPEC.md 4.1 start, step 4). */
-/** The wait for a live lane to stop before `--replace` launches. */
-
+/** Launches of one run, key and role, one at a time (launch rule 3: one live lane each). */
 const starts = new KeyedQueue()
 
 /** Real path of a path that may not exist yet: the deepest existing ancestor resolved, the rest appended. */
@@ -83,7 +81,7 @@ export const readBrief = (input: { brief?: string; prompt?: string }): string =>
 export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'>): Promise<PortOutputs['laneStart']> {
   const brief = readBrief(input)
   const launcherRef = input.conversation ?? input.parent
-  const launcher = ctx.resolve(decided(callerSet(launcherRef, 'run svc lane start inside a conversation, or pass --parent <conv>')).ref)
+  const launcher = ctx.caller(launcherRef, 'svc lane start', 'run svc lane start inside a conversation, or pass --parent <conv>')
   const parent = input.parent ? ctx.resolve(input.parent) : launcher
   const { run, key } = decided(checkRequest({ ...input, role: input.role }, launcher, effectiveLauncher(launcher.id, (id) => ctx.store.get(id))))
   if (parent.id !== launcher.id) decided(checkRequest({ ...input, run }, parent, effectiveLauncher(parent.id, (id) => ctx.store.get(id))))

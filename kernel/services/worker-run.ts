@@ -1,5 +1,5 @@
 import { isLive } from '../domain/activity.js'
-import { callerSet, type ConversationRecord } from '../domain/conversation.js'
+import type { ConversationRecord } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
 import { issueSlug, parseIssueRef, type IssueRef } from '../domain/issue-ref.js'
 import { buildWorkerContract } from '../domain/worker-contract.js'
@@ -39,7 +39,7 @@ async function workerRows(ctx: KernelContext, issue: string, project: string): P
 
 export async function workerRun(ctx: KernelContext, input: PortInput<'workerRun'>): Promise<PortOutputs['workerRun']> {
   const brief = readBrief(input)
-  const launcher = ctx.resolve(decided(callerSet(input.conversation, 'run svc worker run inside a conversation')).ref)
+  const launcher = ctx.caller(input.conversation, 'svc worker run', 'run svc worker run inside a conversation')
   ctx.checkActingAs(launcher, input.conversationKey, 'svc worker run')
   const may = decided(mayRunWorker(launcher.id, (id) => ctx.store.get(id)))
   const project = await resolveProject(ctx, input.project, launcher, input.cwd)
