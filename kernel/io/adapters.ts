@@ -33,7 +33,7 @@ export interface Adapters {
   intents: Intents
   /** The issue trackers: GitHub through gh, and the local issue files. */
   trackers: Trackers
-  /** Where notifications go: the notify.json file, a webhook, a command. */
+  /** Where notifications go: the notify.yaml file, a webhook, a command. */
   notify: NotifyIo
   /** What svc doctor asks of the machine: the tools on the PATH, gh's login, a directory's write access. */
   tools: Tools

@@ -28,9 +28,6 @@ const ProjectsFile = v.record(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9._-]{0
 
 export type ProjectEntry = v.InferOutput<typeof ProjectEntry>
 export type Projects = v.InferOutput<typeof ProjectsFile>
-type RoleConfig = v.InferOutput<typeof RoleConfig>
-
-/** The entry of a project key a user gave: own keys only, so `__proto__` or `constructor` names no project. */
 
 /** The project whose checkout holds `realDir` (a real path), if any: what a verb acts on when no --project is given. */
 const projectHolding = (projects: Projects, realDir: string): string | undefined =>
