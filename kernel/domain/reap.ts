@@ -133,3 +133,11 @@ export const parkedRef = (conv: string, patchName: string) => `refs/svc/parked/$
 
 /** SPEC.md 4.1 reap step 7: the message when archiving fails after a successful reap. */
 export const archiveFailedMessage = (error: string, id: string) => `reaped, but archiving failed: ${error}; archive conv ${id} from the Command Deck`
+
+/** SPEC.md 4.1 reap: builders are reaped before the orchestrator lane that launched them (else they are left as
+ * orphans). The order in which a whole run's lanes are reaped: the work first, its judges, then the orchestrator. */
+export const REAP_ORDER: readonly Role[] = ['builder', 'critic', 'verifier', 'play', 'orchestrator']
+
+/** Lanes in the order a whole run is reaped (REAP_ORDER); the same role keeps its order. */
+export const inReapOrder = <L extends { role: string }>(lanes: readonly L[]): L[] =>
+  [...lanes].sort((a, b) => REAP_ORDER.indexOf(a.role as Role) - REAP_ORDER.indexOf(b.role as Role))

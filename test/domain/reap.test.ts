@@ -6,6 +6,7 @@ import {
   archiveFailedMessage,
   countsAgainstReap,
   detachedKeptWarning,
+  inReapOrder,
   keptHeadRef,
   nestedRepoRefusal,
   notYetReaped,
@@ -129,6 +130,19 @@ test('what a park and a detached HEAD keep (steps 4 and 5): the refs, and the re
 test('notYetReaped: a lane reaped and archived is refused another reap, naming it; one not archived may be reaped', () => {
   assert.equal(notYetReaped({ id: '12', name: 'r1-b-builder-i1' }), ALLOWED)
   assert.equal(notYetReaped({ id: '12', name: 'r1-b-builder-i1', archived: { at: 5 } }), refuse('conflict', 'refused: conv 12 (r1-b-builder-i1) is already reaped and archived'))
+})
+
+test('inReapOrder (SPEC.md 4.1 reap: builders before the orchestrator that launched them): work, judges, then the orchestrator; one role keeps its order', () => {
+  const lanes = [
+    { id: '1', role: 'orchestrator' },
+    { id: '2', role: 'verifier' },
+    { id: '3', role: 'builder' },
+    { id: '4', role: 'play' },
+    { id: '5', role: 'critic' },
+    { id: '6', role: 'builder' },
+  ]
+  assert.equal(inReapOrder(lanes).map((l) => l.id), ['3', '6', '5', '2', '4', '1'])
+  assert.equal(lanes.map((l) => l.id), ['1', '2', '3', '4', '5', '6'], 'the list given is left as it was')
 })
 
 test.run()

@@ -65,6 +65,7 @@ const INDEX: Record<string, Where[]> = {
   '4.1 report rule 5: one verdict with the done report': at(report, 'verdictAllowed', 'oneVerdict'),
   '4.1 report rule 6: not inside a lane': at(report, 'reportingLane'),
   '4.1 reap: a lane reaped and archived is not reaped again': at(reap, 'notYetReaped'),
+  '4.1 reap: builders before the orchestrator lane that launched them': at(reap, 'REAP_ORDER', 'inReapOrder'),
   '4.1 reap step 1: the harness still alive after 30 s': at(reap, 'reapRefusal').concat(at(limits, 'REAP_STOP_LIMIT_MS')),
   '4.1 reap step 2: outside the lanes root': at(reap, 'reapRefusal'),
   '4.1 reap step 3: processes inside, listed': at(reap, 'processRefusal', 'countsAgainstReap'),
