@@ -7,7 +7,7 @@ import { realCliBin, realVersion } from '../helpers/real-harness.js'
 import { setupProject } from '../helpers/project.js'
 import { writeProjectsYaml } from '../../cli/demo/sample-project.js'
 import type { FakeGhState } from '../../fixtures/fake-gh.js'
-import { GH_BIN } from '../helpers/gh.js'
+import { GH_BIN, ghEnv } from '../helpers/gh.js'
 
 /** `svc doctor` run against a real kernel and the real harness CLIs (node_modules): the checks come from the kernel's
  * own PATH and environment (the ones harnesses get). */
@@ -78,7 +78,7 @@ test('gh: its version and login; missing or logged out is a note with the exact 
   const state = join(h.home, 'gh.json')
   const write = (s: FakeGhState) => writeFileSync(state, JSON.stringify(s))
   write({ loggedIn: false, repos: {} })
-  h.extraEnv = { ...loggedInClaude(h), PATH: `${realCliBin(h)}:${GH_BIN}:${process.env.PATH}`, FAKE_GH_STATE: state }
+  h.extraEnv = { ...loggedInClaude(h), ...ghEnv(state), PATH: `${realCliBin(h)}:${GH_BIN}:${process.env.PATH}` }
   await setupProject(h)
   const out = await h.svc(['doctor'])
   assert.is(out.code, 0, out.stdout + out.stderr)

@@ -104,9 +104,9 @@ test('a spawn error ends the wait at once: exit 1 and one error line', async () 
   assert.ok(exited - spawnError.at < 10_000, `the wait ended ${exited - spawnError.at} ms after the spawn error`)
   assert.is(r.code, 1)
   assert.is(r.stdout, '')
-  const id = /\(conv (\d+)\)/.exec(r.stderr)?.[1]
+  const id = (await w.show('r1-k-builder-i1')).id
   assert.is(r.stderr, `svc: lane r1/k builder i1 (conv ${id}) failed to start: claude: command not found (spawn claude ENOENT)\n`)
-  assert.is((await w.show(id!)).activity, 'failed-to-start')
+  assert.is((await w.show(id)).activity, 'failed-to-start')
 })
 
 test.run()

@@ -63,10 +63,10 @@ test('an orchestrator lane launches builders, verifiers and play lanes of its ow
 })
 
 
-test('builder and critic lanes, and a successor of a builder, cannot launch anything', async () => {
+test('builder and critic lanes, and a successor of a builder, are refused a launch (one role each; the table is in launch-who)', async () => {
   await w.begin()
   // One role per launcher, end to end: that every role is refused to every one of them is the table of SPEC.md
-  // section 5 in test/domain/launcher ('mayLaunch: the full table…'), a successor's standing its effectiveLauncher rows.
+  // section 5 in test/domain/launch-who ('mayLaunch: the full table…'), a successor's standing its effectiveLauncher rows.
   const tries = { builder: 'builder', succ: 'play', critic: 'orchestrator' } as const
   const attempts = (who: keyof typeof tries) => `try ${who}-${tries[who]} --run r1 --key n --role ${tries[who]} --harness none --model m --at HEAD --prompt x`
   // --at is refused for builder and play lanes, but only after the launcher: the launcher rule speaks first.

@@ -9,7 +9,7 @@ import { DEFAULT_CONFIG, LaneWorld, sha } from './lane-start-kit.js'
 // `svc lane start` usage and configuration refusals (SPEC.md 4.1 start, 8): the run, key, role, brief, effort, model
 // and launcher, refs that look like options, a wrong projects.yaml entry, a lanes_root that may not be. Each exits 1
 // with one `svc: ` line and leaves nothing behind. A family of refusals is proven here once, end to end; each of its
-// cases is a row of the rulebook's tables (test/domain/keys, launch-request, launch-rules).
+// cases is a row of the rulebook's tables (test/domain/keys, launch).
 
 let w: LaneWorld
 test.before.each(() => {

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import type { FakeGhState } from '../../fixtures/fake-gh.js'
 import { ghAuthStatus, GhTracker } from '../../kernel/io/trackers/gh.js'
 import { rejection, scratchDir } from '../helpers/home.js'
-import { GH_BIN, SYSTEM_PATH } from '../helpers/gh.js'
+import { ghEnv, SYSTEM_PATH } from '../helpers/gh.js'
 
 /** The gh tracker driving the stand-in gh (fixtures/gh-bin), which checks its arguments as the real one does. */
 
@@ -13,7 +13,8 @@ const BASE = scratchDir('io-tracker-gh')
 mkdirSync(BASE, { recursive: true })
 const STATE = join(BASE, 'gh-state.json')
 const LOG = join(BASE, 'gh-log.jsonl')
-const env = (path = `${GH_BIN}:${SYSTEM_PATH}`) => ({ ...process.env, PATH: path, FAKE_NODE: process.execPath, FAKE_GH_STATE: STATE, FAKE_HARNESS_LOG: LOG })
+/** The stand-in gh's environment; `path` without GH_BIN is a machine with no gh. */
+const env = (path?: string) => ({ ...process.env, ...ghEnv(STATE), ...(path ? { PATH: path } : {}), FAKE_HARNESS_LOG: LOG })
 const gh = new GhTracker({ env: env() })
 const issue = (number: number, repo = 'app') => ({ owner: 'acme', repo, number })
 

@@ -10,8 +10,9 @@ import { TestHome, alive } from '../helpers/home.js'
 import { recordFigure } from './figures.js'
 
 // Each kill is a fresh draw of the same random moment under the same load; 100 of them cut about 300 calls (launches
-// and reports in flight on three clients) and, paced to three acknowledged writes a kill, leave at least as many
-// writes to check as 200 did before, while each fault point of those calls is killed one by one in crash.test.ts.
+// and reports in flight on three clients). Each kill waits (up to 5 s) for three acknowledged writes, so that 100 kills
+// check about as many writes as 200 did before; the figure records how many there were. Each fault point of those
+// calls is killed one by one in crash.test.ts.
 // SERVICE_SOAK_KILLS=<n> runs a longer soak.
 const KILLS = Number(process.env.SERVICE_SOAK_KILLS ?? 100)
 
