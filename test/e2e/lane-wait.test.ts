@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { TestHome, alive, until } from '../helpers/home.js'
+import { TestHome, alive, connectedToKernel, until } from '../helpers/home.js'
 import type { Setup } from '../helpers/project.js'
 import { reportSuite } from './report-kit.js'
 
@@ -25,7 +25,7 @@ test('wait --run: oldest first by cursor, body on stdout, next command with the 
   assert.is(cursor, `${r1.at}.r1-a-builder-i1.1`)
   assert.match(w1.stderr, `next: svc lane wait --run r1 --after ${cursor}\n`)
   const pending = h.svc(['lane', 'wait', '--run', 'r1', '--after', cursor])
-  await new Promise((r) => setTimeout(r, 300))
+  await until(() => connectedToKernel(h.service, h.kernelFile()!.port, `lane wait --run r1 --after ${cursor}`), 'the wait asking the kernel')
   open('1')
   const w2 = await pending
   assert.is(w2.code, 0)
@@ -117,8 +117,8 @@ test('five lanes, four waits and a kernel killed between two rounds of reports: 
   await new Promise((r) => setTimeout(r, 500))
   open('a')
   await until(() => Array.from({ length: n }, (_, i) => `r1-k${i}-builder-i1`).every((name) => existsSync(join(h.service, 'agents', `conv-${name}`, 'reports.json')) && reportsOf(name).length === 1), 'the first round stored', 30_000)
-  await new Promise((r) => setTimeout(r, 300))
   const k = h.kernelFile()!
+  await until(() => connectedToKernel(h.service, k.port, 'lane wait r1-k0-builder-i1 --after 1'), 'the single wait asking the kernel')
   process.kill(k.pid, 'SIGKILL')
   await until(() => !alive(k.pid), 'kernel dead')
   open('b')
@@ -142,8 +142,9 @@ test('five lanes, four waits and a kernel killed between two rounds of reports: 
 test('a kernel restart during a wait is invisible: the wait reconnects and neither misses nor repeats a report', async () => {
   await start(['--key', 'b', '--role', 'builder', '--prompt', `${gate('1')}; svc lane report --allow-unpushed --stdin <<<'after restart'`])
   const pending = h.svc(['lane', 'wait', 'r1-b-builder-i1', '--timeout', '60'])
-  await new Promise((r) => setTimeout(r, 500))
   const k = h.kernelFile()!
+  // Killed while the wait is connected, so that what is tested is the reconnect, not a wait that started late.
+  await until(() => connectedToKernel(h.service, k.port, 'lane wait r1-b-builder-i1'), 'the wait asking the kernel')
   process.kill(k.pid, 'SIGKILL')
   await until(() => !alive(k.pid), 'kernel dead')
   open('1')

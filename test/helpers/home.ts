@@ -1,5 +1,5 @@
 import { spawn, execFileSync } from 'node:child_process'
-import { rmSync, readdirSync, readFileSync, existsSync } from 'node:fs'
+import { rmSync, readdirSync, readFileSync, readlinkSync, existsSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -163,6 +163,28 @@ export function processesOfHome(service: string): number[] {
     } catch {}
   }
   return out
+}
+
+/** Is a process of this home whose command line holds `args` (an `svc lane wait …` call, say) connected to the
+ * kernel's port on 127.0.0.1? What a test waits for before it kills the kernel under a wait, or files the report a
+ * wait is for, in place of a sleep that a slow start under load would outrun. */
+export function connectedToKernel(service: string, port: number, args: string): boolean {
+  const sockets = new Set<string>()
+  for (const pid of processesOfHome(service))
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').includes(args)) continue
+      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+        const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1]
+        if (inode) sockets.add(inode)
+      }
+    } catch {} // the process ended meanwhile
+  const kernel = `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`
+  // /proc/net/tcp columns: sl, local, remote, state (01: established), ..., inode (the tenth).
+  return readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .slice(1)
+    .map((l) => l.trim().split(/\s+/))
+    .some((c) => c[2] === kernel && c[3] === '01' && sockets.has(c[9]))
 }
 
 /** Process groups a launch could have made for this home: a runner is spawned as its own group, and its harness runs
