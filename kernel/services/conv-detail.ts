@@ -7,7 +7,7 @@ import { convFiles } from '../home.js'
 import { projectEntry } from '../domain/configuration.js'
 import type { ConvDetail, ConvDiff, LaneView, PortInput, ReportView } from '../port.js'
 import type { KernelContext } from './context.js'
-import { baseOf } from './lane-start.js'
+import { baseOf } from './project.js'
 
 /** A file of the conversation's directory, or undefined when it is not there. */
 const readIf = (ctx: KernelContext, path: string) => ctx.io.files.readText(path).catch(() => undefined)

@@ -5,7 +5,7 @@ import type { Files } from '../io/adapters.js'
 import { dirname } from '../io/paths.js'
 import { homePaths } from '../home.js'
 import type { KernelContext } from './context.js'
-import { lanesRootOf } from './lane-start.js'
+import { lanesRootOf } from './project.js'
 import { launchLeftovers } from './launch-intents.js'
 
 /** The nearest directory that exists at or above `path`. */

@@ -1,13 +1,13 @@
 import { shortLine } from '../domain/errors.js'
 import { formatIssueRef, issueTitleFits, mayCloseHere, onOrigin, parseGithubRemote, parseIssueRef, type GithubRepo, type IssueRef } from '../domain/issue-ref.js'
-import { projectEntry } from '../domain/configuration.js'
 import type { LocalIssue } from '../io/trackers/local.js'
 import { join } from '../io/paths.js'
 import type { IssueComment, IssueFacts } from '../io/trackers/types.js'
 import type { IssueView, PortInput } from '../port.js'
 import type { KernelContext } from './context.js'
 import { decided } from './decided.js'
-import { projectListed, projectNamed } from '../domain/projects.js'
+import { projectNamed } from '../domain/projects.js'
+import { namedProject } from './project.js'
 
 /** `svc issue new|list|show|close`: the issues a worker can belong to. Local issues are kept per project under
  * `<home>/issues/<project>/`; GitHub issues are read through gh. */
@@ -24,12 +24,8 @@ interface Project {
 
 /** The project named, else the one whose checkout holds `cwd`; it must be in projects.yaml. */
 async function projectOf(ctx: KernelContext, requested: string | undefined, cwd: string | undefined, what: string): Promise<Project> {
-  const projects = await ctx.config.projects()
-  let key = requested
-  if (key === undefined && cwd && ctx.io.files.exists(cwd)) key = ctx.config.holding(projects, ctx.io.files.realpath(cwd))
-  const named = decided(projectNamed(key, what)).key
-  const { entry } = decided(projectListed(named, projectEntry(projects, named), ctx.config.path, Object.keys(projects)))
-  return { key: named, checkout: ctx.io.files.exists(entry.path) ? ctx.io.files.realpath(entry.path) : undefined }
+  const { key, entry } = await namedProject(ctx, requested, cwd, what, true)
+  return { key, checkout: ctx.io.files.exists(entry.path) ? ctx.io.files.realpath(entry.path) : undefined }
 }
 
 /** The GitHub repository of the project's origin, if it is on github.com. */

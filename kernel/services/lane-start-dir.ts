@@ -6,7 +6,7 @@ import type { LanePlan } from '../domain/launch.js'
 import { workDirOf } from '../domain/worker-rules.js'
 import { shortLine, type KernelContext } from './context.js'
 import { decided } from './decided.js'
-import type { ProjectContext } from './lane-start.js'
+import type { ProjectContext } from './project.js'
 import { abandonDirectory, holdDirectory, releaseDirectory } from './launch-intents.js'
 
 /** The directory of a lane or worker start: a new one made under an intent, or the one a `--reuse` continues in. */

@@ -5,74 +5,23 @@ import { startLine } from '../domain/list-show.js'
 import { isGitBacked } from '../domain/keys.js'
 import { REPLACE_STOP_LIMIT_MS, START_WAIT_LIMIT_MS } from '../domain/limits.js'
 import { checkRequest, effectiveLauncher, laneConvName, planLaunch, type LanePlan } from '../domain/launch.js'
-import { baseRef, checkoutFound, lanesRootFits, lanesRootProblem, lanesRootSetting, projectEntry, roleConfig } from '../domain/configuration.js'
-import type { ProjectEntry } from '../io/config.js'
-import type { Files } from '../io/adapters.js'
-import { basename, dirname, join, resolve as resolvePath } from '../io/paths.js'
+import { roleConfig } from '../domain/configuration.js'
+import { dirname, join } from '../io/paths.js'
 import type { PortInput, PortOutputs } from '../port.js'
 import { KeyedQueue } from '../serial.js'
 import { awaitStart } from './await-start.js'
 import { decided } from './decided.js'
-import { projectListed, projectNamed } from '../domain/projects.js'
 import type { KernelContext } from './context.js'
 import { createConversation, stopConversation } from './conversations.js'
 import { inNewDirectory, reusedDirectory, type Made } from './lane-start-dir.js'
 import { laneRows } from './lane-rows.js'
+import { baseOf, resolveProject } from './project.js'
 
 /** Launches of one run, key and role, one at a time (launch rule 3: one live lane each). */
 const starts = new KeyedQueue()
 
-/** Real path of a path that may not exist yet: the deepest existing ancestor resolved, the rest appended. */
-function realPathOf(files: Files, p: string): string {
-  const abs = resolvePath(p)
-  let head = abs
-  const tail: string[] = []
-  while (!files.exists(head)) {
-    tail.unshift(basename(head))
-    const up = dirname(head)
-    if (up === head) break
-    head = up
-  }
-  return join(files.realpath(head), ...tail)
-}
-
-export interface ProjectContext {
-  key: string
-  entry: ProjectEntry
-  checkout: string
-  lanesRoot: string
-}
-
-/** The project of a launch: --project, else the launcher's, else the one whose checkout holds the caller's cwd. */
-export async function resolveProject(ctx: KernelContext, requested: string | undefined, launcher: ConversationRecord, cwd: string | undefined): Promise<ProjectContext> {
-  const files = ctx.io.files
-  const projects = await ctx.config.projects()
-  let named = requested ?? launcher.project
-  if (!named && cwd) named = ctx.config.holding(projects, realPathOf(files, cwd))
-  const { key } = decided(projectNamed(named, 'this launch'))
-  const { entry } = decided(projectListed(key, projectEntry(projects, key), ctx.config.path))
-  decided(checkoutFound(ctx.config.path, key, entry.path, files.exists(entry.path)))
-  const checkout = files.realpath(entry.path)
-  const { lanesRoot, problem } = lanesRootOf(files, entry, checkout)
-  decided(lanesRootFits(ctx.config.path, key, problem))
-  return { key, entry, checkout, lanesRoot }
-}
-
 /** How long a --replace gives the live one to stop (a test build may shorten it). */
 export const replaceStopMs = (ctx: KernelContext) => ctx.io.timing('REPLACE_STOP', REPLACE_STOP_LIMIT_MS)
-
-/** The base ref of a project's launches and diffs (launch rule 5): only asks origin's HEAD when no default_branch is set. */
-export const baseOf = async (ctx: KernelContext, entry: Pick<ProjectEntry, 'default_branch'> | undefined, repo: string) =>
-  baseRef(entry?.default_branch, entry?.default_branch === undefined ? await ctx.io.git.originHead(repo) : undefined)
-
-/** A project's lanes root (configured, else a sibling of the checkout), as a real path, and the rule it breaks.
- * A configured `~/…` is under the home and a relative one is relative to the checkout, never to wherever the
- * kernel happened to be started. */
-export function lanesRootOf(files: Files, entry: ProjectEntry, checkout: string): { lanesRoot: string; problem?: string } {
-  const home = files.userHome()
-  const lanesRoot = realPathOf(files, resolvePath(checkout, lanesRootSetting(checkout, entry.gauntlet?.lanes_root, home)))
-  return { lanesRoot, problem: lanesRootProblem(lanesRoot, realPathOf(files, home), checkout, realPathOf(files, '/tmp')) }
-}
 
 /** The brief of a lane or worker: exactly one of --brief or --prompt, not empty. */
 export const readBrief = (input: { brief?: string; prompt?: string }): string => decided(briefGiven(input)).brief

@@ -14,7 +14,8 @@ import { hasDoneReport } from '../domain/lane.js'
 import { createConversation, stopConversation } from './conversations.js'
 import { issueShow } from './issues.js'
 import { inNewDirectory, reusedDirectory, type Made } from './lane-start-dir.js'
-import { baseOf, readBrief, replaceStopMs, resolveProject } from './lane-start.js'
+import { readBrief, replaceStopMs } from './lane-start.js'
+import { baseOf, resolveProject } from './project.js'
 import { START_WAIT_LIMIT_MS } from '../domain/limits.js'
 
 /** `svc worker run`: a conversation that works on one issue in a worktree of its own and reports to whoever ran it.
