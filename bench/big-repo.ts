@@ -20,7 +20,8 @@ export function bigProject(dir: string, files: number): { checkout: string; orig
   }
   const message = 'big\n'
   stream.push(`commit refs/heads/main\ncommitter Bench <bench@example.com> 0 +0000\ndata ${message.length}\n${message}`)
-  for (let i = 0; i < files; i++) stream.push(`M 100644 :${i + 1} d${String(i % 20).padStart(2, '0')}/s${Math.floor(i / 20) % 50}/f${i}.txt\n`)
+  for (let i = 0; i < files; i++)
+    stream.push(`M 100644 :${i + 1} d${String(i % 20).padStart(2, '0')}/s${Math.floor(i / 20) % 50}/f${i}.txt\n`)
   stream.push('\n')
   run('git', ['fast-import', '--quiet'], { cwd: origin, input: stream.join('') })
   gitIn(dir, 'clone', '--quiet', origin, checkout)

@@ -7,7 +7,10 @@ import type { ReportsDoc } from '../kernel/domain/report.js'
 
 /** Write a store of `n` conversations straight to disk (as the kernel would have left them): the first `lanes` are
  * play lanes of run `bench` under a root, the rest ended root conversations; each lane gets `reportsPer` reports. */
-export function writeStore(service: string, opts: { n: number; lanes: number; reportsPer: number; lanesRoot: string; createdAt?: number }) {
+export function writeStore(
+  service: string,
+  opts: { n: number; lanes: number; reportsPer: number; lanesRoot: string; createdAt?: number },
+) {
   const now = opts.createdAt ?? Date.now() - 3600_000
   const write = (rec: ConversationRecord, reports: Report[]) => {
     const files = convFiles(service, rec.name)
@@ -21,10 +24,38 @@ export function writeStore(service: string, opts: { n: number; lanes: number; re
     const lane = i - 1 <= opts.lanes
     const name = lane ? `bench-k${i}-play-i1` : `c${i}`
     const rec: ConversationRecord = lane
-      ? { id: String(i), name, createdAt: now + i, parent: '1', harness: 'none', cwd: join(opts.lanesRoot, `bench-k${i}-play-i1`), project: 'bench', lane: { run: 'bench', key: `k${i}`, role: 'play', dir: `bench-k${i}-play-i1`, root: opts.lanesRoot, iteration: 1 } }
-      : { id: String(i), name, createdAt: now + i, harness: 'none', cwd: service, ended: { at: now + i, source: 'stop', detail: 'bench' } }
+      ? {
+          id: String(i),
+          name,
+          createdAt: now + i,
+          parent: '1',
+          harness: 'none',
+          cwd: join(opts.lanesRoot, `bench-k${i}-play-i1`),
+          project: 'bench',
+          lane: {
+            run: 'bench',
+            key: `k${i}`,
+            role: 'play',
+            dir: `bench-k${i}-play-i1`,
+            root: opts.lanesRoot,
+            iteration: 1,
+          },
+        }
+      : {
+          id: String(i),
+          name,
+          createdAt: now + i,
+          harness: 'none',
+          cwd: service,
+          ended: { at: now + i, source: 'stop', detail: 'bench' },
+        }
     const reports: Report[] = lane
-      ? Array.from({ length: opts.reportsPer }, (_, k) => ({ seq: k + 1, at: ++at, status: k === opts.reportsPer - 1 ? 'done' : 'blocked', body: `BLOCKED report ${k} of lane ${i}: ${'text '.repeat(20)}` }))
+      ? Array.from({ length: opts.reportsPer }, (_, k) => ({
+          seq: k + 1,
+          at: ++at,
+          status: k === opts.reportsPer - 1 ? 'done' : 'blocked',
+          body: `BLOCKED report ${k} of lane ${i}: ${'text '.repeat(20)}`,
+        }))
       : []
     write(rec, reports)
   }

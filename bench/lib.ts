@@ -45,7 +45,8 @@ export async function removeBenchHomes(): Promise<void> {
   // The disk waits on each freed block (it is mounted with discard), so removals side by side finish sooner: four
   // at once took 3.1 s for 40 000 files where one at a time took 6.5 s. The lanes and checkouts lie four levels down.
   const four = new Limiter(4)
-  const rm = (path: string) => new Promise<void>((resolve) => spawn('rm', ['-rf', '--', path], { stdio: 'ignore' }).on('close', () => resolve()))
+  const rm = (path: string) =>
+    new Promise<void>((resolve) => spawn('rm', ['-rf', '--', path], { stdio: 'ignore' }).on('close', () => resolve()))
   await Promise.all(homes.flatMap((dir) => entriesAt(dir, 4)).map((path) => four.run(() => rm(path))))
   for (const dir of homes) rmSync(dir, { recursive: true, force: true })
 }
@@ -80,12 +81,20 @@ export function benchHome(label: string) {
 }
 
 /** Wall time of one run of a command, in ms. */
-export function timeCommand(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<number> {
+export function timeCommand(
+  cmd: string,
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint()
     const child = spawn(cmd, args, { env: opts.env, cwd: opts.cwd, stdio: 'ignore' })
     child.on('error', reject)
-    child.on('close', (code) => (code === 0 ? resolve(Number(process.hrtime.bigint() - t0) / 1e6) : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}`))))
+    child.on('close', (code) =>
+      code === 0
+        ? resolve(Number(process.hrtime.bigint() - t0) / 1e6)
+        : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}`)),
+    )
   })
 }
 
@@ -96,7 +105,11 @@ export function flushWrites(): void {
 }
 
 /** timeCommand, once what earlier runs left to write is written (flushWrites, untimed). */
-export function timeFlushed(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<number> {
+export function timeFlushed(
+  cmd: string,
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<number> {
   flushWrites()
   return timeCommand(cmd, args, opts)
 }
@@ -111,7 +124,11 @@ export async function wallTimeOfAll(n: number, call: (i: number) => Promise<unkn
 /** Median wall time of `runs` runs of each, alternating with the floor so both see the same machine state, and
  * alternating which goes first: the second of a pair meets the caches the first warmed and the writes it left to
  * flush. Each is given the number of its run. */
-export async function versus(runs: number, a: (i: number) => Promise<number>, b: (i: number) => Promise<number>): Promise<{ a: number; b: number; as: number[]; bs: number[] }> {
+export async function versus(
+  runs: number,
+  a: (i: number) => Promise<number>,
+  b: (i: number) => Promise<number>,
+): Promise<{ a: number; b: number; as: number[]; bs: number[] }> {
   const as: number[] = []
   const bs: number[] = []
   for (let i = 0; i < runs; i++) {
@@ -122,8 +139,18 @@ export async function versus(runs: number, a: (i: number) => Promise<number>, b:
   return { a: median(as), b: median(bs), as, bs }
 }
 
-export const run = (cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string } = {}) => {
-  const r = spawnSync(cmd, args, { env: opts.env, cwd: opts.cwd, input: opts.input, encoding: 'utf8', maxBuffer: 1 << 28 })
+export const run = (
+  cmd: string,
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string } = {},
+) => {
+  const r = spawnSync(cmd, args, {
+    env: opts.env,
+    cwd: opts.cwd,
+    input: opts.input,
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  })
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`)
   return r.stdout
 }

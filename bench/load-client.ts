@@ -11,14 +11,17 @@ let errors = 0
 const one = () =>
   new Promise<void>((resolve) => {
     const t0 = process.hrtime.bigint()
-    const req = request({ host: '127.0.0.1', port: Number(port), path, agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
-      res.on('data', () => {})
-      res.on('end', () => {
-        if (res.statusCode !== 200) errors++
-        latencies.push(Number(process.hrtime.bigint() - t0) / 1e6)
-        resolve()
-      })
-    })
+    const req = request(
+      { host: '127.0.0.1', port: Number(port), path, agent, headers: { authorization: `Bearer ${token}` } },
+      (res) => {
+        res.on('data', () => {})
+        res.on('end', () => {
+          if (res.statusCode !== 200) errors++
+          latencies.push(Number(process.hrtime.bigint() - t0) / 1e6)
+          resolve()
+        })
+      },
+    )
     req.on('error', () => {
       errors++
       resolve()
@@ -31,5 +34,13 @@ const worker = async () => {
 const t0 = Date.now()
 await Promise.all(Array.from({ length: Number(connections) }, worker))
 const elapsed = (Date.now() - t0) / 1000
-console.log(JSON.stringify({ requests: latencies.length, errors, rps: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }))
+console.log(
+  JSON.stringify({
+    requests: latencies.length,
+    errors,
+    rps: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  }),
+)
 agent.destroy()

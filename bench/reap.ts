@@ -19,7 +19,14 @@ export async function bench(): Promise<Figure[]> {
     const root = (await port.convNew({ harness: 'none', project: p.key })).id
     const times: number[] = []
     for (let r = 0; r < 3; r++) {
-      const lane = await port.laneStart({ conversation: root, run: 'r', key: `k${r}`, role: 'builder', prompt: 'x', noWait: true })
+      const lane = await port.laneStart({
+        conversation: root,
+        run: 'r',
+        key: `k${r}`,
+        role: 'builder',
+        prompt: 'x',
+        noWait: true,
+      })
       const dir = lane.lane.cwd
       for (let i = 0; i < 1000; i++) {
         const folder = join(dir, `d${String(i % 20).padStart(2, '0')}`, `s${Math.floor(i / 20) % 50}`)
@@ -31,7 +38,15 @@ export async function bench(): Promise<Figure[]> {
       }
       times.push(await timeCommand(process.execPath, [SVC, 'lane', 'reap', lane.lane.id, '--park'], { env: h.env }))
     }
-    return [{ what: 'svc lane reap --park, 1000 changed files', value: median(times), unit: 'ms', target: '≤ 3000 ms', ok: median(times) <= 3000 }]
+    return [
+      {
+        what: 'svc lane reap --park, 1000 changed files',
+        value: median(times),
+        unit: 'ms',
+        target: '≤ 3000 ms',
+        ok: median(times) <= 3000,
+      },
+    ]
   } finally {
     h.cleanup()
   }

@@ -27,14 +27,20 @@ try {
 }
 
 function print(f: Figure) {
-  const ratio = f.floor ? `  ${(f.value / f.floor.value).toFixed(2)}× of ${f.floor.what} (${f.floor.value.toFixed(1)} ${f.unit})` : ''
+  const ratio = f.floor
+    ? `  ${(f.value / f.floor.value).toFixed(2)}× of ${f.floor.what} (${f.floor.value.toFixed(1)} ${f.unit})`
+    : ''
   const verdict = f.informational ? (f.ok ? 'info' : 'info (not met)') : f.ok ? 'ok  ' : 'MISS'
   const target = f.informational ? `for information, the issue's first target ${f.target}` : `target ${f.target}`
-  console.log(`${verdict}  ${f.what}: ${f.value.toFixed(f.unit === 'req/s' ? 0 : 1)} ${f.unit}  ${target}${ratio}${f.note ? `  [${f.note}]` : ''}`)
+  console.log(
+    `${verdict}  ${f.what}: ${f.value.toFixed(f.unit === 'req/s' ? 0 : 1)} ${f.unit}  ${target}${ratio}${f.note ? `  [${f.note}]` : ''}`,
+  )
 }
 
 const judged = figures.filter((f) => !f.informational)
 const missed = judged.filter((f) => !f.ok)
 const info = figures.length - judged.length
-console.log(`\n${judged.length - missed.length} of ${judged.length} targets met${info ? ` (and ${info} figures for information)` : ''} in ${((Date.now() - started) / 1000).toFixed(0)} s`)
+console.log(
+  `\n${judged.length - missed.length} of ${judged.length} targets met${info ? ` (and ${info} figures for information)` : ''} in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+)
 process.exit(missed.length ? 1 : 0)

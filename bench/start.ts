@@ -5,7 +5,17 @@ import { processIo } from '../cli/io.js'
 import { gitIn, writeProjectsYaml } from '../cli/demo/sample-project.js'
 import { remotePort } from '../kernel/port-client.js'
 import { bigProject } from './big-repo.js'
-import { benchHome, flushWrites, median, SVC, timeCommand, timeFlushed, versus, wallTimeOfAll, type Figure } from './lib.js'
+import {
+  benchHome,
+  flushWrites,
+  median,
+  SVC,
+  timeCommand,
+  timeFlushed,
+  versus,
+  wallTimeOfAll,
+  type Figure,
+} from './lib.js'
 
 const RUNS = 3
 /** Runs of the full start and its floor: an even number, so that each goes first as often as the other. */
@@ -14,7 +24,20 @@ const FULL_RUNS = 4
 const ROUNDS = 3
 
 /** The CLI's arguments for `svc lane start --no-wait` of builder `k<i>` in run `run`. */
-const startArgs = (run: string, i: number) => [SVC, 'lane', 'start', '--run', run, '--key', `k${i}`, '--role', 'builder', '--prompt', 'x', '--no-wait']
+const startArgs = (run: string, i: number) => [
+  SVC,
+  'lane',
+  'start',
+  '--run',
+  run,
+  '--key',
+  `k${i}`,
+  '--role',
+  'builder',
+  '--prompt',
+  'x',
+  '--no-wait',
+]
 
 /** `svc lane start --no-wait` of a builder in a repository of 20 000 files against `git worktree add` of the same;
  * the same with sparse_checkout selecting 5%; 50 concurrent starts against 50 serial worktree adds. */
@@ -32,7 +55,10 @@ export async function bench(): Promise<Figure[]> {
     const env = { ...h.env, SERVICE_CONVERSATION: root }
 
     // Each timed run of a large tree begins with nothing left to write (timeFlushed).
-    const addFloor = (n: number) => timeFlushed('git', ['worktree', 'add', '--quiet', '-b', `floor/${n}`, join(lanes, `floor-${n}`), 'origin/main'], { cwd: p.checkout })
+    const addFloor = (n: number) =>
+      timeFlushed('git', ['worktree', 'add', '--quiet', '-b', `floor/${n}`, join(lanes, `floor-${n}`), 'origin/main'], {
+        cwd: p.checkout,
+      })
     const fullStart = (i: number) => timeFlushed(process.execPath, startArgs('b', i), { env })
     const full = await versus(FULL_RUNS, fullStart, addFloor)
     writeProjectsYaml(h.service, { ...p }, { gauntlet: { roles, sparse_checkout: ['/d00/'] } })
@@ -50,7 +76,9 @@ export async function bench(): Promise<Figure[]> {
       fetchesT.push(await timeCommand('git', ['fetch', '--quiet', '--prune', 'origin'], { cwd: p.checkout }))
       flushWrites()
       const t0 = process.hrtime.bigint()
-      await timeCommand('git', ['worktree', 'add', '--quiet', '--no-checkout', '-b', `gs/${i}`, dir, 'origin/main'], { cwd: p.checkout })
+      await timeCommand('git', ['worktree', 'add', '--quiet', '--no-checkout', '-b', `gs/${i}`, dir, 'origin/main'], {
+        cwd: p.checkout,
+      })
       await timeCommand('git', ['sparse-checkout', 'set', '--no-cone', '/d00/'], { cwd: dir })
       await timeCommand('git', ['reset', '--hard', '--quiet'], { cwd: dir })
       gitSparse.push(Number(process.hrtime.bigint() - t0) / 1e6)
@@ -67,11 +95,28 @@ export async function bench(): Promise<Figure[]> {
     const smallRoot = (await port.convNew({ harness: 'none', project: 'small' })).id
     const serialAdds = async (r: number) => {
       const t0 = Date.now()
-      for (let i = 0; i < 50; i++) await timeCommand('git', ['worktree', 'add', '--quiet', '-b', `floor/${r}-${i}`, join(`${small.checkout}-lanes`, `floor-${r}-${i}`), 'origin/main'], { cwd: small.checkout })
+      for (let i = 0; i < 50; i++)
+        await timeCommand(
+          'git',
+          [
+            'worktree',
+            'add',
+            '--quiet',
+            '-b',
+            `floor/${r}-${i}`,
+            join(`${small.checkout}-lanes`, `floor-${r}-${i}`),
+            'origin/main',
+          ],
+          { cwd: small.checkout },
+        )
       return Date.now() - t0
     }
     const concurrentStarts = (r: number) =>
-      wallTimeOfAll(50, (i) => timeCommand(process.execPath, [...startArgs(`c${r}`, i), '--project', 'small'], { env: { ...env, SERVICE_CONVERSATION: smallRoot } }))
+      wallTimeOfAll(50, (i) =>
+        timeCommand(process.execPath, [...startArgs(`c${r}`, i), '--project', 'small'], {
+          env: { ...env, SERVICE_CONVERSATION: smallRoot },
+        }),
+      )
     // What fifty starts must pay beside their adds, whatever the kernel does: fifty Node processes (the CLIs) at once.
     const fiftyNodes = () => wallTimeOfAll(50, () => timeCommand(process.execPath, ['-e', '0']))
     const nodes50: number[] = []
@@ -95,12 +140,60 @@ export async function bench(): Promise<Figure[]> {
     // alone, are printed beside them for information (README, Benchmarks: on this machine the sparse one lies below
     // its floor, and the other two leave the kernel nothing once Node and the fetch are paid).
     return [
-      { what: 'svc lane start --no-wait, builder, 20 000 files', value: full.a, unit: 'ms', target: '≤ 1.3× git worktree add + node -e 0 + git fetch', ok: full.a <= 1.3 * fullFloor, floor: { what: 'that floor', value: fullFloor }, note: `add ${f.toFixed(0)} + node -e 0 ${median(nodes).toFixed(0)} + git fetch ${median(fetchesT).toFixed(0)} ms; ${FULL_RUNS} runs each: start ${full.as.map((x) => x.toFixed(0)).join(', ')} ms; add ${full.bs.map((x) => x.toFixed(0)).join(', ')} ms` },
-      { what: 'the same, against git worktree add alone', value: full.a, unit: 'ms', target: '≤ 1.3× git worktree add', ok: full.a <= 1.3 * f, informational: true, floor: { what: 'git worktree add', value: f } },
-      { what: 'the same with sparse_checkout selecting 5%', value: median(sparse), unit: 'ms', target: '≤ 1.5× node + fetch + git sparse steps', ok: median(sparse) <= 1.5 * sparseFloor, floor: { what: 'that floor', value: sparseFloor }, note: floorNote },
-      { what: 'the same, against the full git worktree add', value: median(sparse), unit: 'ms', target: '≥ 5× faster than git worktree add of the full tree', ok: median(sparse) * 5 <= f, informational: true, floor: { what: 'full git worktree add', value: f } },
-      { what: '50 lanes started concurrently (different keys, 1 000 files)', value: concurrent, unit: 'ms', target: '≤ 1.2× 50 serial adds + 50 concurrent node -e 0', ok: concurrent <= 1.2 * concurrentFloor, floor: { what: 'that floor', value: concurrentFloor }, note: `medians of ${ROUNDS} rounds: concurrent ${concurrents.join(', ')} ms; serial adds ${serials.join(', ')} ms; 50 node -e 0 at once ${nodes50.join(', ')} ms` },
-      { what: 'the same, against the 50 serial adds alone', value: concurrent, unit: 'ms', target: '≤ 1.2× 50 serial git worktree add', ok: concurrent <= 1.2 * serial, informational: true, floor: { what: '50 × git worktree add, serial', value: serial } },
+      {
+        what: 'svc lane start --no-wait, builder, 20 000 files',
+        value: full.a,
+        unit: 'ms',
+        target: '≤ 1.3× git worktree add + node -e 0 + git fetch',
+        ok: full.a <= 1.3 * fullFloor,
+        floor: { what: 'that floor', value: fullFloor },
+        note: `add ${f.toFixed(0)} + node -e 0 ${median(nodes).toFixed(0)} + git fetch ${median(fetchesT).toFixed(0)} ms; ${FULL_RUNS} runs each: start ${full.as.map((x) => x.toFixed(0)).join(', ')} ms; add ${full.bs.map((x) => x.toFixed(0)).join(', ')} ms`,
+      },
+      {
+        what: 'the same, against git worktree add alone',
+        value: full.a,
+        unit: 'ms',
+        target: '≤ 1.3× git worktree add',
+        ok: full.a <= 1.3 * f,
+        informational: true,
+        floor: { what: 'git worktree add', value: f },
+      },
+      {
+        what: 'the same with sparse_checkout selecting 5%',
+        value: median(sparse),
+        unit: 'ms',
+        target: '≤ 1.5× node + fetch + git sparse steps',
+        ok: median(sparse) <= 1.5 * sparseFloor,
+        floor: { what: 'that floor', value: sparseFloor },
+        note: floorNote,
+      },
+      {
+        what: 'the same, against the full git worktree add',
+        value: median(sparse),
+        unit: 'ms',
+        target: '≥ 5× faster than git worktree add of the full tree',
+        ok: median(sparse) * 5 <= f,
+        informational: true,
+        floor: { what: 'full git worktree add', value: f },
+      },
+      {
+        what: '50 lanes started concurrently (different keys, 1 000 files)',
+        value: concurrent,
+        unit: 'ms',
+        target: '≤ 1.2× 50 serial adds + 50 concurrent node -e 0',
+        ok: concurrent <= 1.2 * concurrentFloor,
+        floor: { what: 'that floor', value: concurrentFloor },
+        note: `medians of ${ROUNDS} rounds: concurrent ${concurrents.join(', ')} ms; serial adds ${serials.join(', ')} ms; 50 node -e 0 at once ${nodes50.join(', ')} ms`,
+      },
+      {
+        what: 'the same, against the 50 serial adds alone',
+        value: concurrent,
+        unit: 'ms',
+        target: '≤ 1.2× 50 serial git worktree add',
+        ok: concurrent <= 1.2 * serial,
+        informational: true,
+        floor: { what: '50 × git worktree add, serial', value: serial },
+      },
     ]
   } finally {
     h.cleanup()

@@ -17,7 +17,14 @@ function writeTranscript(path: string, mb: number): number {
       const lines: string[] = []
       for (let i = 0; i < 20_000; i++) {
         n++
-        lines.push(JSON.stringify({ n, at: 1_700_000_000_000 + n, kind: n % 3 ? 'assistant' : 'tool', text: `step ${n}: ${'lorem ipsum dolor sit amet '.repeat(4)}` }))
+        lines.push(
+          JSON.stringify({
+            n,
+            at: 1_700_000_000_000 + n,
+            kind: n % 3 ? 'assistant' : 'tool',
+            text: `step ${n}: ${'lorem ipsum dolor sit amet '.repeat(4)}`,
+          }),
+        )
       }
       const chunk = lines.join('\n') + '\n'
       size += Buffer.byteLength(chunk)
@@ -50,7 +57,8 @@ export async function bench(): Promise<Figure[]> {
     let cursor = 0
     for (let i = 0; i < 20; i++) {
       const r = await timed()
-      if (r.page.entries.at(-1)?.n !== entries) throw new Error(`the last page ends at entry ${r.page.entries.at(-1)?.n}, not ${entries}`)
+      if (r.page.entries.at(-1)?.n !== entries)
+        throw new Error(`the last page ends at entry ${r.page.entries.at(-1)?.n}, not ${entries}`)
       last.push(r.ms)
       cursor = r.page.cursor
       next.push((await timed(cursor)).ms)
@@ -63,10 +71,35 @@ export async function bench(): Promise<Figure[]> {
     }
     const grew = rssOf() - rssBefore
     return [
-      { what: `last page of a ${TRANSCRIPT_MB} MB transcript (p50, HTTP round trip)`, value: median(last), unit: 'ms', target: '≤ 50 ms', ok: median(last) <= 50 },
-      { what: 'what is new after the cursor (p50, HTTP round trip)', value: median(next), unit: 'ms', target: '≤ 50 ms', ok: median(next) <= 50 },
-      { what: 'three deck tabs asking the last page at once (p50, all three)', value: median(tabs), unit: 'ms', target: '≤ 150 ms', ok: median(tabs) <= 150 },
-      { what: 'kernel memory grown by 100 page reads', value: grew, unit: 'MB', target: '≤ 50 MB', ok: grew <= 50, note: `RSS ${rssBefore.toFixed(1)} → ${(rssBefore + grew).toFixed(1)} MB` },
+      {
+        what: `last page of a ${TRANSCRIPT_MB} MB transcript (p50, HTTP round trip)`,
+        value: median(last),
+        unit: 'ms',
+        target: '≤ 50 ms',
+        ok: median(last) <= 50,
+      },
+      {
+        what: 'what is new after the cursor (p50, HTTP round trip)',
+        value: median(next),
+        unit: 'ms',
+        target: '≤ 50 ms',
+        ok: median(next) <= 50,
+      },
+      {
+        what: 'three deck tabs asking the last page at once (p50, all three)',
+        value: median(tabs),
+        unit: 'ms',
+        target: '≤ 150 ms',
+        ok: median(tabs) <= 150,
+      },
+      {
+        what: 'kernel memory grown by 100 page reads',
+        value: grew,
+        unit: 'MB',
+        target: '≤ 50 MB',
+        ok: grew <= 50,
+        note: `RSS ${rssBefore.toFixed(1)} → ${(rssBefore + grew).toFixed(1)} MB`,
+      },
     ]
   } finally {
     h.cleanup()

@@ -16,7 +16,12 @@ const START_LIMIT_MS = 15_000
 export function resolveHome(io: Io): string {
   const { dir, explicit } = serviceHome(io.env)
   if (!existsSync(dir)) {
-    if (explicit) throw new SvcError('usage', `service home ${dir} does not exist`, `create it (mkdir -m 700 ${dir}) or unset SERVICE_HOME`)
+    if (explicit)
+      throw new SvcError(
+        'usage',
+        `service home ${dir} does not exist`,
+        `create it (mkdir -m 700 ${dir}) or unset SERVICE_HOME`,
+      )
     mkdirSync(dir, { recursive: true, mode: 0o700 })
   } else if (!statSync(dir).isDirectory()) throw new SvcError('usage', `service home ${dir} is not a directory`)
   return dir
@@ -27,13 +32,26 @@ const quieted = new WeakSet<object>()
 /** HTTP over node:http (quicker to load than fetch, which matters on every CLI call). A request sent on a kept-alive
  * connection that the kernel closed as idle in the same moment is reset before the kernel read it: that one is sent
  * again, once, on a new connection. */
-export const httpTransport = (k: KernelFile): Transport => (path, body) => send(k, path, body, true)
+export const httpTransport =
+  (k: KernelFile): Transport =>
+  (path, body) =>
+    send(k, path, body, true)
 
 const send = (k: KernelFile, path: string, body: unknown, mayResend: boolean): ReturnType<Transport> =>
   new Promise((resolve, reject) => {
     const data = JSON.stringify(body)
     const req = request(
-      { host: '127.0.0.1', port: k.port, path, method: 'POST', headers: { authorization: `Bearer ${k.token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } },
+      {
+        host: '127.0.0.1',
+        port: k.port,
+        path,
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${k.token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(data),
+        },
+      },
       (res) => {
         const chunks: Buffer[] = []
         res.on('data', (c) => chunks.push(c))
@@ -42,7 +60,15 @@ const send = (k: KernelFile, path: string, body: unknown, mayResend: boolean): R
           try {
             resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) })
           } catch {
-            resolve({ status: res.statusCode ?? 0, body: { error: { code: 'internal', message: `kernel answered HTTP ${res.statusCode} with a body that is not JSON` } } })
+            resolve({
+              status: res.statusCode ?? 0,
+              body: {
+                error: {
+                  code: 'internal',
+                  message: `kernel answered HTTP ${res.statusCode} with a body that is not JSON`,
+                },
+              },
+            })
           }
         })
         res.on('error', reject)
@@ -103,7 +129,9 @@ export async function ensureKernel(io: Io, start = true): Promise<KernelFile | u
   if (!start) return undefined
   if (current && reason?.includes('runs version')) {
     // A kernel of another version: ask it to stop, then start ours.
-    await remotePort(httpTransport(current)).kernelStop({}).catch(() => {})
+    await remotePort(httpTransport(current))
+      .kernelStop({})
+      .catch(() => {})
     for (let i = 0; i < 100 && existsSync(paths.kernelJson); i++) await sleep(50)
   }
   let logSize = 0
@@ -114,7 +142,12 @@ export async function ensureKernel(io: Io, start = true): Promise<KernelFile | u
   const main = fileURLToPath(new URL('./main.js', import.meta.url))
   // The kernel is no conversation: it keeps neither the identity nor the key of the one that happened to start it.
   const { SERVICE_CONVERSATION: _c, SERVICE_CONVERSATION_KEY: _k, ...env } = io.env
-  const child = spawn(process.execPath, [main, 'kernel', 'run'], { detached: true, stdio: ['ignore', log, log], env: { ...env, SERVICE_HOME: home }, cwd: home })
+  const child = spawn(process.execPath, [main, 'kernel', 'run'], {
+    detached: true,
+    stdio: ['ignore', log, log],
+    env: { ...env, SERVICE_HOME: home },
+    cwd: home,
+  })
   closeSync(log)
   let exited = false
   child.on('exit', () => (exited = true))
@@ -130,7 +163,11 @@ export async function ensureKernel(io: Io, start = true): Promise<KernelFile | u
     }
     await sleep(exited ? 50 : 25)
   }
-  throw new SvcError('unavailable', `the kernel did not come up within ${START_LIMIT_MS / 1000} s`, `see ${paths.kernelLog}`)
+  throw new SvcError(
+    'unavailable',
+    `the kernel did not come up within ${START_LIMIT_MS / 1000} s`,
+    `see ${paths.kernelLog}`,
+  )
 }
 
 /** A port on the kernel of this home. Unless `verify`, a kernel.json naming a live kernel of this version is

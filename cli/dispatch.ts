@@ -25,7 +25,12 @@ export function findCommand(argv: string[]): CommandSpec | undefined {
   let best: CommandSpec | undefined
   for (const c of COMMANDS) {
     const parts = c.name.split(' ')
-    if (parts.every((p, i) => words[i] === p) && argv.slice(0, parts.length).every((a, i) => a === parts[i]) && (!best || parts.length > best.name.split(' ').length)) best = c
+    if (
+      parts.every((p, i) => words[i] === p) &&
+      argv.slice(0, parts.length).every((a, i) => a === parts[i]) &&
+      (!best || parts.length > best.name.split(' ').length)
+    )
+      best = c
   }
   return best
 }
@@ -41,7 +46,8 @@ export function parseArgs(cmd: CommandSpec, rest: string[]): Args {
       break
     }
     if (!a.startsWith('--') || a === '--') {
-      if (a.startsWith('-') && a.length > 1 && a !== '-') throw new SvcError('usage', `unknown option ${a} for 'svc ${cmd.name}'`, `svc ${cmd.name} --help`)
+      if (a.startsWith('-') && a.length > 1 && a !== '-')
+        throw new SvcError('usage', `unknown option ${a} for 'svc ${cmd.name}'`, `svc ${cmd.name} --help`)
       args._.push(a)
       continue
     }
@@ -60,8 +66,10 @@ export function parseArgs(cmd: CommandSpec, rest: string[]): Args {
     args[flag] = value
   }
   const required = cmd.positionals.filter((p) => p.startsWith('<'))
-  if (args._.length < required.length) throw new SvcError('usage', `missing ${required[args._.length]} for 'svc ${cmd.name}'`, `svc ${cmd.name} --help`)
-  if (!cmd.variadic && args._.length > cmd.positionals.length) throw new SvcError('usage', `unexpected argument '${args._[cmd.positionals.length]}' for 'svc ${cmd.name}'`)
+  if (args._.length < required.length)
+    throw new SvcError('usage', `missing ${required[args._.length]} for 'svc ${cmd.name}'`, `svc ${cmd.name} --help`)
+  if (!cmd.variadic && args._.length > cmd.positionals.length)
+    throw new SvcError('usage', `unexpected argument '${args._[cmd.positionals.length]}' for 'svc ${cmd.name}'`)
   return args
 }
 
@@ -71,7 +79,11 @@ function logDetails(io: Io, e: unknown): string | undefined {
   if (!existsSync(dir)) return undefined
   const path = homePaths(dir).cliLog
   try {
-    appendFileSync(path, `${new Date().toISOString()} svc ${VERSION} pid ${process.pid}: ${(e as Error)?.stack ?? String(e)}\n`, { mode: 0o600 })
+    appendFileSync(
+      path,
+      `${new Date().toISOString()} svc ${VERSION} pid ${process.pid}: ${(e as Error)?.stack ?? String(e)}\n`,
+      { mode: 0o600 },
+    )
     return path
   } catch {
     return undefined
@@ -86,7 +98,9 @@ export function printError(io: Io, e: unknown): number {
     return EXIT_CODE[e.code]
   }
   const where = logDetails(io, e)
-  io.err(`svc: internal error: ${oneLine((e as Error)?.message ?? String(e))}${where ? ` (details in ${oneLine(where)})` : ''}\n`)
+  io.err(
+    `svc: internal error: ${oneLine((e as Error)?.message ?? String(e))}${where ? ` (details in ${oneLine(where)})` : ''}\n`,
+  )
   return 1
 }
 
@@ -125,7 +139,12 @@ export async function dispatch(argv: string[], io: Io = processIo(), port: Kerne
   const cmd = findCommand(argv)
   if (!cmd || argv.includes('--help') || argv.includes('-h')) {
     if (!cmd && argv.length && !argv.includes('--help') && !argv.includes('-h')) {
-      io.err(`svc: unknown command '${argv.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ')}'\nhint: svc --help lists the commands\n`)
+      io.err(
+        `svc: unknown command '${argv
+          .filter((a) => !a.startsWith('-'))
+          .slice(0, 2)
+          .join(' ')}'\nhint: svc --help lists the commands\n`,
+      )
       return 1
     }
     ;(await program()).help(cmd?.name)

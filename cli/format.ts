@@ -6,7 +6,11 @@ import { printable } from '../kernel/domain/printable.js'
 export function textTable(headers: string[], rawRows: string[][]): string {
   const rows = rawRows.map((r) => r.map((c) => printable(c)))
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
-  const row = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd()
+  const row = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd()
   return [row(headers), ...rows.map(row)].join('\n') + '\n'
 }
 

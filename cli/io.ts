@@ -29,7 +29,8 @@ export const optionText = (args: Args, flag: string) => (args[flag] === undefine
 /** A value from a fixed set, or a usage error naming the set. */
 export function oneOf<T extends string>(args: Args, flag: string, set: readonly T[]): T | undefined {
   const v = optionText(args, flag)
-  if (v !== undefined && !(set as readonly string[]).includes(v)) throw new SvcError('usage', `--${flag} must be one of ${set.join(', ')}, not '${v}'`)
+  if (v !== undefined && !(set as readonly string[]).includes(v))
+    throw new SvcError('usage', `--${flag} must be one of ${set.join(', ')}, not '${v}'`)
   return v as T | undefined
 }
 

@@ -13,7 +13,9 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   }
   process.on('uncaughtException', crash)
   process.on('unhandledRejection', crash)
-  process.stdout.on('error', (e: NodeJS.ErrnoException) => (e.code === 'EPIPE' ? process.exit(process.exitCode ?? 0) : crash(e)))
+  process.stdout.on('error', (e: NodeJS.ErrnoException) =>
+    e.code === 'EPIPE' ? process.exit(process.exitCode ?? 0) : crash(e),
+  )
   const { dispatch } = await import('./dispatch.js')
   process.exitCode = await dispatch(argv)
 }

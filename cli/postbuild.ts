@@ -19,4 +19,13 @@ symlinkSync(relative(binDir, main), link)
 // module, which the kernel hands to the handlers for /deck/client.js (one request, and the same on workerd).
 const { build } = await import('esbuild')
 const deckDir = join(root, 'dist', 'handlers', 'deck')
-await build({ entryPoints: [join(deckDir, 'browser', 'main.js')], bundle: true, format: 'esm', target: 'es2022', minify: true, legalComments: 'none', outfile: join(deckDir, 'client.bundle.js'), logLevel: 'warning' })
+await build({
+  entryPoints: [join(deckDir, 'browser', 'main.js')],
+  bundle: true,
+  format: 'esm',
+  target: 'es2022',
+  minify: true,
+  legalComments: 'none',
+  outfile: join(deckDir, 'client.bundle.js'),
+  logLevel: 'warning',
+})

@@ -28,16 +28,26 @@ async function main(): Promise<number> {
   if (!configured) {
     const dir = join(home, 'sample')
     say(`no project configured: creating a sample project in ${dir}`)
-    const p = existsSync(join(dir, 'sample')) ? { key: 'sample', origin: join(dir, 'sample-origin.git'), checkout: join(dir, 'sample') } : createSampleProject(dir)
+    const p = existsSync(join(dir, 'sample'))
+      ? { key: 'sample', origin: join(dir, 'sample-origin.git'), checkout: join(dir, 'sample') }
+      : createSampleProject(dir)
     gitIn(p.checkout, 'config', 'user.name', 'Demo Lane')
     gitIn(p.checkout, 'config', 'user.email', 'demo@localhost')
     const roles = Object.fromEntries(ROLES.map((r) => [r, { model: 'demo-shell', harness: 'shell' }]))
     writeProjectsYaml(home, p, { gauntlet: { roles } })
     const svcMain = fileURLToPath(new URL('./main.js', import.meta.url))
-    const demo = { svc: [process.execPath, svcMain], env: { ...process.env, SERVICE_HOME: home }, project: p.key, pace: Number(io.env.SERVICE_DEMO_PACE ?? 1), say }
+    const demo = {
+      svc: [process.execPath, svcMain],
+      env: { ...process.env, SERVICE_HOME: home },
+      project: p.key,
+      pace: Number(io.env.SERVICE_DEMO_PACE ?? 1),
+      say,
+    }
     const result = await runDemoGauntlet(demo)
     const worked = await runDemoWorker(demo)
-    say(`demonstration over: run ${result.run}, ${result.reports} reports waited on by cursor; a worker on ${worked.issue} reported done`)
+    say(
+      `demonstration over: run ${result.run}, ${result.reports} reports waited on by cursor; a worker on ${worked.issue} reported done`,
+    )
     // The sample stays on disk, the configuration as it was: the next start runs the demonstration again.
     if (before === undefined) rmSync(projectsFile)
     else writeFileSync(projectsFile, before)

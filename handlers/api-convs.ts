@@ -14,7 +14,15 @@ const TranscriptQuery = v.strictObject({
 
 /** `maxBytes`: how much of the patch to answer (the deck's "more"). */
 const DiffQuery = v.strictObject({
-  maxBytes: v.optional(v.pipe(v.string(), v.regex(/^\d{1,8}$/, 'must be a whole number'), v.transform(Number), v.minValue(1024), v.maxValue(MAX_DIFF_BYTES))),
+  maxBytes: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,8}$/, 'must be a whole number'),
+      v.transform(Number),
+      v.minValue(1024),
+      v.maxValue(MAX_DIFF_BYTES),
+    ),
+  ),
 })
 
 /** What the deck needs beyond the lanes API: the tree, one conversation with its page's detail, its change, its transcript, tell, answers, stop. */

@@ -8,7 +8,10 @@ import { jsonBody, query, respond } from './respond.js'
  * $SERVICE_CONVERSATION is to the CLI), and `conversationKey`, its key when it has one ($SERVICE_CONVERSATION_KEY). An HTTP caller has no current directory, so `cwd` is not among them. */
 const LaneStartBody = v.pipe(
   v.omit(PortSchemas.laneStart, ['cwd']),
-  v.check((b) => b.conversation !== undefined || b.parent !== undefined, 'conversation is required: the id of the launching conversation'),
+  v.check(
+    (b) => b.conversation !== undefined || b.parent !== undefined,
+    'conversation is required: the id of the launching conversation',
+  ),
 )
 const ReapBody = v.omit(PortSchemas.laneReap, ['lane'])
 

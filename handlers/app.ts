@@ -18,7 +18,13 @@ export const MAX_BODY = 4 * 1024 * 1024
 export function createApp() {
   const app = new Hono<HandlerEnv>()
   app.use('*', guard)
-  app.use('*', bodyLimit({ maxSize: MAX_BODY, onError: (c) => c.json(errorBody('too_large', `request body over ${MAX_BODY} bytes`), 413) }))
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY,
+      onError: (c) => c.json(errorBody('too_large', `request body over ${MAX_BODY} bytes`), 413),
+    }),
+  )
   app.route('/rpc', rpc)
   app.route('/api/lanes', apiLanes)
   app.route('/api/workers', apiWorkers)

@@ -6,7 +6,8 @@ import { errorBody, toErrorResponse } from './errors.js'
 /** Compare in time that depends on the length of the expected value only. */
 export function constantTimeEqual(given: string, expected: string): boolean {
   let diff = given.length ^ expected.length
-  for (let i = 0; i < expected.length; i++) diff |= (given.charCodeAt(i % Math.max(given.length, 1)) || 0) ^ expected.charCodeAt(i)
+  for (let i = 0; i < expected.length; i++)
+    diff |= (given.charCodeAt(i % Math.max(given.length, 1)) || 0) ^ expected.charCodeAt(i)
   return diff === 0
 }
 
@@ -35,16 +36,22 @@ const WRONG_TOKEN = 'missing or wrong token'
 export const guard: MiddlewareHandler<HandlerEnv> = async (c, next) => {
   const host = c.req.header('host') ?? ''
   const hostname = host.replace(/:\d+$/, '')
-  if (!LOOPBACK.has(hostname)) return c.json(errorBody('forbidden', `host ${hostname || '(none)'} is not the loopback`), 403)
+  if (!LOOPBACK.has(hostname))
+    return c.json(errorBody('forbidden', `host ${hostname || '(none)'} is not the loopback`), 403)
   const origin = c.req.header('origin')
   // The whole origin (scheme, host and port) must be this server's own.
-  if (origin !== undefined && !['GET', 'HEAD'].includes(c.req.method) && origin !== `${new URL(c.req.url).protocol}//${host}`)
+  if (
+    origin !== undefined &&
+    !['GET', 'HEAD'].includes(c.req.method) &&
+    origin !== `${new URL(c.req.url).protocol}//${host}`
+  )
     return c.json(errorBody('forbidden', `requests from origin ${origin} are refused`), 403)
   // The one route without a credential: it trades a one-time code for a deck session.
   if (c.req.path === '/deck/login' && c.req.method === 'GET') return next()
   const header = c.req.header('authorization')
   if (header !== undefined) {
-    if (!header.startsWith('Bearer ') || !constantTimeEqual(header.slice(7), c.env.token)) return c.json(errorBody('unauthorized', WRONG_TOKEN), 401)
+    if (!header.startsWith('Bearer ') || !constantTimeEqual(header.slice(7), c.env.token))
+      return c.json(errorBody('unauthorized', WRONG_TOKEN), 401)
     return next()
   }
   const session = getCookie(c, deckCookie(host))

@@ -17,6 +17,11 @@ export const deckLogin = new Hono<HandlerEnv>().get('/login', async (c) => {
   }
   // Rounded, not floored: the session was granted a moment ago, and its life is whole seconds.
   const maxAge = Math.max(0, Math.round((granted.expiresAt - Date.now()) / 1000))
-  setCookie(c, deckCookie(c.req.header('host') ?? ''), granted.session, { httpOnly: true, sameSite: 'Strict', path: '/', maxAge })
+  setCookie(c, deckCookie(c.req.header('host') ?? ''), granted.session, {
+    httpOnly: true,
+    sameSite: 'Strict',
+    path: '/',
+    maxAge,
+  })
   return c.redirect('/', 303)
 })

@@ -33,7 +33,8 @@ export const events = new Hono<HandlerEnv>().get('/', async (c) => {
         const r = await c.env.port.changes({ after, timeoutMs: POLL_MS })
         if (closed) break
         after = r.last
-        if (r.changes.length) await stream.writeSSE({ event: 'change', id: String(r.last), data: JSON.stringify(r.changes) })
+        if (r.changes.length)
+          await stream.writeSSE({ event: 'change', id: String(r.last), data: JSON.stringify(r.changes) })
         else await stream.writeSSE({ event: 'ping', data: '' })
       } catch {
         await stream.sleep(1000)

@@ -48,7 +48,8 @@ export async function jsonBody<S extends v.GenericSchema>(c: Context<HandlerEnv>
   } catch {
     return { ok: false, res: c.json(errorBody('usage', 'the request body is not JSON'), 400) }
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, res: c.json(errorBody('usage', 'the request body must be a JSON object'), 400) }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return { ok: false, res: c.json(errorBody('usage', 'the request body must be a JSON object'), 400) }
   const parsed = v.safeParse(schema, raw)
   if (!parsed.success) return { ok: false, res: c.json(errorBody('usage', issueMessage(parsed.issues)), 400) }
   return { ok: true, value: parsed.output }
@@ -59,10 +60,12 @@ export function query<S extends v.GenericSchema>(c: Context<HandlerEnv>, schema:
   // No prototype: a parameter named __proto__ is a key like any other (and refused as unknown), not a setter.
   const raw: Record<string, string> = Object.create(null)
   for (const [k, val] of new URL(c.req.url).searchParams) {
-    if (Object.hasOwn(raw, k)) return { ok: false, res: c.json(errorBody('usage', `query parameter ${k} given twice`), 400) }
+    if (Object.hasOwn(raw, k))
+      return { ok: false, res: c.json(errorBody('usage', `query parameter ${k} given twice`), 400) }
     raw[k] = val
   }
   const parsed = v.safeParse(schema, raw)
-  if (!parsed.success) return { ok: false, res: c.json(errorBody('usage', issueMessage(parsed.issues, 'query parameter')), 400) }
+  if (!parsed.success)
+    return { ok: false, res: c.json(errorBody('usage', issueMessage(parsed.issues, 'query parameter')), 400) }
   return { ok: true, value: parsed.output }
 }

@@ -13,7 +13,15 @@ const app = createApp()
 export default {
   fetch(request: Request, env: WorkerEnv, ctx: unknown) {
     if (!env.KERNEL_URL || !env.KERNEL_TOKEN)
-      return Response.json({ error: { code: 'unavailable', message: 'KERNEL_URL and KERNEL_TOKEN must be set (wrangler dev --var KERNEL_URL:… --var KERNEL_TOKEN:…)' } }, { status: 503 })
+      return Response.json(
+        {
+          error: {
+            code: 'unavailable',
+            message: 'KERNEL_URL and KERNEL_TOKEN must be set (wrangler dev --var KERNEL_URL:… --var KERNEL_TOKEN:…)',
+          },
+        },
+        { status: 503 },
+      )
     const port = remotePort(fetchTransport(env.KERNEL_URL, env.KERNEL_TOKEN))
     return app.fetch(request, { port, token: env.KERNEL_TOKEN }, ctx as never)
   },

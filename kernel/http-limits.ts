@@ -14,7 +14,12 @@ export interface HttpLimits {
   maxConnections: number
 }
 
-export const HTTP_LIMITS: HttpLimits = { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, idleTimeoutMs: 10_000, maxConnections: 256 }
+export const HTTP_LIMITS: HttpLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 60_000,
+  idleTimeoutMs: 10_000,
+  maxConnections: 256,
+}
 
 /** The options node's server takes at creation: it checks the header and body timeouts this often. */
 export const serverOptions = (l: HttpLimits) => ({

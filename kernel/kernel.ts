@@ -30,7 +30,10 @@ import { readTranscriptPage } from './io/transcript-page.js'
 import { convFiles } from './home.js'
 
 /** The kernel's own KernelPort: every verb, in process. */
-export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: () => number; stop: () => void }): KernelPort {
+export function kernelPort(
+  ctx: KernelContext,
+  opts: { startedAt: number; port: () => number; stop: () => void },
+): KernelPort {
   const gitFacts = new GitFactsCache(ctx.io)
   const changeLog = new ChangeLog(ctx)
   const lists = new ViewCache<LaneView[]>(ctx, LIST_MAX_AGE_MS)
@@ -38,7 +41,14 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
   const trees = new ViewCache<DeckTree>(ctx, LIST_MAX_AGE_MS)
   return {
     async kernelStatus() {
-      return { pid: process.pid, port: opts.port(), version: ctx.version, home: ctx.home, startedAt: opts.startedAt, conversations: ctx.store.size }
+      return {
+        pid: process.pid,
+        port: opts.port(),
+        version: ctx.version,
+        home: ctx.home,
+        startedAt: opts.startedAt,
+        conversations: ctx.store.size,
+      }
     },
     async kernelStop() {
       setTimeout(opts.stop, 20)
@@ -50,7 +60,8 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
     convStop: (input) => conv.stopConversation(ctx, ctx.resolve(input.conv)),
     convArchive: (input) => conv.convArchive(ctx, ctx.resolve(input.conv)),
     convMark: (input) => conv.convMark(ctx, input),
-    convTranscript: async (input: PortInput<'convTranscript'>) => readTranscriptPage(convFiles(ctx.home, ctx.resolve(input.conv).name).transcript, input.cursor),
+    convTranscript: async (input: PortInput<'convTranscript'>) =>
+      readTranscriptPage(convFiles(ctx.home, ctx.resolve(input.conv).name).transcript, input.cursor),
     tell: (input) => conv.tell(ctx, input),
     convAnswer: (input) => convAnswer(ctx, input),
     doctor: () => doctor(ctx, { version: ctx.version, pid: process.pid, port: opts.port() }),
@@ -59,7 +70,8 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
     laneStart: (input) => laneStart(ctx, input),
     laneReport: (input) => laneReport(ctx, input),
     laneWait: (input) => laneWait(ctx, input),
-    laneList: (input) => lists.get(JSON.stringify(input), worktreesFingerprint(ctx), () => laneList(ctx, gitFacts, input)),
+    laneList: (input) =>
+      lists.get(JSON.stringify(input), worktreesFingerprint(ctx), () => laneList(ctx, gitFacts, input)),
     laneShow: (input) => laneShow(ctx, gitFacts, input),
     laneGet: async (input) => {
       const rec = ctx.resolveLane(input.lane)
@@ -72,7 +84,8 @@ export function kernelPort(ctx: KernelContext, opts: { startedAt: number; port: 
     },
     laneReap: (input) => laneReap(ctx, gitFacts, input),
     changes: (input) => changeLog.since(input.after, input.timeoutMs),
-    deckTree: (input) => trees.get(JSON.stringify(input), worktreesFingerprint(ctx), () => deckTree(ctx, gitFacts, input)),
+    deckTree: (input) =>
+      trees.get(JSON.stringify(input), worktreesFingerprint(ctx), () => deckTree(ctx, gitFacts, input)),
     convDetail: (input) =>
       convDetail(ctx, input, async (rec) => {
         if (!rec.lane) return undefined

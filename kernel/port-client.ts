@@ -16,24 +16,32 @@ export function remotePort(transport: Transport): KernelPort {
             const { status, body } = await transport(`/rpc/${method}`, input ?? {})
             if (status >= 200 && status < 300) return body
             const err = (body as { error?: { code?: unknown; message?: string; hint?: string } })?.error
-            throw new SvcError(isErrorCode(err?.code) ? err.code : 'internal', err?.message ?? `kernel answered HTTP ${status}`, err?.hint)
+            throw new SvcError(
+              isErrorCode(err?.code) ? err.code : 'internal',
+              err?.message ?? `kernel answered HTTP ${status}`,
+              err?.hint,
+            )
           },
   })
 }
 
 /** A transport over fetch (workerd, browsers). */
-export const fetchTransport = (baseUrl: string, token: string, f: typeof fetch = fetch): Transport => async (path, body) => {
-  const res = await f(new URL(path, baseUrl).toString(), {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-  const text = await res.text()
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch {
-    parsed = { error: { code: 'internal', message: `kernel answered HTTP ${res.status} with a body that is not JSON` } }
+export const fetchTransport =
+  (baseUrl: string, token: string, f: typeof fetch = fetch): Transport =>
+  async (path, body) => {
+    const res = await f(new URL(path, baseUrl).toString(), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+    const text = await res.text()
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      parsed = {
+        error: { code: 'internal', message: `kernel answered HTTP ${res.status} with a body that is not JSON` },
+      }
+    }
+    return { status: res.status, body: parsed }
   }
-  return { status: res.status, body: parsed }
-}

@@ -51,4 +51,5 @@ export interface ConvDetail {
 }
 
 /** A change against its base: `patch` holds at most the bytes asked for; `bytes` is the whole patch's size. */
-export type ConvDiff = { base: string; stat: string; patch: string; bytes: number; truncated: boolean } | { unavailable: string }
+export type ConvDiff =
+  { base: string; stat: string; patch: string; bytes: number; truncated: boolean } | { unavailable: string }

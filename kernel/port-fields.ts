@@ -6,7 +6,11 @@ import { REPORT_STATUSES } from './domain/keys.js'
 /** The most characters a brief, a report body or a verdict file may hold (the CLI reads at most as many bytes). */
 export const MAX_TEXT = 1_000_000
 export const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`))
-export const ref = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters'))
+export const ref = v.pipe(
+  v.string(),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(200, 'must be at most 200 characters'),
+)
 export const opt = v.optional
 /** A conversation's key (SERVICE_CONVERSATION_KEY), given by a request that acts as that conversation. */
 export const key = text(200)
@@ -22,4 +26,3 @@ export const ReportRequestSchema = v.strictObject({
   defects: opt(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must be 0 or more'))),
   verdictFile: opt(v.strictObject({ path: text(4096), text: text(MAX_TEXT) })),
 })
-

@@ -45,8 +45,18 @@ export const PortSchemas = {
   }),
   /** Without a cursor, the last page of the transcript; with one (a byte offset a page gave), what follows it. */
   convTranscript: v.strictObject({ conv: ref, cursor: opt(v.pipe(v.number(), v.integer(), v.minValue(0))) }),
-  tell: v.strictObject({ conv: ref, text: text(1_000_000), force: opt(v.boolean()), conversation: opt(ref), conversationKey: opt(key) }),
-  convAnswer: v.strictObject({ conv: ref, decision: v.picklist(['allow', 'deny'], 'must be allow or deny'), message: opt(text(100_000)) }),
+  tell: v.strictObject({
+    conv: ref,
+    text: text(1_000_000),
+    force: opt(v.boolean()),
+    conversation: opt(ref),
+    conversationKey: opt(key),
+  }),
+  convAnswer: v.strictObject({
+    conv: ref,
+    decision: v.picklist(['allow', 'deny'], 'must be allow or deny'),
+    message: opt(text(100_000)),
+  }),
   doctor: v.strictObject({}),
   successor: v.strictObject({
     conversation: opt(ref),
@@ -56,7 +66,10 @@ export const PortSchemas = {
     model: opt(text(200)),
     prompt: opt(text(1_000_000)),
   }),
-  convAwaitStart: v.strictObject({ conv: ref, timeoutMs: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(600_000)) }),
+  convAwaitStart: v.strictObject({
+    conv: ref,
+    timeoutMs: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(600_000)),
+  }),
   laneStart: v.strictObject({
     key: opt(text(200)),
     for: opt(text(200)),
@@ -94,18 +107,32 @@ export const PortSchemas = {
   laneGet: v.strictObject({ lane: ref }),
   laneStop: v.strictObject({ lane: ref }),
   laneReap: v.strictObject({ lane: ref, park: opt(v.boolean()), keep: opt(v.boolean()) }),
-  changes: v.strictObject({ after: v.pipe(v.number(), v.integer(), v.minValue(0)), timeoutMs: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(30_000)) }),
+  changes: v.strictObject({
+    after: v.pipe(v.number(), v.integer(), v.minValue(0)),
+    timeoutMs: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(30_000)),
+  }),
   deckTree: v.strictObject({ run: opt(text(200)), parent: opt(ref) }),
   /** A conversation's page: contract, brief, reports with their verdicts and defects, parked patches, chain. */
   convDetail: v.strictObject({ conv: ref }),
   /** A builder's change against its base: the stat, and the patch up to `maxBytes`. */
-  convDiff: v.strictObject({ conv: ref, maxBytes: opt(v.pipe(v.number(), v.integer(), v.minValue(1024), v.maxValue(MAX_DIFF_BYTES))) }),
+  convDiff: v.strictObject({
+    conv: ref,
+    maxBytes: opt(v.pipe(v.number(), v.integer(), v.minValue(1024), v.maxValue(MAX_DIFF_BYTES))),
+  }),
   /** The deck's compiled browser code. */
   deckClient: v.strictObject({}),
   deckCode: v.strictObject({}),
   deckRedeem: v.strictObject({ code: text(200) }),
-  issueNew: v.strictObject({ project: opt(text(100)), title: text(1000), body: opt(text(1_000_000)), cwd: opt(text(4096)) }),
-  issueList: v.strictObject({ project: opt(text(100)), state: opt(v.picklist(['open', 'closed'], 'must be open or closed')) }),
+  issueNew: v.strictObject({
+    project: opt(text(100)),
+    title: text(1000),
+    body: opt(text(1_000_000)),
+    cwd: opt(text(4096)),
+  }),
+  issueList: v.strictObject({
+    project: opt(text(100)),
+    state: opt(v.picklist(['open', 'closed'], 'must be open or closed')),
+  }),
   issueShow: v.strictObject({ ref, project: opt(text(100)), cwd: opt(text(4096)) }),
   issueClose: v.strictObject({ ref, project: opt(text(100)), cwd: opt(text(4096)) }),
   deckSession: v.strictObject({ session: text(200) }),
@@ -225,7 +252,6 @@ export interface ReapResult {
   archiveError?: string
 }
 
-
 /** What one long poll of `wait` ends with. `cursor` is where the next wait continues (a seq for one lane, a run
  * cursor for a set). */
 export type WaitResult =
@@ -234,4 +260,3 @@ export type WaitResult =
   | { kind: 'exited'; detail: string; cursor?: string }
   | { kind: 'idle'; detail: string; cursor?: string }
 export type KernelPort = { [M in PortMethod]: (input: PortInput<M>) => Promise<PortOutputs[M]> }
-

@@ -69,7 +69,17 @@ export async function runKernel(home: string): Promise<void> {
 
   const io = realAdapters()
   const facts = new RuntimeFacts(home, io.files, log)
-  const ctx = new KernelContext(home, store, facts, new Runners(home, svcMain, facts, log, io), new ConfigFile(paths.projects), log, svcBinDir, VERSION, io)
+  const ctx = new KernelContext(
+    home,
+    store,
+    facts,
+    new Runners(home, svcMain, facts, log, io),
+    new ConfigFile(paths.projects),
+    log,
+    svcBinDir,
+    VERSION,
+    io,
+  )
   const startedAt = Date.now()
   const token = randomBytes(32).toString('hex')
   let boundPort = 0
@@ -114,7 +124,14 @@ export async function runKernel(home: string): Promise<void> {
   })
   boundPort = (server.address() as AddressInfo).port
 
-  const manifest: KernelFile = { pid: process.pid, start: processStartTime(process.pid) ?? '', port: boundPort, token, version: VERSION, startedAt }
+  const manifest: KernelFile = {
+    pid: process.pid,
+    start: processStartTime(process.pid) ?? '',
+    port: boundPort,
+    token,
+    version: VERSION,
+    startedAt,
+  }
   for (let attempt = 0; ; attempt++) {
     if (await createFileOnce(paths.kernelJson, JSON.stringify(manifest) + '\n', 0o600)) break
     const other = readKernelFile(paths.kernelJson)
@@ -133,15 +150,19 @@ export async function runKernel(home: string): Promise<void> {
   // became ready (so a removed home leaves no kernel behind).
   let lastProblem = ''
   timers.push(
-    setInterval(() => {
-      const check = checkManifest(readManifestToken(paths.kernelJson), token, paths.kernelJson)
-      if (check.verdict === 'stop') void stop(check.why)
-      else if (check.verdict === 'keep-but-log' && check.why !== lastProblem) log('warn', check.why)
-      lastProblem = check.verdict === 'keep-but-log' ? check.why : ''
-    }, testNumber('SELF_CHECK_MS') ?? SELF_CHECK_EVERY_MS),
+    setInterval(
+      () => {
+        const check = checkManifest(readManifestToken(paths.kernelJson), token, paths.kernelJson)
+        if (check.verdict === 'stop') void stop(check.why)
+        else if (check.verdict === 'keep-but-log' && check.why !== lastProblem) log('warn', check.why)
+        lastProblem = check.verdict === 'keep-but-log' ? check.why : ''
+      },
+      testNumber('SELF_CHECK_MS') ?? SELF_CHECK_EVERY_MS,
+    ),
   )
 
-  for (const d of store.orphanDirs) log('warn', `conversation directory without a record (an interrupted creation): ${d}`)
+  for (const d of store.orphanDirs)
+    log('warn', `conversation directory without a record (an interrupted creation): ${d}`)
   const first = await reconcile(ctx, { graceMs: RECONCILE_GRACE_MS })
   if (first.adopted.length) log('info', `re-adopted runners of ${first.adopted.map((n) => 'conv-' + n).join(', ')}`)
   // Before any launch is served: a launch a killed kernel left unfinished is finished or taken back.
@@ -151,10 +172,20 @@ export async function runKernel(home: string): Promise<void> {
 
   // Watch the directories of conversations that can still change; a new conversation is added as it is created.
   const changing = (r: ConversationRecord) => mayStillChange(r, () => ctx.facts.get(r.name).state)
-  watcher = watchAgents(store.all().filter(changing).map((r) => convFiles(home, r.name).dir), (e) => {
-    ctx.facts.invalidate(e.name)
-    ctx.emit({ name: e.name, what: e.file === CONV_FILE_NAMES.reports ? 'report' : e.file === CONV_FILE_NAMES.record ? 'record' : 'state', fromWatcher: true })
-  })
+  watcher = watchAgents(
+    store
+      .all()
+      .filter(changing)
+      .map((r) => convFiles(home, r.name).dir),
+    (e) => {
+      ctx.facts.invalidate(e.name)
+      ctx.emit({
+        name: e.name,
+        what: e.file === CONV_FILE_NAMES.reports ? 'report' : e.file === CONV_FILE_NAMES.record ? 'record' : 'state',
+        fromWatcher: true,
+      })
+    },
+  )
   const w = watcher
   ctx.events.on('change', (e: KernelEvent) => {
     if (e.fromWatcher && e.what !== 'state') return
@@ -170,7 +201,12 @@ export async function runKernel(home: string): Promise<void> {
     .then((removed) => removed.forEach((t) => log('warn', `removed temp file of an interrupted write: ${t}`)))
     .catch((e) => log('error', `sweep: ${e.message}`))
 
-  timers.push(setInterval(() => void reconcile(ctx, { graceMs: RECONCILE_GRACE_MS }).catch((e) => log('error', `reconcile: ${e.message}`)), RECONCILE_EVERY_MS))
+  timers.push(
+    setInterval(
+      () => void reconcile(ctx, { graceMs: RECONCILE_GRACE_MS }).catch((e) => log('error', `reconcile: ${e.message}`)),
+      RECONCILE_EVERY_MS,
+    ),
+  )
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, () => void stop(sig))
 }
 

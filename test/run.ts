@@ -9,7 +9,9 @@ import { suiteOutcome, failureRecap } from './helpers/suite-outcome.js'
  * it ends, then the time of each group, then the one line CI reads: `N passed, N failed`.
  * `node dist/test/run.js [group ...]`; SERVICE_TEST_JOBS sets how many files run at once. */
 const ALL_GROUPS = ['domain', 'io', 'handlers', 'cli', 'e2e', 'reliability', 'browser']
-const groups = (process.argv.length > 2 ? process.argv.slice(2) : ALL_GROUPS).filter((g) => existsSync(join(ROOT, 'dist', 'test', g)))
+const groups = (process.argv.length > 2 ? process.argv.slice(2) : ALL_GROUPS).filter((g) =>
+  existsSync(join(ROOT, 'dist', 'test', g)),
+)
 const JOBS = Math.max(1, Number(process.env.SERVICE_TEST_JOBS) || 4)
 /** A suite file still running after this long is stopped and counted as failed, so that a hang cannot stall CI. */
 const FILE_LIMIT_MS = 10 * 60 * 1000
@@ -55,7 +57,10 @@ function runFile(s: SuiteFile): Promise<void> {
   const started = Date.now()
   return new Promise((resolve) => {
     const pattern = `^${s.file.replace(/\./g, '\\.')}$`
-    const child = spawn(process.execPath, [uvu, join('dist', 'test', s.group), pattern], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [uvu, join('dist', 'test', s.group), pattern], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     if (child.pid) suitePids.push(child.pid)
     let out = ''
     child.stdout.on('data', (d) => (out += d))
@@ -85,7 +90,8 @@ await Promise.all(
 
 // Only the homes of this run's suites (named <label>-<pid>-<random>): other runs may be using theirs right now.
 for (const name of existsSync(TEST_HOMES) ? readdirSync(TEST_HOMES) : [])
-  if (suitePids.some((pid) => name.includes(`-${pid}-`))) rmSync(join(TEST_HOMES, name), { recursive: true, force: true })
+  if (suitePids.some((pid) => name.includes(`-${pid}-`)))
+    rmSync(join(TEST_HOMES, name), { recursive: true, force: true })
 try {
   rmdirSync(TEST_HOMES) // only when empty
 } catch {}
@@ -106,7 +112,10 @@ for (const group of groups) {
 console.log(`${files.length} files, ${JOBS} at a time, in ${((Date.now() - began) / 1000).toFixed(1)} s`)
 const line = `${passed} passed, ${failed} failed`
 mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true })
-writeFileSync(DURATIONS, JSON.stringify({ ...lastMs, ...Object.fromEntries([...outcomes].map(([k, o]) => [k, o.ms])) }, null, 1) + '\n')
+writeFileSync(
+  DURATIONS,
+  JSON.stringify({ ...lastMs, ...Object.fromEntries([...outcomes].map(([k, o]) => [k, o.ms])) }, null, 1) + '\n',
+)
 writeFileSync(join(ROOT, 'test-artifacts', 'summary.txt'), line + '\n')
 console.log(line)
 process.exit(failed ? 1 : 0)

@@ -25,13 +25,24 @@ function describe(v: ConvView): string {
     ['harness', v.harness],
     ['model', v.model],
     ['cwd', v.cwd],
-    ['activity', `${activityText(v)} (${v.evidence.source}${v.evidence.detail ? `: ${v.evidence.detail}` : ''}, ${age(v.evidence.at)} ago)`],
+    [
+      'activity',
+      `${activityText(v)} (${v.evidence.source}${v.evidence.detail ? `: ${v.evidence.detail}` : ''}, ${age(v.evidence.at)} ago)`,
+    ],
     ['archived', v.archived ? 'yes' : undefined],
     ['waits on', v.pending ? pendingText(v.pending) : undefined],
-    ['cost', v.cost ? `${usdText(v.cost.usd)}${v.cost.estimated ? ` (estimate${v.cost.basis ? ` from ${v.cost.basis}` : ''})` : ''}` : undefined],
+    [
+      'cost',
+      v.cost
+        ? `${usdText(v.cost.usd)}${v.cost.estimated ? ` (estimate${v.cost.basis ? ` from ${v.cost.basis}` : ''})` : ''}`
+        : undefined,
+    ],
     ['lane', v.lane ? `${v.lane.run}/${v.lane.key} ${v.lane.role} i${v.lane.iteration}` : undefined],
   ]
-  return rows.filter(([, val]) => val !== undefined).map(([k, val]) => line(`${k}: ${val}`)).join('')
+  return rows
+    .filter(([, val]) => val !== undefined)
+    .map(([k, val]) => line(`${k}: ${val}`))
+    .join('')
 }
 
 export const convNew: Run = async (port, args, io) => {
@@ -58,7 +69,15 @@ export const convList: Run = async (port, args, io) => {
     io.out(
       textTable(
         ['ID', 'NAME', 'KIND', 'PARENT', 'HARNESS', 'ACTIVITY', 'AGE'],
-        list.map((v) => [v.id, v.name, v.kind, v.parent ?? '-', v.harness, v.archived ? 'archived' : activityText(v), age(v.createdAt)]),
+        list.map((v) => [
+          v.id,
+          v.name,
+          v.kind,
+          v.parent ?? '-',
+          v.harness,
+          v.archived ? 'archived' : activityText(v),
+          age(v.createdAt),
+        ]),
       ),
     )
   return 0
@@ -103,8 +122,13 @@ export const convTranscript: Run = async (port, args, io) => {
 
 export const convMark: Run = async (port, args, io) => {
   const phase = args._[0]
-  if (!(PHASES as readonly string[]).includes(phase)) throw new SvcError('usage', `the state must be one of ${PHASES.join(', ')}, not '${phase}'`)
-  const v = await port.convMark({ ...actingAs(io), phase: phase as (typeof PHASES)[number], reason: oneOf(args, 'reason', NEEDS_YOU_REASONS) })
+  if (!(PHASES as readonly string[]).includes(phase))
+    throw new SvcError('usage', `the state must be one of ${PHASES.join(', ')}, not '${phase}'`)
+  const v = await port.convMark({
+    ...actingAs(io),
+    phase: phase as (typeof PHASES)[number],
+    reason: oneOf(args, 'reason', NEEDS_YOU_REASONS),
+  })
   io.out(args.json ? json(v) : line(`conv ${v.id} marked ${phase}${args.reason ? ` (${args.reason})` : ''}`))
   return 0
 }
@@ -115,10 +139,18 @@ export const tell: Run = async (port, args, io) => {
   return 0
 }
 
-const successor = (kind: 'handoff' | 'fork'): Run => async (port, args, io) => {
-  const v = await port.successor({ ...actingAs(io), kind, harness: oneOf(args, 'harness', HARNESSES), model: optionText(args, 'model'), prompt: optionText(args, 'prompt') })
-  io.out(args.json ? json(v) : `${v.id}\n`)
-  return 0
-}
+const successor =
+  (kind: 'handoff' | 'fork'): Run =>
+  async (port, args, io) => {
+    const v = await port.successor({
+      ...actingAs(io),
+      kind,
+      harness: oneOf(args, 'harness', HARNESSES),
+      model: optionText(args, 'model'),
+      prompt: optionText(args, 'prompt'),
+    })
+    io.out(args.json ? json(v) : `${v.id}\n`)
+    return 0
+  }
 export const handoff = successor('handoff')
 export const fork = successor('fork')

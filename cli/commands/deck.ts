@@ -21,7 +21,9 @@ function openPrivately(url: string, file: string, env: NodeJS.ProcessEnv): void 
   const page = `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${attr(url)}"><title>Command Deck</title><a href="${attr(url)}">Command Deck</a>\n`
   writeFileSync(file, page, { mode: 0o600, flag: 'wx' })
   const opener = process.platform === 'darwin' ? 'open' : 'xdg-open'
-  spawn(opener, [file], { detached: true, stdio: 'ignore', env }).on('error', () => {}).unref()
+  spawn(opener, [file], { detached: true, stdio: 'ignore', env })
+    .on('error', () => {})
+    .unref()
 }
 
 export const run: Run = async (port, args, io: Io) => {

@@ -4,7 +4,8 @@ import { json, line } from '../format.js'
 import type { Run } from '../table.js'
 
 const label = (c: DoctorCheck) => (!c.ok ? 'PROBLEM' : c.note ? 'note   ' : 'ok     ')
-const checkLines = (c: DoctorCheck) => line(`${label(c)}  ${c.name}: ${c.detail}`) + (c.fix ? line(`         fix: ${c.fix}`) : '')
+const checkLines = (c: DoctorCheck) =>
+  line(`${label(c)}  ${c.name}: ${c.detail}`) + (c.fix ? line(`         fix: ${c.fix}`) : '')
 
 /** `svc doctor`: the kernel answering, harness CLIs and their versions, git and lsof, writable homes and lanes roots.
  * Exit 1 when anything is a problem. */
@@ -14,7 +15,14 @@ export const run: Run = async (port, args, io) => {
     report = await port.doctor({})
   } catch (e) {
     if (!(e instanceof SvcError) || e.code !== 'unavailable') throw e
-    const checks: DoctorCheck[] = [{ name: 'kernel', ok: false, detail: e.message, fix: e.hint ?? 'svc kernel start; its log is kernel.log in the service home' }]
+    const checks: DoctorCheck[] = [
+      {
+        name: 'kernel',
+        ok: false,
+        detail: e.message,
+        fix: e.hint ?? 'svc kernel start; its log is kernel.log in the service home',
+      },
+    ]
     report = { checks, problems: 1 }
   }
   io.out(args.json ? json(report) : report.checks.map(checkLines).join(''))

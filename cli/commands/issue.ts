@@ -9,13 +9,17 @@ import type { Run } from '../table.js'
 /** `svc issue new|list|show|close`: the issues a worker can belong to. */
 
 function bodyOf(args: Args, cwd: string): string | undefined {
-  if (args.body !== undefined && args['body-file'] !== undefined) throw new SvcError('usage', 'pass one of --body or --body-file, not both')
+  if (args.body !== undefined && args['body-file'] !== undefined)
+    throw new SvcError('usage', 'pass one of --body or --body-file, not both')
   if (args['body-file'] === undefined) return optionText(args, 'body')
   const path = resolve(cwd, String(args['body-file']))
   try {
     return readFileSync(path, 'utf8')
   } catch (e) {
-    throw new SvcError('usage', `cannot read the body file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
+    throw new SvcError(
+      'usage',
+      `cannot read the body file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    )
   }
 }
 
@@ -29,22 +33,39 @@ function describe(i: IssueView): string {
     ['created', i.created],
     ['closed', i.closed],
   ]
-  const head = rows.filter(([, v]) => v !== undefined).map(([k, v]) => `${k}: ${v}\n`).join('')
+  const head = rows
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}: ${v}\n`)
+    .join('')
   return i.body ? `${head}\n${i.body.endsWith('\n') ? i.body : i.body + '\n'}` : head
 }
 
 /** Prints the new issue's reference as its last (and only) line. */
 export const issueNew: Run = async (port, args, io) => {
   if (args.title === undefined) throw new SvcError('usage', "--title is required: the issue's one-line title")
-  const issue = await port.issueNew({ project: optionText(args, 'project'), title: String(args.title), body: bodyOf(args, io.cwd), cwd: io.cwd })
+  const issue = await port.issueNew({
+    project: optionText(args, 'project'),
+    title: String(args.title),
+    body: bodyOf(args, io.cwd),
+    cwd: io.cwd,
+  })
   io.out(args.json ? json(issue) : `${issue.ref}\n`)
   return 0
 }
 
 export const issueList: Run = async (port, args, io) => {
-  const list = await port.issueList({ project: optionText(args, 'project'), state: oneOf(args, 'state', ['open', 'closed'] as const) })
+  const list = await port.issueList({
+    project: optionText(args, 'project'),
+    state: oneOf(args, 'state', ['open', 'closed'] as const),
+  })
   if (args.json) io.out(json(list))
-  else io.out(textTable(['REF', 'PROJECT', 'STATE', 'AGE', 'TITLE'], list.map((i) => [i.ref, i.project ?? '-', i.state, i.created ? age(Date.parse(i.created)) : '-', i.title])))
+  else
+    io.out(
+      textTable(
+        ['REF', 'PROJECT', 'STATE', 'AGE', 'TITLE'],
+        list.map((i) => [i.ref, i.project ?? '-', i.state, i.created ? age(Date.parse(i.created)) : '-', i.title]),
+      ),
+    )
   return 0
 }
 

@@ -6,7 +6,9 @@ import type { Run } from '../table.js'
 import { existsSync } from 'node:fs'
 
 const show = (json: boolean, k: { pid: number; port: number; version: string }, home: string) =>
-  json ? JSON.stringify({ ...k, home }) + '\n' : `kernel ${k.version} running: pid ${k.pid}, port ${k.port}, home ${home}\n`
+  json
+    ? JSON.stringify({ ...k, home }) + '\n'
+    : `kernel ${k.version} running: pid ${k.pid}, port ${k.port}, home ${home}\n`
 
 export const start: Run = async (_port, args, io) => {
   const k = await ensureKernel(io)
@@ -23,7 +25,11 @@ export const status: Run = async (_port, args, io) => {
     return 1
   }
   const st = await remotePort(httpTransport(k)).kernelStatus({})
-  io.out(args.json ? JSON.stringify({ running: true, ...st }) + '\n' : `kernel ${st.version} running: pid ${st.pid}, port ${st.port}, home ${st.home}, ${st.conversations} conversations\n`)
+  io.out(
+    args.json
+      ? JSON.stringify({ running: true, ...st }) + '\n'
+      : `kernel ${st.version} running: pid ${st.pid}, port ${st.port}, home ${st.home}, ${st.conversations} conversations\n`,
+  )
   return 0
 }
 

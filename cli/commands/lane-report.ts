@@ -9,33 +9,41 @@ import type { Run } from '../table.js'
 import type { ConvView } from '../../kernel/port.js'
 
 /** `svc lane report` and `svc worker report`: the same options, the same exit codes. */
-export const reportAs = (kind: 'lane' | 'worker'): Run => async (port, args, io) => {
-  if ((args.file === undefined) === (args.stdin === undefined)) throw new SvcError('usage', 'give exactly one of --file <path> or --stdin')
-  const status = oneOf(args, 'status', REPORT_STATUSES)
-  let defects: number | undefined
-  if (args.defects !== undefined) {
-    if (!/^\d{1,9}$/.test(String(args.defects))) throw new SvcError('usage', `--defects must be a whole number, 0 or more, not '${args.defects}'`)
-    defects = Number(args.defects)
+export const reportAs =
+  (kind: 'lane' | 'worker'): Run =>
+  async (port, args, io) => {
+    if ((args.file === undefined) === (args.stdin === undefined))
+      throw new SvcError('usage', 'give exactly one of --file <path> or --stdin')
+    const status = oneOf(args, 'status', REPORT_STATUSES)
+    let defects: number | undefined
+    if (args.defects !== undefined) {
+      if (!/^\d{1,9}$/.test(String(args.defects)))
+        throw new SvcError('usage', `--defects must be a whole number, 0 or more, not '${args.defects}'`)
+      defects = Number(args.defects)
+    }
+    const body = args.file !== undefined ? readBounded(io.cwd, String(args.file), 'report') : await io.readStdin()
+    const verdictPath = args['verdict-file'] === undefined ? undefined : resolve(io.cwd, String(args['verdict-file']))
+    const r = await (kind === 'lane' ? port.laneReport : port.workerReport)({
+      ...actingAs(io),
+      body,
+      status,
+      allowUnpushed: args['allow-unpushed'] ? true : undefined,
+      verdict: args.verdict === undefined ? undefined : String(args.verdict),
+      defects,
+      verdictFile: verdictPath
+        ? { path: verdictPath, text: readBounded(io.cwd, verdictPath, 'verdict file') }
+        : undefined,
+    })
+    const view = 'lane' in r ? r.lane : r.worker
+    const verdict = r.report.verdict ? ` ${r.report.verdict} (${r.report.defects} defects)` : ''
+    io.out(args.json ? json(r) : line(`report #${r.report.seq} filed: ${who(view)} ${r.report.status}${verdict}`))
+    return reportExitCode(r.report.status)
   }
-  const body = args.file !== undefined ? readBounded(io.cwd, String(args.file), 'report') : await io.readStdin()
-  const verdictPath = args['verdict-file'] === undefined ? undefined : resolve(io.cwd, String(args['verdict-file']))
-  const r = await (kind === 'lane' ? port.laneReport : port.workerReport)({
-    ...actingAs(io),
-    body,
-    status,
-    allowUnpushed: args['allow-unpushed'] ? true : undefined,
-    verdict: args.verdict === undefined ? undefined : String(args.verdict),
-    defects,
-    verdictFile: verdictPath ? { path: verdictPath, text: readBounded(io.cwd, verdictPath, 'verdict file') } : undefined,
-  })
-  const view = 'lane' in r ? r.lane : r.worker
-  const verdict = r.report.verdict ? ` ${r.report.verdict} (${r.report.defects} defects)` : ''
-  io.out(args.json ? json(r) : line(`report #${r.report.seq} filed: ${who(view)} ${r.report.status}${verdict}`))
-  return reportExitCode(r.report.status)
-}
 
 export const run = reportAs('lane')
 
 /** A lane as `<run>/<key> <role> i<n>`, a worker as `worker <issue> i<n>`. */
 export const who = (v: Pick<ConvView, 'lane' | 'worker'>) =>
-  v.lane ? `${v.lane.run}/${v.lane.key} ${v.lane.role} i${v.lane.iteration}` : `worker ${v.worker!.issue} i${v.worker!.iteration}`
+  v.lane
+    ? `${v.lane.run}/${v.lane.key} ${v.lane.role} i${v.lane.iteration}`
+    : `worker ${v.worker!.issue} i${v.worker!.iteration}`

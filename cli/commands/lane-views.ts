@@ -17,7 +17,6 @@ export const list: Run = async (port, args, io) => {
   return 0
 }
 
-
 export const show: Run = async (port, args, io) => {
   const lane = args._[0]
   const r = await port.laneShow({ lane, run: optionText(args, 'run'), key: optionText(args, 'key') })
@@ -32,20 +31,38 @@ export const stop: Run = async (port, args, io) => {
 }
 
 export const reap: Run = async (port, args, io) => {
-  const r = await port.laneReap({ lane: args._[0], park: args.park ? true : undefined, keep: args.keep ? true : undefined })
+  const r = await port.laneReap({
+    lane: args._[0],
+    park: args.park ? true : undefined,
+    keep: args.keep ? true : undefined,
+  })
   const v = r.lane
   return printReap(io, args, r, { who: `${v.run}/${v.key} ${v.role} i${v.iteration}`, id: v.id, branch: v.branch })
 }
 
 /** What a reap of a lane or a worker prints. */
-export function printReap(io: Io, args: Args, r: Omit<ReapResult, 'lane'>, v: { who: string; id: string; branch?: string }): number {
+export function printReap(
+  io: Io,
+  args: Args,
+  r: Omit<ReapResult, 'lane'>,
+  v: { who: string; id: string; branch?: string },
+): number {
   if (args.json) {
     io.out(json(r))
     return 0
   }
   for (const w of r.warnings) io.err(line(w))
-  if (r.parked) io.out(line(`parked ${r.parked.paths} path${r.parked.paths === 1 ? '' : 's'} to ${r.parked.patch} (kept at ${r.parked.ref})`))
-  io.out(line(`reaped ${v.who} (conv ${v.id})${r.removed ? `: removed ${r.removed}` : ''}${v.branch ? `; branch ${v.branch} kept` : ''}`))
+  if (r.parked)
+    io.out(
+      line(
+        `parked ${r.parked.paths} path${r.parked.paths === 1 ? '' : 's'} to ${r.parked.patch} (kept at ${r.parked.ref})`,
+      ),
+    )
+  io.out(
+    line(
+      `reaped ${v.who} (conv ${v.id})${r.removed ? `: removed ${r.removed}` : ''}${v.branch ? `; branch ${v.branch} kept` : ''}`,
+    ),
+  )
   if (r.archiveError) io.out(line(r.archiveError))
   return 0
 }

@@ -20,7 +20,13 @@ interface WaitSetArgs {
 
 /** `svc lane wait` (a lane, --run, --parent) and `svc worker wait` (a worker, --issue, --parent): the same loop,
  * output, cursor and exit codes. */
-async function waitFor(kind: 'lane' | 'worker', { set: run, project }: WaitSetArgs, port: KernelPort, args: Args, io: Io): Promise<number> {
+async function waitFor(
+  kind: 'lane' | 'worker',
+  { set: run, project }: WaitSetArgs,
+  port: KernelPort,
+  args: Args,
+  io: Io,
+): Promise<number> {
   const lane = args._[0]
   const setFlag = kind === 'lane' ? 'run' : 'issue'
   const parent = optionText(args, 'parent')
@@ -28,10 +34,16 @@ async function waitFor(kind: 'lane' | 'worker', { set: run, project }: WaitSetAr
   let timeoutMs = Infinity
   if (args.timeout !== undefined) {
     const t = Number(args.timeout)
-    if (!/^\d+(\.\d+)?$/.test(String(args.timeout)) || !Number.isFinite(t)) throw new SvcError('usage', `--timeout must be a number of seconds, not '${args.timeout}'`)
+    if (!/^\d+(\.\d+)?$/.test(String(args.timeout)) || !Number.isFinite(t))
+      throw new SvcError('usage', `--timeout must be a number of seconds, not '${args.timeout}'`)
     timeoutMs = t * 1000
   }
-  const form = lane !== undefined ? `svc ${kind} wait ${lane}` : run !== undefined ? `svc ${kind} wait --${setFlag} ${run}` : `svc ${kind} wait --parent ${parent}`
+  const form =
+    lane !== undefined
+      ? `svc ${kind} wait ${lane}`
+      : run !== undefined
+        ? `svc ${kind} wait --${setFlag} ${run}`
+        : `svc ${kind} wait --parent ${parent}`
   const next = (cursor: string | undefined) => io.err(line(`next: ${form}${cursor ? ` --after ${cursor}` : ''}`))
   const after = optionText(args, 'after')
   const deadline = Date.now() + timeoutMs
@@ -39,13 +51,25 @@ async function waitFor(kind: 'lane' | 'worker', { set: run, project }: WaitSetAr
     const pollMs = Math.max(0, Math.min(POLL_MS, deadline - Date.now()))
     const r = await (kind === 'lane'
       ? port.laneWait({ lane, run, parent, after, timeoutMs: pollMs })
-      : port.workerWait({ worker: lane, issue: run, parent, after, timeoutMs: pollMs, ...(project === undefined ? {} : { project }), cwd: io.cwd }))
+      : port.workerWait({
+          worker: lane,
+          issue: run,
+          parent,
+          after,
+          timeoutMs: pollMs,
+          ...(project === undefined ? {} : { project }),
+          cwd: io.cwd,
+        }))
     if (r.kind === 'report') {
       if (args.json) io.out(json(r))
       else io.out(r.report.body.endsWith('\n') ? r.report.body : r.report.body + '\n')
       const verdict = r.report.verdict ? ` ${r.report.verdict} (${r.report.defects} defects)` : ''
       const from = 'issue' in r.lane ? `worker ${r.lane.issue}` : `${r.lane.run}/${r.lane.key} ${r.lane.role}`
-      io.err(line(`report #${r.report.seq} ${r.report.status}${verdict} from ${from} i${r.lane.iteration} (conv ${r.lane.id})`))
+      io.err(
+        line(
+          `report #${r.report.seq} ${r.report.status}${verdict} from ${from} i${r.lane.iteration} (conv ${r.lane.id})`,
+        ),
+      )
       next(r.cursor)
       return reportExitCode(r.report.status)
     }
@@ -66,4 +90,5 @@ async function waitFor(kind: 'lane' | 'worker', { set: run, project }: WaitSetAr
 
 export const run: Run = (port, args, io) => waitFor('lane', { set: optionText(args, 'run') }, port, args, io)
 
-export const workerWait: Run = (port, args, io) => waitFor('worker', { set: optionText(args, 'issue'), project: optionText(args, 'project') }, port, args, io)
+export const workerWait: Run = (port, args, io) =>
+  waitFor('worker', { set: optionText(args, 'issue'), project: optionText(args, 'project') }, port, args, io)

@@ -37,10 +37,24 @@ export const run: Run = async (port, args, io) => {
 }
 
 const COLUMNS = ['ID', 'NAME', 'ISSUE', 'ITER', 'ACTIVITY', 'REPORT', 'STARTER', 'DIR']
-const cells = (v: WorkerView) => [v.id, v.name, v.issue, `i${v.iteration}`, activityShown(v), v.report ? `#${v.report.seq} ${v.report.status}` : '-', v.starter, v.cwd]
+const cells = (v: WorkerView) => [
+  v.id,
+  v.name,
+  v.issue,
+  `i${v.iteration}`,
+  activityShown(v),
+  v.report ? `#${v.report.seq} ${v.report.status}` : '-',
+  v.starter,
+  v.cwd,
+]
 
 export const list: Run = async (port, args, io) => {
-  const views = await port.workerList({ issue: optionText(args, 'issue'), parent: optionText(args, 'parent'), project: optionText(args, 'project'), cwd: io.cwd })
+  const views = await port.workerList({
+    issue: optionText(args, 'issue'),
+    parent: optionText(args, 'parent'),
+    project: optionText(args, 'project'),
+    cwd: io.cwd,
+  })
   io.out(args.json ? json(views) : textTable(COLUMNS, views.map(cells)))
   return 0
 }

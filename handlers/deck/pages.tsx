@@ -19,11 +19,17 @@ const Layout = (p: { title: string; page: string; dataRef?: string; children: Ch
       <header>
         <h1>{p.title}</h1>
         <nav>
-          <a href="/" class={p.page === 'deck' ? 'here' : undefined}>Command Deck</a>
-          <a href="/agents" class={p.page === 'agents' ? 'here' : undefined}>Agents</a>
+          <a href="/" class={p.page === 'deck' ? 'here' : undefined}>
+            Command Deck
+          </a>
+          <a href="/agents" class={p.page === 'agents' ? 'here' : undefined}>
+            Agents
+          </a>
         </nav>
         <span id="status" class="status" role="status" aria-live="polite"></span>
-        <span class="keys muted" title="j/k move · Enter open · a answer · / search · c composer · u back">j k ↵ a / c u</span>
+        <span class="keys muted" title="j/k move · Enter open · a answer · / search · c composer · u back">
+          j k ↵ a / c u
+        </span>
       </header>
       <main>{p.children}</main>
       <script type="module" src="/deck/client.js"></script>
@@ -42,7 +48,14 @@ const Filters = (p: { search?: boolean }) => (
     <label>
       Parent <input id="parent" size={8} placeholder="conv id" />
     </label>
-    {p.search ? <input id="search" type="search" placeholder="search: id, name, run/key, model, activity (/)" aria-label="search" /> : null}
+    {p.search ? (
+      <input
+        id="search"
+        type="search"
+        placeholder="search: id, name, run/key, model, activity (/)"
+        aria-label="search"
+      />
+    ) : null}
     <span id="notify-slot"></span>
     <span id="costs" class="costs muted"></span>
   </div>
@@ -53,7 +66,10 @@ const DeckPage = () => (
     <Filters />
     <section class="panel inbox" aria-labelledby="inbox-title">
       <h2 id="inbox-title">
-        Needs you <span id="inbox-count" class="count-badge">0</span>
+        Needs you{' '}
+        <span id="inbox-count" class="count-badge">
+          0
+        </span>
       </h2>
       <div id="inbox"></div>
     </section>
@@ -85,7 +101,10 @@ const ConvPage = (p: { ref: string }) => (
         <div id="parked"></div>
         <div id="diff-panel" class="panel" hidden>
           <h3>
-            Change against its base <button id="diff-load" type="button">Load the change</button>
+            Change against its base{' '}
+            <button id="diff-load" type="button">
+              Load the change
+            </button>
           </h3>
           <div id="diff"></div>
         </div>

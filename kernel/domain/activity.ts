@@ -60,7 +60,8 @@ export const hasEnded = (a: Activity) => !isLive(a)
 
 /** SPEC.md 3, the needs-you, working and idle rows: of several phase statements (runner stream, hook, self-mark), the
  * newest wins. */
-export const newestPhase = <T extends { at: number }>(...candidates: (T | undefined)[]): T | undefined => newest(candidates)
+export const newestPhase = <T extends { at: number }>(...candidates: (T | undefined)[]): T | undefined =>
+  newest(candidates)
 
 /** Evidence sources that carry the harness's own words: a failure to start, a turn that ended in an error, retries. */
 const HARNESS_WORDS = ['spawn', 'error', 'retrying']
@@ -75,11 +76,19 @@ export function harnessWords(a: ActivityView): string | undefined {
 
 /** SPEC.md 3 related rule 3 and 4.2: a critic or verifier that has filed its done report takes no further messages
  * (the caller waives this with --force). `reports` are the conversation's own. */
-export function takesMessages(rec: Pick<ConversationRecord, 'id' | 'name' | 'lane'>, reports: Pick<Report, 'status'>[]): Decision {
+export function takesMessages(
+  rec: Pick<ConversationRecord, 'id' | 'name' | 'lane'>,
+  reports: Pick<Report, 'status'>[],
+): Decision {
   if (!isJudgeRole(rec.lane?.role) || !hasDoneReport(reports)) return ALLOWED
-  return refuse('conflict', `conv ${rec.id} (${rec.name}) is a ${rec.lane!.role} that has filed its done report; it takes no further messages`, 'pass --force to send it anyway')
+  return refuse(
+    'conflict',
+    `conv ${rec.id} (${rec.name}) is a ${rec.lane!.role} that has filed its done report; it takes no further messages`,
+    'pass --force to send it anyway',
+  )
 }
 
 /** SPEC.md 3 related rule 4: git facts (branch, head, ahead, dirty) are read only for git-backed lanes that are not
  * archived. */
-export const readsGitFacts = (l: { lane: { role: Role }; archived?: unknown; reaped?: unknown }) => isGitBacked(l.lane.role) && holdsItsDirectory(l)
+export const readsGitFacts = (l: { lane: { role: Role }; archived?: unknown; reaped?: unknown }) =>
+  isGitBacked(l.lane.role) && holdsItsDirectory(l)

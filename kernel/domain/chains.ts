@@ -1,5 +1,14 @@
 import { isJudgeRole, type Verdict } from './keys.js'
-import { byCreation, hasDoneReport, inChain, judgesIteration, newestLane, newestVerdict, type LaneChainNow, type LaneNow } from './lane.js'
+import {
+  byCreation,
+  hasDoneReport,
+  inChain,
+  judgesIteration,
+  newestLane,
+  newestVerdict,
+  type LaneChainNow,
+  type LaneNow,
+} from './lane.js'
 import { newestBy } from './newest.js'
 
 interface VerdictView {
@@ -16,17 +25,25 @@ interface VerdictView {
 
 /** SPEC.md 8 Pairing and chains, rule 1: the critics of builder iteration n are the critic and verifier lanes of the
  * same run and key whose judged row has iteration n. */
-export const criticsOf = <T extends Pick<LaneChainNow, 'rec'>>(all: readonly T[], run: string, key: string, iteration: number): T[] =>
-  all.filter((l) => inChain(l.rec.lane, run, key) && judgesIteration(l.rec.lane, iteration))
+export const criticsOf = <T extends Pick<LaneChainNow, 'rec'>>(
+  all: readonly T[],
+  run: string,
+  key: string,
+  iteration: number,
+): T[] => all.filter((l) => inChain(l.rec.lane, run, key) && judgesIteration(l.rec.lane, iteration))
 
-const buildersOf = (all: LaneChainNow[], run: string, key: string) => all.filter((l) => l.rec.lane.role === 'builder' && inChain(l.rec.lane, run, key))
+const buildersOf = (all: LaneChainNow[], run: string, key: string) =>
+  all.filter((l) => l.rec.lane.role === 'builder' && inChain(l.rec.lane, run, key))
 
 /** Where a builder iteration stands now: the head of its newest lane's worktree if read, else its newest done report. */
 function builderHead(all: LaneChainNow[], run: string, key: string, iteration: number): string | undefined {
   const rows = buildersOf(all, run, key).filter((l) => l.rec.lane.iteration === iteration)
   const live = newestLane(rows.filter((r) => r.head))
   if (live?.head) return live.head
-  return newestBy(rows.flatMap((r) => r.reports.filter((x) => x.status === 'done' && x.head)), (x) => x.at)?.head
+  return newestBy(
+    rows.flatMap((r) => r.reports.filter((x) => x.status === 'done' && x.head)),
+    (x) => x.at,
+  )?.head
 }
 
 function verdictOf(critic: LaneChainNow, all: LaneChainNow[]): VerdictView | undefined {
@@ -34,7 +51,14 @@ function verdictOf(critic: LaneChainNow, all: LaneChainNow[]): VerdictView | und
   if (!r?.verdict) return undefined
   const f = critic.rec.lane.for
   const now = f ? builderHead(all, critic.rec.lane.run, critic.rec.lane.key, f.iteration) : undefined
-  return { value: r.verdict, defects: r.defects ?? 0, by: critic.rec.id, file: r.verdictFile, judged: r.judged, stale: Boolean(r.judged && now && now !== r.judged) }
+  return {
+    value: r.verdict,
+    defects: r.defects ?? 0,
+    by: critic.rec.id,
+    file: r.verdictFile,
+    judged: r.judged,
+    stale: Boolean(r.judged && now && now !== r.judged),
+  }
 }
 
 /** SPEC.md 4.1 list VERDICT (8 Pairing and chains, rule 4): the verdict a list row shows: a critic's own; for a
@@ -43,7 +67,9 @@ export function rowVerdict(info: LaneChainNow, all: LaneChainNow[]): VerdictView
   const l = info.rec.lane
   if (isJudgeRole(l.role)) return verdictOf(info, all)
   if (l.role !== 'builder') return undefined
-  const verdicts = criticsOf(all, l.run, l.key, l.iteration).map((c) => ({ c, r: newestVerdict(c.reports) })).filter((x) => x.r)
+  const verdicts = criticsOf(all, l.run, l.key, l.iteration)
+    .map((c) => ({ c, r: newestVerdict(c.reports) }))
+    .filter((x) => x.r)
   const newest = newestBy(verdicts, (x) => x.r!.at)
   return newest && verdictOf(newest.c, all)
 }
@@ -74,8 +100,17 @@ export interface AnsweredVerdict {
 
 /** SPEC.md 8 Pairing and chains, rule 2: a builder of iteration n >= 2 answers the newest critic of iteration n - 1
  * created before it. */
-export function answeredVerdict(runLanes: LaneNow[], key: string, iteration: number, before: number): AnsweredVerdict | undefined {
-  const c = newestLane(runLanes.filter((l) => l.rec.lane.key === key && judgesIteration(l.rec.lane, iteration) && l.rec.createdAt < before))
+export function answeredVerdict(
+  runLanes: LaneNow[],
+  key: string,
+  iteration: number,
+  before: number,
+): AnsweredVerdict | undefined {
+  const c = newestLane(
+    runLanes.filter(
+      (l) => l.rec.lane.key === key && judgesIteration(l.rec.lane, iteration) && l.rec.createdAt < before,
+    ),
+  )
   if (!c) return undefined
   const verdict = newestVerdict(c.reports)
   return { id: c.rec.id, verdict: verdict?.verdict, verdictFile: verdict?.verdictFile }

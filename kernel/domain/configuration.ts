@@ -10,7 +10,8 @@ export interface RoleDefaults {
 
 /** SPEC.md 8 configuration constraints and 4.1 reap step 2: is `inner` equal to or inside `outer` (both absolute,
  * normalised real paths)? */
-export const isWithin = (inner: string, outer: string) => inner === outer || inner.startsWith(outer.endsWith('/') ? outer : outer + '/')
+export const isWithin = (inner: string, outer: string) =>
+  inner === outer || inner.startsWith(outer.endsWith('/') ? outer : outer + '/')
 
 /** SPEC.md 8 configuration constraints: the lanes root lies under the user's home, outside /tmp, and does not contain
  * the checkout. All paths are real paths; `tmp` is the real path of /tmp where that is a link (macOS). /tmp is checked
@@ -36,14 +37,19 @@ export const lanesRootFits = (configPath: string, key: string, problem: string |
   problem === undefined ? ALLOWED : refuse('usage', `${configPath}: ${key}.gauntlet.lanes_root: ${problem}`)
 
 /** SPEC.md 8 Configuration: a project named by a user is an own key of projects.yaml (never `__proto__` and the like). */
-export const projectEntry = <P>(projects: Record<string, P>, key: string): P | undefined => (Object.hasOwn(projects, key) ? projects[key] : undefined)
+export const projectEntry = <P>(projects: Record<string, P>, key: string): P | undefined =>
+  Object.hasOwn(projects, key) ? projects[key] : undefined
 
 /** SPEC.md 8 Configuration, `roles.<role>`: a role's defaults in a project's gauntlet block, own keys only. */
-export function roleConfig<R>(entry: { gauntlet?: { roles?: Partial<Record<string, R>> } }, role: string): R | undefined {
+export function roleConfig<R>(
+  entry: { gauntlet?: { roles?: Partial<Record<string, R>> } },
+  role: string,
+): R | undefined {
   const roles = entry.gauntlet?.roles
   return roles && Object.hasOwn(roles, role) ? roles[role] : undefined
 }
 
 /** SPEC.md 4.1 start rule 5: the base ref is `origin/<default branch>`: the project's `default_branch`, else the branch
  * origin's HEAD names, else `main`. */
-export const baseRef = (defaultBranch: string | undefined, originHead: string | undefined) => `origin/${defaultBranch ?? originHead ?? 'main'}`
+export const baseRef = (defaultBranch: string | undefined, originHead: string | undefined) =>
+  `origin/${defaultBranch ?? originHead ?? 'main'}`

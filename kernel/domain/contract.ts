@@ -53,12 +53,19 @@ export function buildContract(f: ContractFacts): string {
   ]
   if (f.branch) lines.push(`- Branch: ${f.branch}`)
   if (f.at) lines.push(`- Checked out (detached) at: ${f.at}`)
-  if (f.judged) lines.push(`- You judge builder ${f.judged.key} i${f.judged.iteration}${f.judged.sha ? ` at commit ${f.judged.sha}` : ''}.`)
+  if (f.judged)
+    lines.push(
+      `- You judge builder ${f.judged.key} i${f.judged.iteration}${f.judged.sha ? ` at commit ${f.judged.sha}` : ''}.`,
+    )
   if (f.answers)
-    lines.push(`- This iteration answers the verdict of critic conv ${f.answers.id}: ${f.answers.verdict ?? '(no verdict filed)'}${f.answers.verdictFile ? `, verdict file ${f.answers.verdictFile}` : ''}.`)
+    lines.push(
+      `- This iteration answers the verdict of critic conv ${f.answers.id}: ${f.answers.verdict ?? '(no verdict filed)'}${f.answers.verdictFile ? `, verdict file ${f.answers.verdictFile}` : ''}.`,
+    )
   if (f.role !== 'play') {
     lines.push('', '## Reporting', '', ...REPORT_HELP[f.role], '')
-    lines.push('If you cannot go on, `svc lane report --status blocked --file <f>`; the report must begin with RULING, SPEND, ONE-WAY or BLOCKED.')
+    lines.push(
+      'If you cannot go on, `svc lane report --status blocked --file <f>`; the report must begin with RULING, SPEND, ONE-WAY or BLOCKED.',
+    )
     lines.push('If the brief cannot be done, `svc lane report --status failed --file <f>`.')
   }
   lines.push('', '## Brief', '', f.brief.trimEnd(), '')

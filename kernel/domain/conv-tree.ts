@@ -23,7 +23,9 @@ export interface TreeNode {
  * row whose holders loop back goes to the top level, so that no row is hidden. Every level in id order. */
 export function buildTree(convs: TreeInput[]): TreeNode[] {
   const byId = new Map(convs.map((c) => [c.id, c]))
-  const nodes = new Map<string, TreeNode>(convs.map((c) => [c.id, { id: c.id, ...(c.successor && c.parent ? { continues: c.parent } : {}), children: [] }]))
+  const nodes = new Map<string, TreeNode>(
+    convs.map((c) => [c.id, { id: c.id, ...(c.successor && c.parent ? { continues: c.parent } : {}), children: [] }]),
+  )
   const roots: TreeNode[] = []
   const holder = (c: TreeInput): string | undefined => {
     const judged = c.lane?.for?.id
@@ -60,7 +62,8 @@ export function costPerRun(convs: TreeInput[]): Record<string, number> {
 /** Cost summed per orchestrator: its own, its successors', and that of every conversation nested below them. */
 export function costPerOrchestrator(convs: TreeInput[], tree: TreeNode[]): Record<string, number> {
   const byId = new Map(convs.map((c) => [c.id, c]))
-  const total = (n: TreeNode): number => (byId.get(n.id)?.cost?.usd ?? 0) + n.children.reduce((s, ch) => s + total(ch), 0)
+  const total = (n: TreeNode): number =>
+    (byId.get(n.id)?.cost?.usd ?? 0) + n.children.reduce((s, ch) => s + total(ch), 0)
   const out: Record<string, number> = {}
   const visit = (n: TreeNode) => {
     if (byId.get(n.id)?.lane?.role === 'orchestrator') out[n.id] = total(n)

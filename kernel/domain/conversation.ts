@@ -84,20 +84,33 @@ export type ConversationRecord = v.InferOutput<typeof ConversationRecordSchema>
 
 type ConversationKind = 'root' | 'lane' | 'worker' | 'successor'
 
-export const conversationKind = (c: Pick<ConversationRecord, 'lane' | 'successor'> & { worker?: unknown }): ConversationKind =>
-  c.lane ? 'lane' : c.worker ? 'worker' : c.successor ? 'successor' : 'root'
+export const conversationKind = (
+  c: Pick<ConversationRecord, 'lane' | 'successor'> & { worker?: unknown },
+): ConversationKind => (c.lane ? 'lane' : c.worker ? 'worker' : c.successor ? 'successor' : 'root')
 
 /** Facts that are written once: no update may carry them. */
-export const WRITE_ONCE_FIELDS = ['id', 'name', 'createdAt', 'parent', 'successor', 'lane', 'worker', 'keyHash'] as const
+export const WRITE_ONCE_FIELDS = [
+  'id',
+  'name',
+  'createdAt',
+  'parent',
+  'successor',
+  'lane',
+  'worker',
+  'keyHash',
+] as const
 
 /** A conversation a runner drives and that has not ended (nor been archived) as far as its record knows. */
-export const isDriven = (c: Pick<ConversationRecord, 'harness' | 'ended' | 'archived'>): boolean => c.harness !== 'none' && !c.ended && !c.archived
+export const isDriven = (c: Pick<ConversationRecord, 'harness' | 'ended' | 'archived'>): boolean =>
+  c.harness !== 'none' && !c.ended && !c.archived
 
 /** Whether a conversation's files can still change: it is driven and its runner has not written its end. The
  * watcher watches these, and the reconcile checks them. The runner's state is read only for a driven one: at
  * start the kernel asks this of every conversation, and most have ended. */
-export const mayStillChange = (c: Pick<ConversationRecord, 'harness' | 'ended' | 'archived'>, stateOf: () => { ended?: unknown } | undefined): boolean =>
-  isDriven(c) && !stateOf()?.ended
+export const mayStillChange = (
+  c: Pick<ConversationRecord, 'harness' | 'ended' | 'archived'>,
+  stateOf: () => { ended?: unknown } | undefined,
+): boolean => isDriven(c) && !stateOf()?.ended
 
 /** SPEC.md 5: the calling conversation is $SERVICE_CONVERSATION; a verb that needs one says how to give it (`fix`). */
 export const callerSet = (ref: string | undefined, fix: string): Decision<{ ref: string }> =>
@@ -111,11 +124,16 @@ export const conversationFound = <R extends object>(ref: string, rec: R | undefi
 export const convNameFits = (name: string | undefined): Decision =>
   name === undefined || CONV_NAME.test(name)
     ? ALLOWED
-    : refuse('usage', `invalid name '${shortLine(name)}': use lower-case letters, digits, '.', '_' or '-', starting with a letter or digit`)
+    : refuse(
+        'usage',
+        `invalid name '${shortLine(name)}': use lower-case letters, digits, '.', '_' or '-', starting with a letter or digit`,
+      )
 
 /** README "Conversations": the shell harness runs a script, so it is given one (a prompt, or a lane's brief). */
 export const shellHasScript = (harness: Harness, firstMessage: string | undefined): Decision =>
-  harness === 'shell' && !firstMessage ? refuse('usage', 'the shell harness runs a script: give it --prompt (or a brief)') : ALLOWED
+  harness === 'shell' && !firstMessage
+    ? refuse('usage', 'the shell harness runs a script: give it --prompt (or a brief)')
+    : ALLOWED
 
 /** README "Conversations": `conv new` runs in --cwd, else in its --project's checkout. */
 export const workingDirGiven = (cwd: string | undefined): Decision<{ cwd: string }> =>
@@ -135,7 +153,9 @@ export function workingDirFits(dir: string, found: DirFound): Decision {
 
 /** README "Conversations": only an ended conversation is archived (`activity` as derived now). */
 export const mayArchive = (rec: Pick<ConversationRecord, 'id' | 'name'>, activity: Activity): Decision =>
-  hasEnded(activity) ? ALLOWED : refuse('conflict', `conv ${rec.id} (${rec.name}) is ${activity}; stop it first`, `svc conv stop ${rec.id}`)
+  hasEnded(activity)
+    ? ALLOWED
+    : refuse('conflict', `conv ${rec.id} (${rec.name}) is ${activity}; stop it first`, `svc conv stop ${rec.id}`)
 
 /** README "Conversations": `conv mark` takes a reason only with needs-you. */
 export const markReasonFits = (phase: Phase, reason: string | undefined): Decision =>
@@ -143,7 +163,8 @@ export const markReasonFits = (phase: Phase, reason: string | undefined): Decisi
 
 /** SPEC.md 4.1 start (and worker run): the brief is exactly one of --brief <file> or --prompt <text>, and not empty. */
 export function briefGiven(input: { brief?: string; prompt?: string }): Decision<{ brief: string }> {
-  if ((input.brief === undefined) === (input.prompt === undefined)) return refuse('usage', 'give exactly one of --brief <file> or --prompt <text>')
+  if ((input.brief === undefined) === (input.prompt === undefined))
+    return refuse('usage', 'give exactly one of --brief <file> or --prompt <text>')
   const brief = input.brief ?? input.prompt!
   return brief.trim() ? allow({ brief }) : refuse('usage', 'the brief is empty')
 }

@@ -21,21 +21,35 @@ export interface LoginFact {
 
 /** The CLIs' own login status commands: `claude auth status` (JSON with loggedIn, authMethod; exit 1 when logged
  * out) and `codex login status` ("Logged in using …", or "Not logged in" and exit 1). */
-export const LOGIN_STATUS_ARGS: Record<'claude' | 'codex', string[]> = { claude: ['auth', 'status'], codex: ['login', 'status'] }
+export const LOGIN_STATUS_ARGS: Record<'claude' | 'codex', string[]> = {
+  claude: ['auth', 'status'],
+  codex: ['login', 'status'],
+}
 
-const firstLine = (s: string) => s.split('\n').find((l) => l.trim())?.trim()
+const firstLine = (s: string) =>
+  s
+    .split('\n')
+    .find((l) => l.trim())
+    ?.trim()
 
 /** Read a login status command's answer. */
-export function loginFact(tool: 'claude' | 'codex', r: { code: number | null; stdout: string; stderr: string }): LoginFact {
+export function loginFact(
+  tool: 'claude' | 'codex',
+  r: { code: number | null; stdout: string; stderr: string },
+): LoginFact {
   if (tool === 'claude') {
     try {
       const status = JSON.parse(r.stdout) as { loggedIn?: unknown; authMethod?: unknown }
-      if (typeof status.loggedIn === 'boolean') return status.loggedIn ? { state: 'yes', detail: String(status.authMethod ?? 'logged in') } : { state: 'no' }
+      if (typeof status.loggedIn === 'boolean')
+        return status.loggedIn ? { state: 'yes', detail: String(status.authMethod ?? 'logged in') } : { state: 'no' }
     } catch {}
     return { state: 'unknown', detail: firstLine(r.stderr) ?? firstLine(r.stdout) ?? `exit code ${r.code}` }
   }
   // Codex may print warnings first (a CODEX_HOME it cannot use): the status is the line that says it.
-  const lines = `${r.stdout}\n${r.stderr}`.split('\n').map((l) => l.trim()).filter(Boolean)
+  const lines = `${r.stdout}\n${r.stderr}`
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
   const yes = lines.find((l) => /^logged in\b/i.test(l))
   if (r.code === 0 && yes) return { state: 'yes', detail: yes.replace(/^logged in (using )?/i, '') }
   if (lines.some((l) => /^not logged in\b/i.test(l))) return { state: 'no' }
@@ -97,7 +111,8 @@ const INSTALL: Record<'claude' | 'codex' | 'git' | 'lsof', string> = {
 }
 
 function toolCheck(name: keyof DoctorFacts['tools'], t: ToolFact, needed: boolean, whyNot: string): DoctorCheck {
-  if (t.path && t.error) return { name, ok: false, detail: `${t.path} --version failed: ${t.error}`, fix: `reinstall it: ${INSTALL[name]}` }
+  if (t.path && t.error)
+    return { name, ok: false, detail: `${t.path} --version failed: ${t.error}`, fix: `reinstall it: ${INSTALL[name]}` }
   if (t.path) return loginCheck(name, t, `${t.version ?? 'found'} (${t.path})`, needed, whyNot)
   if (!needed) return { name, ok: true, detail: `not found on the kernel's PATH; ${whyNot}` }
   return { name, ok: false, detail: "not found on the kernel's PATH", fix: INSTALL[name] }
@@ -105,20 +120,45 @@ function toolCheck(name: keyof DoctorFacts['tools'], t: ToolFact, needed: boolea
 
 /** A harness CLI found: logged in or not, as its status command says; not logged in is a problem when a launch may
  * use it. */
-function loginCheck(name: keyof DoctorFacts['tools'], t: ToolFact, found: string, needed: boolean, whyNot: string): DoctorCheck {
+function loginCheck(
+  name: keyof DoctorFacts['tools'],
+  t: ToolFact,
+  found: string,
+  needed: boolean,
+  whyNot: string,
+): DoctorCheck {
   if (!t.login || (name !== 'claude' && name !== 'codex')) return { name, ok: true, detail: found }
   const { state, detail } = t.login
   if (state === 'yes') return { name, ok: true, detail: `${found}; logged in${detail ? ` (${detail})` : ''}` }
-  if (state === 'unknown') return { name, ok: true, detail: `${found}; logged in: unknown${detail ? ` (${detail})` : ''}` }
+  if (state === 'unknown')
+    return { name, ok: true, detail: `${found}; logged in: unknown${detail ? ` (${detail})` : ''}` }
   if (!needed) return { name, ok: true, detail: `${found}; not logged in; ${whyNot}` }
   return { name, ok: false, detail: `${found}; not logged in`, fix: LOGIN[name] }
 }
 
 function rootCheck(r: LanesRootFact, configPath: string): DoctorCheck {
   const name = `lanes root of ${r.project}`
-  if (r.missingCheckout) return { name: `project ${r.project}`, ok: false, detail: `the checkout ${r.path} does not exist`, fix: `correct ${r.project}.path in ${configPath}` }
-  if (r.problem) return { name, ok: false, detail: r.problem, fix: `set ${r.project}.gauntlet.lanes_root in ${configPath} to a directory under your home, outside /tmp, beside the checkout` }
-  if (!r.writable) return { name, ok: false, detail: `${r.path} cannot be created or written: ${r.existing} is not writable`, fix: `chmod u+w ${r.existing}, or set ${r.project}.gauntlet.lanes_root in ${configPath}` }
+  if (r.missingCheckout)
+    return {
+      name: `project ${r.project}`,
+      ok: false,
+      detail: `the checkout ${r.path} does not exist`,
+      fix: `correct ${r.project}.path in ${configPath}`,
+    }
+  if (r.problem)
+    return {
+      name,
+      ok: false,
+      detail: r.problem,
+      fix: `set ${r.project}.gauntlet.lanes_root in ${configPath} to a directory under your home, outside /tmp, beside the checkout`,
+    }
+  if (!r.writable)
+    return {
+      name,
+      ok: false,
+      detail: `${r.path} cannot be created or written: ${r.existing} is not writable`,
+      fix: `chmod u+w ${r.existing}, or set ${r.project}.gauntlet.lanes_root in ${configPath}`,
+    }
   return { name, ok: true, detail: `${r.path} (${r.existing === r.path ? 'writable' : 'will be created'})` }
 }
 
@@ -128,11 +168,30 @@ export const GH_LOGIN = 'gh auth login'
 
 /** gh is needed only by workers on gh: issues, so its absence or a missing login is a note, not a problem. */
 function ghCheck(gh: NonNullable<DoctorFacts['gh']>): DoctorCheck {
-  if (gh.path && gh.error) return { name: 'gh', ok: false, detail: `${gh.path} --version failed: ${gh.error}`, fix: `reinstall it: ${GH_INSTALL}` }
-  if (!gh.path) return { name: 'gh', ok: true, note: true, detail: "not found on the kernel's PATH; only workers on gh: issues need it", fix: GH_INSTALL }
+  if (gh.path && gh.error)
+    return {
+      name: 'gh',
+      ok: false,
+      detail: `${gh.path} --version failed: ${gh.error}`,
+      fix: `reinstall it: ${GH_INSTALL}`,
+    }
+  if (!gh.path)
+    return {
+      name: 'gh',
+      ok: true,
+      note: true,
+      detail: "not found on the kernel's PATH; only workers on gh: issues need it",
+      fix: GH_INSTALL,
+    }
   const found = `${gh.version ?? 'found'} (${gh.path})`
   if (gh.auth?.loggedIn) return { name: 'gh', ok: true, detail: `${found}; ${gh.auth.detail}` }
-  return { name: 'gh', ok: true, note: true, detail: `${found}; not logged in${gh.auth ? `: ${gh.auth.detail}` : ''}`, fix: GH_LOGIN }
+  return {
+    name: 'gh',
+    ok: true,
+    note: true,
+    detail: `${found}; not logged in${gh.auth ? `: ${gh.auth.detail}` : ''}`,
+    fix: GH_LOGIN,
+  }
 }
 
 /** Every check, in the order shown: the kernel, the harness CLIs, git and lsof, the service home, the lanes roots,
@@ -150,13 +209,26 @@ export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
       : { name: 'service home', ok: false, detail: `${f.home.path} is not writable`, fix: `chmod u+w ${f.home.path}` },
   ]
   if (f.configError) checks.push({ name: 'projects', ok: false, detail: f.configError, fix: `correct ${f.configPath}` })
-  else if (!f.roots.length) checks.push({ name: 'projects', ok: true, detail: `none in ${f.configPath}; lanes need one` })
+  else if (!f.roots.length)
+    checks.push({ name: 'projects', ok: true, detail: `none in ${f.configPath}; lanes need one` })
   for (const r of f.roots) checks.push(rootCheck(r, f.configPath))
-  if (f.notify?.problem) checks.push({ name: 'notify', ok: false, detail: `${f.notify.problem}; notifications are off`, fix: `correct ${f.notify.path} (README, Notifications)` })
+  if (f.notify?.problem)
+    checks.push({
+      name: 'notify',
+      ok: false,
+      detail: `${f.notify.problem}; notifications are off`,
+      fix: `correct ${f.notify.path} (README, Notifications)`,
+    })
   else if (f.notify?.config) checks.push({ name: 'notify', ok: true, detail: describeNotifyConfig(f.notify.config) })
   if (f.gh) checks.push(ghCheck(f.gh))
   for (const b of f.badStoreFiles)
-    checks.push({ name: 'store file', ok: false, detail: `${b.path} ${b.problem}; its conversation is left out`, fix: `repair ${b.path} or move it away, then restart the kernel (svc kernel stop)` })
-  for (const l of f.leftovers ?? []) checks.push({ name: 'interrupted launch', ok: false, detail: l.detail, fix: l.fix })
+    checks.push({
+      name: 'store file',
+      ok: false,
+      detail: `${b.path} ${b.problem}; its conversation is left out`,
+      fix: `repair ${b.path} or move it away, then restart the kernel (svc kernel stop)`,
+    })
+  for (const l of f.leftovers ?? [])
+    checks.push({ name: 'interrupted launch', ok: false, detail: l.detail, fix: l.fix })
   return checks
 }

@@ -5,21 +5,44 @@ import type { RunnerState } from './runner-state.js'
 type Phase = NonNullable<RunnerState['phase']>
 
 /** Claude assistant error kinds after which no turn can succeed until the user acts (log in, pay, verify). */
-const CLAUDE_FATAL_ERRORS = ['authentication_failed', 'oauth_org_not_allowed', 'billing_error', 'account_on_hold', 'verification_required', 'cloud_credential_error'] as const
+const CLAUDE_FATAL_ERRORS = [
+  'authentication_failed',
+  'oauth_org_not_allowed',
+  'billing_error',
+  'account_on_hold',
+  'verification_required',
+  'cloud_credential_error',
+] as const
 
-export const isFatalClaudeError = (kind: unknown): boolean => typeof kind === 'string' && (CLAUDE_FATAL_ERRORS as readonly string[]).includes(kind)
+export const isFatalClaudeError = (kind: unknown): boolean =>
+  typeof kind === 'string' && (CLAUDE_FATAL_ERRORS as readonly string[]).includes(kind)
 
 /** Working, and the harness says it is retrying: the evidence is its own text. */
-export const retryingPhase = (message: string, at: number): Phase => ({ value: 'working', source: 'retrying', detail: message, at })
+export const retryingPhase = (message: string, at: number): Phase => ({
+  value: 'working',
+  source: 'retrying',
+  detail: message,
+  at,
+})
 
 /** Idle after a turn that ended in an error: the evidence is the harness's error text. */
-export const errorIdlePhase = (message: string, at: number): Phase => ({ value: 'idle', source: 'error', detail: message, at })
+export const errorIdlePhase = (message: string, at: number): Phase => ({
+  value: 'idle',
+  source: 'error',
+  detail: message,
+  at,
+})
 
 export const isRetrying = (phase: RunnerState['phase']): boolean => phase?.source === 'retrying'
 
 /** The error text of a claude `result` event, or undefined for a turn that succeeded. Error results carry
  * `errors[]` (and often no `result`); an API failure is `is_error` with the message in `result`. */
-export function claudeResultError(ev: { is_error?: unknown; errors?: unknown; result?: unknown; subtype?: unknown }): string | undefined {
+export function claudeResultError(ev: {
+  is_error?: unknown
+  errors?: unknown
+  result?: unknown
+  subtype?: unknown
+}): string | undefined {
   const errors = Array.isArray(ev.errors) ? ev.errors.map(String).filter((e) => e.trim()) : []
   if (!ev.is_error && !errors.length) return undefined
   if (errors.length) return errors.join('; ')
@@ -28,7 +51,13 @@ export function claudeResultError(ev: { is_error?: unknown; errors?: unknown; re
 }
 
 /** Claude's `system/api_retry` event in words: `API error 401 authentication_failed; retry 2/10 in 1.0 s`. */
-export function claudeRetryText(ev: { attempt?: unknown; max_retries?: unknown; retry_delay_ms?: unknown; error_status?: unknown; error?: unknown }): string {
+export function claudeRetryText(ev: {
+  attempt?: unknown
+  max_retries?: unknown
+  retry_delay_ms?: unknown
+  error_status?: unknown
+  error?: unknown
+}): string {
   const status = typeof ev.error_status === 'number' ? ` ${ev.error_status}` : ''
   const kind = typeof ev.error === 'string' ? ` ${ev.error}` : ''
   const delay = typeof ev.retry_delay_ms === 'number' ? ` in ${(ev.retry_delay_ms / 1000).toFixed(1)} s` : ''
@@ -44,7 +73,11 @@ interface RetryWatch {
   message: string
 }
 
-export function nextRetryWatch(prev: RetryWatch | undefined, phase: RunnerState['phase'], now: number): RetryWatch | undefined {
+export function nextRetryWatch(
+  prev: RetryWatch | undefined,
+  phase: RunnerState['phase'],
+  now: number,
+): RetryWatch | undefined {
   if (!isRetrying(phase)) return undefined
   return { since: prev?.since ?? now, message: phase!.detail ?? prev?.message ?? 'retrying' }
 }
@@ -61,9 +94,16 @@ export function retryLimitMs(setting: string | undefined): number {
 
 /** Has the retry loop gone on too long? Then the evidence the interrupted turn leaves: the harness's last retry
  * text and how long it retried. */
-export function retryVerdict(watch: RetryWatch | undefined, now: number, limitMs: number): { exceeded: false; inMs: number } | { exceeded: true; message: string } {
+export function retryVerdict(
+  watch: RetryWatch | undefined,
+  now: number,
+  limitMs: number,
+): { exceeded: false; inMs: number } | { exceeded: true; message: string } {
   if (!watch) return { exceeded: false, inMs: limitMs }
   const spent = now - watch.since
   if (spent < limitMs) return { exceeded: false, inMs: limitMs - spent }
-  return { exceeded: true, message: `${watch.message} (retried ${Math.round(spent / 1000)} s without progress; turn interrupted)` }
+  return {
+    exceeded: true,
+    message: `${watch.message} (retried ${Math.round(spent / 1000)} s without progress; turn interrupted)`,
+  }
 }

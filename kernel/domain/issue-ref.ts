@@ -4,7 +4,8 @@
 
 import { ALLOWED, allow, refuse, type Decision, type Refusal } from './refusal.js'
 
-export type IssueRef = { tracker: 'local'; number: number } | { tracker: 'gh'; owner: string; repo: string; number: number }
+export type IssueRef =
+  { tracker: 'local'; number: number } | { tracker: 'gh'; owner: string; repo: string; number: number }
 
 /** A GitHub repository, as the project's origin names it. */
 export interface GithubRepo {
@@ -21,10 +22,13 @@ const ISSUE_REF_FORMS = 'local:<n>, gh:<owner>/<repo>#<n> or #<n>'
 
 /** Why an owner or repository name is refused, if it is. */
 function githubNameProblem(owner: string, repo: string): string | undefined {
-  if (!OWNER.test(owner)) return `'${owner}' is not a GitHub account name (letters, digits and hyphens, at most 39, not starting with a hyphen)`
-  if (!REPO.test(repo) || /^\.+$/.test(repo)) return `'${repo}' is not a GitHub repository name (letters, digits, '.', '_' and '-', at most 100)`
+  if (!OWNER.test(owner))
+    return `'${owner}' is not a GitHub account name (letters, digits and hyphens, at most 39, not starting with a hyphen)`
+  if (!REPO.test(repo) || /^\.+$/.test(repo))
+    return `'${repo}' is not a GitHub repository name (letters, digits, '.', '_' and '-', at most 100)`
   // The repository is part of a worker's branch name, and git refuses '..' in a ref.
-  if (repo.includes('..')) return `the repository name '${repo}' holds '..', which no git branch may; svc cannot run workers on it`
+  if (repo.includes('..'))
+    return `the repository name '${repo}' holds '..', which no git branch may; svc cannot run workers on it`
   return undefined
 }
 
@@ -41,11 +45,15 @@ export function parseIssueRef(text: string): Parsed<ParsedRef> {
   const trimmed = text.trim()
   if (trimmed.startsWith('local:')) {
     const n = trimmed.slice('local:'.length)
-    return NUMBER.test(n) ? { ok: true, value: { tracker: 'local', number: Number(n) } } : bad(text, 'the number after local: must be a whole number from 1')
+    return NUMBER.test(n)
+      ? { ok: true, value: { tracker: 'local', number: Number(n) } }
+      : bad(text, 'the number after local: must be a whole number from 1')
   }
   if (trimmed.startsWith('#')) {
     const n = trimmed.slice(1)
-    return NUMBER.test(n) ? { ok: true, value: { tracker: 'origin', number: Number(n) } } : bad(text, 'the number after # must be a whole number from 1')
+    return NUMBER.test(n)
+      ? { ok: true, value: { tracker: 'origin', number: Number(n) } }
+      : bad(text, 'the number after # must be a whole number from 1')
   }
   if (trimmed.startsWith('gh:')) {
     const m = /^gh:([^/#]*)\/([^/#]*)#(.*)$/.exec(trimmed)
@@ -63,13 +71,23 @@ export function parseIssueRef(text: string): Parsed<ParsedRef> {
  * github.com); any other reference as it is. */
 export function onOrigin(ref: ParsedRef, origin: GithubRepo | undefined): Parsed<IssueRef> {
   if (ref.tracker !== 'origin') return { ok: true, value: ref }
-  if (!origin) return bad(`#${ref.number}`, `#<n> names an issue of the project's origin on github.com, and this project's origin is not there; write gh:<owner>/<repo>#${ref.number}`)
+  if (!origin)
+    return bad(
+      `#${ref.number}`,
+      `#<n> names an issue of the project's origin on github.com, and this project's origin is not there; write gh:<owner>/<repo>#${ref.number}`,
+    )
   return { ok: true, value: { tracker: 'gh', owner: origin.owner, repo: origin.repo, number: ref.number } }
 }
 
 /** README "Issues": svc closes only its own local issues; a GitHub one is closed on GitHub. */
 export const mayCloseHere = (ref: IssueRef): Decision =>
-  ref.tracker === 'gh' ? refuse('usage', `svc closes only its own local issues; close ${formatIssueRef(ref)} on GitHub`, `gh issue close ${ref.number} -R ${ref.owner}/${ref.repo}`) : ALLOWED
+  ref.tracker === 'gh'
+    ? refuse(
+        'usage',
+        `svc closes only its own local issues; close ${formatIssueRef(ref)} on GitHub`,
+        `gh issue close ${ref.number} -R ${ref.owner}/${ref.repo}`,
+      )
+    : ALLOWED
 
 /** README "Issues": a title is one line of plain text (it is printed in tables and on terminals: no escape
  * sequence may ride in it); `title` as given, trimmed here. */
@@ -82,13 +100,15 @@ export function issueTitleFits(title: string): Decision<{ title: string }> {
 }
 
 /** The reference as svc prints it. */
-export const formatIssueRef = (ref: IssueRef): string => (ref.tracker === 'local' ? `local:${ref.number}` : `gh:${ref.owner}/${ref.repo}#${ref.number}`)
+export const formatIssueRef = (ref: IssueRef): string =>
+  ref.tracker === 'local' ? `local:${ref.number}` : `gh:${ref.owner}/${ref.repo}#${ref.number}`
 
 /** The tracker/id pair a worker's directory and branch are named with: `local-<n>`, or `gh-<owner>+<repo>-<n>`.
  * Unambiguous: an owner holds no '+' nor '.', a repository no '+', and the number is the digits after the last
  * '-'. A valid git ref component: it starts with a letter, ends with a digit, and holds no '..' (refused above).
  * Lower case, so two spellings of one GitHub issue share one worker. */
-export const issueSlug = (ref: IssueRef): string => (ref.tracker === 'local' ? `local-${ref.number}` : `gh-${ref.owner}+${ref.repo}-${ref.number}`)
+export const issueSlug = (ref: IssueRef): string =>
+  ref.tracker === 'local' ? `local-${ref.number}` : `gh-${ref.owner}+${ref.repo}-${ref.number}`
 
 /** The GitHub repository a remote URL names (https, ssh or scp-like form), or undefined for any other host. */
 export function parseGithubRemote(url: string): GithubRepo | undefined {

@@ -53,7 +53,9 @@ export function parseConvRef(ref: string): ConvRef | undefined {
 /** SPEC.md 2: a conversation is addressed by id, name or conv-<name>; anything else names none. */
 export const convRefParsed = (ref: string): Decision<{ parsed: ConvRef }> => {
   const parsed = parseConvRef(ref)
-  return parsed ? allow({ parsed }) : refuse('usage', `'${shortLine(ref)}' is not a conversation id, name or conv-<name>`)
+  return parsed
+    ? allow({ parsed })
+    : refuse('usage', `'${shortLine(ref)}' is not a conversation id, name or conv-<name>`)
 }
 
 /** A critic or a verifier: a lane that judges a builder and files one verdict. */

@@ -30,24 +30,33 @@ export interface DirIdentity {
 }
 
 const holderName = (r: ConversationRecord) =>
-  r.lane ? `lane ${r.lane.run}/${r.lane.key} ${r.lane.role} i${r.lane.iteration} (conv ${r.id})` : `worker ${r.worker!.issue} i${r.worker!.iteration} (conv ${r.id})`
+  r.lane
+    ? `lane ${r.lane.run}/${r.lane.key} ${r.lane.role} i${r.lane.iteration} (conv ${r.id})`
+    : `worker ${r.worker!.issue} i${r.worker!.iteration} (conv ${r.id})`
 
 /** A lane (or a worker) holds its directory from its launch until it is reaped (or archived, which only a reap did
  * before reaps were recorded). A launch into a directory held by another is refused, naming the holder. */
 export function dirClaimRefusal(dir: string, records: ConversationRecord[]): Decision {
   const holder = dirHolder(dir, records)
   if (!holder) return ALLOWED
-  return refuse('conflict', `refused: ${dir} is the directory of ${holderName(holder)}, which is not reaped; reap it first (svc ${holder.lane ? 'lane' : 'worker'} reap ${holder.id})`)
+  return refuse(
+    'conflict',
+    `refused: ${dir} is the directory of ${holderName(holder)}, which is not reaped; reap it first (svc ${holder.lane ? 'lane' : 'worker'} reap ${holder.id})`,
+  )
 }
 
 /** SPEC.md 4.1 start, --reuse: the earlier lane's directory must still be there, not reaped. */
 export const reusableDirectory = (dir: string, id: string, f: { reaped: boolean; exists: boolean }): Decision =>
-  !f.reaped && f.exists ? ALLOWED : refuse('conflict', `refused: the directory ${dir} of conv ${id} is gone (reaped?); start a new iteration instead`)
+  !f.reaped && f.exists
+    ? ALLOWED
+    : refuse('conflict', `refused: the directory ${dir} of conv ${id} is gone (reaped?); start a new iteration instead`)
 
 /** SPEC.md 4.1 start: a new lane's directory is made, never taken over; something already at its path refuses the
  * launch, unless a launch cut short left it there (`interrupted`: its intent file is still there). */
 export const pathFree = (dir: string, f: { exists: boolean; interrupted: boolean }): Decision =>
-  f.interrupted || !f.exists ? ALLOWED : refuse('conflict', `refused: ${dir} already exists; reap the lane that used it or move it away`)
+  f.interrupted || !f.exists
+    ? ALLOWED
+    : refuse('conflict', `refused: ${dir} already exists; reap the lane that used it or move it away`)
 
 export const dirHolder = (dir: string, records: ConversationRecord[]) =>
   records.find((r) => {
@@ -58,16 +67,24 @@ export const dirHolder = (dir: string, records: ConversationRecord[]) =>
 /** Is the directory found at a lane's path the one its launch made? Allowed when it is, or when the lane was
  * launched before launches recorded it (nothing to compare); else the refusal. A lane holds its path until it is
  * reaped, so another lane is never given it: what is there was made by hand. */
-export function notOwnDirectory(lane: { role: Role; made?: LaneFacts['made'] }, dir: string, found: DirIdentity): Decision {
+export function notOwnDirectory(
+  lane: { role: Role; made?: LaneFacts['made'] },
+  dir: string,
+  found: DirIdentity,
+): Decision {
   const made = lane.made
   if (!made) return ALLOWED
   if (isGitBacked(lane.role) ? found.launch === made.launch : found.dirId === made.dirId) return ALLOWED
-  return refuse('conflict', `refused: ${dir} is not the directory this lane was launched in (it was removed and made again since); nothing was touched`)
+  return refuse(
+    'conflict',
+    `refused: ${dir} is not the directory this lane was launched in (it was removed and made again since); nothing was touched`,
+  )
 }
 
 /** A lane reaped with --keep, reaped again: its directory went with the first reap; what is at its path now is
  * another's and is left alone. */
-export const reappearedWarning = (dir: string) => `warning: ${dir} was removed by an earlier reap; what is there now is not this lane's and was left alone`
+export const reappearedWarning = (dir: string) =>
+  `warning: ${dir} was removed by an earlier reap; what is there now is not this lane's and was left alone`
 
 /** What is found of a launch that no record claims. */
 export interface UndoFacts {
@@ -107,25 +124,48 @@ export interface UndoPlan {
  * and reported with its fix; the next launch into the directory, or the next kernel start, looks again. */
 export function planUndo(intent: LaunchIntent, f: UndoFacts): UndoPlan {
   // Never undo what another launch made.
-  if (f.claimed || f.heldByLane || (f.launchFound !== undefined && f.launchFound !== intent.id)) return { settled: true }
+  if (f.claimed || f.heldByLane || (f.launchFound !== undefined && f.launchFound !== intent.id))
+    return { settled: true }
   const { dir, repo } = intent
-  const leftover = (detail: string, fix: string): UndoPlan => ({ settled: false, leftover: { detail: `an interrupted launch left ${dir}: ${detail}`, fix } })
+  const leftover = (detail: string, fix: string): UndoPlan => ({
+    settled: false,
+    leftover: { detail: `an interrupted launch left ${dir}: ${detail}`, fix },
+  })
   const onlyGit = f.entries.every((e) => e === '.git')
   if (f.worktree && repo) {
     const ours = f.worktree.branch !== undefined && f.worktree.branch === intent.branch
     const moved = (f.head !== undefined && f.head !== intent.start) || (ours && f.branchTip !== intent.start)
     const removal = `git -C ${repo} worktree remove --force ${dir}${ours ? ` && git -C ${repo} branch -D ${intent.branch}` : ''}`
-    if (f.worktree.locked) return leftover('a locked worktree no lane record claims', `keep what you need from it, then run: git -C ${repo} worktree unlock ${dir} && ${removal}`)
-    if (moved) return leftover(`a worktree no lane record claims, with commits made in it`, `keep what you need from it${ours ? ` and from ${intent.branch}` : ''}, then run: ${removal}`)
-    if (!f.dirExists) return { settled: true, removeWorktree: 'prune', ...(ours ? { deleteBranch: intent.branch } : {}) }
+    if (f.worktree.locked)
+      return leftover(
+        'a locked worktree no lane record claims',
+        `keep what you need from it, then run: git -C ${repo} worktree unlock ${dir} && ${removal}`,
+      )
+    if (moved)
+      return leftover(
+        `a worktree no lane record claims, with commits made in it`,
+        `keep what you need from it${ours ? ` and from ${intent.branch}` : ''}, then run: ${removal}`,
+      )
+    if (!f.dirExists)
+      return { settled: true, removeWorktree: 'prune', ...(ours ? { deleteBranch: intent.branch } : {}) }
     const clean = f.dirtyPaths === 0
     if (!clean && !onlyGit) {
-      const state = f.dirtyPaths === undefined ? 'whose status git cannot read' : `with changes (${f.dirtyPaths} path${f.dirtyPaths === 1 ? '' : 's'})`
+      const state =
+        f.dirtyPaths === undefined
+          ? 'whose status git cannot read'
+          : `with changes (${f.dirtyPaths} path${f.dirtyPaths === 1 ? '' : 's'})`
       return leftover(`a worktree no lane record claims, ${state}`, `keep what you need from it, then run: ${removal}`)
     }
-    return { settled: true, removeWorktree: clean ? 'plain' : 'force', ...(ours ? { deleteBranch: intent.branch } : {}) }
+    return {
+      settled: true,
+      removeWorktree: clean ? 'plain' : 'force',
+      ...(ours ? { deleteBranch: intent.branch } : {}),
+    }
   }
   if (!f.dirExists) return { settled: true }
   if (f.entries.length === 0) return { settled: true, removeDir: true }
-  return leftover(`a directory no lane record claims, not empty`, `keep what you need from it, then remove it: rm -r ${dir}`)
+  return leftover(
+    `a directory no lane record claims, not empty`,
+    `keep what you need from it, then remove it: rm -r ${dir}`,
+  )
 }

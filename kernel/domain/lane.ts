@@ -54,7 +54,15 @@ export interface LaneView {
   report?: { seq: number; status: string; at: number }
   verdict?: { value: string; defects: number; by: string; file?: string; judged?: string; stale: boolean }
   branch?: string
-  git?: { branch?: string; head?: string; upstream?: string; ahead?: number; behind?: number; dirty: boolean; asOf: number }
+  git?: {
+    branch?: string
+    head?: string
+    upstream?: string
+    ahead?: number
+    behind?: number
+    dirty: boolean
+    asOf: number
+  }
 }
 
 /** What pairing, verdicts and chains read of a lane now: no liveness. */
@@ -70,7 +78,23 @@ export type LanePlace = Pick<LaneFacts, 'run' | 'key' | 'role' | 'iteration'>
 export type LaneShown = Pick<LaneView, 'id' | 'role' | 'iteration' | 'archived' | 'activity' | 'verdict'>
 
 /** What a list row's cells are made of (the CLI's list and the deck's rows alike). */
-export type LaneCellsInput = Pick<LaneView, 'id' | 'run' | 'key' | 'role' | 'iteration' | 'activity' | 'archived' | 'report' | 'for' | 'verdict' | 'branch' | 'git' | 'model' | 'cost'>
+export type LaneCellsInput = Pick<
+  LaneView,
+  | 'id'
+  | 'run'
+  | 'key'
+  | 'role'
+  | 'iteration'
+  | 'activity'
+  | 'archived'
+  | 'report'
+  | 'for'
+  | 'verdict'
+  | 'branch'
+  | 'git'
+  | 'model'
+  | 'cost'
+>
 
 /** Is this conversation a lane? */
 export const isLane = (rec: ConversationRecord): rec is LaneRecord => rec.lane !== undefined
@@ -84,23 +108,32 @@ export const laneOf = (rec: ConversationRecord): Decision<{ rec: LaneRecord }> =
 export const holdsItsDirectory = (r: { archived?: unknown; reaped?: unknown }): boolean => !r.archived && !r.reaped
 
 /** Is this lane of that run and key (one chain of SPEC.md "Pairing and chains")? */
-export const inChain = (lane: Pick<LaneFacts, 'run' | 'key'>, run: string, key: string): boolean => lane.run === run && lane.key === key
+export const inChain = (lane: Pick<LaneFacts, 'run' | 'key'>, run: string, key: string): boolean =>
+  lane.run === run && lane.key === key
 
 /** SPEC.md 4.1 show: a run and key name a chain only if some lane is of it (`lanes`: how many are). */
 export const chainFound = (run: string, key: string, lanes: number): Decision =>
   lanes > 0 ? ALLOWED : refuse('not_found', `no lanes ${run}/${key}`)
 
 /** Is this lane a critic or verifier judging builder iteration `iteration` of its run and key? */
-export const judgesIteration = (lane: Pick<LaneFacts, 'role' | 'for'>, iteration: number): boolean => isJudgeRole(lane.role) && lane.for?.iteration === iteration
+export const judgesIteration = (lane: Pick<LaneFacts, 'role' | 'for'>, iteration: number): boolean =>
+  isJudgeRole(lane.role) && lane.for?.iteration === iteration
 
 /** The newest lane by creation time (of equal times, the later one in the list). */
-export const newestLane = <T extends { rec: Pick<ConversationRecord, 'createdAt'> }>(lanes: readonly T[]): T | undefined => newestBy(lanes, (l) => l.rec.createdAt)
+export const newestLane = <T extends { rec: Pick<ConversationRecord, 'createdAt'> }>(
+  lanes: readonly T[],
+): T | undefined => newestBy(lanes, (l) => l.rec.createdAt)
 
 /** Oldest first by creation time, for sort. */
-export const byCreation = (a: { rec: Pick<ConversationRecord, 'createdAt'> }, b: { rec: Pick<ConversationRecord, 'createdAt'> }) => a.rec.createdAt - b.rec.createdAt
+export const byCreation = (
+  a: { rec: Pick<ConversationRecord, 'createdAt'> },
+  b: { rec: Pick<ConversationRecord, 'createdAt'> },
+) => a.rec.createdAt - b.rec.createdAt
 
 /** Has a done report been filed among these (a lane's, or those of the lanes of one builder iteration)? */
-export const hasDoneReport = (reports: readonly Pick<Report, 'status'>[]): boolean => reports.some((r) => r.status === 'done')
+export const hasDoneReport = (reports: readonly Pick<Report, 'status'>[]): boolean =>
+  reports.some((r) => r.status === 'done')
 
 /** The newest of these reports that carries a verdict. */
-export const newestVerdict = <T extends Pick<Report, 'at' | 'verdict'>>(reports: readonly T[]): T | undefined => newest(reports.filter((r) => r.verdict))
+export const newestVerdict = <T extends Pick<Report, 'at' | 'verdict'>>(reports: readonly T[]): T | undefined =>
+  newest(reports.filter((r) => r.verdict))

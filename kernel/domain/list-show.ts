@@ -4,7 +4,21 @@ import { keysFit } from './keys.js'
 import { allow, refuse, type Decision } from './refusal.js'
 
 /** SPEC.md 4.1 list: the columns, in order. */
-export const LIST_COLUMNS = ['ID', 'RUN/KEY', 'ROLE', 'ITER', 'ACTIVITY', 'REPORT', 'FOR', 'VERDICT', 'BRANCH@SHA', 'AHEAD', 'DIRTY', 'MODEL', 'COST'] as const
+export const LIST_COLUMNS = [
+  'ID',
+  'RUN/KEY',
+  'ROLE',
+  'ITER',
+  'ACTIVITY',
+  'REPORT',
+  'FOR',
+  'VERDICT',
+  'BRANCH@SHA',
+  'AHEAD',
+  'DIRTY',
+  'MODEL',
+  'COST',
+] as const
 
 /** SPEC.md 4.1 list, its columns: the cells of a lane's row, for the CLI's list and the deck alike (the deck's browser
  * bundle imports this very module), so each rule is written once: `-` where a fact does not apply or is unknown. */
@@ -38,10 +52,12 @@ export const activityShown = (v: { archived?: boolean; activity: string }) => (v
 export type ReportFrom = LaneRef | { id: string; name: string; role: 'worker'; iteration: number; issue: string }
 
 /** SPEC.md 4.1 start, behaviour 5: `Lane <run>/<key> <role> i<n>: conv <id> (<name>) in <cwd>`. */
-export const startLine = (l: LaneRef, cwd: string) => `Lane ${l.run}/${l.key} ${l.role} i${l.iteration}: conv ${l.id} (${l.name}) in ${cwd}`
+export const startLine = (l: LaneRef, cwd: string) =>
+  `Lane ${l.run}/${l.key} ${l.role} i${l.iteration}: conv ${l.id} (${l.name}) in ${cwd}`
 
 /** SPEC.md 4.1 stop: the line a stopped lane prints. */
-export const stopLine = (l: LaneRef) => `Lane ${l.run}/${l.key} ${l.role} i${l.iteration} stopped: conv ${l.id} (${l.name})`
+export const stopLine = (l: LaneRef) =>
+  `Lane ${l.run}/${l.key} ${l.role} i${l.iteration} stopped: conv ${l.id} (${l.name})`
 
 /** SPEC.md 4.1 show: `#<id> <role> i<n> <activity> <verdict> <verdict file>`; an archived lane shows `archived`. */
 export const showLine = (v: LaneShown) =>
@@ -51,9 +67,16 @@ export const showLine = (v: LaneShown) =>
 export const newestReport = (info: LaneChainNow) => info.reports.at(-1)
 
 /** SPEC.md 4.1 show: a lane, or --run with --key (keys a lane could have), not both. */
-export function showForm(input: { lane?: string; run?: string; key?: string }): Decision<{ lane: string } | { run: string; key: string }> {
+export function showForm(input: {
+  lane?: string
+  run?: string
+  key?: string
+}): Decision<{ lane: string } | { run: string; key: string }> {
   const { lane, run, key } = input
-  if (lane !== undefined) return run !== undefined || key !== undefined ? refuse('usage', 'show takes a lane, or --run with --key, not both') : allow({ lane })
+  if (lane !== undefined)
+    return run !== undefined || key !== undefined
+      ? refuse('usage', 'show takes a lane, or --run with --key, not both')
+      : allow({ lane })
   if (run === undefined || key === undefined) return refuse('usage', 'show takes a lane, or --run with --key')
   const fit = keysFit({ run, key })
   return fit.ok ? allow({ run, key }) : fit

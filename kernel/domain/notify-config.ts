@@ -6,7 +6,10 @@ const NOTIFY_EVENTS = ['needs-you', 'report'] as const
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number]
 
 // Refinements are checks with a message of their own: issueText shows it where a bare minLength would say '>=1'.
-const Events = v.pipe(v.array(v.picklist(NOTIFY_EVENTS)), v.check((a) => a.length > 0, 'at least one of needs-you, report'))
+const Events = v.pipe(
+  v.array(v.picklist(NOTIFY_EVENTS)),
+  v.check((a) => a.length > 0, 'at least one of needs-you, report'),
+)
 
 const Url = v.pipe(
   v.string(),
@@ -15,8 +18,14 @@ const Url = v.pipe(
 
 /** Header names as HTTP allows them (tokens); values on one line, so no header can smuggle in another. */
 const Headers = v.record(
-  v.pipe(v.string(), v.check((s) => /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(s), 'a header name of letters, digits and !#$%&\'*+.^_`|~-')),
-  v.pipe(v.string(), v.check((s) => !/[\r\n\0]/.test(s), 'a header value on one line')),
+  v.pipe(
+    v.string(),
+    v.check((s) => /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(s), "a header name of letters, digits and !#$%&'*+.^_`|~-"),
+  ),
+  v.pipe(
+    v.string(),
+    v.check((s) => !/[\r\n\0]/.test(s), 'a header value on one line'),
+  ),
 )
 
 const Webhook = v.strictObject({ url: Url, headers: v.optional(Headers), events: v.optional(Events) })
@@ -25,7 +34,17 @@ const Webhook = v.strictObject({ url: Url, headers: v.optional(Headers), events:
 const NotifyConfigSchema = v.pipe(
   v.strictObject({
     webhook: v.optional(Webhook),
-    command: v.optional(v.pipe(v.array(v.pipe(v.string(), v.check((a) => a.length > 0, 'a non-empty argument'))), v.check((a) => a.length > 0, 'a program and its arguments'))),
+    command: v.optional(
+      v.pipe(
+        v.array(
+          v.pipe(
+            v.string(),
+            v.check((a) => a.length > 0, 'a non-empty argument'),
+          ),
+        ),
+        v.check((a) => a.length > 0, 'a program and its arguments'),
+      ),
+    ),
     events: v.optional(Events),
   }),
   v.check((c) => Boolean(c.webhook || c.command), 'a webhook or a command (or both)'),
@@ -52,6 +71,9 @@ export function sinkTakes(config: NotifyConfig, sink: NotifySink, event: NotifyE
  * headers may hold a secret) and which events each takes. */
 export function describeNotifyConfig(config: NotifyConfig): string {
   const takes = (sink: NotifySink) => NOTIFY_EVENTS.filter((e) => sinkTakes(config, sink, e)).join(', ')
-  const to = [config.webhook && `webhook to ${new URL(config.webhook.url).origin} (${takes('webhook')})`, config.command && `command ${config.command[0]} (${takes('command')})`]
+  const to = [
+    config.webhook && `webhook to ${new URL(config.webhook.url).origin} (${takes('webhook')})`,
+    config.command && `command ${config.command[0]} (${takes('command')})`,
+  ]
   return to.filter(Boolean).join('; ')
 }

@@ -47,20 +47,38 @@ export function firstLineOf(body: string): string | undefined {
 }
 
 const convPart = (c: ConvFacts) => ({ id: c.id, name: c.name, ...(c.title ? { title: c.title } : {}) })
-const lanePart = (c: ConvFacts) => (c.lane ? { lane: { run: c.lane.run, key: c.lane.key, role: c.lane.role, iteration: c.lane.iteration } } : {})
+const lanePart = (c: ConvFacts) =>
+  c.lane ? { lane: { run: c.lane.run, key: c.lane.key, role: c.lane.role, iteration: c.lane.iteration } } : {}
 
 export function needsYouBody(c: ConvFacts, activity: ActivityView): NotificationBody {
-  return { event: 'needs-you', conv: convPart(c), ...lanePart(c), ...(activity.reason ? { reason: activity.reason } : {}), at: new Date(activity.evidence.at).toISOString() }
+  return {
+    event: 'needs-you',
+    conv: convPart(c),
+    ...lanePart(c),
+    ...(activity.reason ? { reason: activity.reason } : {}),
+    at: new Date(activity.evidence.at).toISOString(),
+  }
 }
 
 export function reportBody(c: ConvFacts, report: Report): NotificationBody {
   const firstLine = firstLineOf(report.body)
-  return { event: 'report', conv: convPart(c), ...lanePart(c), status: report.status, ...(firstLine ? { firstLine } : {}), at: new Date(report.at).toISOString() }
+  return {
+    event: 'report',
+    conv: convPart(c),
+    ...lanePart(c),
+    status: report.status,
+    ...(firstLine ? { firstLine } : {}),
+    at: new Date(report.at).toISOString(),
+  }
 }
 
 /** The short title and text a desktop command shows. */
 export function notificationText(b: NotificationBody): { title: string; text: string } {
   const who = b.lane ? `${b.lane.run}/${b.lane.key} ${b.lane.role} i${b.lane.iteration}` : `conv ${b.conv.name}`
-  if (b.event === 'needs-you') return { title: `${who} needs you${b.reason ? ` (${b.reason})` : ''}`, text: b.conv.title ?? `conv ${b.conv.id} (${b.conv.name})` }
+  if (b.event === 'needs-you')
+    return {
+      title: `${who} needs you${b.reason ? ` (${b.reason})` : ''}`,
+      text: b.conv.title ?? `conv ${b.conv.id} (${b.conv.name})`,
+    }
   return { title: `${who} reported ${b.status}`, text: b.firstLine ?? '(empty report)' }
 }

@@ -47,10 +47,14 @@ export function processRefusal(dir: string, ps: ProcessInside[], filesShown = 3)
   const holding = byPid(ps.filter((p) => !p.cwdInside && p.files.length))
   const parts: string[] = []
   if (inCwd.length)
-    parts.push(`${inCwd.length === 1 ? 'a process has its' : `${inCwd.length} processes have their`} working directory inside ${dir}: ${inCwd.map(named).join(', ')}`)
+    parts.push(
+      `${inCwd.length === 1 ? 'a process has its' : `${inCwd.length} processes have their`} working directory inside ${dir}: ${inCwd.map(named).join(', ')}`,
+    )
   if (holding.length) {
     const held = holding.map((p) => `${named(p)} holding ${someOf([...p.files].sort(), filesShown)}`)
-    parts.push(`${holding.length === 1 ? 'a process holds' : `${holding.length} processes hold`} files open inside ${dir}: ${held.join('; ')}`)
+    parts.push(
+      `${holding.length === 1 ? 'a process holds' : `${holding.length} processes hold`} files open inside ${dir}: ${held.join('; ')}`,
+    )
   }
   return parts.length ? `refused: ${parts.join('; ')}` : undefined
 }
@@ -59,12 +63,14 @@ export function processRefusal(dir: string, ps: ProcessInside[], filesShown = 3)
 function firstRefusal(f: ReapFacts, limitS: number): string | undefined {
   if (f.harnessAlive) return `refused: the harness is still alive after ${limitS} s`
   if (f.dirReal === undefined) return undefined
-  if (!isWithin(f.dirReal, f.rootReal) || f.dirReal === f.rootReal) return `refused: ${f.dirReal} is outside the lanes root ${f.rootReal}`
+  if (!isWithin(f.dirReal, f.rootReal) || f.dirReal === f.rootReal)
+    return `refused: ${f.dirReal} is outside the lanes root ${f.rootReal}`
   // A symlink swapped in for the lane's directory must not lead the reap to another lane's directory either.
   if (f.dirReal !== f.dir) return `refused: ${f.dir} resolves to ${f.dirReal}, which is not this lane's directory`
   const busy = processRefusal(f.dirReal, f.processes)
   if (busy) return busy
-  if (isGitBacked(f.role) && !f.worktree) return `refused: ${f.dirReal} is no longer a git worktree; look at it, then remove it yourself`
+  if (isGitBacked(f.role) && !f.worktree)
+    return `refused: ${f.dirReal} is no longer a git worktree; look at it, then remove it yourself`
   if (f.locked !== undefined)
     return `refused: the worktree ${f.dirReal} is locked (${f.locked || 'no reason given'}); unlock it with git worktree unlock once nothing is using it`
   if (f.dirtyPaths > 0 && !f.park)
@@ -90,7 +96,11 @@ function unseenNote(paths: string[], shown = 3): string {
  * Before the stop, those the stop will end do not: anything of the lane's own process group, the runner and the
  * harness. A process whose group is unknown (read without /proc) might be one of them, so only the check after the
  * stop counts it. */
-export function countsAgainstReap(p: { pid: number; pgid?: number }, stopped: boolean, lane: { runnerPid?: number; harnessPid?: number }): boolean {
+export function countsAgainstReap(
+  p: { pid: number; pgid?: number },
+  stopped: boolean,
+  lane: { runnerPid?: number; harnessPid?: number },
+): boolean {
   if (stopped) return true
   return p.pgid !== undefined && p.pgid !== lane.runnerPid && p.pid !== lane.harnessPid
 }
@@ -110,7 +120,12 @@ export const notYetReaped = (rec: { id: string; name: string; archived?: unknown
 /** SPEC.md 4.1 reap step 4: work a patch cannot carry (a repository inside the worktree) refuses the park before
  * anything changes. */
 export const nestedRepoRefusal = (dir: string, paths: string[]): Decision =>
-  paths.length === 0 ? ALLOWED : refuse('conflict', `refused: a patch cannot carry the files of a git repository inside the worktree: ${paths.join(', ')}; move ${paths.length === 1 ? 'it' : 'them'} out of ${dir} first`)
+  paths.length === 0
+    ? ALLOWED
+    : refuse(
+        'conflict',
+        `refused: a patch cannot carry the files of a git repository inside the worktree: ${paths.join(', ')}; move ${paths.length === 1 ? 'it' : 'them'} out of ${dir} first`,
+      )
 
 /** SPEC.md 4.1 reap step 5: commits the upstream lacks are a warning, never a loss: the branch is kept. */
 export function unpushedWarning(branch: string, unpushed: number): string | undefined {
@@ -129,10 +144,12 @@ export const keptHeadRef = (name: string) => `refs/svc/kept/${name}`
 export const parkedPatchName = (now: Date) => `parked-${now.toISOString().replace(/[-:]/g, '').replace('.', '')}.patch`
 
 /** SPEC.md 4.1 reap step 4: the ref that keeps a parked tree reachable, named after its patch file. */
-export const parkedRef = (conv: string, patchName: string) => `refs/svc/parked/${conv}/${patchName.replace(/^parked-/, '').replace(/\.patch$/, '')}`
+export const parkedRef = (conv: string, patchName: string) =>
+  `refs/svc/parked/${conv}/${patchName.replace(/^parked-/, '').replace(/\.patch$/, '')}`
 
 /** SPEC.md 4.1 reap step 7: the message when archiving fails after a successful reap. */
-export const archiveFailedMessage = (error: string, id: string) => `reaped, but archiving failed: ${error}; archive conv ${id} from the Command Deck`
+export const archiveFailedMessage = (error: string, id: string) =>
+  `reaped, but archiving failed: ${error}; archive conv ${id} from the Command Deck`
 
 /** SPEC.md 4.1 reap: builders are reaped before the orchestrator lane that launched them (else they are left as
  * orphans). The order in which a whole run's lanes are reaped: the work first, its judges, then the orchestrator. */

@@ -32,7 +32,8 @@ export function parseVerdictFile(text: string, path: string): Decision<{ defects
     return refuse('usage', `verdict file ${path} is not JSON: ${(e as Error).message}`)
   }
   const defects = (doc as { defects?: unknown })?.defects
-  if (!doc || typeof doc !== 'object' || !Array.isArray(defects)) return refuse('usage', `verdict file ${path} has no array named defects`)
+  if (!doc || typeof doc !== 'object' || !Array.isArray(defects))
+    return refuse('usage', `verdict file ${path} has no array named defects`)
   return allow({ defects })
 }
 
@@ -57,22 +58,31 @@ const ownsBranch = (lane: Pick<Reporting, 'role'>) => lane.role === 'builder' ||
 const isVerdict = (v: string): v is Verdict => (VERDICTS as readonly string[]).includes(v)
 
 /** SPEC.md 4.1 report rule 3: the first word of a blocked report. */
-export const blockedOpener = (body: string) => BLOCKED_OPENERS.find((w) => new RegExp(`^${w}(?![A-Za-z0-9_-])`).test(body.trimStart()))
+export const blockedOpener = (body: string) =>
+  BLOCKED_OPENERS.find((w) => new RegExp(`^${w}(?![A-Za-z0-9_-])`).test(body.trimStart()))
 
 /** SPEC.md 4.1 report rule 5 (its refusals of `--verdict`): a known value, from a critic or verifier, on a done
  * report. */
-export function verdictAllowed(lane: Pick<Reporting, 'role'>, req: Pick<ReportRequest, 'verdict' | 'status'>): Decision {
+export function verdictAllowed(
+  lane: Pick<Reporting, 'role'>,
+  req: Pick<ReportRequest, 'verdict' | 'status'>,
+): Decision {
   if (req.verdict === undefined) return ALLOWED
-  if (!isVerdict(req.verdict)) return refuse('usage', `--verdict must be one of ${VERDICTS.join(', ')}, not '${req.verdict}'`)
-  if (!isJudgeRole(lane.role)) return refuse('forbidden', `refused: a ${lane.role} files no verdict; --verdict is for critic and verifier lanes`)
-  if (req.status !== 'done') return refuse('usage', `refused: a verdict goes with a done report, not a ${req.status} one`)
+  if (!isVerdict(req.verdict))
+    return refuse('usage', `--verdict must be one of ${VERDICTS.join(', ')}, not '${req.verdict}'`)
+  if (!isJudgeRole(lane.role))
+    return refuse('forbidden', `refused: a ${lane.role} files no verdict; --verdict is for critic and verifier lanes`)
+  if (req.status !== 'done')
+    return refuse('usage', `refused: a verdict goes with a done report, not a ${req.status} one`)
   return ALLOWED
 }
 
 /** SPEC.md 4.1 report options: `--defects` and `--verdict-file` go with `--verdict`; a defect count is whole. */
 function verdictOptions(req: Pick<ReportRequest, 'verdict' | 'defects' | 'verdictText'>): Decision {
-  if (req.verdict === undefined && (req.defects !== undefined || req.verdictText !== undefined)) return refuse('usage', '--defects and --verdict-file go with --verdict')
-  if (req.defects !== undefined && (!Number.isInteger(req.defects) || req.defects < 0)) return refuse('usage', '--defects must be a whole number, 0 or more')
+  if (req.verdict === undefined && (req.defects !== undefined || req.verdictText !== undefined))
+    return refuse('usage', '--defects and --verdict-file go with --verdict')
+  if (req.defects !== undefined && (!Number.isInteger(req.defects) || req.defects < 0))
+    return refuse('usage', '--defects must be a whole number, 0 or more')
   return ALLOWED
 }
 
@@ -83,10 +93,19 @@ export function blockedBeginsRight(req: Pick<ReportRequest, 'status' | 'body'>):
 }
 
 /** SPEC.md 4.1 report rule 5 and section 8: a critic or verifier files exactly one done report, with its verdict. */
-export function oneVerdict(lane: Pick<Reporting, 'role'>, req: Pick<ReportRequest, 'verdict' | 'status'>, earlier: Report[]): Decision {
+export function oneVerdict(
+  lane: Pick<Reporting, 'role'>,
+  req: Pick<ReportRequest, 'verdict' | 'status'>,
+  earlier: Report[],
+): Decision {
   if (!isJudgeRole(lane.role) || req.status !== 'done') return ALLOWED
-  if (hasDoneReport(earlier)) return refuse('conflict', `refused: this ${lane.role} has already filed its done report with its verdict`)
-  if (req.verdict === undefined) return refuse('usage', `refused: a ${lane.role}'s done report needs its verdict: --verdict ${lane.role === 'critic' ? 'WOWED|IMPRESSED|NOT_YET' : 'PASS|DEFECTS'}`)
+  if (hasDoneReport(earlier))
+    return refuse('conflict', `refused: this ${lane.role} has already filed its done report with its verdict`)
+  if (req.verdict === undefined)
+    return refuse(
+      'usage',
+      `refused: a ${lane.role}'s done report needs its verdict: --verdict ${lane.role === 'critic' ? 'WOWED|IMPRESSED|NOT_YET' : 'PASS|DEFECTS'}`,
+    )
   return ALLOWED
 }
 
@@ -95,17 +114,36 @@ export function oneVerdict(lane: Pick<Reporting, 'role'>, req: Pick<ReportReques
 export function branchNotFrozen(lane: Reporting, earlier: Report[]): Decision {
   const done = ownsBranch(lane) ? earlier.find((r) => r.status === 'done') : undefined
   if (!done) return ALLOWED
-  return refuse('conflict', `refused: branch ${done.branch ?? lane.branch} is frozen: ${lane.role} ${lane.key} i${lane.iteration} reported done (report #${done.seq}); start a new iteration`)
+  return refuse(
+    'conflict',
+    `refused: branch ${done.branch ?? lane.branch} is frozen: ${lane.role} ${lane.key} i${lane.iteration} reported done (report #${done.seq}); start a new iteration`,
+  )
 }
 
 /** SPEC.md 4.1 report rule 2: a builder reports done only from a clean tree whose branch has an upstream holding
  * every commit; `--allow-unpushed` waives the upstream check, never the clean tree. */
-export function builderDoneClean(lane: Pick<Reporting, 'role'>, req: Pick<ReportRequest, 'status' | 'allowUnpushed'>, tree: TreeFacts | undefined): Decision {
+export function builderDoneClean(
+  lane: Pick<Reporting, 'role'>,
+  req: Pick<ReportRequest, 'status' | 'allowUnpushed'>,
+  tree: TreeFacts | undefined,
+): Decision {
   if (!ownsBranch(lane) || req.status !== 'done' || !tree) return ALLOWED
-  if (tree.dirty) return refuse('conflict', `refused: a ${lane.role} reports done only from a clean tree; commit or remove the changes (git status shows them)`)
+  if (tree.dirty)
+    return refuse(
+      'conflict',
+      `refused: a ${lane.role} reports done only from a clean tree; commit or remove the changes (git status shows them)`,
+    )
   if (req.allowUnpushed) return ALLOWED
-  if (!tree.upstream) return refuse('conflict', `refused: branch ${tree.branch ?? '(detached)'} has no upstream; push it with git push -u origin HEAD`)
-  if ((tree.ahead ?? 0) > 0) return refuse('conflict', `refused: ${tree.ahead} commit(s) on ${tree.branch} are not on ${tree.upstream}; push them first`)
+  if (!tree.upstream)
+    return refuse(
+      'conflict',
+      `refused: branch ${tree.branch ?? '(detached)'} has no upstream; push it with git push -u origin HEAD`,
+    )
+  if ((tree.ahead ?? 0) > 0)
+    return refuse(
+      'conflict',
+      `refused: ${tree.ahead} commit(s) on ${tree.branch} are not on ${tree.upstream}; push them first`,
+    )
   return ALLOWED
 }
 
@@ -132,7 +170,8 @@ export function checkReport(
     if (!d.ok) return d
   }
   if (req.verdict === undefined) return allow({})
-  const file = req.verdictText === undefined ? undefined : parseVerdictFile(req.verdictText, verdictPath ?? 'verdict file')
+  const file =
+    req.verdictText === undefined ? undefined : parseVerdictFile(req.verdictText, verdictPath ?? 'verdict file')
   if (file && !file.ok) return file
   return allow({ verdict: req.verdict as Verdict, defects: req.defects ?? file?.defects.length ?? 0 })
 }

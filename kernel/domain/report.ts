@@ -24,4 +24,3 @@ export type Report = v.InferOutput<typeof ReportSchema>
 /** A conversation's reports file. */
 export const ReportsDocSchema = v.object({ reports: v.array(ReportSchema) })
 export type ReportsDoc = v.InferOutput<typeof ReportsDocSchema>
-

@@ -14,7 +14,8 @@ type AfterAttempt = { do: 'done' } | { do: 'retry'; inMs: number } | { do: 'give
 export function afterAttempt(schedule: RetrySchedule, n: number, outcome: Attempt): AfterAttempt {
   if (outcome.ok) return { do: 'done' }
   if (outcome.permanent) return { do: 'give-up', why: `${outcome.error} (not retried)` }
-  if (n >= schedule.tries) return { do: 'give-up', why: n > 1 ? `${outcome.error} (gave up after ${n} tries)` : outcome.error }
+  if (n >= schedule.tries)
+    return { do: 'give-up', why: n > 1 ? `${outcome.error} (gave up after ${n} tries)` : outcome.error }
   return { do: 'retry', inMs: schedule.firstDelayMs * schedule.factor ** (n - 1) }
 }
 

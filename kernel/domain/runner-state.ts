@@ -11,13 +11,31 @@ export const RunnerStateSchema = v.object({
   runner: v.object(processId),
   /** The process whose life means "the harness is alive". */
   harness: opt(v.object({ ...processId, ...at })),
-  phase: opt(v.object({ value: v.picklist(PHASES), reason: opt(v.picklist(NEEDS_YOU_REASONS)), source: v.string(), ...at, detail: opt(v.string()) })),
+  phase: opt(
+    v.object({
+      value: v.picklist(PHASES),
+      reason: opt(v.picklist(NEEDS_YOU_REASONS)),
+      source: v.string(),
+      ...at,
+      detail: opt(v.string()),
+    }),
+  ),
   model: opt(v.string()),
-  cost: opt(v.object({ usd: num, estimated: v.boolean(), /** What an estimate was computed from. */ basis: opt(v.string()) })),
+  cost: opt(
+    v.object({ usd: num, estimated: v.boolean(), /** What an estimate was computed from. */ basis: opt(v.string()) }),
+  ),
   spawnError: opt(v.object({ ...at, message: v.string() })),
   ended: opt(v.object({ ...at, exitCode: v.nullable(num), signal: v.nullable(v.string()), source: v.string() })),
   /** A request the harness is waiting on (needs-you), kept so it can be answered. */
-  pending: opt(v.object({ id: v.string(), kind: v.picklist(NEEDS_YOU_REASONS), tool: opt(v.string()), input: opt(v.unknown()), ...at })),
+  pending: opt(
+    v.object({
+      id: v.string(),
+      kind: v.picklist(NEEDS_YOU_REASONS),
+      tool: opt(v.string()),
+      input: opt(v.unknown()),
+      ...at,
+    }),
+  ),
   session: opt(v.string()),
   /** Messages held while a turn runs; they go to the harness together when it ends. */
   queued: opt(v.array(v.string())),
@@ -35,7 +53,12 @@ export const RunnerStateSchema = v.object({
 export type RunnerState = v.InferOutput<typeof RunnerStateSchema>
 
 /** What `svc conv mark` publishes (mark.json, written by the kernel). */
-export const MarkStateSchema = v.object({ value: v.picklist(PHASES), reason: opt(v.picklist(NEEDS_YOU_REASONS)), source: v.string(), ...at })
+export const MarkStateSchema = v.object({
+  value: v.picklist(PHASES),
+  reason: opt(v.picklist(NEEDS_YOU_REASONS)),
+  source: v.string(),
+  ...at,
+})
 export type MarkState = v.InferOutput<typeof MarkStateSchema>
 
 /** What the kernel hands a runner (launch.json). */

@@ -22,4 +22,5 @@ export function tellRefusal(t: TellTarget, reports: Pick<Report, 'status'>[], fo
 }
 
 /** SPEC.md 4.2: a message has text. */
-export const tellHasText = (text: string): Decision => (text.length === 0 ? refuse('usage', 'the message is empty') : ALLOWED)
+export const tellHasText = (text: string): Decision =>
+  text.length === 0 ? refuse('usage', 'the message is empty') : ALLOWED

@@ -34,7 +34,8 @@ export function estimateUsd(model: string | undefined, u: TokenUsage): number {
 }
 
 /** Which usage fields a codex estimate is made of. */
-export const CODEX_USAGE_BASIS = "turn.completed.usage, the thread's running total: input_tokens less cached_input_tokens, cached_input_tokens, output_tokens (reasoning_output_tokens are part of output_tokens)"
+export const CODEX_USAGE_BASIS =
+  "turn.completed.usage, the thread's running total: input_tokens less cached_input_tokens, cached_input_tokens, output_tokens (reasoning_output_tokens are part of output_tokens)"
 
 /** A thread's usage from codex's newest `turn.completed.usage`. Codex reports the thread's running total there, a
  * resumed thread's too, so the newest report is the whole thread: adding reports up would count earlier turns again

@@ -77,7 +77,10 @@ export function launchIgnoreRules(f: {
   if (f.infoExclude && f.infoExclude.mtimeMs <= launch) parts.push({ dir: '', text: f.infoExclude.text })
   const depth = (d: string) => (d ? d.split('/').length : 0)
   parts.push(...[...f.files].sort((a, b) => depth(a.dir) - depth(b.dir)))
-  return parts.flatMap(rulesFromTop).map((l) => l + '\n').join('')
+  return parts
+    .flatMap(rulesFromTop)
+    .map((l) => l + '\n')
+    .join('')
 }
 
 /** Untracked files that only rules written during the lane's life hide: listed with the launch rules (`atLaunch`)
@@ -112,5 +115,8 @@ export function leftOutNote(paths: { path: string; bytes: number }[], shown = 5)
   const total = paths.reduce((s, p) => s + p.bytes, 0)
   const names = [...paths].sort((a, b) => b.bytes - a.bytes || (a.path < b.path ? -1 : 1))
   const n = paths.length
-  return `note: left out ${n} path${n === 1 ? '' : 's'} the branch's ignore rules hide, ${formatBytes(total)} in all: ${someOf(names.map((p) => `${p.path} (${formatBytes(p.bytes)})`), shown)}`
+  return `note: left out ${n} path${n === 1 ? '' : 's'} the branch's ignore rules hide, ${formatBytes(total)} in all: ${someOf(
+    names.map((p) => `${p.path} (${formatBytes(p.bytes)})`),
+    shown,
+  )}`
 }

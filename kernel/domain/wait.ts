@@ -60,7 +60,14 @@ const limitText = (ms: number) => (ms >= 60_000 ? `${ms / 60_000} minutes` : `${
 
 /** SPEC.md 4.1 wait: the oldest report after the cursor, else exit 2 when no member can still report (all exited, or
  * the live ones idle for 10 minutes: `idleLimitMs`), else keep waiting. `after` is a cursor over (time, name, seq). */
-export function pickNext(members: WaitMember[], after: Cursor | undefined, now: number, what: string, idleLimitMs = IDLE_LIMIT_MS, unit: 'lane' | 'worker' = 'lane'): WaitPick {
+export function pickNext(
+  members: WaitMember[],
+  after: Cursor | undefined,
+  now: number,
+  what: string,
+  idleLimitMs = IDLE_LIMIT_MS,
+  unit: 'lane' | 'worker' = 'lane',
+): WaitPick {
   let best: { member: WaitMember; report: Report; cursor: Cursor } | undefined
   for (const member of members)
     for (const report of member.reports) {
@@ -71,26 +78,43 @@ export function pickNext(members: WaitMember[], after: Cursor | undefined, now: 
   if (!members.length) return { kind: 'exited', detail: `${what} has no ${unit}s` }
   const live = members.filter((m) => !hasEnded(m.activity.value))
   if (!live.length)
-    return { kind: 'exited', detail: members.length === 1 ? `${what} exited (${members[0].activity.value}: ${members[0].activity.evidence.source}) with no report` : `every ${unit} of ${what} has exited with no further report` }
+    return {
+      kind: 'exited',
+      detail:
+        members.length === 1
+          ? `${what} exited (${members[0].activity.value}: ${members[0].activity.evidence.source}) with no report`
+          : `every ${unit} of ${what} has exited with no further report`,
+    }
   if (live.every((m) => stalled(m.activity, now, idleLimitMs)))
     return { kind: 'idle', detail: `${what} stayed idle for ${limitText(idleLimitMs)} with no report` }
   return { kind: 'pending' }
 }
 
 /** The forms of `svc lane wait` and `svc worker wait`, in the order their values are given to oneWaitForm. */
-const WAIT_FORMS = { lane: '<lane>, --run <key> or --parent <conv>', worker: '<worker>, --issue <ref> or --parent <conv>' } as const
+const WAIT_FORMS = {
+  lane: '<lane>, --run <key> or --parent <conv>',
+  worker: '<worker>, --issue <ref> or --parent <conv>',
+} as const
 
 /** SPEC.md 4.1 wait: a wait watches exactly one of its forms (`given`: the value of each, absent when not given). */
 export const oneWaitForm = (given: readonly unknown[], unit: keyof typeof WAIT_FORMS): Decision =>
-  given.filter((x) => x !== undefined).length === 1 ? ALLOWED : refuse('usage', `wait takes exactly one of ${WAIT_FORMS[unit]}`)
+  given.filter((x) => x !== undefined).length === 1
+    ? ALLOWED
+    : refuse('usage', `wait takes exactly one of ${WAIT_FORMS[unit]}`)
 
 /** SPEC.md 4.1 wait: waiting on one lane or worker, --after is a report sequence number (none: from the start). */
 export const afterSeq = (after: string | undefined, kind: 'lane' | 'worker'): Decision<{ seq: number }> =>
-  after === undefined ? allow({ seq: 0 }) : /^\d{1,9}$/.test(after) ? allow({ seq: Number(after) }) : refuse('usage', `--after for one ${kind} is a report sequence number, not '${after}'`)
+  after === undefined
+    ? allow({ seq: 0 })
+    : /^\d{1,9}$/.test(after)
+      ? allow({ seq: Number(after) })
+      : refuse('usage', `--after for one ${kind} is a report sequence number, not '${after}'`)
 
 /** SPEC.md 4.1 wait: waiting on a set, --after is a cursor over (time, name, seq). */
 export function afterCursor(after: string | undefined): Decision<{ cursor: Cursor | undefined }> {
   if (after === undefined) return allow({ cursor: undefined })
   const cursor = parseCursor(after)
-  return cursor ? allow({ cursor }) : refuse('usage', `--after '${after}' is not a cursor of the form <atMs>.<name>.<seq>`)
+  return cursor
+    ? allow({ cursor })
+    : refuse('usage', `--after '${after}' is not a cursor of the form <atMs>.<name>.<seq>`)
 }

@@ -1,6 +1,18 @@
 import { spawn } from 'node:child_process'
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
-import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmdirSync, statSync } from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmdirSync,
+  statSync,
+} from 'node:fs'
 import { readdir, readFile, rm, unlink } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { appendLine, createFileOnce, publishFileOnce, writeFileAtomic } from './atomic-file.js'
@@ -106,7 +118,11 @@ export interface Procs {
   signalProcess: typeof signalProcess
   processesInside: typeof processesInside
   /** Start a process in a process group of its own, its output appended to `logFile`; its pid if it started. */
-  spawnDetached(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; logFile: string; onError: (e: Error) => void }): number | undefined
+  spawnDetached(
+    command: string,
+    args: string[],
+    opts: { cwd: string; env: NodeJS.ProcessEnv; logFile: string; onError: (e: Error) => void },
+  ): number | undefined
 }
 
 const entry = (d: { name: string; isDirectory(): boolean }): Entry => ({ name: d.name, isDirectory: d.isDirectory() })
@@ -197,7 +213,10 @@ type Dirs = typeof realDirs
 const realIntents = { intentPath, recordIntent, readIntent, intentFiles, dropIntent }
 type Intents = typeof realIntents
 
-const realTrackers = { gh: () => new GhTracker(), local: (dir: string, project: string) => new LocalIssues(dir, project) }
+const realTrackers = {
+  gh: () => new GhTracker(),
+  local: (dir: string, project: string) => new LocalIssues(dir, project),
+}
 type Trackers = typeof realTrackers
 
 const realNotify = { configFile: (path: string) => new NotifyConfigFile(path), postJson, runCommand }

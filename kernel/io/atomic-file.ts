@@ -54,7 +54,9 @@ export function writeFileAtomicSync(path: string, content: string, mode = 0o600)
     fsyncSync(fd)
   } catch (e) {
     closeSync(fd)
-    try { unlinkSync(tmp) } catch {}
+    try {
+      unlinkSync(tmp)
+    } catch {}
     throw e
   }
   closeSync(fd)

@@ -24,7 +24,13 @@ const ProjectEntry = v.strictObject({
   gauntlet: v.optional(Gauntlet),
 })
 
-const ProjectsFile = v.record(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'a project key of lower-case letters, digits, ".", "_" or "-"')), ProjectEntry)
+const ProjectsFile = v.record(
+  v.pipe(
+    v.string(),
+    v.regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'a project key of lower-case letters, digits, ".", "_" or "-"'),
+  ),
+  ProjectEntry,
+)
 
 export type ProjectEntry = v.InferOutput<typeof ProjectEntry>
 export type Projects = v.InferOutput<typeof ProjectsFile>

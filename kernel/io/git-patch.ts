@@ -9,7 +9,8 @@ import { withTempIndex } from './git-snapshot.js'
 export async function treeFromPatch(dir: string, patchPath: string): Promise<string> {
   return withTempIndex(dir, 'verify', async (_, e) => {
     await git(dir, ['read-tree', 'HEAD'], e)
-    if (statSync(patchPath).size > 0) await git(dir, ['apply', '--cached', '--binary', '--whitespace=nowarn', patchPath], e)
+    if (statSync(patchPath).size > 0)
+      await git(dir, ['apply', '--cached', '--binary', '--whitespace=nowarn', patchPath], e)
     return (await git(dir, ['write-tree'], e)).trim()
   })
 }
@@ -18,8 +19,23 @@ export async function treeFromPatch(dir: string, patchPath: string): Promise<str
  * file in another encoding is not UTF-8 and must never pass through a string. No text conversion, no external
  * diff, no renames and the standard a/ b/ prefixes, so `git apply` takes it back whatever the configuration. */
 export async function diffBinaryToFile(dir: string, from: string, to: string, path: string): Promise<void> {
-  const args = ['diff', '--binary', '--full-index', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--no-relative', '--src-prefix=a/', '--dst-prefix=b/']
-  await git(dir, [...args, `--output=${path}`, from, to], { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.quotePath', GIT_CONFIG_VALUE_0: 'true' })
+  const args = [
+    'diff',
+    '--binary',
+    '--full-index',
+    '--no-color',
+    '--no-ext-diff',
+    '--no-textconv',
+    '--no-renames',
+    '--no-relative',
+    '--src-prefix=a/',
+    '--dst-prefix=b/',
+  ]
+  await git(dir, [...args, `--output=${path}`, from, to], {
+    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_KEY_0: 'core.quotePath',
+    GIT_CONFIG_VALUE_0: 'true',
+  })
   writeFileSync(path, quoteAmbiguousHeaders(readFileSync(path)))
 }
 
@@ -46,12 +62,14 @@ export function quoteAmbiguousHeaders(patch: Buffer): Buffer {
 
 /** Keep a tree reachable: a commit on top of HEAD, named by a ref under refs/svc/parked/. */
 export async function keepTree(dir: string, tree: string, ref: string, message: string): Promise<string> {
-  const commit = (await git(dir, ['commit-tree', tree, '-p', 'HEAD', '-m', message], {
-    GIT_AUTHOR_NAME: 'svc',
-    GIT_AUTHOR_EMAIL: 'svc@localhost',
-    GIT_COMMITTER_NAME: 'svc',
-    GIT_COMMITTER_EMAIL: 'svc@localhost',
-  })).trim()
+  const commit = (
+    await git(dir, ['commit-tree', tree, '-p', 'HEAD', '-m', message], {
+      GIT_AUTHOR_NAME: 'svc',
+      GIT_AUTHOR_EMAIL: 'svc@localhost',
+      GIT_COMMITTER_NAME: 'svc',
+      GIT_COMMITTER_EMAIL: 'svc@localhost',
+    })
+  ).trim()
   await git(dir, ['update-ref', ref, commit])
   return commit
 }

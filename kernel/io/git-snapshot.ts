@@ -8,7 +8,11 @@ import { unseenWork } from './git-unseen.js'
 
 /** Run `fn` with an index file of its own in the worktree's git directory (and the environment naming it for
  * git), removed afterwards whatever happens: the worktree's own index is never touched. */
-export async function withTempIndex<T>(dir: string, label: string, fn: (index: string, env: Record<string, string>, gitDir: string) => Promise<T>): Promise<T> {
+export async function withTempIndex<T>(
+  dir: string,
+  label: string,
+  fn: (index: string, env: Record<string, string>, gitDir: string) => Promise<T>,
+): Promise<T> {
   const gitDir = worktreeGitDir(dir)
   if (!gitDir) throw new SvcError('conflict', `${dir} is not a git worktree`)
   const index = join(gitDir, `svc-${label}-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`)
@@ -20,15 +24,24 @@ export async function withTempIndex<T>(dir: string, label: string, fn: (index: s
 }
 
 /** No line-ending conversion, and no refusal over one, while the snapshot's index is filled. */
-const RAW = { GIT_CONFIG_COUNT: '2', GIT_CONFIG_KEY_0: 'core.autocrlf', GIT_CONFIG_VALUE_0: 'false', GIT_CONFIG_KEY_1: 'core.safecrlf', GIT_CONFIG_VALUE_1: 'false' }
+const RAW = {
+  GIT_CONFIG_COUNT: '2',
+  GIT_CONFIG_KEY_0: 'core.autocrlf',
+  GIT_CONFIG_VALUE_0: 'false',
+  GIT_CONFIG_KEY_1: 'core.safecrlf',
+  GIT_CONFIG_VALUE_1: 'false',
+}
 
 const nul = (paths: string[]) => paths.map((p) => p + '\0').join('')
 /** A path as `hash-object --stdin-paths` reads it back: C-quoted, so any byte but NUL passes. */
-const cQuote = (p: string) => `"${p.replace(/[\\"]/g, '\\$&').replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t')}"`
+const cQuote = (p: string) =>
+  `"${p.replace(/[\\"]/g, '\\$&').replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t')}"`
 
 /** Regular files added or changed in the index against HEAD, with their mode. */
 async function changedFiles(dir: string, env: Record<string, string>): Promise<Map<string, string>> {
-  const fields = (await git(dir, ['diff-index', '--cached', '-z', '--no-renames', '--diff-filter=AMT', 'HEAD'], env)).split('\0')
+  const fields = (
+    await git(dir, ['diff-index', '--cached', '-z', '--no-renames', '--diff-filter=AMT', 'HEAD'], env)
+  ).split('\0')
   const files = new Map<string, string>()
   for (let i = 0; i + 1 < fields.length; i += 2) {
     const mode = fields[i].replace(/^:/, '').split(' ')[1]
@@ -42,8 +55,17 @@ async function changedFiles(dir: string, env: Record<string, string>): Promise<M
 async function storeRaw(dir: string, files: Map<string, string>, env: Record<string, string>): Promise<void> {
   if (!files.size) return
   const paths = [...files.keys()]
-  const ids = (await git(dir, ['hash-object', '-w', '--no-filters', '--stdin-paths'], env, paths.map(cQuote).join('\n') + '\n')).trim().split('\n')
-  await git(dir, ['update-index', '-z', '--index-info'], env, paths.map((p, i) => `${files.get(p)} ${ids[i]}\t${p}\0`).join(''))
+  const ids = (
+    await git(dir, ['hash-object', '-w', '--no-filters', '--stdin-paths'], env, paths.map(cQuote).join('\n') + '\n')
+  )
+    .trim()
+    .split('\n')
+  await git(
+    dir,
+    ['update-index', '-z', '--index-info'],
+    env,
+    paths.map((p, i) => `${files.get(p)} ${ids[i]}\t${p}\0`).join(''),
+  )
 }
 
 /** The tree of everything in the worktree: tracked changes, untracked files, edits behind the assume-unchanged and
@@ -65,11 +87,17 @@ export async function snapshotTree(dir: string, launchedAt: number): Promise<str
     } else await git(dir, ['read-tree', 'HEAD'], env)
     // The copy must not inherit the flags that hide edits from `add`.
     if (unseen.flagged.length)
-      for (const flag of ['--no-assume-unchanged', '--no-skip-worktree']) await git(dir, ['update-index', '-z', flag, '--stdin'], env, nul(unseen.flagged))
+      for (const flag of ['--no-assume-unchanged', '--no-skip-worktree'])
+        await git(dir, ['update-index', '-z', flag, '--stdin'], env, nul(unseen.flagged))
     // --sparse: a new file outside the sparse patterns is work like any other.
     await git(dir, ['add', '--sparse', '-A'], env)
     if (unseen.hidden.length)
-      await git(dir, ['add', '--sparse', '-f', '--pathspec-from-file=-', '--pathspec-file-nul'], { ...env, GIT_LITERAL_PATHSPECS: '1' }, nul(unseen.hidden))
+      await git(
+        dir,
+        ['add', '--sparse', '-f', '--pathspec-from-file=-', '--pathspec-file-nul'],
+        { ...env, GIT_LITERAL_PATHSPECS: '1' },
+        nul(unseen.hidden),
+      )
     const files = await changedFiles(dir, env)
     for (const p of unseen.flagged) {
       const st = lstatSync(join(dir, p), { throwIfNoEntry: false })

@@ -1,9 +1,26 @@
 import { createHash } from 'node:crypto'
-import { closeSync, lstatSync, openSync, readFileSync, readlinkSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  closeSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { lstat, readdir } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { join, resolve as resolvePath } from 'node:path'
-import { dirtyFlagged, hiddenByAgent, isFlagged, launchIgnoreRules, type FlaggedEntry, type IgnoreFile } from '../domain/unseen-work.js'
+import {
+  dirtyFlagged,
+  hiddenByAgent,
+  isFlagged,
+  launchIgnoreRules,
+  type FlaggedEntry,
+  type IgnoreFile,
+} from '../domain/unseen-work.js'
 import { git, gitTry, worktreeGitDir } from './git.js'
 
 /** What `git status` does not show in a worktree, read for the reap: flagged index entries that hold edits, files
@@ -58,7 +75,22 @@ function launchCommit(gitDir: string): string {
 /** The `.gitignore` files committed in `rev`, read in one `git grep` (each line, empty ones included); undefined
  * when `rev` cannot be read. */
 async function committedIgnoreFiles(dir: string, rev: string): Promise<IgnoreFile[] | undefined> {
-  const r = await gitTry(dir, ['grep', '-z', '-a', '-n', '--no-column', '--no-color', '--full-name', '--no-recurse-submodules', '-F', '-e', '', rev, '--', ':(glob)**/.gitignore'])
+  const r = await gitTry(dir, [
+    'grep',
+    '-z',
+    '-a',
+    '-n',
+    '--no-column',
+    '--no-color',
+    '--full-name',
+    '--no-recurse-submodules',
+    '-F',
+    '-e',
+    '',
+    rev,
+    '--',
+    ':(glob)**/.gitignore',
+  ])
   // git grep exits 1 when nothing matched: no .gitignore at all.
   if (!r.ok && r.code !== 1) return undefined
   const lines = new Map<string, string[]>()
@@ -70,14 +102,19 @@ async function committedIgnoreFiles(dir: string, rev: string): Promise<IgnoreFil
     list[Number(m[2]) - 1] = m[3]
     lines.set(path, list)
   }
-  return [...lines].map(([path, text]) => ({ dir: path.replace(/\/?\.gitignore$/, ''), text: Array.from(text, (l) => l ?? '').join('\n') }))
+  return [...lines].map(([path, text]) => ({
+    dir: path.replace(/\/?\.gitignore$/, ''),
+    text: Array.from(text, (l) => l ?? '').join('\n'),
+  }))
 }
 
 /** The ignore rules the branch had at launch: those committed in the commit the worktree was made at (a rule the
  * lane committed since is its own), or in HEAD when that commit cannot be read. */
 async function launchIgnoreFiles(dir: string, gitDir: string): Promise<IgnoreFile[]> {
   const rev = launchCommit(gitDir)
-  return (await committedIgnoreFiles(dir, rev)) ?? (rev === 'HEAD' ? [] : ((await committedIgnoreFiles(dir, 'HEAD')) ?? []))
+  return (
+    (await committedIgnoreFiles(dir, rev)) ?? (rev === 'HEAD' ? [] : ((await committedIgnoreFiles(dir, 'HEAD')) ?? []))
+  )
 }
 
 /** The global excludes file's text: core.excludesFile, else git's default under the XDG config home. */
@@ -110,7 +147,11 @@ async function untracked(dir: string, excludes: string[]): Promise<string[]> {
 /** Run `fn` with the launch ignore rules written to a file of their own in the worktree's git directory. */
 async function withLaunchRules<T>(dir: string, launchedAt: number, fn: (file: string) => Promise<T>): Promise<T> {
   const gitDir = worktreeGitDir(dir) ?? join(dir, '.git')
-  const [global, info, files] = await Promise.all([globalExcludes(dir), infoExclude(dir), launchIgnoreFiles(dir, gitDir)])
+  const [global, info, files] = await Promise.all([
+    globalExcludes(dir),
+    infoExclude(dir),
+    launchIgnoreFiles(dir, gitDir),
+  ])
   const file = join(gitDir, `svc-excludes-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`)
   // `commondir` is written once, when the worktree is added.
   const worktreeMadeAt = statSync(join(gitDir, 'commondir'), { throwIfNoEntry: false })?.mtimeMs
@@ -125,7 +166,10 @@ async function withLaunchRules<T>(dir: string, launchedAt: number, fn: (file: st
 /** Untracked files hidden only by ignore rules written during the lane's life (launched at `launchedAt`). */
 export async function hiddenFiles(dir: string, launchedAt: number): Promise<string[]> {
   return withLaunchRules(dir, launchedAt, async (rules) => {
-    const [atLaunch, now] = await Promise.all([untracked(dir, [`--exclude-from=${rules}`]), untracked(dir, ['--exclude-standard'])])
+    const [atLaunch, now] = await Promise.all([
+      untracked(dir, [`--exclude-from=${rules}`]),
+      untracked(dir, ['--exclude-standard']),
+    ])
     return hiddenByAgent(atLaunch, now)
   })
 }
@@ -150,7 +194,11 @@ export async function ignoredAtLaunch(dir: string, launchedAt: number): Promise<
 
 /** The paths of a worktree that hold work `git status` does not show. */
 export async function unseenWork(dir: string, launchedAt: number): Promise<{ flagged: string[]; hidden: string[] }> {
-  const [flagged, hidden, sparse] = await Promise.all([flaggedEntries(dir), hiddenFiles(dir, launchedAt), isSparse(dir)])
+  const [flagged, hidden, sparse] = await Promise.all([
+    flaggedEntries(dir),
+    hiddenFiles(dir, launchedAt),
+    isSparse(dir),
+  ])
   return { flagged: dirtyFlagged(flagged, sparse), hidden }
 }
 

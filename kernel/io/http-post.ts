@@ -8,7 +8,11 @@ function failure(e: unknown, timeoutMs: number): string {
 }
 
 /** POST a JSON body; the answer (or its absence within the limit) as an attempt. Never throws. */
-export async function postJson(url: string, body: unknown, opts: { headers?: Record<string, string>; timeoutMs: number }): Promise<Attempt> {
+export async function postJson(
+  url: string,
+  body: unknown,
+  opts: { headers?: Record<string, string>; timeoutMs: number },
+): Promise<Attempt> {
   try {
     // Set on a Headers object: a user's Content-Type in any case is replaced, not joined to ours.
     const headers = new Headers(opts.headers)

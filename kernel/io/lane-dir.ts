@@ -50,7 +50,10 @@ export async function worktreeAt(repo: string, dir: string): Promise<{ branch?: 
   for (const block of r.stdout.split('\n\n')) {
     const lines = block.split('\n')
     if (lines[0] !== `worktree ${dir}`) continue
-    const branch = lines.find((l) => l.startsWith('branch '))?.slice(7).replace(/^refs\/heads\//, '')
+    const branch = lines
+      .find((l) => l.startsWith('branch '))
+      ?.slice(7)
+      .replace(/^refs\/heads\//, '')
     return { ...(branch ? { branch } : {}), locked: lines.some((l) => l === 'locked' || l.startsWith('locked ')) }
   }
   return undefined

@@ -11,10 +11,12 @@ import { createFileOnce, isTempName } from './atomic-file.js'
  * both be making one directory, and a launch cut short is found at the next start. */
 
 /** The intent file of a lane directory: named after the directory's path. */
-export const intentPath = (home: string, dir: string) => join(homePaths(home).launches, `${createHash('sha256').update(dir).digest('hex').slice(0, 40)}.json`)
+export const intentPath = (home: string, dir: string) =>
+  join(homePaths(home).launches, `${createHash('sha256').update(dir).digest('hex').slice(0, 40)}.json`)
 
 /** Write the intent durably, only if no intent holds its directory; false when one does. */
-export const recordIntent = (home: string, intent: LaunchIntent): Promise<boolean> => createFileOnce(intentPath(home, intent.dir), JSON.stringify(intent) + '\n')
+export const recordIntent = (home: string, intent: LaunchIntent): Promise<boolean> =>
+  createFileOnce(intentPath(home, intent.dir), JSON.stringify(intent) + '\n')
 
 /** The intent at `path`; undefined when it is gone. */
 export function readIntent(path: string): LaunchIntent | undefined {
@@ -43,7 +45,10 @@ export function intentFiles(home: string): { intents: string[]; temps: string[] 
   } catch {
     names = []
   }
-  return { intents: names.filter((n) => n.endsWith('.json')).map((n) => join(dir, n)), temps: names.filter(isTempName).map((n) => join(dir, n)) }
+  return {
+    intents: names.filter((n) => n.endsWith('.json')).map((n) => join(dir, n)),
+    temps: names.filter(isTempName).map((n) => join(dir, n)),
+  }
 }
 
 /** Remove an intent, durably: its directory entry is synced. */

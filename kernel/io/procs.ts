@@ -12,7 +12,9 @@ const hasProc = existsSync('/proc/self/stat')
 
 /** The fields of /proc/<pid>/stat this module reads, or undefined if the process is gone. The command name in
  * parentheses may hold spaces and parentheses itself, so the fields are counted from its last `)`. */
-export function procStat(pid: number | string): { state: string; ppid: number; pgid: number; start: string } | undefined {
+export function procStat(
+  pid: number | string,
+): { state: string; ppid: number; pgid: number; start: string } | undefined {
   let stat: string
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
@@ -146,7 +148,14 @@ export function processesInside(given: string): ProcessInfo[] {
         command = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ')
       } catch {}
       const st = procStat(p)
-      found.push({ pid: Number(p), cwd, command, cwdInside: inside(cwd), files, ...(st ? { ppid: st.ppid, pgid: st.pgid } : {}) })
+      found.push({
+        pid: Number(p),
+        cwd,
+        command,
+        cwdInside: inside(cwd),
+        files,
+        ...(st ? { ppid: st.ppid, pgid: st.pgid } : {}),
+      })
     }
     return found
   }

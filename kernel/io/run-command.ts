@@ -6,11 +6,18 @@ const STDERR_KEEP = 2000
 /** Run a program (no shell) with `input` on its stdin and these variables added to the environment; killed with
  * its process group past `timeoutMs`. The outcome as an attempt, with the first line of its stderr on a failure.
  * Never throws. */
-export function runCommand(argv: readonly string[], opts: { input: string; env: Record<string, string>; timeoutMs: number }): Promise<Attempt> {
+export function runCommand(
+  argv: readonly string[],
+  opts: { input: string; env: Record<string, string>; timeoutMs: number },
+): Promise<Attempt> {
   return new Promise((resolve) => {
     let child
     try {
-      child = spawn(argv[0], argv.slice(1), { env: { ...process.env, ...opts.env }, stdio: ['pipe', 'ignore', 'pipe'], detached: true })
+      child = spawn(argv[0], argv.slice(1), {
+        env: { ...process.env, ...opts.env },
+        stdio: ['pipe', 'ignore', 'pipe'],
+        detached: true,
+      })
     } catch (e) {
       return resolve({ ok: false, error: (e as Error).message })
     }
@@ -31,10 +38,17 @@ export function runCommand(argv: readonly string[], opts: { input: string; env: 
     })
     child.on('close', (code, signal) => {
       clearTimeout(timer)
-      const said = stderr.split('\n').find((l) => l.trim())?.trim()
+      const said = stderr
+        .split('\n')
+        .find((l) => l.trim())
+        ?.trim()
       if (timedOut) resolve({ ok: false, error: `still running after ${opts.timeoutMs} ms; killed` })
       else if (code === 0) resolve({ ok: true })
-      else resolve({ ok: false, error: `${argv[0]} ${signal ? `ended by ${signal}` : `exited ${code}`}${said ? `: ${said}` : ''}` })
+      else
+        resolve({
+          ok: false,
+          error: `${argv[0]} ${signal ? `ended by ${signal}` : `exited ${code}`}${said ? `: ${said}` : ''}`,
+        })
     })
     // A program that exits without reading its input closes the pipe: that is its business, not a failure.
     child.stdin!.on('error', () => {})

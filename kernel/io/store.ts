@@ -14,15 +14,24 @@ import { KeyedQueue } from '../serial.js'
 
 /** A store file that does not parse or does not hold what it should; it is left untouched. */
 class BadStoreFile extends SvcError {
-  constructor(readonly path: string, readonly problem: string) {
-    super('internal', `store file ${path} ${problem}; it was left untouched: repair it or move it away, then restart the kernel (svc kernel stop)`)
+  constructor(
+    readonly path: string,
+    readonly problem: string,
+  ) {
+    super(
+      'internal',
+      `store file ${path} ${problem}; it was left untouched: repair it or move it away, then restart the kernel (svc kernel stop)`,
+    )
   }
 }
 
 /** lowdb adapter: reads refuse a file that does not parse or does not hold what it should (never reset silently);
  * writes are atomic. */
 class AtomicJsonFile<T> implements Adapter<T> {
-  constructor(readonly path: string, private readonly check: (json: unknown) => Checked<T>) {}
+  constructor(
+    readonly path: string,
+    private readonly check: (json: unknown) => Checked<T>,
+  ) {}
   async read(): Promise<T | null> {
     let text: string
     try {
@@ -82,7 +91,10 @@ export class Store {
   /** Store files refused (path → what is wrong): each logged once, listed by `svc doctor`. */
   readonly badFiles = new Map<string, string>()
 
-  private constructor(readonly home: string, private readonly log: Log) {}
+  private constructor(
+    readonly home: string,
+    private readonly log: Log,
+  ) {}
 
   /** Load every record. A record file that does not parse or does not hold a valid record is skipped, untouched,
    * with one log line naming it; every other conversation loads. Small files read synchronously in one loop: at
@@ -104,7 +116,8 @@ export class Store {
       text = readRegularFile(path)
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') this.orphanDirs.push(dir)
-      else if ((e as NodeJS.ErrnoException).code !== 'ENOTDIR') this.refuse(path, `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`)
+      else if ((e as NodeJS.ErrnoException).code !== 'ENOTDIR')
+        this.refuse(path, `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`)
       return
     }
     const json = parseJson(text)
@@ -143,7 +156,8 @@ export class Store {
         const files = convFiles(this.home, d.slice(5))
         const entries = await readdir(files.dir).catch(() => [] as string[])
         // Not this kernel's own: a write of this process may be under way.
-        for (const e of entries) if (isTempName(e) && tempOwner(e) !== process.pid) this.staleTemps.push(join(files.dir, e))
+        for (const e of entries)
+          if (isTempName(e) && tempOwner(e) !== process.pid) this.staleTemps.push(join(files.dir, e))
         if (entries.includes(CONV_FILE_NAMES.reports)) {
           const st = await stat(files.reports).catch(() => undefined)
           if (st) this.lastReportAt = Math.max(this.lastReportAt, Math.ceil(st.mtimeMs))
@@ -181,19 +195,24 @@ export class Store {
   }
 
   /** Reserve the next id and a free name (the name's directory is created now, exclusively). */
-  async reserve(preferred: string | undefined, fallback: (id: string, attempt: number) => string): Promise<{ id: string; name: string }> {
+  async reserve(
+    preferred: string | undefined,
+    fallback: (id: string, attempt: number) => string,
+  ): Promise<{ id: string; name: string }> {
     const id = String(++this.maxId)
     for (let attempt = 0; attempt < 1000; attempt++) {
       const name = attempt === 0 && preferred ? preferred : fallback(id, attempt)
       if (this.byName.has(name)) {
-        if (preferred && attempt === 0) throw new SvcError('conflict', `a conversation named ${name} already exists`, 'choose another --name')
+        if (preferred && attempt === 0)
+          throw new SvcError('conflict', `a conversation named ${name} already exists`, 'choose another --name')
         continue
       }
       try {
         await mkdir(convFiles(this.home, name).dir, { mode: 0o700 })
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
-        if (preferred && attempt === 0) throw new SvcError('conflict', `the directory of conv-${name} already exists`, 'choose another --name')
+        if (preferred && attempt === 0)
+          throw new SvcError('conflict', `the directory of conv-${name} already exists`, 'choose another --name')
         continue
       }
       this.byName.set(name, id)
@@ -219,7 +238,8 @@ export class Store {
   /** Change the mutable fields of a record. Facts written once (parent, lane facts: run, key, role, for) refuse. */
   async update(id: string, patch: Partial<ConversationRecord>): Promise<ConversationRecord> {
     for (const f of WRITE_ONCE_FIELDS)
-      if (f in patch) throw new SvcError('forbidden', `the ${f} of a conversation is written once and cannot be changed`)
+      if (f in patch)
+        throw new SvcError('forbidden', `the ${f} of a conversation is written once and cannot be changed`)
     const low = this.records.get(id)
     if (!low) throw new SvcError('not_found', `no conversation ${id}`)
     return this.serial(id, async () => {
@@ -233,7 +253,9 @@ export class Store {
   private reportsDoc(name: string): Promise<Low<ReportsDoc>> {
     let doc = this.reportDocs.get(name)
     if (!doc) {
-      const low = new Low<ReportsDoc>(new AtomicJsonFile(convFiles(this.home, name).reports, checkReports), { reports: [] })
+      const low = new Low<ReportsDoc>(new AtomicJsonFile(convFiles(this.home, name).reports, checkReports), {
+        reports: [],
+      })
       doc = low.read().then(() => low)
       this.reportDocs.set(name, doc)
       doc.catch(() => this.reportDocs.delete(name))

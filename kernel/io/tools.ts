@@ -19,12 +19,20 @@ function findOnPath(name: string, path = process.env.PATH ?? ''): string | undef
 }
 
 /** Where a program is and what its version flag says (first line of stdout, else stderr). */
-export function toolFact(name: string, versionArgs: string[] | undefined, path = process.env.PATH ?? ''): Promise<ToolFact> {
+export function toolFact(
+  name: string,
+  versionArgs: string[] | undefined,
+  path = process.env.PATH ?? '',
+): Promise<ToolFact> {
   const found = findOnPath(name, path)
   if (!found || !versionArgs) return Promise.resolve(found ? { path: found } : {})
   return new Promise((resolve) =>
     execFile(found, versionArgs, { timeout: 10_000, encoding: 'utf8' }, (err, stdout, stderr) => {
-      const first = (s: string) => s.split('\n').find((l) => l.trim())?.trim()
+      const first = (s: string) =>
+        s
+          .split('\n')
+          .find((l) => l.trim())
+          ?.trim()
       if (err) resolve({ path: found, error: first(stderr) ?? first(err.message) ?? 'failed' })
       else resolve({ path: found, version: first(stdout) ?? first(stderr) })
     }),

@@ -1,6 +1,11 @@
 import { open, type FileHandle } from 'node:fs/promises'
 import { checkShape } from '../domain/shape.js'
-import { TRANSCRIPT_PAGE_BYTES, TranscriptEntrySchema, type TranscriptEntry, type TranscriptPage } from '../domain/transcript.js'
+import {
+  TRANSCRIPT_PAGE_BYTES,
+  TranscriptEntrySchema,
+  type TranscriptEntry,
+  type TranscriptPage,
+} from '../domain/transcript.js'
 
 const NL = 10
 
@@ -35,7 +40,11 @@ async function readAt(fh: FileHandle, from: number, length: number): Promise<Buf
 /** One page of a JSONL transcript, read from the file without loading it whole. Without a cursor: the last page
  * (the whole lines in its last `pageBytes`). With one: the whole lines from there, at most `pageBytes`. A line still
  * being written is left for a later page; a line longer than a page is skipped. */
-export async function readTranscriptPage(path: string, cursor?: number, pageBytes = TRANSCRIPT_PAGE_BYTES): Promise<TranscriptPage> {
+export async function readTranscriptPage(
+  path: string,
+  cursor?: number,
+  pageBytes = TRANSCRIPT_PAGE_BYTES,
+): Promise<TranscriptPage> {
   let fh: FileHandle
   try {
     fh = await open(path, 'r')

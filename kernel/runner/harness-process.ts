@@ -28,10 +28,19 @@ interface HarnessOutput {
 
 /** Start a harness process in its directory with its environment; a spawn failure (a missing binary, a directory
  * that is gone) is an error text, never a throw. */
-export async function startHarness(plan: LaunchPlan, cwd: string, env: NodeJS.ProcessEnv, out: HarnessOutput): Promise<HarnessProcess | { error: string }> {
+export async function startHarness(
+  plan: LaunchPlan,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  out: HarnessOutput,
+): Promise<HarnessProcess | { error: string }> {
   let child: ChildProcess
   try {
-    child = spawn(plan.command, plan.args, { cwd, env, stdio: [plan.stdin === 'none' ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
+    child = spawn(plan.command, plan.args, {
+      cwd,
+      env,
+      stdio: [plan.stdin === 'none' ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    })
   } catch (e) {
     return { error: `could not start ${plan.command}: ${(e as Error).message}` }
   }
@@ -41,7 +50,12 @@ export async function startHarness(plan: LaunchPlan, cwd: string, env: NodeJS.Pr
   })
   if (failed) {
     const code = (failed as NodeJS.ErrnoException).code
-    return { error: code === 'ENOENT' ? `${plan.command}: command not found (${failed.message})` : `${plan.command}: ${failed.message}` }
+    return {
+      error:
+        code === 'ENOENT'
+          ? `${plan.command}: command not found (${failed.message})`
+          : `${plan.command}: ${failed.message}`,
+    }
   }
   // A harness that exits while we write gets EPIPE; its exit is what matters, reported through `exited`.
   child.stdin?.on('error', () => {})

@@ -2,7 +2,11 @@ import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs'
 
 /** Read the records appended to a kernel-written JSONL file since the last read, each once, in order. A line counts
  * only once it is complete (ends with a newline); a line that is not JSON is reported, not fatal. */
-export function jsonlTail(path: string, onRecord: (record: unknown) => void, onBad: (line: string) => void = () => {}): () => void {
+export function jsonlTail(
+  path: string,
+  onRecord: (record: unknown) => void,
+  onBad: (line: string) => void = () => {},
+): () => void {
   let offset = 0
   return () => {
     if (!existsSync(path)) return

@@ -36,7 +36,12 @@ export async function runRunner(home: string, name: string): Promise<number> {
   const adapter = adapterFor(spec.harness)
   const fail = (message: string) => {
     const at = Date.now()
-    state = { ...state, phase: undefined, spawnError: { at, message }, ended: { at, exitCode: null, signal: null, source: 'spawn error' } }
+    state = {
+      ...state,
+      phase: undefined,
+      spawnError: { at, message },
+      ended: { at, exitCode: null, signal: null, source: 'spawn error' },
+    }
     record([{ kind: 'error', text: message }])
     publish()
     return 1
@@ -101,12 +106,19 @@ export async function runRunner(home: string, name: string): Promise<number> {
         fail(started.error)
         return false
       }
-      apply({ state: { lastError: { at: Date.now(), message: started.error }, phase: { value: 'idle', source: 'spawn error', at: Date.now() } }, transcript: [{ kind: 'error', text: started.error }] })
+      apply({
+        state: {
+          lastError: { at: Date.now(), message: started.error },
+          phase: { value: 'idle', source: 'spawn error', at: Date.now() },
+        },
+        transcript: [{ kind: 'error', text: started.error }],
+      })
       return false
     }
     child = started
     if (stopSource) started.kill('SIGTERM') // the stop came while it was starting
-    if (adapter.lifetime === 'process') state = { ...state, harness: { pid: started.pid, start: processStartTime(started.pid) ?? '', at: Date.now() } }
+    if (adapter.lifetime === 'process')
+      state = { ...state, harness: { pid: started.pid, start: processStartTime(started.pid) ?? '', at: Date.now() } }
     void started.exited.then((exit) => onExit(started, exit))
     return true
   }
@@ -124,7 +136,12 @@ export async function runRunner(home: string, name: string): Promise<number> {
     done = true
     clearTimeout(retryTimer)
     const at = Date.now()
-    state = { ...state, phase: undefined, pending: undefined, ended: { at, exitCode: exit.code, signal: exit.signal, source: stopSource ?? 'process exit' } }
+    state = {
+      ...state,
+      phase: undefined,
+      pending: undefined,
+      ended: { at, exitCode: exit.code, signal: exit.signal, source: stopSource ?? 'process exit' },
+    }
     record([{ kind: 'system', text: `${what} (${exit.signal ?? `code ${exit.code}`})` }])
     publish()
     finished()
@@ -136,7 +153,8 @@ export async function runRunner(home: string, name: string): Promise<number> {
 
   // Messages sent with `tell` arrive as lines of inbox.jsonl, answers to a pending request as lines of answers.jsonl
   // (both kernel-written); each is handled once. Those already there were sent before the runner started.
-  const bad = (file: string) => (line: string) => record([{ kind: 'error', text: `${file}: not a JSON line: ${line.slice(0, 200)}` }])
+  const bad = (file: string) => (line: string) =>
+    record([{ kind: 'error', text: `${file}: not a JSON line: ${line.slice(0, 200)}` }])
   const readInbox = jsonlTail(
     files.inbox,
     (m) => {
@@ -148,7 +166,12 @@ export async function runRunner(home: string, name: string): Promise<number> {
   )
   const readAnswers = jsonlTail(
     files.answers,
-    (a) => apply(adapter.answer ? adapter.answer(a as Answer, state, Date.now()) : { transcript: [{ kind: 'error', text: `the ${spec.harness} harness takes no answers` }] }),
+    (a) =>
+      apply(
+        adapter.answer
+          ? adapter.answer(a as Answer, state, Date.now())
+          : { transcript: [{ kind: 'error', text: `the ${spec.harness} harness takes no answers` }] },
+      ),
     bad('answers.jsonl'),
   )
   const poll = () => {
@@ -192,7 +215,8 @@ export async function runRunner(home: string, name: string): Promise<number> {
 function childEnv(spec: LaunchSpec, plan: LaunchPlan): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env }
   const drop = [...spec.envDrop, ...(plan.unsetEnv ?? [])]
-  for (const k of Object.keys(env)) if (spec.envDropPrefixes.some((p) => k.startsWith(p)) || drop.includes(k)) delete env[k]
+  for (const k of Object.keys(env))
+    if (spec.envDropPrefixes.some((p) => k.startsWith(p)) || drop.includes(k)) delete env[k]
   Object.assign(env, spec.env)
   const key = process.env[KEY_VARIABLE]
   if (key) env[KEY_VARIABLE] = key

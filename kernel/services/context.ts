@@ -42,7 +42,12 @@ export class KernelContext {
   /** Find a conversation by id, name or conv-<name>; one clear error otherwise. */
   resolve(ref: string): ConversationRecord {
     const { parsed } = decided(convRefParsed(ref))
-    return decided(conversationFound(ref, parsed.by === 'id' ? this.store.get(parsed.id) : parsed.names.map((n) => this.store.getByName(n)).find(Boolean))).rec
+    return decided(
+      conversationFound(
+        ref,
+        parsed.by === 'id' ? this.store.get(parsed.id) : parsed.names.map((n) => this.store.getByName(n)).find(Boolean),
+      ),
+    ).rec
   }
 
   /** Find a lane by id, name or conv-<name>; a conversation that is not a lane is refused. */

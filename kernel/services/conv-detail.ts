@@ -22,7 +22,16 @@ export async function convDetail(
   const rec = ctx.resolve(input.conv)
   const conv = ctx.view(rec)
   const files = convFiles(ctx.home, rec.name)
-  const [l, contract, brief, reports, names] = await Promise.all([lane(rec), readIf(ctx, files.contract), readIf(ctx, files.brief), ctx.store.reports(rec.name), ctx.io.files.entries(files.dir).then((es) => es.map((e) => e.name), () => [])])
+  const [l, contract, brief, reports, names] = await Promise.all([
+    lane(rec),
+    readIf(ctx, files.contract),
+    readIf(ctx, files.brief),
+    ctx.store.reports(rec.name),
+    ctx.io.files.entries(files.dir).then(
+      (es) => es.map((e) => e.name),
+      () => [],
+    ),
+  ])
   const shown: ReportView[] = await Promise.all(
     reports.map(async (r) => {
       const text = r.verdictFile ? await readIf(ctx, r.verdictFile) : undefined
@@ -56,7 +65,8 @@ export async function convDiff(ctx: KernelContext, input: PortInput<'convDiff'>,
   if (!l || !l.repo) return { unavailable: `conv ${rec.id} (${rec.name}) has no git worktree` }
   const project = rec.project ? projectEntry(await ctx.config.projects(), rec.project) : undefined
   const base = await baseOf(ctx, project, l.repo)
-  if (ctx.io.files.exists(rec.cwd) && (await ctx.io.git.isWorkTree(rec.cwd))) return ctx.io.git.diffAgainst(rec.cwd, base, maxBytes)
+  if (ctx.io.files.exists(rec.cwd) && (await ctx.io.git.isWorkTree(rec.cwd)))
+    return ctx.io.git.diffAgainst(rec.cwd, base, maxBytes)
   if (l.branch) return ctx.io.git.diffAgainst(l.repo, base, maxBytes, l.branch)
   return { unavailable: `the worktree ${rec.cwd} is gone and the lane had no branch` }
 }

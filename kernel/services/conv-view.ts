@@ -9,17 +9,18 @@ function activityFacts(rec: ConversationRecord, rt: Runtime, now: number, isAliv
   const s = rt.state
   const alive = s?.harness && isAlive(s.harness.pid, s.harness.start)
   const ended = s?.ended
-    ? { source: s.ended.source, at: s.ended.at, detail: s.ended.signal ? `signal ${s.ended.signal}` : `exit code ${s.ended.exitCode}` }
+    ? {
+        source: s.ended.source,
+        at: s.ended.at,
+        detail: s.ended.signal ? `signal ${s.ended.signal}` : `exit code ${s.ended.exitCode}`,
+      }
     : rec.ended
   return {
     createdAt: rec.createdAt,
     archived: rec.archived ? { source: 'archive', at: rec.archived.at } : undefined,
     spawnError: s?.spawnError ? { source: 'spawn', at: s.spawnError.at, detail: s.spawnError.message } : undefined,
     alive: alive ? { source: 'process check', at: now, detail: `pid ${s!.harness!.pid}` } : undefined,
-    phase: newestPhase(
-      s?.phase,
-      rt.mark && s?.harness && rt.mark.at >= s.harness.at ? { ...rt.mark } : undefined,
-    ),
+    phase: newestPhase(s?.phase, rt.mark && s?.harness && rt.mark.at >= s.harness.at ? { ...rt.mark } : undefined),
     ended,
   }
 }
@@ -44,14 +45,27 @@ export function convView(rec: ConversationRecord, rt: Runtime, now: number, isAl
     activity: a.value,
     ...(a.reason ? { reason: a.reason } : {}),
     // A refused runner file read as absent: the evidence says which file and why.
-    evidence: rt.problem ? { ...a.evidence, detail: [a.evidence.detail, rt.problem].filter(Boolean).join('; ') } : a.evidence,
+    evidence: rt.problem
+      ? { ...a.evidence, detail: [a.evidence.detail, rt.problem].filter(Boolean).join('; ') }
+      : a.evidence,
     ended: facts.ended,
     cost: rt.state?.cost,
-    pending: rt.state?.pending ? { kind: rt.state.pending.kind, tool: rt.state.pending.tool, input: rt.state.pending.input, at: rt.state.pending.at } : undefined,
+    pending: rt.state?.pending
+      ? {
+          kind: rt.state.pending.kind,
+          tool: rt.state.pending.tool,
+          input: rt.state.pending.input,
+          at: rt.state.pending.at,
+        }
+      : undefined,
     lane: rec.lane,
     worker: rec.worker,
   }
 }
 
 /** The activity of a view in the shape the domain rules take. */
-export const activityOf = (v: Pick<ConvView, 'activity' | 'reason' | 'evidence'>): ActivityView => ({ value: v.activity, ...(v.reason ? { reason: v.reason } : {}), evidence: v.evidence })
+export const activityOf = (v: Pick<ConvView, 'activity' | 'reason' | 'evidence'>): ActivityView => ({
+  value: v.activity,
+  ...(v.reason ? { reason: v.reason } : {}),
+  evidence: v.evidence,
+})

@@ -1,5 +1,14 @@
 import { inIdOrder } from '../domain/newest.js'
-import { convNameFits, mayArchive, markReasonFits, shellHasScript, workingDirFits, workingDirGiven, type ConversationRecord, type DirFound } from '../domain/conversation.js'
+import {
+  convNameFits,
+  mayArchive,
+  markReasonFits,
+  shellHasScript,
+  workingDirFits,
+  workingDirGiven,
+  type ConversationRecord,
+  type DirFound,
+} from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
 import { projectListed } from '../domain/projects.js'
 import { tellHasText, tellRefusal } from '../domain/tell-refusal.js'
@@ -56,14 +65,22 @@ export async function createConversation(ctx: KernelContext, n: NewConversation)
   }
 }
 
-async function writeConversation(ctx: KernelContext, n: NewConversation, id: string, name: string, files: ReturnType<typeof convFiles>, key: { key: string; hash: string } | undefined): Promise<ConversationRecord> {
-  for (const [file, content] of Object.entries(n.files ?? {})) await ctx.io.writes.createFileOnce(`${files.dir}/${file}`, content)
+async function writeConversation(
+  ctx: KernelContext,
+  n: NewConversation,
+  id: string,
+  name: string,
+  files: ReturnType<typeof convFiles>,
+  key: { key: string; hash: string } | undefined,
+): Promise<ConversationRecord> {
+  for (const [file, content] of Object.entries(n.files ?? {}))
+    await ctx.io.writes.createFileOnce(`${files.dir}/${file}`, content)
   let script: string | undefined
   // A lane or a worker is given a contract, and runs its brief on the shell harness.
   const directed = Boolean(n.lane || n.worker)
   if (n.harness === 'shell') {
     script = directed ? (n.briefFile ? `${files.dir}/${n.briefFile}` : files.brief) : `${files.dir}/prompt.sh`
-    if (!directed) await ctx.io.writes.createFileOnce(script, n.firstMessage ?? "")
+    if (!directed) await ctx.io.writes.createFileOnce(script, n.firstMessage ?? '')
   }
   if (n.firstMessage && directed) await ctx.io.writes.createFileOnce(files.contract, n.firstMessage)
   const rec: ConversationRecord = {
@@ -130,7 +147,9 @@ export async function convNew(ctx: KernelContext, input: PortInput<'convNew'>): 
   decided(convNameFits(input.name))
   let cwd = input.cwd
   if (input.project) {
-    const { entry } = decided(projectListed(input.project, projectEntry(await ctx.config.projects(), input.project), ctx.config.path))
+    const { entry } = decided(
+      projectListed(input.project, projectEntry(await ctx.config.projects(), input.project), ctx.config.path),
+    )
     cwd ??= entry.path
   }
   const { cwd: dir } = decided(workingDirGiven(cwd))
@@ -158,13 +177,27 @@ export function convList(ctx: KernelContext, input: PortInput<'convList'>): Conv
 }
 
 /** Stop a conversation through its runner; a conversation that no process drives is simply marked ended. */
-export async function stopConversation(ctx: KernelContext, rec: ConversationRecord, limitMs = 10_000): Promise<ConvView> {
+export async function stopConversation(
+  ctx: KernelContext,
+  rec: ConversationRecord,
+  limitMs = 10_000,
+): Promise<ConvView> {
   const result = await ctx.runners.stop(rec.name, limitMs)
-  if (!result.stopped) throw new SvcError('conflict', `conv ${rec.id} (${rec.name}) is still running after ${Math.round(limitMs / 1000)} s`)
+  if (!result.stopped)
+    throw new SvcError(
+      'conflict',
+      `conv ${rec.id} (${rec.name}) is still running after ${Math.round(limitMs / 1000)} s`,
+    )
   ctx.facts.invalidate(rec.name)
   const s = ctx.facts.get(rec.name).state
   if (!s?.ended && !rec.ended)
-    await ctx.store.update(rec.id, { ended: { at: ctx.io.clock.now(), source: 'stop', detail: result.killed ? 'process group killed' : 'no runner left' } })
+    await ctx.store.update(rec.id, {
+      ended: {
+        at: ctx.io.clock.now(),
+        source: 'stop',
+        detail: result.killed ? 'process group killed' : 'no runner left',
+      },
+    })
   ctx.emit({ name: rec.name, what: 'state' })
   return ctx.view(ctx.store.get(rec.id)!)
 }
@@ -181,7 +214,12 @@ export async function convMark(ctx: KernelContext, input: PortInput<'convMark'>)
   const rec = ctx.caller(input.conversation, 'svc conv mark')
   ctx.checkActingAs(rec, input.conversationKey, 'svc conv mark')
   decided(markReasonFits(input.phase, input.reason))
-  const mark: MarkState = { value: input.phase, ...(input.reason ? { reason: input.reason } : {}), source: 'self-mark', at: ctx.io.clock.now() }
+  const mark: MarkState = {
+    value: input.phase,
+    ...(input.reason ? { reason: input.reason } : {}),
+    source: 'self-mark',
+    at: ctx.io.clock.now(),
+  }
   await ctx.io.writes.writeFileAtomic(convFiles(ctx.home, rec.name).mark, JSON.stringify(mark) + '\n')
   ctx.facts.invalidate(rec.name)
   ctx.emit({ name: rec.name, what: 'state' })
@@ -189,12 +227,19 @@ export async function convMark(ctx: KernelContext, input: PortInput<'convMark'>)
 }
 
 export async function tell(ctx: KernelContext, input: PortInput<'tell'>): Promise<PortOutputs['tell']> {
-  ctx.checkActingAs(input.conversation === undefined ? undefined : ctx.resolve(input.conversation), input.conversationKey, 'svc tell')
+  ctx.checkActingAs(
+    input.conversation === undefined ? undefined : ctx.resolve(input.conversation),
+    input.conversationKey,
+    'svc tell',
+  )
   const rec = ctx.resolve(input.conv)
   decided(tellHasText(input.text))
   const v = ctx.view(rec)
   decided(tellRefusal({ ...rec, activity: v.activity }, await ctx.store.reports(rec.name), input.force))
-  await ctx.io.writes.appendLine(convFiles(ctx.home, rec.name).inbox, JSON.stringify({ at: ctx.io.clock.now(), from: input.conversation ?? null, text: input.text }))
+  await ctx.io.writes.appendLine(
+    convFiles(ctx.home, rec.name).inbox,
+    JSON.stringify({ at: ctx.io.clock.now(), from: input.conversation ?? null, text: input.text }),
+  )
   return { delivered: true, conv: v }
 }
 

@@ -8,18 +8,29 @@ import { runCounts } from '../domain/run-counts.js'
 import { workerViews } from './worker-views.js'
 
 /** The deck's tree: every conversation (archived lanes too), filtered by run or by parent. */
-export async function deckTree(ctx: KernelContext, cache: GitFactsCache, input: PortInput<'deckTree'>): Promise<DeckTree> {
+export async function deckTree(
+  ctx: KernelContext,
+  cache: GitFactsCache,
+  input: PortInput<'deckTree'>,
+): Promise<DeckTree> {
   const now = ctx.io.clock.now()
   const recs = ctx.store.all().filter((r) => !r.archived || r.lane || r.worker)
   const views = Object.fromEntries(recs.map((r) => [r.id, ctx.view(r, now)]))
   const read = await laneViewsWithChains(ctx, cache, (r) => recs.includes(r))
   const lanes = Object.fromEntries(read.views.map((l) => [l.id, l]))
   const workers = Object.fromEntries((await workerViews(ctx, (r) => recs.includes(r))).map((w) => [w.id, w]))
-  const inputs: TreeInput[] = recs.map((r) => ({ id: r.id, parent: r.parent, successor: r.successor, lane: r.lane, cost: views[r.id].cost }))
+  const inputs: TreeInput[] = recs.map((r) => ({
+    id: r.id,
+    parent: r.parent,
+    successor: r.successor,
+    lane: r.lane,
+    cost: views[r.id].cost,
+  }))
   let roots = buildTree(inputs)
   if (input.parent !== undefined) {
     const id = ctx.resolve(input.parent).id
-    const find = (ns: TreeNode[]): TreeNode | undefined => ns.map((n) => (n.id === id ? n : find(n.children))).find(Boolean)
+    const find = (ns: TreeNode[]): TreeNode | undefined =>
+      ns.map((n) => (n.id === id ? n : find(n.children))).find(Boolean)
     roots = [find(roots)!].filter(Boolean)
   }
   if (input.run !== undefined) {

@@ -18,15 +18,25 @@ function existingAncestor(files: Files, path: string): string {
 function rootFacts(ctx: KernelContext, projects: Projects): LanesRootFact[] {
   const files = ctx.io.files
   return Object.entries(projects).map(([project, entry]) => {
-    if (!files.exists(entry.path)) return { project, missingCheckout: true, path: entry.path, existing: entry.path, writable: false }
+    if (!files.exists(entry.path))
+      return { project, missingCheckout: true, path: entry.path, existing: entry.path, writable: false }
     const { lanesRoot, problem } = lanesRootOf(files, entry, files.realpath(entry.path))
     const existing = existingAncestor(files, lanesRoot)
-    return { project, path: lanesRoot, ...(problem ? { problem } : {}), existing, writable: ctx.io.tools.writable(existing) }
+    return {
+      project,
+      path: lanesRoot,
+      ...(problem ? { problem } : {}),
+      existing,
+      writable: ctx.io.tools.writable(existing),
+    }
   })
 }
 
 /** `svc doctor`, seen from the kernel: its PATH is the one every harness is started with. */
-export async function doctor(ctx: KernelContext, kernel: DoctorFacts['kernel']): Promise<{ checks: DoctorCheck[]; problems: number }> {
+export async function doctor(
+  ctx: KernelContext,
+  kernel: DoctorFacts['kernel'],
+): Promise<{ checks: DoctorCheck[]; problems: number }> {
   let projects: Projects = {}
   let configError: string | undefined
   try {
@@ -39,9 +49,15 @@ export async function doctor(ctx: KernelContext, kernel: DoctorFacts['kernel']):
     ctx.io.tools.harnessFact('codex'),
     ctx.io.tools.toolFact('git', ['--version']),
     ctx.io.tools.toolFact('lsof', undefined),
-    ctx.io.tools.toolFact('gh', ['--version']).then(async (t) => (t.path && !t.error ? { ...t, auth: await ctx.io.tools.ghAuthStatus({ timeoutMs: 10_000 }) } : t)),
+    ctx.io.tools
+      .toolFact('gh', ['--version'])
+      .then(async (t) =>
+        t.path && !t.error ? { ...t, auth: await ctx.io.tools.ghAuthStatus({ timeoutMs: 10_000 }) } : t,
+      ),
   ])
-  const configured = Object.values(projects).flatMap((p) => Object.values(p.gauntlet?.roles ?? {}).map((r) => r.harness))
+  const configured = Object.values(projects).flatMap((p) =>
+    Object.values(p.gauntlet?.roles ?? {}).map((r) => r.harness),
+  )
   const checks = doctorChecks({
     kernel,
     tools: { claude, codex, git, lsof },
@@ -54,7 +70,10 @@ export async function doctor(ctx: KernelContext, kernel: DoctorFacts['kernel']):
     gh,
     badStoreFiles: [...ctx.store.badFiles].map(([path, problem]) => ({ path, problem })),
     leftovers: await launchLeftovers(ctx),
-    notify: { path: homePaths(ctx.home).notify, ...(await ctx.io.notify.configFile(homePaths(ctx.home).notify).read()) },
+    notify: {
+      path: homePaths(ctx.home).notify,
+      ...(await ctx.io.notify.configFile(homePaths(ctx.home).notify).read()),
+    },
   })
   return { checks, problems: checks.filter((c) => !c.ok).length }
 }

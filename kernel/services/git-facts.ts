@@ -19,12 +19,16 @@ export class GitFactsCache {
   private entries = new Map<string, Entry>()
   constructor(private readonly io: Pick<Adapters, 'files' | 'git' | 'clock'>) {}
 
-  async many(dirs: string[], now = this.io.clock.now()): Promise<Map<string, (git.GitFacts & { asOf: number }) | undefined>> {
+  async many(
+    dirs: string[],
+    now = this.io.clock.now(),
+  ): Promise<Map<string, (git.GitFacts & { asOf: number }) | undefined>> {
     const out = new Map<string, (git.GitFacts & { asOf: number }) | undefined>()
     const todo: string[] = []
     for (const dir of new Set(dirs)) {
       const e = this.entries.get(dir)
-      if (e && now - e.at < GIT_FACTS_TTL_MS && e.stamp === this.io.git.worktreeStamp(dir)) out.set(dir, { ...e.facts, asOf: e.at })
+      if (e && now - e.at < GIT_FACTS_TTL_MS && e.stamp === this.io.git.worktreeStamp(dir))
+        out.set(dir, { ...e.facts, asOf: e.at })
       else todo.push(dir)
     }
     await Promise.all(todo.map((dir) => reads.run(async () => void out.set(dir, await this.fresh(dir)))))

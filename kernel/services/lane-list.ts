@@ -26,11 +26,18 @@ async function readLanes(ctx: KernelContext, cache: GitFactsCache, pick: (r: Lan
     if (pick(r)) chosen.push(r)
   }
   const related = [...new Set(chosen.map((c) => groupKey(c.lane.run, c.lane.key)))].flatMap((g) => groups.get(g)!)
-  const facts = await cache.many(related.filter(readsGitFacts).map((r) => r.cwd), now)
+  const facts = await cache.many(
+    related.filter(readsGitFacts).map((r) => r.cwd),
+    now,
+  )
   const reports = await Promise.all(related.map((rec) => ctx.store.reports(rec.name)))
   const views = new Map(related.map((rec) => [rec.id, ctx.view(rec, now)]))
-  const infos = new Map<string, LaneChainNow>(related.map((rec, i) => [rec.id, { rec, reports: reports[i], head: gitOf(facts, rec)?.head }]))
-  const groupInfos = new Map([...groups].map(([g, recs]) => [g, recs.filter((r) => infos.has(r.id)).map((r) => infos.get(r.id)!)]))
+  const infos = new Map<string, LaneChainNow>(
+    related.map((rec, i) => [rec.id, { rec, reports: reports[i], head: gitOf(facts, rec)?.head }]),
+  )
+  const groupInfos = new Map(
+    [...groups].map(([g, recs]) => [g, recs.filter((r) => infos.has(r.id)).map((r) => infos.get(r.id)!)]),
+  )
   return { chosen, views, facts, infos, group: (run: string, key: string) => groupInfos.get(groupKey(run, key)) ?? [] }
 }
 
@@ -38,55 +45,59 @@ const groupKey = (run: string, key: string) => `${run}\0${key}`
 
 /** Git facts are read for git-backed lanes neither archived nor reaped: what is at a reaped lane's path now (another
  * lane's worktree, perhaps) is not its own. */
-const gitOf = <T>(facts: Map<string, T>, r: LaneRecord): T | undefined => (readsGitFacts(r) ? facts.get(r.cwd) : undefined)
+const gitOf = <T>(facts: Map<string, T>, r: LaneRecord): T | undefined =>
+  readsGitFacts(r) ? facts.get(r.cwd) : undefined
 
 /** Lane rows with everything the list, show, the API and the deck print: activity with evidence, newest report,
  * verdict (stale or not), git facts for git-backed lanes that are not archived nor reaped. */
-export async function laneViews(ctx: KernelContext, cache: GitFactsCache, pick: (r: LaneRecord) => boolean): Promise<LaneView[]> {
+export async function laneViews(
+  ctx: KernelContext,
+  cache: GitFactsCache,
+  pick: (r: LaneRecord) => boolean,
+): Promise<LaneView[]> {
   return rowsOf(await readLanes(ctx, cache, pick))
 }
 
 function rowsOf({ chosen, views, facts, infos, group }: Awaited<ReturnType<typeof readLanes>>): LaneView[] {
-  return chosen
-    .sort(inIdOrder)
-    .map((rec) => {
-      const info = infos.get(rec.id)!
-      const v = views.get(rec.id)!
-      const g = gitOf(facts, rec)
-      const r = newestReport(info)
-      const verdict = rowVerdict(info, group(rec.lane.run, rec.lane.key))
-      return {
-        id: rec.id,
-        name: rec.name,
-        parent: rec.parent,
-        run: rec.lane.run,
-        key: rec.lane.key,
-        role: rec.lane.role,
-        iteration: rec.lane.iteration,
-        cwd: rec.cwd,
-        harness: rec.harness,
-        model: v.model,
-        effort: rec.effort,
-        cost: v.cost,
-        createdAt: rec.createdAt,
-        archived: Boolean(rec.archived),
-        activity: v.activity,
-        ...(v.reason ? { reason: v.reason } : {}),
-        evidence: v.evidence,
-        ...(rec.lane.for ? { for: rec.lane.for } : {}),
-        ...(r ? { report: { seq: r.seq, status: r.status, at: r.at } } : {}),
-        ...(verdict ? { verdict } : {}),
-        ...(rec.lane.branch ? { branch: rec.lane.branch } : {}),
-        ...(g ? { git: g } : {}),
-      } satisfies LaneView
-    })
+  return chosen.sort(inIdOrder).map((rec) => {
+    const info = infos.get(rec.id)!
+    const v = views.get(rec.id)!
+    const g = gitOf(facts, rec)
+    const r = newestReport(info)
+    const verdict = rowVerdict(info, group(rec.lane.run, rec.lane.key))
+    return {
+      id: rec.id,
+      name: rec.name,
+      parent: rec.parent,
+      run: rec.lane.run,
+      key: rec.lane.key,
+      role: rec.lane.role,
+      iteration: rec.lane.iteration,
+      cwd: rec.cwd,
+      harness: rec.harness,
+      model: v.model,
+      effort: rec.effort,
+      cost: v.cost,
+      createdAt: rec.createdAt,
+      archived: Boolean(rec.archived),
+      activity: v.activity,
+      ...(v.reason ? { reason: v.reason } : {}),
+      evidence: v.evidence,
+      ...(rec.lane.for ? { for: rec.lane.for } : {}),
+      ...(r ? { report: { seq: r.seq, status: r.status, at: r.at } } : {}),
+      ...(verdict ? { verdict } : {}),
+      ...(rec.lane.branch ? { branch: rec.lane.branch } : {}),
+      ...(g ? { git: g } : {}),
+    } satisfies LaneView
+  })
 }
 
 /** Lane rows, and the chain of each run and key among them (the deck draws both from one read). */
 export async function laneViewsWithChains(ctx: KernelContext, cache: GitFactsCache, pick: (r: LaneRecord) => boolean) {
   const read = await readLanes(ctx, cache, pick)
   const chains: Record<string, Record<string, string>> = {}
-  for (const r of read.chosen) (chains[r.lane.run] ??= {})[r.lane.key] ??= chainText(read.group(r.lane.run, r.lane.key), r.lane.run, r.lane.key)
+  for (const r of read.chosen)
+    (chains[r.lane.run] ??= {})[r.lane.key] ??= chainText(read.group(r.lane.run, r.lane.key), r.lane.run, r.lane.key)
   return { views: rowsOf(read), chains }
 }
 
@@ -97,14 +108,29 @@ export const worktreesFingerprint = (ctx: KernelContext) =>
     .map((r) => ctx.io.git.worktreeStamp(r.cwd))
     .join('|')
 
-export async function laneList(ctx: KernelContext, cache: GitFactsCache, input: PortInput<'laneList'>): Promise<LaneView[]> {
+export async function laneList(
+  ctx: KernelContext,
+  cache: GitFactsCache,
+  input: PortInput<'laneList'>,
+): Promise<LaneView[]> {
   decided(keysFit(input))
   const parent = input.parent !== undefined ? ctx.resolve(input.parent).id : undefined
-  return laneViews(ctx, cache, (r) => (input.run === undefined || r.lane.run === input.run) && (input.key === undefined || r.lane.key === input.key) && (parent === undefined || r.parent === parent))
+  return laneViews(
+    ctx,
+    cache,
+    (r) =>
+      (input.run === undefined || r.lane.run === input.run) &&
+      (input.key === undefined || r.lane.key === input.key) &&
+      (parent === undefined || r.parent === parent),
+  )
 }
 
 /** `show`: from any lane of a chain (or --run and --key), the chain text and every lane of that run and key. */
-export async function laneShow(ctx: KernelContext, cache: GitFactsCache, input: PortInput<'laneShow'>): Promise<{ chain: string; lanes: LaneView[] }> {
+export async function laneShow(
+  ctx: KernelContext,
+  cache: GitFactsCache,
+  input: PortInput<'laneShow'>,
+): Promise<{ chain: string; lanes: LaneView[] }> {
   const form = decided(showForm(input))
   const { run, key } = 'lane' in form ? ctx.resolveLane(form.lane).lane : form
   const read = await readLanes(ctx, cache, (r) => inChain(r.lane, run, key))

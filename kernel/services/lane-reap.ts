@@ -4,7 +4,21 @@ import { SvcError } from '../domain/errors.js'
 import { isGitBacked } from '../domain/keys.js'
 import type { ConversationRecord } from '../domain/conversation.js'
 import { workDirOf } from '../domain/worker-rules.js'
-import { alreadyGoneWarning, notYetReaped, archiveFailedMessage, countsAgainstReap, detachedKeptWarning, keptHeadRef, nestedRepoRefusal, parkedPatchName, parkedRef, playKeptWarning, reapRefusal, unpushedWarning, type ReapFacts } from '../domain/reap.js'
+import {
+  alreadyGoneWarning,
+  notYetReaped,
+  archiveFailedMessage,
+  countsAgainstReap,
+  detachedKeptWarning,
+  keptHeadRef,
+  nestedRepoRefusal,
+  parkedPatchName,
+  parkedRef,
+  playKeptWarning,
+  reapRefusal,
+  unpushedWarning,
+  type ReapFacts,
+} from '../domain/reap.js'
 import { leftOutNote } from '../domain/unseen-work.js'
 import { notOwnDirectory, reappearedWarning } from '../domain/lane-claim.js'
 import { convFiles } from '../home.js'
@@ -53,7 +67,12 @@ function findDotGit(files: Files, dir: string, rel = ''): string | undefined {
 
 /** What the reap needs to decide, read now, before the stop (`stopped` false) or after it. Git commands the kernel
  * itself runs, and the kernel itself, never count as processes using the lane. */
-async function gather(ctx: KernelContext, rec: ConversationRecord, park: boolean, stopped: boolean): Promise<ReapFacts & { branch?: string; notOwn?: Refusal }> {
+async function gather(
+  ctx: KernelContext,
+  rec: ConversationRecord,
+  park: boolean,
+  stopped: boolean,
+): Promise<ReapFacts & { branch?: string; notOwn?: Refusal }> {
   // A directory an earlier reap removed is gone for good: whatever is at its path now belongs to someone else.
   const dirReal = rec.reaped ? undefined : realDir(ctx.io.files, rec.cwd)
   const own = dirReal === rec.cwd
@@ -61,15 +80,20 @@ async function gather(ctx: KernelContext, rec: ConversationRecord, park: boolean
   const gitBacked = isGitBacked(lane.role)
   const gitDir = gitBacked && own ? ctx.io.git.worktreeGitDir(rec.cwd) : undefined
   // A directory that is no worktree any more is refused as such (reapRefusal); one that is, must be the lane's own.
-  const claim = own && (!gitBacked || gitDir) ? notOwnDirectory(lane, rec.cwd, ctx.io.dirs.identityOf(rec.cwd)) : undefined
+  const claim =
+    own && (!gitBacked || gitDir) ? notOwnDirectory(lane, rec.cwd, ctx.io.dirs.identityOf(rec.cwd)) : undefined
   const notOwn = claim && !claim.ok ? claim : undefined
   const worktree = gitDir !== undefined && !notOwn
-  const [status, unseen] = worktree ? await Promise.all([ctx.io.git.statusFacts(rec.cwd), ctx.io.git.unseenWork(rec.cwd, rec.createdAt)]) : []
+  const [status, unseen] = worktree
+    ? await Promise.all([ctx.io.git.statusFacts(rec.cwd), ctx.io.git.unseenWork(rec.cwd, rec.createdAt)])
+    : []
   const unseenPaths = unseen ? [...unseen.flagged, ...unseen.hidden] : []
   const state = ctx.facts.get(rec.name).state
   const pids = { runnerPid: state?.runner?.pid, harnessPid: state?.harness?.pid }
   const processes = dirReal
-    ? ctx.io.procs.processesInside(dirReal).filter((p) => p.pid !== process.pid && p.ppid !== process.pid && countsAgainstReap(p, stopped, pids))
+    ? ctx.io.procs
+        .processesInside(dirReal)
+        .filter((p) => p.pid !== process.pid && p.ppid !== process.pid && countsAgainstReap(p, stopped, pids))
     : []
   return {
     role: lane.role,
@@ -120,7 +144,11 @@ async function stopLane(ctx: KernelContext, rec: ConversationRecord): Promise<vo
 
 /** Save every change of the worktree to parked-<timestamp>.patch, prove the patch file reproduces it, keep its
  * tree reachable from a ref, check once more that nothing changed meanwhile, and only then clean the tree. */
-async function parkWork(ctx: KernelContext, rec: ConversationRecord, paths: number): Promise<NonNullable<ReapResult['parked']>> {
+async function parkWork(
+  ctx: KernelContext,
+  rec: ConversationRecord,
+  paths: number,
+): Promise<NonNullable<ReapResult['parked']>> {
   const dir = rec.cwd
   const tree = await ctx.io.git.snapshotTree(dir, rec.createdAt)
   const nested = await ctx.io.git.addedGitlinks(dir, tree)
@@ -129,20 +157,28 @@ async function parkWork(ctx: KernelContext, rec: ConversationRecord, paths: numb
   const path = join(convFiles(ctx.home, rec.name).dir, name)
   const made = await ctx.io.writes.publishFileOnce(path, async (tmp) => {
     await ctx.io.git.diffBinaryToFile(dir, 'HEAD', tree, tmp)
-    if ((await ctx.io.git.treeFromPatch(dir, tmp)) !== tree) throw new SvcError('conflict', 'refused: the parked patch does not reproduce the worktree; nothing was cleaned')
+    if ((await ctx.io.git.treeFromPatch(dir, tmp)) !== tree)
+      throw new SvcError('conflict', 'refused: the parked patch does not reproduce the worktree; nothing was cleaned')
   })
   if (!made) throw new SvcError('conflict', `refused: ${path} already exists; nothing was cleaned`)
   const ref = parkedRef(rec.name, name)
   await ctx.io.git.keepTree(dir, tree, ref, `svc: parked work of conv ${rec.id} (${rec.name})\n\nThe patch: ${path}`)
   // Just before the tree is cleaned: it still holds exactly what the patch reproduces.
   if ((await ctx.io.git.snapshotTree(dir, rec.createdAt)) !== tree)
-    throw new SvcError('conflict', `refused: the worktree changed while it was parked; the patch is kept at ${path} and ${ref}, nothing was cleaned`)
+    throw new SvcError(
+      'conflict',
+      `refused: the worktree changed while it was parked; the patch is kept at ${path} and ${ref}, nothing was cleaned`,
+    )
   await ctx.io.git.cleanTree(dir)
   return { patch: path, ref, paths }
 }
 
 /** Step 5: the branch is never deleted; commits a detached HEAD alone holds are kept reachable from a ref. */
-async function keepCommits(ctx: KernelContext, rec: ConversationRecord, branch: string | undefined): Promise<string | undefined> {
+async function keepCommits(
+  ctx: KernelContext,
+  rec: ConversationRecord,
+  branch: string | undefined,
+): Promise<string | undefined> {
   if (branch) return unpushedWarning(branch, await ctx.io.git.unpushedCount(rec.cwd))
   const unsaved = await ctx.io.git.unreachableWithoutHead(rec.cwd)
   if (!unsaved) return undefined
@@ -153,9 +189,19 @@ async function keepCommits(ctx: KernelContext, rec: ConversationRecord, branch: 
 
 /** `svc lane reap`: steps 1-7 of SPEC.md 4.1, in order. It either completes with every byte kept, or refuses and
  * archives nothing. */
-export async function laneReap(ctx: KernelContext, cache: GitFactsCache, input: PortInput<'laneReap'>): Promise<ReapResult> {
+export async function laneReap(
+  ctx: KernelContext,
+  cache: GitFactsCache,
+  input: PortInput<'laneReap'>,
+): Promise<ReapResult> {
   const rec = ctx.resolveLane(input.lane)
-  const { view, ...done } = await reapDirectory(ctx, cache, rec, input, async () => (await laneViews(ctx, cache, (r) => r.id === rec.id))[0])
+  const { view, ...done } = await reapDirectory(
+    ctx,
+    cache,
+    rec,
+    input,
+    async () => (await laneViews(ctx, cache, (r) => r.id === rec.id))[0],
+  )
   return { lane: view, ...done }
 }
 
@@ -201,7 +247,9 @@ export async function reapDirectory<V>(
         removed = rec.cwd
       }
     } else {
-      warnings.push(rec.reaped && ctx.io.files.exists(rec.cwd) ? reappearedWarning(rec.cwd) : alreadyGoneWarning(rec.cwd))
+      warnings.push(
+        rec.reaped && ctx.io.files.exists(rec.cwd) ? reappearedWarning(rec.cwd) : alreadyGoneWarning(rec.cwd),
+      )
       const repo = dir.repo
       if (repo && isGitBacked(dir.role)) await ctx.io.git.worktreePrune(repo).catch(() => '')
     }
@@ -218,6 +266,13 @@ export async function reapDirectory<V>(
       }
     }
     ctx.emit({ name: rec.name, what: 'record' })
-    return { view: await view(), removed, ...(parked ? { parked } : {}), warnings, archived, ...(archiveError ? { archiveError } : {}) }
+    return {
+      view: await view(),
+      removed,
+      ...(parked ? { parked } : {}),
+      warnings,
+      archived,
+      ...(archiveError ? { archiveError } : {}),
+    }
   })
 }

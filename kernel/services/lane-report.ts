@@ -31,9 +31,19 @@ function caller(ctx: KernelContext, ref: string | undefined, kind: Reporter): Co
 function peersOf(ctx: KernelContext, rec: ConversationRecord): ConversationRecord[] {
   const l = rec.lane
   if (l?.role === 'builder')
-    return ctx.store.all().filter((r) => r.lane && inChain(r.lane, l.run, l.key) && r.lane.role === 'builder' && r.lane.iteration === l.iteration)
+    return ctx.store
+      .all()
+      .filter(
+        (r) => r.lane && inChain(r.lane, l.run, l.key) && r.lane.role === 'builder' && r.lane.iteration === l.iteration,
+      )
   const w = rec.worker
-  if (w) return ctx.store.all().filter((r) => r.worker && r.project === rec.project && r.worker.issue === w.issue && r.worker.iteration === w.iteration)
+  if (w)
+    return ctx.store
+      .all()
+      .filter(
+        (r) =>
+          r.worker && r.project === rec.project && r.worker.issue === w.issue && r.worker.iteration === w.iteration,
+      )
   return [rec]
 }
 
@@ -47,27 +57,43 @@ function lockOf(rec: ConversationRecord): string {
 
 /** `svc lane report` and `svc worker report`: rules 1-6 of SPEC.md 4.1, then the report recorded under conv-<name>.
  * A worker's gates are a builder's. */
-export async function fileReport(ctx: KernelContext, input: PortInput<'laneReport'>, kind: Reporter): Promise<{ report: Report; rec: ConversationRecord; view: ConvView }> {
+export async function fileReport(
+  ctx: KernelContext,
+  input: PortInput<'laneReport'>,
+  kind: Reporter,
+): Promise<{ report: Report; rec: ConversationRecord; view: ConvView }> {
   const rec = caller(ctx, input.conversation, kind)
   ctx.checkActingAs(rec, input.conversationKey, `svc ${kind} report`)
   const dir = workDirOf(rec)!
   const l = rec.lane
   return reports.run(lockOf(rec), async () => {
-    const tree = isGitBacked(dir.role) ? await ctx.io.git.statusFacts(rec.cwd).catch((e: Error) => {
-      throw new SvcError('conflict', `cannot read the git state of ${rec.cwd}: ${e.message}`)
-    }) : undefined
+    const tree = isGitBacked(dir.role)
+      ? await ctx.io.git.statusFacts(rec.cwd).catch((e: Error) => {
+          throw new SvcError('conflict', `cannot read the git state of ${rec.cwd}: ${e.message}`)
+        })
+      : undefined
     const status = input.status ?? 'done'
-    const judged = decided(checkReport(
-      l ?? { role: 'worker', key: rec.worker!.issue, iteration: dir.iteration, branch: dir.branch },
-      { status, body: input.body, verdict: input.verdict, defects: input.defects, verdictText: input.verdictFile?.text, allowUnpushed: input.allowUnpushed },
-      (await Promise.all(peersOf(ctx, rec).map((p) => ctx.store.reports(p.name)))).flat(),
-      tree,
-      input.verdictFile?.path,
-    ))
+    const judged = decided(
+      checkReport(
+        l ?? { role: 'worker', key: rec.worker!.issue, iteration: dir.iteration, branch: dir.branch },
+        {
+          status,
+          body: input.body,
+          verdict: input.verdict,
+          defects: input.defects,
+          verdictText: input.verdictFile?.text,
+          allowUnpushed: input.allowUnpushed,
+        },
+        (await Promise.all(peersOf(ctx, rec).map((p) => ctx.store.reports(p.name)))).flat(),
+        tree,
+        input.verdictFile?.path,
+      ),
+    )
     let verdictFile: string | undefined
     if (input.verdictFile) {
       verdictFile = `${convFiles(ctx.home, rec.name).dir}/verdict.json`
-      if (!(await ctx.io.writes.createFileOnce(verdictFile, input.verdictFile.text))) throw new SvcError('conflict', `refused: ${verdictFile} already exists`)
+      if (!(await ctx.io.writes.createFileOnce(verdictFile, input.verdictFile.text)))
+        throw new SvcError('conflict', `refused: ${verdictFile} already exists`)
     }
     const report = await ctx.store.appendReport(rec.name, {
       status,
@@ -83,7 +109,10 @@ export async function fileReport(ctx: KernelContext, input: PortInput<'laneRepor
   })
 }
 
-export async function laneReport(ctx: KernelContext, input: PortInput<'laneReport'>): Promise<PortOutputs['laneReport']> {
+export async function laneReport(
+  ctx: KernelContext,
+  input: PortInput<'laneReport'>,
+): Promise<PortOutputs['laneReport']> {
   const { report, view } = await fileReport(ctx, input, 'lane')
   return { report, lane: view }
 }

@@ -6,5 +6,11 @@ import type { KernelContext } from './context.js'
 export async function laneRows(ctx: KernelContext, run: string): Promise<LaneNow[]> {
   const now = ctx.io.clock.now()
   const lanes = ctx.store.all().filter((r) => r.lane?.run === run) as LaneRecord[]
-  return Promise.all(lanes.map(async (rec) => ({ rec, live: isLive(ctx.view(rec, now).activity), reports: await ctx.store.reports(rec.name) })))
+  return Promise.all(
+    lanes.map(async (rec) => ({
+      rec,
+      live: isLive(ctx.view(rec, now).activity),
+      reports: await ctx.store.reports(rec.name),
+    })),
+  )
 }

@@ -1,6 +1,12 @@
 import type { ConversationRecord, LaneFacts } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
-import { dirClaimRefusal, notOwnDirectory, pathFree, reusableDirectory, type LaunchIntent } from '../domain/lane-claim.js'
+import {
+  dirClaimRefusal,
+  notOwnDirectory,
+  pathFree,
+  reusableDirectory,
+  type LaunchIntent,
+} from '../domain/lane-claim.js'
 import { isGitBacked } from '../domain/keys.js'
 import type { LanePlan } from '../domain/launch.js'
 import { workDirOf } from '../domain/worker-rules.js'
@@ -80,7 +86,13 @@ function refuseTaken(ctx: KernelContext, dir: string, interrupted: boolean): voi
 
 /** What the launch is about to make, with every ref it was given resolved to a commit: a fresh fetch first (launch
  * rule 5), then the commit a branch is cut from or a detached worktree checked out at. */
-async function intentOf(ctx: KernelContext, project: ProjectContext, plan: DirPlan, dir: string, fetched: Promise<void> | undefined): Promise<LaunchIntent> {
+async function intentOf(
+  ctx: KernelContext,
+  project: ProjectContext,
+  plan: DirPlan,
+  dir: string,
+  fetched: Promise<void> | undefined,
+): Promise<LaunchIntent> {
   const id = ctx.io.ids.uuid()
   if (!isGitBacked(plan.role)) return { id, dir, kind: 'play', at: ctx.io.clock.now() }
   const repo = project.checkout
@@ -89,14 +101,24 @@ async function intentOf(ctx: KernelContext, project: ProjectContext, plan: DirPl
   try {
     await (fetched ?? ctx.io.git.fetchOrigin(repo, ctx.io.clock.now()))
   } catch (e) {
-    if (!(await ctx.io.git.isWorkTree(repo))) throw new SvcError('usage', `project ${project.key}: ${repo} is not a git checkout`)
+    if (!(await ctx.io.git.isWorkTree(repo)))
+      throw new SvcError('usage', `project ${project.key}: ${repo} is not a git checkout`)
     throw e
   }
   const ref = plan.branch ? plan.startPoint! : plan.at!
   const start = await ctx.io.git.revParse(repo, ref)
-  if (!start && plan.branch) throw new SvcError('usage', `refused: cannot cut ${plan.branch} from ${shortLine(ref)}: no such commit`)
+  if (!start && plan.branch)
+    throw new SvcError('usage', `refused: cannot cut ${plan.branch} from ${shortLine(ref)}: no such commit`)
   if (!start) throw new SvcError('usage', `refused: --at ${shortLine(ref)} names no commit in ${repo}`)
-  return { id, dir, kind: 'worktree', repo, ...(plan.branch ? { branch: plan.branch } : {}), start, at: ctx.io.clock.now() }
+  return {
+    id,
+    dir,
+    kind: 'worktree',
+    repo,
+    ...(plan.branch ? { branch: plan.branch } : {}),
+    start,
+    at: ctx.io.clock.now(),
+  }
 }
 
 /** Make the lane's directory as the intent says: a worktree at the resolved commit (git is given the commit, never
@@ -111,10 +133,17 @@ async function makeDirectory(ctx: KernelContext, project: ProjectContext, intent
   }
   const repo = intent.repo!
   try {
-    await ctx.io.git.worktreeAdd({ repo, dir, branch: intent.branch, startPoint: intent.start!, sparse: project.entry.gauntlet?.sparse_checkout })
+    await ctx.io.git.worktreeAdd({
+      repo,
+      dir,
+      branch: intent.branch,
+      startPoint: intent.start!,
+      sparse: project.entry.gauntlet?.sparse_checkout,
+    })
   } catch (e) {
     // Asked only when git refused: a branch taken gets its own message.
-    if (intent.branch && (await ctx.io.git.refExists(repo, `refs/heads/${intent.branch}`))) throw new SvcError('conflict', `refused: branch ${intent.branch} already exists`)
+    if (intent.branch && (await ctx.io.git.refExists(repo, `refs/heads/${intent.branch}`)))
+      throw new SvcError('conflict', `refused: branch ${intent.branch} already exists`)
     throw e
   }
   ctx.io.fault.point('launch-worktree')
@@ -126,4 +155,3 @@ async function makeDirectory(ctx: KernelContext, project: ProjectContext, intent
   }
   return { repo, ...(intent.branch ? { branch: intent.branch } : { at: intent.start }), made: { launch: id } }
 }
-

@@ -30,17 +30,35 @@ export const readBrief = (input: { brief?: string; prompt?: string }): string =>
 export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'>): Promise<PortOutputs['laneStart']> {
   const brief = readBrief(input)
   const launcherRef = input.conversation ?? input.parent
-  const launcher = ctx.caller(launcherRef, 'svc lane start', 'run svc lane start inside a conversation, or pass --parent <conv>')
+  const launcher = ctx.caller(
+    launcherRef,
+    'svc lane start',
+    'run svc lane start inside a conversation, or pass --parent <conv>',
+  )
   const parent = input.parent ? ctx.resolve(input.parent) : launcher
-  const { run, key } = decided(checkRequest({ ...input, role: input.role }, launcher, effectiveLauncher(launcher.id, (id) => ctx.store.get(id))))
-  if (parent.id !== launcher.id) decided(checkRequest({ ...input, run }, parent, effectiveLauncher(parent.id, (id) => ctx.store.get(id))))
+  const { run, key } = decided(
+    checkRequest(
+      { ...input, role: input.role },
+      launcher,
+      effectiveLauncher(launcher.id, (id) => ctx.store.get(id)),
+    ),
+  )
+  if (parent.id !== launcher.id)
+    decided(
+      checkRequest(
+        { ...input, run },
+        parent,
+        effectiveLauncher(parent.id, (id) => ctx.store.get(id)),
+      ),
+    )
   // The launcher is acted as; a parent it names is only where the lane nests (checked above as a launcher too).
   ctx.checkActingAs(launcher, input.conversationKey, 'svc lane start')
   const project = await resolveProject(ctx, input.project, launcher, input.cwd)
   const defaults = roleConfig(project.entry, input.role) ?? {}
   // Launch rule 5: a new worktree is cut from a fresh fetch. The fetch begins now, beside the steps that need no
   // fetched ref; a launch refused meanwhile leaves it to finish on its own.
-  const fetched = isGitBacked(input.role) && !input.reuse ? ctx.io.git.fetchOrigin(project.checkout, ctx.io.clock.now()) : undefined
+  const fetched =
+    isGitBacked(input.role) && !input.reuse ? ctx.io.git.fetchOrigin(project.checkout, ctx.io.clock.now()) : undefined
   fetched?.catch(() => {})
   const base = await baseOf(ctx, project.entry, project.checkout)
 
@@ -48,25 +66,50 @@ export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'
     let { plan } = decided(planLaunch(input, run, key, await laneRows(ctx, run), defaults, base, ctx.io.clock.now()))
     if (plan.replace) {
       await stopConversation(ctx, plan.replace.rec, replaceStopMs(ctx))
-      plan = decided(planLaunch({ ...input, replace: false }, run, key, await laneRows(ctx, run), defaults, base, ctx.io.clock.now())).plan
+      plan = decided(
+        planLaunch(
+          { ...input, replace: false },
+          run,
+          key,
+          await laneRows(ctx, run),
+          defaults,
+          base,
+          ctx.io.clock.now(),
+        ),
+      ).plan
     }
     const dir = join(project.lanesRoot, plan.dirName)
-    const lane = (made: Made) => createLane(ctx, { plan, dir, brief, input, launcher: parent, project: project.key, made })
+    const lane = (made: Made) =>
+      createLane(ctx, { plan, dir, brief, input, launcher: parent, project: project.key, made })
     if (plan.reuse) return lane(reusedDirectory(ctx, plan.reuse, dir))
     return inNewDirectory(ctx, project, plan, dir, fetched, lane)
   })
   // A conversation no process drives can never leave `starting`: waiting for it would only burn the 180 s.
   const view = input.noWait || rec.harness === 'none' ? ctx.view(rec) : await awaitStart(ctx, rec, START_WAIT_LIMIT_MS)
-  if (view.activity === 'failed-to-start') throw new SvcError('conflict', `lane ${run}/${key} ${input.role} i${rec.lane!.iteration} (conv ${rec.id}) failed to start: ${view.evidence.detail}`)
+  if (view.activity === 'failed-to-start')
+    throw new SvcError(
+      'conflict',
+      `lane ${run}/${key} ${input.role} i${rec.lane!.iteration} (conv ${rec.id}) failed to start: ${view.evidence.detail}`,
+    )
   return { lane: view, line: startLine({ ...rec.lane!, id: rec.id, name: rec.name }, rec.cwd) }
 }
 
 async function createLane(
   ctx: KernelContext,
-  a: { plan: LanePlan; dir: string; brief: string; input: PortInput<'laneStart'>; launcher: ConversationRecord; project: string; made: Made },
+  a: {
+    plan: LanePlan
+    dir: string
+    brief: string
+    input: PortInput<'laneStart'>
+    launcher: ConversationRecord
+    project: string
+    made: Made
+  },
 ): Promise<ConversationRecord> {
   const { plan, made } = a
-  const judged = plan.judged ? { id: plan.judged.row.rec.id, key: plan.key, iteration: plan.judged.iteration, sha: made.at ?? plan.judged.sha } : undefined
+  const judged = plan.judged
+    ? { id: plan.judged.row.rec.id, key: plan.key, iteration: plan.judged.iteration, sha: made.at ?? plan.judged.sha }
+    : undefined
   const lane: LaneFacts = {
     run: plan.run,
     key: plan.key,

@@ -1,5 +1,14 @@
 import type { ConversationRecord } from '../domain/conversation.js'
-import { IDLE_LIMIT_MS, afterCursor, afterSeq, formatCursor, oneWaitForm, pickNext, type Cursor, type WaitMember } from '../domain/wait.js'
+import {
+  IDLE_LIMIT_MS,
+  afterCursor,
+  afterSeq,
+  formatCursor,
+  oneWaitForm,
+  pickNext,
+  type Cursor,
+  type WaitMember,
+} from '../domain/wait.js'
 import { keysFit } from '../domain/keys.js'
 import type { ReportFrom } from '../domain/list-show.js'
 import type { PortInput, WaitResult } from '../port.js'
@@ -31,7 +40,12 @@ interface WaitSet {
 }
 
 /** The set of one lane or worker: `--after` is a report sequence number. */
-export function oneMember(rec: ConversationRecord, after: string | undefined, kind: 'lane' | 'worker', what: string): WaitSet {
+export function oneMember(
+  rec: ConversationRecord,
+  after: string | undefined,
+  kind: 'lane' | 'worker',
+  what: string,
+): WaitSet {
   const { seq } = decided(afterSeq(after, kind))
   return { members: () => [rec], after: undefined, afterSeq: seq, what, format: (c) => String(c.seq) }
 }
@@ -43,28 +57,54 @@ function waitSet(ctx: KernelContext, input: PortInput<'laneWait'>): WaitSet {
   decided(oneWaitForm([input.lane, input.run, input.parent], 'lane'))
   if (input.lane !== undefined) {
     const rec = ctx.resolveLane(input.lane)
-    return oneMember(rec, input.after, 'lane', `lane ${rec.lane.run}/${rec.lane.key} ${rec.lane.role} i${rec.lane.iteration}`)
+    return oneMember(
+      rec,
+      input.after,
+      'lane',
+      `lane ${rec.lane.run}/${rec.lane.key} ${rec.lane.role} i${rec.lane.iteration}`,
+    )
   }
   const after = setCursor(input.after)
   if (input.run !== undefined) {
     decided(keysFit({ run: input.run }))
     const run = input.run
-    return { members: () => ctx.store.all().filter((r) => r.lane?.run === run), after, afterSeq: 0, what: `run ${run}`, format: formatCursor }
+    return {
+      members: () => ctx.store.all().filter((r) => r.lane?.run === run),
+      after,
+      afterSeq: 0,
+      what: `run ${run}`,
+      format: formatCursor,
+    }
   }
   const parent = ctx.resolve(input.parent!)
-  return { members: () => ctx.store.all().filter((r) => r.lane && r.parent === parent.id), after, afterSeq: 0, what: `the lanes of conv ${parent.id}`, format: formatCursor }
+  return {
+    members: () => ctx.store.all().filter((r) => r.lane && r.parent === parent.id),
+    after,
+    afterSeq: 0,
+    what: `the lanes of conv ${parent.id}`,
+    format: formatCursor,
+  }
 }
 
-export const laneWait = (ctx: KernelContext, input: PortInput<'laneWait'>): Promise<WaitResult> => waitOn(ctx, waitSet(ctx, input), input)
+export const laneWait = (ctx: KernelContext, input: PortInput<'laneWait'>): Promise<WaitResult> =>
+  waitOn(ctx, waitSet(ctx, input), input)
 
 /** One long poll of `svc lane wait` or `svc worker wait`: returns the next report of the set after the cursor as soon
  * as it is stored (woken by the report's event), or why none can come, or `pending` when this poll's time is up. */
-export async function waitOn(ctx: KernelContext, set: WaitSet, input: { after?: string; timeoutMs: number }): Promise<WaitResult> {
+export async function waitOn(
+  ctx: KernelContext,
+  set: WaitSet,
+  input: { after?: string; timeoutMs: number },
+): Promise<WaitResult> {
   const evaluate = async (): Promise<WaitResult | undefined> => {
     const now = ctx.io.clock.now()
     const recs = set.members()
     const members: WaitMember[] = await Promise.all(
-      recs.map(async (r) => ({ name: r.name, activity: activityOf(ctx.view(r, now)), reports: (await ctx.store.reports(r.name)).filter((x) => x.seq > set.afterSeq) })),
+      recs.map(async (r) => ({
+        name: r.name,
+        activity: activityOf(ctx.view(r, now)),
+        reports: (await ctx.store.reports(r.name)).filter((x) => x.seq > set.afterSeq),
+      })),
     )
     const pick = pickNext(members, set.after, now, set.what, idleMs(ctx), set.unit)
     if (pick.kind === 'report') {

@@ -3,7 +3,17 @@ import { delimiter, join } from '../io/paths.js'
 
 /** The environment a harness gets: the service context (identity, home, `svc` first on PATH), or for a play lane
  * none at all: no SERVICE_* variable and no directory on PATH that holds an `svc`. */
-export function harnessEnv(files: Pick<Files, 'exists'>, opts: { home: string; id: string; svcBinDir: string; play: boolean; extra?: Record<string, string>; basePath?: string }) {
+export function harnessEnv(
+  files: Pick<Files, 'exists'>,
+  opts: {
+    home: string
+    id: string
+    svcBinDir: string
+    play: boolean
+    extra?: Record<string, string>
+    basePath?: string
+  },
+) {
   const path = opts.basePath ?? process.env.PATH ?? ''
   if (opts.play) {
     const kept = path.split(delimiter).filter((d) => d && d !== opts.svcBinDir && !files.exists(join(d, 'svc')))

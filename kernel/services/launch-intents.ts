@@ -20,7 +20,8 @@ export async function holdDirectory(ctx: KernelContext, intent: LaunchIntent): P
     if (!(await ctx.io.intents.recordIntent(ctx.home, intent))) {
       const plan = await settle(ctx, path, true)
       if (plan.leftover) throw new SvcError('conflict', `refused: ${plan.leftover.detail}; ${plan.leftover.fix}`)
-      if (!(await ctx.io.intents.recordIntent(ctx.home, intent))) throw new SvcError('conflict', `refused: another launch is making ${intent.dir} right now`)
+      if (!(await ctx.io.intents.recordIntent(ctx.home, intent)))
+        throw new SvcError('conflict', `refused: another launch is making ${intent.dir} right now`)
     }
     ctx.io.fault.point('launch-intent')
     return path
@@ -60,7 +61,11 @@ export async function settleInterruptedLaunches(ctx: KernelContext): Promise<voi
     try {
       const plan = await settle(ctx, path, true)
       if (plan.leftover) ctx.log('warn', `${plan.leftover.detail}; fix: ${plan.leftover.fix}`)
-      else if (plan.removeWorktree || plan.removeDir || plan.deleteBranch) ctx.log('warn', `took back what an unfinished launch made at ${plan.dir}${plan.deleteBranch ? ` and its branch ${plan.deleteBranch}` : ''}`)
+      else if (plan.removeWorktree || plan.removeDir || plan.deleteBranch)
+        ctx.log(
+          'warn',
+          `took back what an unfinished launch made at ${plan.dir}${plan.deleteBranch ? ` and its branch ${plan.deleteBranch}` : ''}`,
+        )
     } catch (e) {
       ctx.log('warn', `an interrupted launch (${path}): ${(e as Error).message}`)
     }
@@ -103,9 +108,23 @@ async function undoFacts(ctx: KernelContext, intent: LaunchIntent): Promise<Undo
   const heldByLane = dirHolder(intent.dir, records) !== undefined
   const dirExists = ctx.io.files.exists(intent.dir)
   const { launch: launchFound } = ctx.io.dirs.identityOf(intent.dir)
-  const worktree = !claimed && intent.kind === 'worktree' && intent.repo ? await ctx.io.dirs.worktreeAt(intent.repo, intent.dir) : undefined
+  const worktree =
+    !claimed && intent.kind === 'worktree' && intent.repo
+      ? await ctx.io.dirs.worktreeAt(intent.repo, intent.dir)
+      : undefined
   const status = worktree && dirExists ? await ctx.io.git.statusFacts(intent.dir).catch(() => undefined) : undefined
   const dirtyPaths = worktree && dirExists ? status?.dirtyPaths : 0
-  const branchTip = worktree && intent.branch ? await ctx.io.git.revParse(intent.repo!, `refs/heads/${intent.branch}`) : undefined
-  return { claimed, heldByLane, ...(launchFound ? { launchFound } : {}), dirExists, entries: ctx.io.dirs.entriesOf(intent.dir), ...(worktree ? { worktree } : {}), dirtyPaths, ...(status?.head ? { head: status.head } : {}), ...(branchTip ? { branchTip } : {}) }
+  const branchTip =
+    worktree && intent.branch ? await ctx.io.git.revParse(intent.repo!, `refs/heads/${intent.branch}`) : undefined
+  return {
+    claimed,
+    heldByLane,
+    ...(launchFound ? { launchFound } : {}),
+    dirExists,
+    entries: ctx.io.dirs.entriesOf(intent.dir),
+    ...(worktree ? { worktree } : {}),
+    dirtyPaths,
+    ...(status?.head ? { head: status.head } : {}),
+    ...(branchTip ? { branchTip } : {}),
+  }
 }

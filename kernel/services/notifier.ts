@@ -9,7 +9,12 @@ import type { KernelContext, KernelEvent } from './context.js'
 import { activityOf } from './conv-view.js'
 import { NotifySender, notifyTimings } from './notify-sender.js'
 
-const convFacts = (rec: ConversationRecord): ConvFacts => ({ id: rec.id, name: rec.name, title: rec.title, lane: rec.lane })
+const convFacts = (rec: ConversationRecord): ConvFacts => ({
+  id: rec.id,
+  name: rec.name,
+  title: rec.title,
+  lane: rec.lane,
+})
 
 /** Turns the kernel's change events into notifications: a conversation turning needs-you, a lane's report. What
  * was last seen of each conversation is kept, so a re-read (the watcher echoing the kernel's own write) raises
@@ -37,14 +42,17 @@ export class Notifier {
   start(): void {
     this.ctx.events.on('change', (e: KernelEvent) => {
       if (e.what === 'transcript') return
-      this.serial.run(e.name, () => this.handle(e.name, e.what === 'report')).catch((err: Error) => this.ctx.log('error', `notify: conv-${e.name}: ${oneLine(err.message, 300)}`))
+      this.serial
+        .run(e.name, () => this.handle(e.name, e.what === 'report'))
+        .catch((err: Error) => this.ctx.log('error', `notify: conv-${e.name}: ${oneLine(err.message, 300)}`))
     })
     void this.config()
   }
 
   private async config(): Promise<NotifyConfig | undefined> {
     const s = await this.file.read()
-    if (s.problem && s.problem !== this.loggedProblem) this.ctx.log('error', `notify: ${oneLine(s.problem, 500)}; notifications are off until it is corrected`)
+    if (s.problem && s.problem !== this.loggedProblem)
+      this.ctx.log('error', `notify: ${oneLine(s.problem, 500)}; notifications are off until it is corrected`)
     this.loggedProblem = s.problem
     if (!s.config) {
       this.since = undefined

@@ -44,28 +44,59 @@ export class NotifySender {
       new DeliveryQueue<Item>(
         timings.bound,
         (item) => this.deliver(sink, item, () => attempt(item), schedule),
-        (n) => log('warn', `notify ${sink}: ${timings.bound} notifications waiting; dropped the oldest (${n} dropped so far)`),
+        (n) =>
+          log(
+            'warn',
+            `notify ${sink}: ${timings.bound} notifications waiting; dropped the oldest (${n} dropped so far)`,
+          ),
         (e) => log('error', `notify ${sink}: ${oneLine(String((e as Error)?.message ?? e))}`),
       )
     this.queues = {
-      webhook: queue('webhook', ({ body, config }) => notify.postJson(config.webhook!.url, body, { headers: config.webhook!.headers, timeoutMs: timings.webhookTimeoutMs }), timings.webhookRetry),
-      command: queue('command', ({ body, config }) => notify.runCommand(config.command!, { input: JSON.stringify(body) + '\n', env: commandEnv(body), timeoutMs: timings.commandLimitMs }), { tries: 1, firstDelayMs: 0, factor: 1 }),
+      webhook: queue(
+        'webhook',
+        ({ body, config }) =>
+          notify.postJson(config.webhook!.url, body, {
+            headers: config.webhook!.headers,
+            timeoutMs: timings.webhookTimeoutMs,
+          }),
+        timings.webhookRetry,
+      ),
+      command: queue(
+        'command',
+        ({ body, config }) =>
+          notify.runCommand(config.command!, {
+            input: JSON.stringify(body) + '\n',
+            env: commandEnv(body),
+            timeoutMs: timings.commandLimitMs,
+          }),
+        { tries: 1, firstDelayMs: 0, factor: 1 },
+      ),
     }
   }
 
   /** Queue a notification for every sink that takes its event; returns at once. */
   send(config: NotifyConfig, body: NotificationBody): void {
-    for (const sink of ['webhook', 'command'] as const) if (sinkTakes(config, sink, body.event)) this.queues[sink].push({ body, config })
+    for (const sink of ['webhook', 'command'] as const)
+      if (sinkTakes(config, sink, body.event)) this.queues[sink].push({ body, config })
   }
 
-  private async deliver(sink: NotifySink, item: Item, attempt: () => Promise<Attempt>, schedule: RetrySchedule): Promise<void> {
+  private async deliver(
+    sink: NotifySink,
+    item: Item,
+    attempt: () => Promise<Attempt>,
+    schedule: RetrySchedule,
+  ): Promise<void> {
     const what = `${item.body.event} of conv-${item.body.conv.name}`
     for (let n = 1; ; n++) {
       const outcome = await attempt()
       const next = afterAttempt(schedule, n, outcome)
       if (next.do === 'done') return
-      if (next.do === 'give-up') return this.log('error', `notify ${sink}: ${what} not delivered: ${oneLine(next.why, 300)}`)
-      this.log('warn', `notify ${sink}: ${what}: try ${n} of ${schedule.tries} failed: ${oneLine(outcome.ok ? '' : outcome.error, 300)}; next in ${next.inMs} ms`)
+      if (next.do === 'give-up')
+        return this.log('error', `notify ${sink}: ${what} not delivered: ${oneLine(next.why, 300)}`)
+      this.log(
+        'warn',
+        `notify ${sink}: ${what}: try ${n} of ${schedule.tries} failed: ${oneLine(outcome.ok ? '' : outcome.error, 300)}; next in ${next.inMs} ms`,
+      )
       await sleep(next.inMs)
     }
   }

@@ -4,7 +4,10 @@ import type { KernelContext } from './context.js'
 /** Runners are independent of the kernel. Compare what the store says with the processes that exist: a runner
  * still alive is adopted as it is; one that is gone without having written its end is marked ended, with the
  * evidence. Run at kernel start and on a slow timer (file events can be lost). */
-export async function reconcile(ctx: KernelContext, opts: { graceMs: number }): Promise<{ adopted: string[]; ended: string[] }> {
+export async function reconcile(
+  ctx: KernelContext,
+  opts: { graceMs: number },
+): Promise<{ adopted: string[]; ended: string[] }> {
   const adopted: string[] = []
   const ended: string[] = []
   const now = ctx.io.clock.now()

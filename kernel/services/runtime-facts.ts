@@ -36,10 +36,16 @@ const MAX_RUNNER_FILE = 1024 * 1024
 
 /** One version of a runner file: its value, or (when it does not parse or does not hold what it should) none and
  * what is wrong. A file that vanished between the stat and the read is simply absent. */
-function readChecked<S extends v.GenericSchema>(files: Files, path: string, stamp: string, schema: S): Cached<v.InferOutput<S>> {
+function readChecked<S extends v.GenericSchema>(
+  files: Files,
+  path: string,
+  stamp: string,
+  schema: S,
+): Cached<v.InferOutput<S>> {
   if (stamp === 'absent') return { stamp }
   if (stamp === 'not a file') return { stamp, problem: `${path} is not a regular file; read as absent` }
-  if (Number(stamp.split(':')[1]) > MAX_RUNNER_FILE) return { stamp, problem: `${path} is over ${MAX_RUNNER_FILE} bytes; read as absent` }
+  if (Number(stamp.split(':')[1]) > MAX_RUNNER_FILE)
+    return { stamp, problem: `${path} is over ${MAX_RUNNER_FILE} bytes; read as absent` }
   let json: unknown
   try {
     json = JSON.parse(files.readTextSync(path))
@@ -48,14 +54,19 @@ function readChecked<S extends v.GenericSchema>(files: Files, path: string, stam
     return { stamp, problem: `${path} does not parse (${(e as Error).message}); read as absent` }
   }
   const c = checkShape(schema, json)
-  return c.ok ? { stamp, value: c.value } : { stamp, problem: `${path} does not hold what it should (${c.problem}); read as absent` }
+  return c.ok
+    ? { stamp, value: c.value }
+    : { stamp, problem: `${path} does not hold what it should (${c.problem}); read as absent` }
 }
 
 /** What runners and marks have published (state.json, mark.json). Each read checks the file's identity, so a
  * lost or late file event can never leave a stale answer; the watcher's events only wake waiters. A file that is
  * refused reads as absent for its conversation alone, logged once per version. */
 export class RuntimeFacts {
-  private cache = new Map<string, { paths: { state: string; mark: string }; state: Cached<RunnerState>; mark: Cached<MarkState> }>()
+  private cache = new Map<
+    string,
+    { paths: { state: string; mark: string }; state: Cached<RunnerState>; mark: Cached<MarkState> }
+  >()
   /** The problem last logged per file: a refused file is logged once, however often it is read again. */
   private logged = new Map<string, string>()
   constructor(
@@ -79,11 +90,16 @@ export class RuntimeFacts {
     return { state: state.value, mark: mark.value, ...(problem ? { problem } : {}) }
   }
 
-  private refresh<S extends v.GenericSchema>(cached: Cached<v.InferOutput<S>>, path: string, schema: S): Cached<v.InferOutput<S>> {
+  private refresh<S extends v.GenericSchema>(
+    cached: Cached<v.InferOutput<S>>,
+    path: string,
+    schema: S,
+  ): Cached<v.InferOutput<S>> {
     const stamp = stampOf(this.files, path)
     if (stamp === cached.stamp) return cached
     const fresh = readChecked(this.files, path, stamp, schema)
-    if (fresh.problem && this.logged.get(path) !== fresh.problem) this.log('error', `runner file refused: ${fresh.problem}`)
+    if (fresh.problem && this.logged.get(path) !== fresh.problem)
+      this.log('error', `runner file refused: ${fresh.problem}`)
     if (fresh.problem) this.logged.set(path, fresh.problem)
     else this.logged.delete(path)
     return fresh

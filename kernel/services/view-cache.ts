@@ -14,7 +14,8 @@ export class ViewCache<T> {
   get(key: string, fingerprint: string, compute: () => Promise<T>): Promise<T> {
     const now = this.ctx.io.clock.now()
     const e = this.entries.get(key)
-    if (e && e.changeCount === this.ctx.changeCount && e.fingerprint === fingerprint && now - e.at < this.maxAgeMs) return e.value
+    if (e && e.changeCount === this.ctx.changeCount && e.fingerprint === fingerprint && now - e.at < this.maxAgeMs)
+      return e.value
     const value = compute()
     if (this.entries.size >= this.maxEntries) this.entries.clear()
     this.entries.set(key, { changeCount: this.ctx.changeCount, fingerprint, at: now, value })

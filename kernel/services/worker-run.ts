@@ -3,7 +3,15 @@ import type { ConversationRecord } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
 import { issueSlug, parseIssueRef, type IssueRef } from '../domain/issue-ref.js'
 import { buildWorkerContract } from '../domain/worker-contract.js'
-import { checkIssueState, isWorkerOf, mayRunWorker, planWorker, workerConvName, type WorkerPlan, type WorkerRow } from '../domain/worker-rules.js'
+import {
+  checkIssueState,
+  isWorkerOf,
+  mayRunWorker,
+  planWorker,
+  workerConvName,
+  type WorkerPlan,
+  type WorkerRow,
+} from '../domain/worker-rules.js'
 import { dirname, join } from '../io/paths.js'
 import type { IssueView, PortInput, PortOutputs } from '../port.js'
 import { KeyedQueue } from '../serial.js'
@@ -56,17 +64,42 @@ export async function workerRun(ctx: KernelContext, input: PortInput<'workerRun'
     let plan = decided(planWorker(issue.ref, slug, await workerRows(ctx, issue.ref, project.key), input))
     if (plan.replace) {
       await stopConversation(ctx, ctx.store.get(plan.replace.id)!, replaceStopMs(ctx))
-      plan = decided(planWorker(issue.ref, slug, await workerRows(ctx, issue.ref, project.key), { ...input, replace: false }))
+      plan = decided(
+        planWorker(issue.ref, slug, await workerRows(ctx, issue.ref, project.key), { ...input, replace: false }),
+      )
     }
     const p = plan
     const dir = join(project.lanesRoot, p.dirName)
-    const create = (made: Made) => createWorker(ctx, { plan: p, ref, issue, dir, brief, input, starter: may.starter, launcher, project: project.key, made })
+    const create = (made: Made) =>
+      createWorker(ctx, {
+        plan: p,
+        ref,
+        issue,
+        dir,
+        brief,
+        input,
+        starter: may.starter,
+        launcher,
+        project: project.key,
+        made,
+      })
     if (p.reuse) return create(reusedDirectory(ctx, { rec: ctx.store.get(p.reuse.id)! }, dir))
-    return inNewDirectory(ctx, project, { role: 'builder', branch: p.branch, startPoint: input.from ?? base }, dir, fetched, create)
+    return inNewDirectory(
+      ctx,
+      project,
+      { role: 'builder', branch: p.branch, startPoint: input.from ?? base },
+      dir,
+      fetched,
+      create,
+    )
   })
   const view = input.noWait || rec.harness === 'none' ? ctx.view(rec) : await awaitStart(ctx, rec, START_WAIT_LIMIT_MS)
   const n = rec.worker!.iteration
-  if (view.activity === 'failed-to-start') throw new SvcError('conflict', `worker ${issue.ref} i${n} (conv ${rec.id}) failed to start: ${view.evidence.detail}`)
+  if (view.activity === 'failed-to-start')
+    throw new SvcError(
+      'conflict',
+      `worker ${issue.ref} i${n} (conv ${rec.id}) failed to start: ${view.evidence.detail}`,
+    )
   return { worker: view, line: `Worker ${issue.ref} i${n}: conv ${rec.id} (${rec.name}) in ${rec.cwd}` }
 }
 
@@ -74,15 +107,40 @@ export async function workerRun(ctx: KernelContext, input: PortInput<'workerRun'
  * silently. */
 function snapshot(ctx: KernelContext, issue: IssueView): string {
   const hash = ctx.io.ids.sha256(JSON.stringify([issue.title, issue.body]))
-  return JSON.stringify({ ref: issue.ref, title: issue.title, body: issue.body, url: issue.url, state: issue.state, sha256: hash }, null, 2) + '\n'
+  return (
+    JSON.stringify(
+      { ref: issue.ref, title: issue.title, body: issue.body, url: issue.url, state: issue.state, sha256: hash },
+      null,
+      2,
+    ) + '\n'
+  )
 }
 
 function createWorker(
   ctx: KernelContext,
-  a: { plan: WorkerPlan; ref: IssueRef; issue: IssueView; dir: string; brief: string; input: PortInput<'workerRun'>; starter: ConversationRecord; launcher: ConversationRecord; project: string; made: Made },
+  a: {
+    plan: WorkerPlan
+    ref: IssueRef
+    issue: IssueView
+    dir: string
+    brief: string
+    input: PortInput<'workerRun'>
+    starter: ConversationRecord
+    launcher: ConversationRecord
+    project: string
+    made: Made
+  },
 ): Promise<ConversationRecord> {
   const { plan, made, issue } = a
-  const contract = buildWorkerContract({ issue: issue.ref, title: issue.title, url: issue.url, iteration: plan.iteration, cwd: a.dir, branch: made.branch, brief: a.brief })
+  const contract = buildWorkerContract({
+    issue: issue.ref,
+    title: issue.title,
+    url: issue.url,
+    iteration: plan.iteration,
+    cwd: a.dir,
+    branch: made.branch,
+    brief: a.brief,
+  })
   return createConversation(ctx, {
     fallbackName: (_id, attempt) => workerConvName(a.ref, plan.iteration, attempt),
     // A worker nests under the conversation that ran it; it reports to the effective launcher.

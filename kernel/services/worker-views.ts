@@ -23,7 +23,10 @@ function resolveWorker(ctx: KernelContext, ref: string): ConversationRecord {
 }
 
 /** The workers of an issue: `--issue` as `svc issue show` reads it (a local one is the project's). */
-async function ofIssue(ctx: KernelContext, input: { issue?: string; project?: string; cwd?: string }): Promise<((r: ConversationRecord) => boolean) | undefined> {
+async function ofIssue(
+  ctx: KernelContext,
+  input: { issue?: string; project?: string; cwd?: string },
+): Promise<((r: ConversationRecord) => boolean) | undefined> {
   if (input.issue === undefined) return undefined
   const { ref, project } = await resolveIssueRef(ctx, { ref: input.issue, project: input.project, cwd: input.cwd })
   const text = formatIssueRef(ref)
@@ -65,7 +68,10 @@ export async function workerViews(ctx: KernelContext, pick: (r: ConversationReco
 export async function workerList(ctx: KernelContext, input: PortInput<'workerList'>): Promise<WorkerView[]> {
   const issue = await ofIssue(ctx, input)
   const parent = input.parent === undefined ? undefined : ctx.resolve(input.parent).id
-  return workerViews(ctx, (r) => (!issue || issue(r)) && (parent === undefined || r.parent === parent || r.worker!.starter === parent))
+  return workerViews(
+    ctx,
+    (r) => (!issue || issue(r)) && (parent === undefined || r.parent === parent || r.worker!.starter === parent),
+  )
 }
 
 export const workerGet = async (ctx: KernelContext, ref: string): Promise<WorkerView> => {
@@ -80,7 +86,11 @@ export async function workerStop(ctx: KernelContext, input: PortInput<'workerSto
 }
 
 /** `svc worker reap`: the lane reap itself, on the worker's directory. */
-export async function workerReap(ctx: KernelContext, cache: GitFactsCache, input: PortInput<'workerReap'>): Promise<PortOutputs['workerReap']> {
+export async function workerReap(
+  ctx: KernelContext,
+  cache: GitFactsCache,
+  input: PortInput<'workerReap'>,
+): Promise<PortOutputs['workerReap']> {
   const rec = resolveWorker(ctx, input.worker)
   const { view, ...done } = await reapDirectory(ctx, cache, rec, input, () => workerGet(ctx, rec.id))
   return { worker: view, ...done }
@@ -91,12 +101,39 @@ export async function workerWait(ctx: KernelContext, input: PortInput<'workerWai
   decided(oneWaitForm([input.worker, input.issue, input.parent], 'worker'))
   if (input.worker !== undefined) {
     const rec = resolveWorker(ctx, input.worker)
-    return waitOn(ctx, oneMember(rec, input.after, 'worker', `worker ${rec.worker!.issue} i${rec.worker!.iteration}`), input)
+    return waitOn(
+      ctx,
+      oneMember(rec, input.after, 'worker', `worker ${rec.worker!.issue} i${rec.worker!.iteration}`),
+      input,
+    )
   }
   const after = setCursor(input.after)
   const issue = await ofIssue(ctx, input)
-  if (issue) return waitOn(ctx, { members: () => workersOf(ctx).filter(issue), after, afterSeq: 0, what: `issue ${input.issue}`, unit: 'worker', format: formatCursor }, input)
+  if (issue)
+    return waitOn(
+      ctx,
+      {
+        members: () => workersOf(ctx).filter(issue),
+        after,
+        afterSeq: 0,
+        what: `issue ${input.issue}`,
+        unit: 'worker',
+        format: formatCursor,
+      },
+      input,
+    )
   const parent = ctx.resolve(input.parent!)
   const ran = (r: ConversationRecord) => r.parent === parent.id || r.worker!.starter === parent.id
-  return waitOn(ctx, { members: () => workersOf(ctx).filter(ran), after, afterSeq: 0, what: `the workers of conv ${parent.id}`, unit: 'worker', format: formatCursor }, input)
+  return waitOn(
+    ctx,
+    {
+      members: () => workersOf(ctx).filter(ran),
+      after,
+      afterSeq: 0,
+      what: `the workers of conv ${parent.id}`,
+      unit: 'worker',
+      format: formatCursor,
+    },
+    input,
+  )
 }

@@ -32,10 +32,14 @@ const resolved = (file: string) =>
 /** The Debian package that installed each library, under any of its names (/lib is /usr/lib on a merged system, and
  * ldd may name a symbolic link), asked of dpkg in one call. */
 function packagesOf(paths: string[]): Map<string, string | undefined> {
-  const namesOf = (path: string) => [path, realpathSync(path)].flatMap((p) => [p, p.startsWith('/usr/') ? p.slice(4) : `/usr${p}`])
+  const namesOf = (path: string) =>
+    [path, realpathSync(path)].flatMap((p) => [p, p.startsWith('/usr/') ? p.slice(4) : `/usr${p}`])
   let out: string
   try {
-    out = execFileSync('dpkg-query', ['-S', ...new Set(paths.flatMap(namesOf))], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+    out = execFileSync('dpkg-query', ['-S', ...new Set(paths.flatMap(namesOf))], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
   } catch (e) {
     out = String((e as { stdout?: string }).stdout ?? '') // some names are unknown to dpkg: it says so and exits 1
   }
@@ -44,7 +48,14 @@ function packagesOf(paths: string[]): Map<string, string | undefined> {
     const m = /^([^:,\s]+)(?::\S+)?: (\/.+)$/.exec(line)
     if (m) owner.set(m[2], m[1])
   }
-  return new Map(paths.map((p) => [p, namesOf(p).map((n) => owner.get(n)).find(Boolean)]))
+  return new Map(
+    paths.map((p) => [
+      p,
+      namesOf(p)
+        .map((n) => owner.get(n))
+        .find(Boolean),
+    ]),
+  )
 }
 
 libs('the browser npm installs needs only libraries it ships or the base system has: ldd finds every one', async () => {
@@ -62,26 +73,33 @@ libs('the browser npm installs needs only libraries it ships or the base system 
   assertBasePackages(system)
 })
 
-libs('what the running browser has loaded after drawing a page: only its own libraries and those of the base system', async () => {
-  const exe = await chromiumExecutable()
-  const dir = chromiumDir()
-  const browser = await chromium.launch({ executablePath: exe, headless: true, args: CHROMIUM_ARGS })
-  let loaded: Set<string>
-  try {
-    const page = await browser.newPage()
-    await page.setContent('<h1 style="font-family: sans-serif">Command Deck ✓</h1><input value="text">')
-    assert.ok((await screenshotOf(page)).length > 0, 'a screenshot is drawn')
-    // Libraries opened at run time (dlopen) show in the processes' memory maps, which ldd cannot see.
-    const pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p) && cmdline(p).startsWith(exe))
-    assert.ok(pids.length > 0, 'the browser processes are found')
-    loaded = new Set(pids.flatMap((p) => [...readFileSync(`/proc/${p}/maps`, 'utf8').matchAll(/ (\/\S+\.so[.\d]*)$/gm)].map((m) => m[1])))
-  } finally {
-    await browser.close()
-  }
-  const own = [...loaded].filter((p) => p.startsWith(dir + '/'))
-  assert.ok(own.length > 0, 'it loads the graphics libraries it ships')
-  assertBasePackages(new Set([...loaded].filter((p) => !p.startsWith(dir + '/'))))
-})
+libs(
+  'what the running browser has loaded after drawing a page: only its own libraries and those of the base system',
+  async () => {
+    const exe = await chromiumExecutable()
+    const dir = chromiumDir()
+    const browser = await chromium.launch({ executablePath: exe, headless: true, args: CHROMIUM_ARGS })
+    let loaded: Set<string>
+    try {
+      const page = await browser.newPage()
+      await page.setContent('<h1 style="font-family: sans-serif">Command Deck ✓</h1><input value="text">')
+      assert.ok((await screenshotOf(page)).length > 0, 'a screenshot is drawn')
+      // Libraries opened at run time (dlopen) show in the processes' memory maps, which ldd cannot see.
+      const pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p) && cmdline(p).startsWith(exe))
+      assert.ok(pids.length > 0, 'the browser processes are found')
+      loaded = new Set(
+        pids.flatMap((p) =>
+          [...readFileSync(`/proc/${p}/maps`, 'utf8').matchAll(/ (\/\S+\.so[.\d]*)$/gm)].map((m) => m[1]),
+        ),
+      )
+    } finally {
+      await browser.close()
+    }
+    const own = [...loaded].filter((p) => p.startsWith(dir + '/'))
+    assert.ok(own.length > 0, 'it loads the graphics libraries it ships')
+    assertBasePackages(new Set([...loaded].filter((p) => !p.startsWith(dir + '/'))))
+  },
+)
 
 const cmdline = (pid: string) => {
   try {
@@ -94,7 +112,10 @@ const cmdline = (pid: string) => {
 /** Each system library belongs to a package of the base system, not to one installed by hand. */
 function assertBasePackages(system: Set<string>) {
   for (const [path, owner] of packagesOf([...system]))
-    assert.ok(owner && BASE_PACKAGES.includes(owner), `the browser loads ${path}, of package ${owner ?? '(none)'}, which is not in the base list ${BASE_PACKAGES.join(', ')}`)
+    assert.ok(
+      owner && BASE_PACKAGES.includes(owner),
+      `the browser loads ${path}, of package ${owner ?? '(none)'}, which is not in the base list ${BASE_PACKAGES.join(', ')}`,
+    )
 }
 
 libs.run()

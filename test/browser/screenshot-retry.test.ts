@@ -23,7 +23,10 @@ function pageAnswering(errors: string[]) {
 test('no frame twice, then a picture: the picture is returned after three askings, each as a png', async () => {
   const page = pageAnswering([NO_FRAME, NO_FRAME])
   assert.equal(await screenshotOf(page, { fullPage: true }, 1), Buffer.from('png'))
-  assert.equal(page.asked, [1, 2, 3].map(() => ({ type: 'png', fullPage: true })))
+  assert.equal(
+    page.asked,
+    [1, 2, 3].map(() => ({ type: 'png', fullPage: true })),
+  )
 })
 
 test('no frame five times: the fifth answer is thrown, and the page is not asked a sixth time', async () => {

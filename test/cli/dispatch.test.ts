@@ -37,7 +37,10 @@ test('item 15: an unexpected error is one line naming where its details were kep
   const code = await dispatch(['conv', 'list'], io, failingPort(boom))
   assert.is(code, 1)
   const log = join(home, 'cli.log')
-  assert.is(io.errText(), `svc: internal error: Cannot read properties of undefined (reading 'toFixed') (details in ${log})\n`)
+  assert.is(
+    io.errText(),
+    `svc: internal error: Cannot read properties of undefined (reading 'toFixed') (details in ${log})\n`,
+  )
   assert.is(io.outText(), '')
   assert.match(readFileSync(log, 'utf8'), boom.stack!, 'the stack is kept in the log')
 })

@@ -9,10 +9,13 @@ import { ROOT } from '../helpers/home.js'
 
 const PRODUCT = ['cli', 'kernel', 'handlers']
 const sources = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : []))
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : [],
+  )
 
 /** Every module specifier of a source file: static imports and re-exports, and dynamic imports of a literal. */
-const specifiers = (src: string) => [...src.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm)].map((m) => m[1])
+const specifiers = (src: string) =>
+  [...src.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm)].map((m) => m[1])
 
 test('product code imports nothing from fixtures/ or test/', () => {
   const found: string[] = []

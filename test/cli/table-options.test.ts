@@ -39,7 +39,11 @@ function moduleAt(path: string): Module {
   for (const [, names, from] of src.matchAll(/^import (?:type )?\{([^}]*)\} from '(\.[^']+)'/gm)) {
     const target = join(path, '..', from).replace(/\.js$/, '.ts')
     if (!target.startsWith('cli/')) continue
-    for (const n of names.split(',').map((x) => x.trim().replace(/^type /, '')).filter(Boolean)) imports.set(n, target)
+    for (const n of names
+      .split(',')
+      .map((x) => x.trim().replace(/^type /, ''))
+      .filter(Boolean))
+      imports.set(n, target)
   }
   m = { decls, imports }
   modules.set(path, m)
@@ -75,12 +79,17 @@ function optionsRead(path: string, name: string, seen = new Set<string>()): { re
   for (const [, flag] of body.matchAll(/\(\s*args\s*,\s*'([^']+)'/g)) reads.add(flag)
   // A read by a computed name is allowed only in a helper that is given the name: optionText(args, flag),
   // oneOf(args, flag, set).
-  for (const [, key] of body.matchAll(/\bargs\[\s*([^'\]\s][^\]]*)\]/g)) if (!new RegExp(`\\b${key}\\s*:\\s*string\\b`).test(head)) unknown.push(`${id} reads args[${key}]`)
+  for (const [, key] of body.matchAll(/\bargs\[\s*([^'\]\s][^\]]*)\]/g))
+    if (!new RegExp(`\\b${key}\\s*:\\s*string\\b`).test(head)) unknown.push(`${id} reads args[${key}]`)
   if (/[{,]\s*\.\.\.args\b|=\s*args\s*[;\n]/.test(body)) unknown.push(`${id} copies or destructures args`)
   // Calls that hand `args` on, and in a declaration that never sees `args` (a factory: `successor('fork')`), the
   // functions of cli/ it calls.
   const handsOn = [...body.matchAll(/[(,]\s*args\s*[,)]/g)].flatMap((x) => calleeAt(body, x.index) ?? [])
-  const made = /\bargs\b/.test(body) ? [] : [...body.matchAll(/\b(\w+)\(/g)].map((x) => x[1]).filter((f) => f !== name && (m.decls.has(f) || m.imports.has(f)))
+  const made = /\bargs\b/.test(body)
+    ? []
+    : [...body.matchAll(/\b(\w+)\(/g)]
+        .map((x) => x[1])
+        .filter((f) => f !== name && (m.decls.has(f) || m.imports.has(f)))
   for (const callee of [...handsOn, ...made]) {
     const where = m.decls.has(callee) ? path : m.imports.get(callee)
     if (!where) {
@@ -109,8 +118,12 @@ function mismatches(c: CommandSpec): string[] {
   const declared = new Set(c.options.map((o) => o.flag))
   return [
     ...unknown,
-    ...[...reads].filter((r) => r !== '_' && !declared.has(r)).map((r) => `svc ${c.name} reads --${r}, which its table entry does not declare`),
-    ...[...declared].filter((d) => !reads.has(d)).map((d) => `svc ${c.name} declares --${d}, which ${path} ${name} never reads`),
+    ...[...reads]
+      .filter((r) => r !== '_' && !declared.has(r))
+      .map((r) => `svc ${c.name} reads --${r}, which its table entry does not declare`),
+    ...[...declared]
+      .filter((d) => !reads.has(d))
+      .map((d) => `svc ${c.name} declares --${d}, which ${path} ${name} never reads`),
   ]
 }
 
@@ -123,7 +136,27 @@ test('the check sees what it claims to: the options of svc lane start and svc wo
     const { path, name } = loaded(COMMANDS.find((c) => c.name === verb)!)
     return [...optionsRead(path, name).reads].sort()
   }
-  assert.equal(read('lane start'), ['at', 'branch', 'brief', 'effort', 'for', 'from', 'harness', 'json', 'key', 'model', 'no-wait', 'parent', 'project', 'prompt', 'replace', 'reuse', 'role', 'run', 'title'])
+  assert.equal(read('lane start'), [
+    'at',
+    'branch',
+    'brief',
+    'effort',
+    'for',
+    'from',
+    'harness',
+    'json',
+    'key',
+    'model',
+    'no-wait',
+    'parent',
+    'project',
+    'prompt',
+    'replace',
+    'reuse',
+    'role',
+    'run',
+    'title',
+  ])
   assert.equal(read('worker wait'), ['after', 'issue', 'json', 'parent', 'project', 'timeout'])
   assert.equal(read('lane wait'), ['after', 'json', 'parent', 'run', 'timeout'])
 })

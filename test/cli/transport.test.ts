@@ -31,11 +31,20 @@ function server() {
         if (n === 1 && requests === 2) return void socket.resetAndDestroy()
         answered.push(`${n}:${path}`)
         const body = JSON.stringify({ path })
-        socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: keep-alive\r\n\r\n${body}`)
+        socket.write(
+          `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: keep-alive\r\n\r\n${body}`,
+        )
       }
     })
   })
-  return { srv, answered, received, listening: new Promise<number>((r) => srv.listen(0, '127.0.0.1', () => r((srv.address() as { port: number }).port))) }
+  return {
+    srv,
+    answered,
+    received,
+    listening: new Promise<number>((r) =>
+      srv.listen(0, '127.0.0.1', () => r((srv.address() as { port: number }).port)),
+    ),
+  }
 }
 
 const kernelAt = (port: number) => ({ port, token: 't', pid: process.pid }) as unknown as KernelFile
@@ -46,7 +55,11 @@ test('a request reset on a reused kept-alive connection is sent again once, on a
   try {
     assert.equal(await send('/rpc/a', {}), { status: 200, body: { path: '/rpc/a' } })
     assert.equal(await send('/rpc/b', {}), { status: 200, body: { path: '/rpc/b' } })
-    assert.equal(s.received, ['1:/rpc/a', '1:/rpc/b', '2:/rpc/b'], 'the second request went out on the kept-alive connection, was reset, and went out again once on a new one')
+    assert.equal(
+      s.received,
+      ['1:/rpc/a', '1:/rpc/b', '2:/rpc/b'],
+      'the second request went out on the kept-alive connection, was reset, and went out again once on a new one',
+    )
     assert.equal(s.answered, ['1:/rpc/a', '2:/rpc/b'])
   } finally {
     s.srv.close()
@@ -55,7 +68,9 @@ test('a request reset on a reused kept-alive connection is sent again once, on a
 
 test('a reset on a new connection is not sent again: one clear unavailable error', async () => {
   const srv = createServer((socket) => socket.on('data', () => socket.resetAndDestroy()))
-  const port = await new Promise<number>((r) => srv.listen(0, '127.0.0.1', () => r((srv.address() as { port: number }).port)))
+  const port = await new Promise<number>((r) =>
+    srv.listen(0, '127.0.0.1', () => r((srv.address() as { port: number }).port)),
+  )
   try {
     const send = httpTransport(kernelAt(port))
     await send('/rpc/a', {}).then(

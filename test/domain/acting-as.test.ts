@@ -27,12 +27,28 @@ const unknownKey: Decision = {
 test('item 10: who may act as whom, given the conversation named, whether it has a key, and whose key came with the request', () => {
   const cases: [string, Omit<ActAsFacts, 'what'>, Decision][] = [
     ['a keyed conversation with its own key', { named: { id: '7', hasKey: true }, keyOf: '7' }, ok],
-    ['a keyed conversation named, no key given (a builder naming its critic)', { named: { id: '7', hasKey: true } }, noKey('7')],
-    ["a keyed conversation named with another's key", { named: { id: '7', hasKey: true }, keyOf: '9' }, otherKey('9', '7')],
+    [
+      'a keyed conversation named, no key given (a builder naming its critic)',
+      { named: { id: '7', hasKey: true } },
+      noKey('7'),
+    ],
+    [
+      "a keyed conversation named with another's key",
+      { named: { id: '7', hasKey: true }, keyOf: '9' },
+      otherKey('9', '7'),
+    ],
     ['a keyless root (harness none) by its id alone', { named: { id: '1', hasKey: false } }, ok],
-    ["a keyless root named with a lane's key (the lane acting as the root)", { named: { id: '1', hasKey: false }, keyOf: '9' }, otherKey('9', '1')],
+    [
+      "a keyless root named with a lane's key (the lane acting as the root)",
+      { named: { id: '1', hasKey: false }, keyOf: '9' },
+      otherKey('9', '1'),
+    ],
     ['a key that belongs to no conversation', { named: { id: '1', hasKey: false }, keyOf: null }, unknownKey],
-    ['a key that belongs to no conversation, naming a keyed one', { named: { id: '7', hasKey: true }, keyOf: null }, unknownKey],
+    [
+      'a key that belongs to no conversation, naming a keyed one',
+      { named: { id: '7', hasKey: true }, keyOf: null },
+      unknownKey,
+    ],
     ['no conversation named, no key (a human telling)', {}, ok],
     ['no conversation named, a key of a conversation (acts as no one)', { keyOf: '9' }, ok],
   ]

@@ -18,7 +18,8 @@ import type { ConversationRecord } from '../../kernel/domain/conversation.js'
 import type { Role } from '../../kernel/domain/keys.js'
 
 const CREATED = 1_700_000_000_000
-const ev = (source: string, at: number, detail?: string): Evidence => (detail === undefined ? { source, at } : { source, at, detail })
+const ev = (source: string, at: number, detail?: string): Evidence =>
+  detail === undefined ? { source, at } : { source, at, detail }
 const alive = ev('pid 4242 start 99', CREATED + 10)
 const spawnError = ev('runner', CREATED + 5, 'ENOENT: claude')
 const ended = ev('process exit', CREATED + 20, 'exit 0')
@@ -59,7 +60,10 @@ test('failed-to-start wins over every later row (first match wins)', () => {
     assert.is(a.reason, undefined)
   }
   // long after the window too
-  assert.is(deriveActivity({ createdAt: CREATED, spawnError }, CREATED + 10 * STARTING_WINDOW_MS).value, 'failed-to-start')
+  assert.is(
+    deriveActivity({ createdAt: CREATED, spawnError }, CREATED + 10 * STARTING_WINDOW_MS).value,
+    'failed-to-start',
+  )
 })
 
 test('needs-you: alive and waiting, with each reason carried', () => {
@@ -230,24 +234,54 @@ test('newestPhase: on equal times the later candidate wins', () => {
 
 test('harnessWords: the harness’s own words when a failure, an error or a retry decided the activity; nothing otherwise', () => {
   const table: [Parameters<typeof harnessWords>[0], string | undefined][] = [
-    [{ value: 'failed-to-start', evidence: { source: 'spawn', at: 1, detail: 'Not logged in · Please run /login' } }, 'failed-to-start (spawn: Not logged in · Please run /login)'],
-    [{ value: 'idle', evidence: { source: 'error', at: 1, detail: 'API Error: 400 bad' } }, 'idle (error: API Error: 400 bad)'],
-    [{ value: 'working', evidence: { source: 'retrying', at: 1, detail: 'Reconnecting... 2/5 (timeout)' } }, 'working (retrying: Reconnecting... 2/5 (timeout))'],
+    [
+      { value: 'failed-to-start', evidence: { source: 'spawn', at: 1, detail: 'Not logged in · Please run /login' } },
+      'failed-to-start (spawn: Not logged in · Please run /login)',
+    ],
+    [
+      { value: 'idle', evidence: { source: 'error', at: 1, detail: 'API Error: 400 bad' } },
+      'idle (error: API Error: 400 bad)',
+    ],
+    [
+      { value: 'working', evidence: { source: 'retrying', at: 1, detail: 'Reconnecting... 2/5 (timeout)' } },
+      'working (retrying: Reconnecting... 2/5 (timeout))',
+    ],
     [{ value: 'idle', evidence: { source: 'stream: result', at: 1 } }, undefined],
-    [{ value: 'needs-you', reason: 'plan', evidence: { source: 'stream: can_use_tool', at: 1, detail: 'ExitPlanMode' } }, undefined],
+    [
+      {
+        value: 'needs-you',
+        reason: 'plan',
+        evidence: { source: 'stream: can_use_tool', at: 1, detail: 'ExitPlanMode' },
+      },
+      undefined,
+    ],
     [{ value: 'idle', evidence: { source: 'error', at: 1 } }, undefined],
   ]
   for (const [view, want] of table) assert.is(harnessWords(view), want, JSON.stringify(view))
 })
 
 test('hasEnded: stopped and failed-to-start; every other activity is live', () => {
-  const expected: Record<Activity, boolean> = { 'failed-to-start': true, 'needs-you': false, working: false, idle: false, starting: false, stopped: true }
+  const expected: Record<Activity, boolean> = {
+    'failed-to-start': true,
+    'needs-you': false,
+    working: false,
+    idle: false,
+    starting: false,
+    stopped: true,
+  }
   for (const a of ACTIVITIES) assert.is(hasEnded(a), expected[a], a)
 })
 
 // SPEC.md 3 related rules: the judge that takes no message (and 4.2), and which lanes have git facts read.
 const lane = (role: Role) => ({ run: 'r1', key: 'k', role, dir: 'd', root: '/lanes', iteration: 2 })
-const rec = (extra: Partial<ConversationRecord> = {}): ConversationRecord => ({ id: '7', name: 'r1-k-critic-i2', createdAt: 1, harness: 'claude', cwd: '/lanes/d', ...extra })
+const rec = (extra: Partial<ConversationRecord> = {}): ConversationRecord => ({
+  id: '7',
+  name: 'r1-k-critic-i2',
+  createdAt: 1,
+  harness: 'claude',
+  cwd: '/lanes/d',
+  ...extra,
+})
 
 test('takesMessages: a critic or verifier with its done report takes none; everyone else does', () => {
   const done = [{ status: 'done' as const }]
@@ -260,7 +294,8 @@ test('takesMessages: a critic or verifier with its done report takes none; every
     ['orchestrator, done', 'orchestrator', done, true],
     ['a root conversation', undefined, done, true],
   ]
-  for (const [name, role, reports, ok] of rows) assert.is(takesMessages(rec(role ? { lane: lane(role) } : {}), reports).ok, ok, name)
+  for (const [name, role, reports, ok] of rows)
+    assert.is(takesMessages(rec(role ? { lane: lane(role) } : {}), reports).ok, ok, name)
   assert.equal(takesMessages(rec({ lane: lane('critic') }), done), {
     ok: false,
     code: 'conflict',

@@ -27,7 +27,11 @@ test('isDriven: a runner drives it, and its record says neither ended nor archiv
     for (const e of [undefined, ended])
       for (const archived of [undefined, false, true]) {
         const want = harness !== 'none' && !e && !archived
-        assert.is(isDriven({ harness, ended: e, archived } as never), want, `${harness} ended=${Boolean(e)} archived=${archived}`)
+        assert.is(
+          isDriven({ harness, ended: e, archived } as never),
+          want,
+          `${harness} ended=${Boolean(e)} archived=${archived}`,
+        )
       }
 })
 
@@ -36,33 +40,58 @@ test('mayStillChange: driven, and its runner has not written its end; the state 
     throw new Error('the state of a conversation that is not driven was read')
   }
   const live = { harness: 'shell', ended: undefined, archived: undefined } as never
-  assert.is(mayStillChange(live, () => undefined), true, 'no state yet: the runner may still write one')
-  assert.is(mayStillChange(live, () => ({})), true)
-  assert.is(mayStillChange(live, () => ({ ended: { at: 2 } })), false, 'the runner wrote its end')
+  assert.is(
+    mayStillChange(live, () => undefined),
+    true,
+    'no state yet: the runner may still write one',
+  )
+  assert.is(
+    mayStillChange(live, () => ({})),
+    true,
+  )
+  assert.is(
+    mayStillChange(live, () => ({ ended: { at: 2 } })),
+    false,
+    'the runner wrote its end',
+  )
   assert.is(mayStillChange({ harness: 'none' } as never, unread), false)
   assert.is(mayStillChange({ harness: 'shell', ended } as never, unread), false)
   assert.is(mayStillChange({ harness: 'shell', archived: true } as never, unread), false)
 })
-
 
 // The refusals of the conversation verbs, as rules: each row is the facts and the exact decision.
 
 test('callerSet: $SERVICE_CONVERSATION is set, else the verb says how to give it', () => {
   const CASES: [string | undefined, string, Decision<{ ref: string }>][] = [
     ['12', 'svc conv mark must run inside a conversation', allow({ ref: '12' })],
-    [undefined, 'svc conv mark must run inside a conversation', refuse('usage', 'SERVICE_CONVERSATION is not set: svc conv mark must run inside a conversation')],
-    ['', 'run svc worker run inside a conversation', refuse('usage', 'SERVICE_CONVERSATION is not set: run svc worker run inside a conversation')],
+    [
+      undefined,
+      'svc conv mark must run inside a conversation',
+      refuse('usage', 'SERVICE_CONVERSATION is not set: svc conv mark must run inside a conversation'),
+    ],
+    [
+      '',
+      'run svc worker run inside a conversation',
+      refuse('usage', 'SERVICE_CONVERSATION is not set: run svc worker run inside a conversation'),
+    ],
   ]
   for (const [ref, fix, want] of CASES) assert.equal(callerSet(ref, fix), want, String(ref))
 })
 
 test('conversationFound: a reference that names no record is not_found, with where to look', () => {
   assert.equal(conversationFound('7', { id: '7' }), allow({ rec: { id: '7' } }))
-  assert.equal(conversationFound('conv-x', undefined), refuse('not_found', 'no conversation conv-x', 'svc conv list shows the conversations'))
+  assert.equal(
+    conversationFound('conv-x', undefined),
+    refuse('not_found', 'no conversation conv-x', 'svc conv list shows the conversations'),
+  )
 })
 
 test('convNameFits: no name, or a conversation name; a bad one is echoed on one short line', () => {
-  const bad = (shown: string) => refuse('usage', `invalid name '${shown}': use lower-case letters, digits, '.', '_' or '-', starting with a letter or digit`)
+  const bad = (shown: string) =>
+    refuse(
+      'usage',
+      `invalid name '${shown}': use lower-case letters, digits, '.', '_' or '-', starting with a letter or digit`,
+    )
   const CASES: [string | undefined, Decision][] = [
     [undefined, ALLOWED],
     ['ok-name.1_x', ALLOWED],
@@ -125,7 +154,7 @@ test('markReasonFits: --reason goes only with needs-you', () => {
 test('briefGiven (SPEC.md 4.1 start, worker run): exactly one of --brief or --prompt, and not empty', () => {
   const rows: [string, { brief?: string; prompt?: string }, Decision<{ brief: string }>][] = [
     ['a prompt', { prompt: 'do it' }, allow({ brief: 'do it' })],
-    ['a brief file\'s text', { brief: '# Brief\n' }, allow({ brief: '# Brief\n' })],
+    ["a brief file's text", { brief: '# Brief\n' }, allow({ brief: '# Brief\n' })],
     ['neither', {}, refuse('usage', 'give exactly one of --brief <file> or --prompt <text>')],
     ['both', { brief: 'a', prompt: 'b' }, refuse('usage', 'give exactly one of --brief <file> or --prompt <text>')],
     ['an empty prompt', { prompt: '' }, refuse('usage', 'the brief is empty')],

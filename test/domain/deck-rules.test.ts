@@ -37,7 +37,13 @@ test('costText, usdText, clockTime: one formatter of money and time for the CLI 
   for (const [got, want] of CASES) assert.is(got, want)
 })
 
-const lane = (over: Partial<CountedLane>): CountedLane => ({ id: '1', run: 'r1', activity: 'working', archived: false, ...over })
+const lane = (over: Partial<CountedLane>): CountedLane => ({
+  id: '1',
+  run: 'r1',
+  activity: 'working',
+  archived: false,
+  ...over,
+})
 test('runCounts: each lane once by activity (archived and the rest as other), plus reported, and stale for a judge whose own verdict went stale', () => {
   const CASES: [string, CountedLane[], Record<string, Record<string, number>>][] = [
     ['none', [], {}],
@@ -64,17 +70,66 @@ test('runCounts: each lane once by activity (archived and the rest as other), pl
 
 test('needsYouAsk: the question with its options, the permission with its tool and input, the plan, a self-mark', () => {
   const CASES: [string, Parameters<typeof needsYouAsk>, ReturnType<typeof needsYouAsk>, string][] = [
-    ['self-marked', [undefined, 'question'], { kind: 'mark', reason: 'question' }, 'it marked itself needs-you (question): answer with a message'],
+    [
+      'self-marked',
+      [undefined, 'question'],
+      { kind: 'mark', reason: 'question' },
+      'it marked itself needs-you (question): answer with a message',
+    ],
     [
       'question',
-      [{ kind: 'question', tool: 'AskUserQuestion', input: { questions: [{ question: 'Which database?', header: 'DB', options: [{ label: 'Postgres', description: 'relational' }, 'SQLite'] }] } }],
-      { kind: 'question', tool: 'AskUserQuestion', questions: [{ question: 'Which database?', header: 'DB', options: [{ label: 'Postgres', description: 'relational' }, { label: 'SQLite' }] }] },
+      [
+        {
+          kind: 'question',
+          tool: 'AskUserQuestion',
+          input: {
+            questions: [
+              {
+                question: 'Which database?',
+                header: 'DB',
+                options: [{ label: 'Postgres', description: 'relational' }, 'SQLite'],
+              },
+            ],
+          },
+        },
+      ],
+      {
+        kind: 'question',
+        tool: 'AskUserQuestion',
+        questions: [
+          {
+            question: 'Which database?',
+            header: 'DB',
+            options: [{ label: 'Postgres', description: 'relational' }, { label: 'SQLite' }],
+          },
+        ],
+      },
       'question for AskUserQuestion: Which database?',
     ],
-    ['permission with a command', [{ kind: 'permission', tool: 'Bash', input: { command: 'rm -rf build' } }], { kind: 'permission', tool: 'Bash', input: 'rm -rf build' }, 'permission for Bash: rm -rf build'],
-    ['permission with other input', [{ kind: 'permission', tool: 'Fetch', input: { n: 1 } }], { kind: 'permission', tool: 'Fetch', input: '{"n":1}' }, 'permission for Fetch: {"n":1}'],
-    ['permission, input not an object', [{ kind: 'permission', input: 'x' }], { kind: 'permission', tool: 'a tool', input: '' }, 'permission for a tool'],
-    ['plan', [{ kind: 'plan', tool: 'ExitPlanMode', input: { plan: '1. Add storage' } }], { kind: 'plan', tool: 'ExitPlanMode', plan: '1. Add storage' }, 'plan for ExitPlanMode: 1. Add storage'],
+    [
+      'permission with a command',
+      [{ kind: 'permission', tool: 'Bash', input: { command: 'rm -rf build' } }],
+      { kind: 'permission', tool: 'Bash', input: 'rm -rf build' },
+      'permission for Bash: rm -rf build',
+    ],
+    [
+      'permission with other input',
+      [{ kind: 'permission', tool: 'Fetch', input: { n: 1 } }],
+      { kind: 'permission', tool: 'Fetch', input: '{"n":1}' },
+      'permission for Fetch: {"n":1}',
+    ],
+    [
+      'permission, input not an object',
+      [{ kind: 'permission', input: 'x' }],
+      { kind: 'permission', tool: 'a tool', input: '' },
+      'permission for a tool',
+    ],
+    [
+      'plan',
+      [{ kind: 'plan', tool: 'ExitPlanMode', input: { plan: '1. Add storage' } }],
+      { kind: 'plan', tool: 'ExitPlanMode', plan: '1. Add storage' },
+      'plan for ExitPlanMode: 1. Add storage',
+    ],
   ]
   for (const [name, args, want, line] of CASES) {
     assert.equal(needsYouAsk(...args), want, name)
@@ -82,17 +137,47 @@ test('needsYouAsk: the question with its options, the permission with its tool a
   }
 })
 
-const target = (over: Partial<TellTarget>): TellTarget => ({ id: '7', name: 'r1-c-critic-i1', harness: 'shell', activity: 'idle', ...over })
+const target = (over: Partial<TellTarget>): TellTarget => ({
+  id: '7',
+  name: 'r1-c-critic-i1',
+  harness: 'shell',
+  activity: 'idle',
+  ...over,
+})
 const critic = { run: 'r1', key: 'c', role: 'critic' as const, dir: 'r1-c-critic-i1', root: '/l', iteration: 1 }
 const DONE = [{ status: 'done' as const }]
 test('tellRefusal: the one rule behind svc tell and the disabled composer', () => {
   const CASES: [string, TellTarget, { status: 'done' | 'blocked' | 'failed' }[], boolean, string | undefined][] = [
     ['a live lane takes messages', target({}), [], false, undefined],
-    ['no harness', target({ harness: 'none' }), [], false, 'conv 7 (r1-c-critic-i1) is driven by no harness; nothing would read the message'],
-    ['stopped (archived reads stopped)', target({ activity: 'stopped' }), [], false, 'conv 7 (r1-c-critic-i1) is stopped; the message would not reach it'],
-    ['failed to start', target({ activity: 'failed-to-start' }), [], false, 'conv 7 (r1-c-critic-i1) is failed-to-start; the message would not reach it'],
+    [
+      'no harness',
+      target({ harness: 'none' }),
+      [],
+      false,
+      'conv 7 (r1-c-critic-i1) is driven by no harness; nothing would read the message',
+    ],
+    [
+      'stopped (archived reads stopped)',
+      target({ activity: 'stopped' }),
+      [],
+      false,
+      'conv 7 (r1-c-critic-i1) is stopped; the message would not reach it',
+    ],
+    [
+      'failed to start',
+      target({ activity: 'failed-to-start' }),
+      [],
+      false,
+      'conv 7 (r1-c-critic-i1) is failed-to-start; the message would not reach it',
+    ],
     ['a critic before its done report', target({ lane: critic }), [{ status: 'blocked' }], false, undefined],
-    ['a critic that filed its done report', target({ lane: critic }), DONE, false, 'conv 7 (r1-c-critic-i1) is a critic that has filed its done report; it takes no further messages'],
+    [
+      'a critic that filed its done report',
+      target({ lane: critic }),
+      DONE,
+      false,
+      'conv 7 (r1-c-critic-i1) is a critic that has filed its done report; it takes no further messages',
+    ],
     ['forced', target({ lane: critic }), DONE, true, undefined],
   ]
   for (const [name, t, reports, force, want] of CASES) {
@@ -105,7 +190,11 @@ test('tellRefusal: the one rule behind svc tell and the disabled composer', () =
 test('verdictDefects: one line per defect, whatever shape the file gives it; a broken file says why', () => {
   const CASES: [string, string, ReturnType<typeof verdictDefects>][] = [
     ['strings', '{"defects":["splits on commas only","no test"]}', { defects: ['splits on commas only', 'no test'] }],
-    ['objects', '{"defects":[{"title":"t","file":"a.ts","line":3},{"description":"d"},{"defect":"e"},{"x":1},7]}', { defects: ['a.ts:3: t', 'd', 'e', '{"x":1}', '7'] }],
+    [
+      'objects',
+      '{"defects":[{"title":"t","file":"a.ts","line":3},{"description":"d"},{"defect":"e"},{"x":1},7]}',
+      { defects: ['a.ts:3: t', 'd', 'e', '{"x":1}', '7'] },
+    ],
     ['empty', '{"defects":[]}', { defects: [] }],
     ['no array', '{"verdict":"PASS"}', { defects: [], problem: 'the verdict file has no defects array' }],
     ['not JSON', '<script>', { defects: [], problem: 'the verdict file is not JSON' }],

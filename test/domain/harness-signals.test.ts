@@ -1,6 +1,15 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { claudeResultError, claudeRetryText, isCodexRetry, isFatalClaudeError, nextRetryWatch, retryLimitMs, retryVerdict, RETRY_LIMIT_MS } from '../../kernel/domain/harness-signals.js'
+import {
+  claudeResultError,
+  claudeRetryText,
+  isCodexRetry,
+  isFatalClaudeError,
+  nextRetryWatch,
+  retryLimitMs,
+  retryVerdict,
+  RETRY_LIMIT_MS,
+} from '../../kernel/domain/harness-signals.js'
 import { codexThreadUsage, estimateUsd } from '../../kernel/domain/token-cost.js'
 
 const NOW = 1_700_000_000_000
@@ -26,7 +35,10 @@ test('claude result: its error text, from errors[], result or subtype; none for 
     [{ subtype: 'success', is_error: false, result: 'done' }, undefined],
     [{ subtype: 'success', is_error: true, result: 'API Error: 400 bad' }, 'API Error: 400 bad'],
     [{ subtype: 'error_during_execution', is_error: true, errors: ['first', 'second'] }, 'first; second'],
-    [{ subtype: 'error_max_turns', errors: ['Reached maximum number of turns (3)'] }, 'Reached maximum number of turns (3)'],
+    [
+      { subtype: 'error_max_turns', errors: ['Reached maximum number of turns (3)'] },
+      'Reached maximum number of turns (3)',
+    ],
     [{ subtype: 'error_during_execution', is_error: true }, 'turn ended with error_during_execution'],
     [{ subtype: 'success', is_error: false, errors: [] }, undefined],
   ]
@@ -34,8 +46,20 @@ test('claude result: its error text, from errors[], result or subtype; none for 
 })
 
 test('retry texts: claude api_retry in words; codex Reconnecting events are retries, other errors are not', () => {
-  assert.is(claudeRetryText({ attempt: 2, max_retries: 10, retry_delay_ms: 1025, error_status: 401, error: 'authentication_failed' }), 'API error 401 authentication_failed; retry 2/10 in 1.0 s')
-  assert.is(claudeRetryText({ attempt: 1, max_retries: 10, error_status: null, error: 'unknown' }), 'API error unknown; retry 1/10')
+  assert.is(
+    claudeRetryText({
+      attempt: 2,
+      max_retries: 10,
+      retry_delay_ms: 1025,
+      error_status: 401,
+      error: 'authentication_failed',
+    }),
+    'API error 401 authentication_failed; retry 2/10 in 1.0 s',
+  )
+  assert.is(
+    claudeRetryText({ attempt: 1, max_retries: 10, error_status: null, error: 'unknown' }),
+    'API error unknown; retry 1/10',
+  )
   const codex: [string, boolean][] = [
     ['Reconnecting... 2/5 (unexpected status 401 Unauthorized)', true],
     ['Reconnecting... waiting for network (Connection failed: error sending request)', true],
@@ -51,16 +75,29 @@ test('retry watch: kept from the first retry while retrying, gone on progress; t
   const w2 = nextRetryWatch(w1, retrying('r2', NOW + 5), NOW + 5)
   assert.equal(w2, { since: NOW, message: 'r2' })
   assert.is(nextRetryWatch(w2, { value: 'working', source: 'stream: assistant', at: NOW + 6 }, NOW + 6), undefined)
-  const limits: [string | undefined, number][] = [[undefined, RETRY_LIMIT_MS], ['2500', 2500], ['0', RETRY_LIMIT_MS], ['x', RETRY_LIMIT_MS], ['-5', RETRY_LIMIT_MS]]
+  const limits: [string | undefined, number][] = [
+    [undefined, RETRY_LIMIT_MS],
+    ['2500', 2500],
+    ['0', RETRY_LIMIT_MS],
+    ['x', RETRY_LIMIT_MS],
+    ['-5', RETRY_LIMIT_MS],
+  ]
   for (const [setting, want] of limits) assert.is(retryLimitMs(setting), want, String(setting))
   assert.equal(retryVerdict(undefined, NOW, 1000), { exceeded: false, inMs: 1000 })
   assert.equal(retryVerdict(w2, NOW + 400, 1000), { exceeded: false, inMs: 600 })
-  assert.equal(retryVerdict(w2, NOW + 12_400, 10_000), { exceeded: true, message: 'r2 (retried 12 s without progress; turn interrupted)' })
+  assert.equal(retryVerdict(w2, NOW + 12_400, 10_000), {
+    exceeded: true,
+    message: 'r2 (retried 12 s without progress; turn interrupted)',
+  })
 })
 
 test('codex usage of a thread: the newest running total, so three equal turns cost three times one', () => {
   const turn = { input_tokens: 1200, cached_input_tokens: 200, output_tokens: 30, reasoning_output_tokens: 0 }
-  const reports = [1, 2, 3].map((n) => ({ input_tokens: turn.input_tokens * n, cached_input_tokens: turn.cached_input_tokens * n, output_tokens: turn.output_tokens * n }))
+  const reports = [1, 2, 3].map((n) => ({
+    input_tokens: turn.input_tokens * n,
+    cached_input_tokens: turn.cached_input_tokens * n,
+    output_tokens: turn.output_tokens * n,
+  }))
   const usage = codexThreadUsage(reports.at(-1))
   assert.equal(usage, { input: 3600, cachedInput: 600, output: 90 })
   assert.is(estimateUsd('gpt-5', usage), 3 * estimateUsd('gpt-5', codexThreadUsage(turn)))

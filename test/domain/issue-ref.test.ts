@@ -1,6 +1,15 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { formatIssueRef, issueSlug, issueTitleFits, mayCloseHere, onOrigin, parseGithubRemote, parseIssueRef, type IssueRef } from '../../kernel/domain/issue-ref.js'
+import {
+  formatIssueRef,
+  issueSlug,
+  issueTitleFits,
+  mayCloseHere,
+  onOrigin,
+  parseGithubRemote,
+  parseIssueRef,
+  type IssueRef,
+} from '../../kernel/domain/issue-ref.js'
 import { ALLOWED, allow, refuse, type Decision } from '../../kernel/domain/refusal.js'
 
 const ok = (text: string): IssueRef => {
@@ -40,7 +49,10 @@ test('references refused, each with the reason on one line', () => {
     ['local:07', "'local:07' is not an issue reference: the number after local: must be a whole number from 1"],
     ['local:-1', "'local:-1' is not an issue reference: the number after local: must be a whole number from 1"],
     ['local:1e3', "'local:1e3' is not an issue reference: the number after local: must be a whole number from 1"],
-    ['local:1000000000', "'local:1000000000' is not an issue reference: the number after local: must be a whole number from 1"],
+    [
+      'local:1000000000',
+      "'local:1000000000' is not an issue reference: the number after local: must be a whole number from 1",
+    ],
     ['#', "'#' is not an issue reference: the number after # must be a whole number from 1"],
     ['#x', "'#x' is not an issue reference: the number after # must be a whole number from 1"],
     ['gh:acme/app', "'gh:acme/app' is not an issue reference: write gh:<owner>/<repo>#<n>"],
@@ -48,15 +60,42 @@ test('references refused, each with the reason on one line', () => {
     ['gh:a/b/c#3', "'gh:a/b/c#3' is not an issue reference: write gh:<owner>/<repo>#<n>"],
     ['gh:acme/app#0', "'gh:acme/app#0' is not an issue reference: the number after # must be a whole number from 1"],
     ['gh:acme/app#', "'gh:acme/app#' is not an issue reference: the number after # must be a whole number from 1"],
-    ['gh:-acme/app#1', "'gh:-acme/app#1' is not an issue reference: '-acme' is not a GitHub account name (letters, digits and hyphens, at most 39, not starting with a hyphen)"],
-    ['gh:ac.me/app#1', "'gh:ac.me/app#1' is not an issue reference: 'ac.me' is not a GitHub account name (letters, digits and hyphens, at most 39, not starting with a hyphen)"],
-    ['gh:ac+me/app#1', "'gh:ac+me/app#1' is not an issue reference: 'ac+me' is not a GitHub account name (letters, digits and hyphens, at most 39, not starting with a hyphen)"],
-    [`gh:${'a'.repeat(40)}/app#1`, `'gh:${'a'.repeat(40)}/app#1' is not an issue reference: '${'a'.repeat(40)}' is not a GitHub account name (letters, digits and hyphens, at most 39, not starting with a hyphen)`],
-    ['gh:acme/#1', "'gh:acme/#1' is not an issue reference: '' is not a GitHub repository name (letters, digits, '.', '_' and '-', at most 100)"],
-    ['gh:acme/a+b#1', "'gh:acme/a+b#1' is not an issue reference: 'a+b' is not a GitHub repository name (letters, digits, '.', '_' and '-', at most 100)"],
-    ['gh:acme/..#1', "'gh:acme/..#1' is not an issue reference: '..' is not a GitHub repository name (letters, digits, '.', '_' and '-', at most 100)"],
-    ['gh:acme/a..b#1', "'gh:acme/a..b#1' is not an issue reference: the repository name 'a..b' holds '..', which no git branch may; svc cannot run workers on it"],
-    [`gh:acme/${'r'.repeat(101)}#1`, `'gh:acme/${'r'.repeat(101)}#1' is not an issue reference: '${'r'.repeat(101)}' is not a GitHub repository name (letters, digits, '.', '_' and '-', at most 100)`],
+    [
+      'gh:-acme/app#1',
+      "'gh:-acme/app#1' is not an issue reference: '-acme' is not a GitHub account name (letters, digits and hyphens, at most 39, not starting with a hyphen)",
+    ],
+    [
+      'gh:ac.me/app#1',
+      "'gh:ac.me/app#1' is not an issue reference: 'ac.me' is not a GitHub account name (letters, digits and hyphens, at most 39, not starting with a hyphen)",
+    ],
+    [
+      'gh:ac+me/app#1',
+      "'gh:ac+me/app#1' is not an issue reference: 'ac+me' is not a GitHub account name (letters, digits and hyphens, at most 39, not starting with a hyphen)",
+    ],
+    [
+      `gh:${'a'.repeat(40)}/app#1`,
+      `'gh:${'a'.repeat(40)}/app#1' is not an issue reference: '${'a'.repeat(40)}' is not a GitHub account name (letters, digits and hyphens, at most 39, not starting with a hyphen)`,
+    ],
+    [
+      'gh:acme/#1',
+      "'gh:acme/#1' is not an issue reference: '' is not a GitHub repository name (letters, digits, '.', '_' and '-', at most 100)",
+    ],
+    [
+      'gh:acme/a+b#1',
+      "'gh:acme/a+b#1' is not an issue reference: 'a+b' is not a GitHub repository name (letters, digits, '.', '_' and '-', at most 100)",
+    ],
+    [
+      'gh:acme/..#1',
+      "'gh:acme/..#1' is not an issue reference: '..' is not a GitHub repository name (letters, digits, '.', '_' and '-', at most 100)",
+    ],
+    [
+      'gh:acme/a..b#1',
+      "'gh:acme/a..b#1' is not an issue reference: the repository name 'a..b' holds '..', which no git branch may; svc cannot run workers on it",
+    ],
+    [
+      `gh:acme/${'r'.repeat(101)}#1`,
+      `'gh:acme/${'r'.repeat(101)}#1' is not an issue reference: '${'r'.repeat(101)}' is not a GitHub repository name (letters, digits, '.', '_' and '-', at most 100)`,
+    ],
   ]
   for (const [text, message] of table) assert.is(refusal(text), message, text)
 })
@@ -67,10 +106,19 @@ test('#<n> needs the origin on github.com as a fact; other references ignore it'
   if (!hash.ok) return
   assert.equal(
     onOrigin(hash.value, undefined),
-    refuse('usage', "'#12' is not an issue reference: #<n> names an issue of the project's origin on github.com, and this project's origin is not there; write gh:<owner>/<repo>#12"),
+    refuse(
+      'usage',
+      "'#12' is not an issue reference: #<n> names an issue of the project's origin on github.com, and this project's origin is not there; write gh:<owner>/<repo>#12",
+    ),
   )
-  assert.equal(onOrigin({ tracker: 'local', number: 3 }, undefined), { ok: true, value: { tracker: 'local', number: 3 } })
-  assert.equal(onOrigin({ tracker: 'gh', owner: 'a', repo: 'b', number: 1 }, { owner: 'x', repo: 'y' }), { ok: true, value: { tracker: 'gh', owner: 'a', repo: 'b', number: 1 } })
+  assert.equal(onOrigin({ tracker: 'local', number: 3 }, undefined), {
+    ok: true,
+    value: { tracker: 'local', number: 3 },
+  })
+  assert.equal(onOrigin({ tracker: 'gh', owner: 'a', repo: 'b', number: 1 }, { owner: 'x', repo: 'y' }), {
+    ok: true,
+    value: { tracker: 'gh', owner: 'a', repo: 'b', number: 1 },
+  })
 })
 
 test('slugs: local-<n> and gh-<owner>+<repo>-<n>, lower case', () => {
@@ -86,8 +134,20 @@ test('slugs: local-<n> and gh-<owner>+<repo>-<n>, lower case', () => {
 
 test('slugs never collide where hyphens, dots and digits could make them (owner, repo and number kept apart)', () => {
   const near = [
-    'gh:a-b/c#1', 'gh:a/b-c#1', 'gh:a/b#1', 'gh:a/b-1#1', 'gh:a/b#11', 'gh:a-b/c-1#1', 'gh:a/b-c-1#1', 'gh:a/b.c#1', 'gh:a/b-i2#1',
-    'gh:local/7#1', 'local:1', 'local:11', 'gh:a1/b#1', 'gh:a/1b#1',
+    'gh:a-b/c#1',
+    'gh:a/b-c#1',
+    'gh:a/b#1',
+    'gh:a/b-1#1',
+    'gh:a/b#11',
+    'gh:a-b/c-1#1',
+    'gh:a/b-c-1#1',
+    'gh:a/b.c#1',
+    'gh:a/b-i2#1',
+    'gh:local/7#1',
+    'local:1',
+    'local:11',
+    'gh:a1/b#1',
+    'gh:a/1b#1',
   ]
   const slugs = near.map((t) => issueSlug(ok(t)))
   assert.is(new Set(slugs).size, near.length, slugs.join(' '))
@@ -97,7 +157,8 @@ test('slugs are valid git ref components for every name shape allowed', () => {
   // git check-ref-format: no '..', no component starting with '.', none ending with '.' or '.lock', no control
   // characters, space, ~ ^ : ? * [ \ nor '@{'.
   const valid = (c: string) => !/\.\.|^\.|\.$|\.lock$|[\x00-\x20~^:?*[\\]|@\{/.test(c)
-  for (const t of ['gh:acme/.github#5', 'gh:acme/x.lock#2', 'gh:acme/end.#3', 'gh:acme/_#1', 'gh:a/-#1', 'local:1']) assert.ok(valid(issueSlug(ok(t))), t)
+  for (const t of ['gh:acme/.github#5', 'gh:acme/x.lock#2', 'gh:acme/end.#3', 'gh:acme/_#1', 'gh:a/-#1', 'local:1'])
+    assert.ok(valid(issueSlug(ok(t))), t)
 })
 
 test('remotes on github.com give the owner and repository; others give nothing', () => {
@@ -121,7 +182,10 @@ test('remotes on github.com give the owner and repository; others give nothing',
 })
 
 test('a reference that is none is a usage refusal (the code every service gives it)', () => {
-  assert.equal(parseIssueRef('local:0'), refuse('usage', "'local:0' is not an issue reference: the number after local: must be a whole number from 1"))
+  assert.equal(
+    parseIssueRef('local:0'),
+    refuse('usage', "'local:0' is not an issue reference: the number after local: must be a whole number from 1"),
+  )
 })
 
 test('issueTitleFits: a title is one line of plain text, trimmed; each refusal word for word', () => {
@@ -143,7 +207,14 @@ test('issueTitleFits: a title is one line of plain text, trimmed; each refusal w
 test('mayCloseHere: svc closes its own local issues only; a GitHub one is pointed to gh', () => {
   const CASES: [IssueRef, Decision][] = [
     [{ tracker: 'local', number: 3 }, ALLOWED],
-    [{ tracker: 'gh', owner: 'acme', repo: 'app', number: 12 }, refuse('usage', 'svc closes only its own local issues; close gh:acme/app#12 on GitHub', 'gh issue close 12 -R acme/app')],
+    [
+      { tracker: 'gh', owner: 'acme', repo: 'app', number: 12 },
+      refuse(
+        'usage',
+        'svc closes only its own local issues; close gh:acme/app#12 on GitHub',
+        'gh issue close 12 -R acme/app',
+      ),
+    ],
   ]
   for (const [ref, want] of CASES) assert.equal(mayCloseHere(ref), want, formatIssueRef(ref))
 })

@@ -46,7 +46,8 @@ test('run key: allowed characters', () => {
 })
 
 test('run key: forbidden characters and leading characters', () => {
-  for (const k of ['-a', 'A', 'aB', 'a_b', 'a.b', 'a b', 'a/b', '.a', '_a', 'é', 'a\n', '\na', 'a\0', 'ab:c', 'a+b']) assert.not.ok(isRunKey(k), JSON.stringify(k))
+  for (const k of ['-a', 'A', 'aB', 'a_b', 'a.b', 'a b', 'a/b', '.a', '_a', 'é', 'a\n', '\na', 'a\0', 'ab:c', 'a+b'])
+    assert.not.ok(isRunKey(k), JSON.stringify(k))
   // RUN_KEY itself agrees with isRunKey
   assert.not.ok(RUN_KEY.test('a.b'))
   assert.ok(RUN_KEY.test('a-b'))
@@ -67,7 +68,8 @@ test('lane key: allowed characters include dot, underscore and hyphen after the 
 })
 
 test('lane key: forbidden characters and leading characters', () => {
-  for (const k of ['.a', '_a', '-a', 'A', 'aB', 'a b', 'a/b', '../x', 'a\\b', 'a\n', 'a\0', 'ä', 'a:b', 'a@b']) assert.not.ok(isLaneKey(k), JSON.stringify(k))
+  for (const k of ['.a', '_a', '-a', 'A', 'aB', 'a b', 'a/b', '../x', 'a\\b', 'a\n', 'a\0', 'ä', 'a:b', 'a@b'])
+    assert.not.ok(isLaneKey(k), JSON.stringify(k))
 })
 
 test('value sets of SPEC.md', () => {
@@ -106,16 +108,31 @@ test('parseConvRef: names are bounded by CONV_NAME (its exact bound accepted, on
 })
 
 test('parseConvRef: path escapes are refused', () => {
-  for (const r of ['conv-../x', '../x', '..', '.', 'conv-..', 'conv-.', 'a/b', 'conv-a/b', '/etc/passwd', '.hidden', 'conv-.hidden', 'a\\b', '..\\x']) {
+  for (const r of [
+    'conv-../x',
+    '../x',
+    '..',
+    '.',
+    'conv-..',
+    'conv-.',
+    'a/b',
+    'conv-a/b',
+    '/etc/passwd',
+    '.hidden',
+    'conv-.hidden',
+    'a\\b',
+    '..\\x',
+  ]) {
     const p = parseConvRef(r)
     if (p === undefined) continue
     // whatever is accepted must never be a name that leaves the agents directory
     assert.is(p.by, 'name', r)
-    if (p.by === 'name') for (const n of p.names) {
-      assert.not.ok(n.includes('/'), `${r} -> ${n}`)
-      assert.not.ok(n.startsWith('.'), `${r} -> ${n}`)
-      assert.not.ok(n.includes('\\'), `${r} -> ${n}`)
-    }
+    if (p.by === 'name')
+      for (const n of p.names) {
+        assert.not.ok(n.includes('/'), `${r} -> ${n}`)
+        assert.not.ok(n.startsWith('.'), `${r} -> ${n}`)
+        assert.not.ok(n.includes('\\'), `${r} -> ${n}`)
+      }
   }
   assert.is(parseConvRef('conv-../x'), undefined)
   assert.is(parseConvRef('../x'), undefined)
@@ -125,7 +142,22 @@ test('parseConvRef: path escapes are refused', () => {
 })
 
 test('parseConvRef: empty, NUL, newline, spaces and uppercase are refused', () => {
-  for (const r of ['', ' ', '\0', 'a\0b', 'conv-a\0', 'alpha\n', '\nalpha', 'conv-alpha\n', '1\n', 'al pha', 'Alpha', 'ALPHA', 'conv-Alpha', 'CONV-alpha'])
+  for (const r of [
+    '',
+    ' ',
+    '\0',
+    'a\0b',
+    'conv-a\0',
+    'alpha\n',
+    '\nalpha',
+    'conv-alpha\n',
+    '1\n',
+    'al pha',
+    'Alpha',
+    'ALPHA',
+    'conv-Alpha',
+    'CONV-alpha',
+  ])
     assert.is(parseConvRef(r), undefined, JSON.stringify(r))
   // "conv-" alone names no conversation by the prefix rule: it never yields an empty name
   const bare = parseConvRef('conv-')

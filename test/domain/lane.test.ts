@@ -34,7 +34,11 @@ test('isLane: a conversation with lane facts, and no other', () => {
   const rows: [string, ConversationRecord, boolean][] = [
     ['a lane', { ...base, lane: laneFacts('builder') }, true],
     ['a root conversation', base, false],
-    ['a worker', { ...base, worker: { issue: 'local:1', starter: '2', dir: 'd', root: '/lanes', iteration: 1 } }, false],
+    [
+      'a worker',
+      { ...base, worker: { issue: 'local:1', starter: '2', dir: 'd', root: '/lanes', iteration: 1 } },
+      false,
+    ],
     ['a successor of a lane', { ...base, parent: '3', successor: 'handoff' }, false],
   ]
   for (const [name, rec, want] of rows) assert.is(isLane(rec), want, name)
@@ -71,19 +75,39 @@ test('newestLane and byCreation: by creation time; of equal times the later in t
   ]
   for (const [name, xs, newest, order] of rows) {
     assert.is(newestLane(xs)?.id, newest, name)
-    assert.equal([...xs].sort(byCreation).map((x) => x.id), order, name)
+    assert.equal(
+      [...xs].sort(byCreation).map((x) => x.id),
+      order,
+      name,
+    )
     assert.is([...xs].sort(byCreation).at(-1)?.id, newest, `${name}: the last of the creation order is the newest`)
   }
 })
 
 test('hasDoneReport and newestVerdict', () => {
-  const r = (seq: number, at: number, extra: Partial<Report> = {}): Report => ({ seq, at, status: 'blocked', body: 'b', ...extra })
+  const r = (seq: number, at: number, extra: Partial<Report> = {}): Report => ({
+    seq,
+    at,
+    status: 'blocked',
+    body: 'b',
+    ...extra,
+  })
   const rows: [string, Report[], boolean, number | undefined][] = [
     ['none', [], false, undefined],
     ['blocked and failed only', [r(1, 1), r(2, 2, { status: 'failed' })], false, undefined],
     ['a done report without a verdict', [r(1, 1, { status: 'done' })], true, undefined],
-    ['the newest verdict by time, not the last filed', [r(1, 5, { verdict: 'NOT_YET' }), r(2, 3, { verdict: 'WOWED', status: 'done' })], true, 1],
-    ['a later report without a verdict does not hide one', [r(1, 1, { verdict: 'PASS', status: 'done' }), r(2, 2)], true, 1],
+    [
+      'the newest verdict by time, not the last filed',
+      [r(1, 5, { verdict: 'NOT_YET' }), r(2, 3, { verdict: 'WOWED', status: 'done' })],
+      true,
+      1,
+    ],
+    [
+      'a later report without a verdict does not hide one',
+      [r(1, 1, { verdict: 'PASS', status: 'done' }), r(2, 2)],
+      true,
+      1,
+    ],
   ]
   for (const [name, reports, done, verdictSeq] of rows) {
     assert.is(hasDoneReport(reports), done, name)
@@ -101,10 +125,21 @@ test('holdsItsDirectory: until reaped or archived', () => {
   for (const [name, r, want] of rows) assert.is(holdsItsDirectory(r), want, name)
 })
 
-test("laneOf: a conversation that is not a lane is refused as not_found (show, wait and stop once said usage)", () => {
-  const laneRec: ConversationRecord = { id: '7', name: 'r1-k-builder-i2', createdAt: 1, harness: 'claude', cwd: '/lanes/d', lane: laneFacts('builder') }
+test('laneOf: a conversation that is not a lane is refused as not_found (show, wait and stop once said usage)', () => {
+  const laneRec: ConversationRecord = {
+    id: '7',
+    name: 'r1-k-builder-i2',
+    createdAt: 1,
+    harness: 'claude',
+    cwd: '/lanes/d',
+    lane: laneFacts('builder'),
+  }
   assert.equal(laneOf(laneRec), { ok: true, rec: laneRec })
-  assert.equal(laneOf({ ...laneRec, id: '3', name: 'c3', lane: undefined }), { ok: false, code: 'not_found', message: 'conv 3 (c3) is not a lane' })
+  assert.equal(laneOf({ ...laneRec, id: '3', name: 'c3', lane: undefined }), {
+    ok: false,
+    code: 'not_found',
+    message: 'conv 3 (c3) is not a lane',
+  })
 })
 
 test('chainFound: show of a run and key with no lane is not_found, naming both', () => {

@@ -9,7 +9,14 @@ import { effectiveLauncher, mayLaunch } from '../../kernel/domain/launch.js'
 
 const refused = (code: string, message: string) => ({ ok: false, code, message })
 // The effective launcher (SPEC.md glossary) and who may launch each role (SPEC.md 5, launch rules 1-2).
-const laneAs = (role: Role, key = `k-${role}`): LaneFacts => ({ run: 'r1', key, role, dir: `r1-${key}`, root: '/lanes', iteration: 1 })
+const laneAs = (role: Role, key = `k-${role}`): LaneFacts => ({
+  run: 'r1',
+  key,
+  role,
+  dir: `r1-${key}`,
+  root: '/lanes',
+  iteration: 1,
+})
 
 function conv(id: string, extra: Partial<ConversationRecord> = {}): ConversationRecord {
   return { id, name: `n${id}`, createdAt: Number(id), harness: 'none', cwd: '/w', ...extra }
@@ -111,9 +118,22 @@ test('mayLaunch: the full table of SPEC.md section 5', () => {
 
 test('mayLaunch: refusals from builder, critic, verifier and play lanes name the launcher role, word for word, whatever the role asked for', () => {
   for (const r of ['builder', 'critic', 'verifier', 'play'] as const)
-    for (const role of ROLES) assert.equal(mayLaunch({ lane: laneAs(r) }, role), { ok: false, code: 'forbidden', message: `refused: a ${r} lane cannot launch lanes` }, `${r} launching ${role}`)
-  assert.equal(mayLaunch({ lane: laneAs('orchestrator') }, 'critic'), { ok: false, code: 'forbidden', message: 'refused: an orchestrator lane cannot launch a critic lane; only a root conversation can' })
-  assert.equal(mayLaunch({ lane: laneAs('orchestrator') }, 'orchestrator'), { ok: false, code: 'forbidden', message: 'refused: an orchestrator lane cannot launch an orchestrator lane; only a root conversation can' })
+    for (const role of ROLES)
+      assert.equal(
+        mayLaunch({ lane: laneAs(r) }, role),
+        { ok: false, code: 'forbidden', message: `refused: a ${r} lane cannot launch lanes` },
+        `${r} launching ${role}`,
+      )
+  assert.equal(mayLaunch({ lane: laneAs('orchestrator') }, 'critic'), {
+    ok: false,
+    code: 'forbidden',
+    message: 'refused: an orchestrator lane cannot launch a critic lane; only a root conversation can',
+  })
+  assert.equal(mayLaunch({ lane: laneAs('orchestrator') }, 'orchestrator'), {
+    ok: false,
+    code: 'forbidden',
+    message: 'refused: an orchestrator lane cannot launch an orchestrator lane; only a root conversation can',
+  })
 })
 
 test('mayLaunch: a handed-off orchestrator keeps the standing of the original', () => {
@@ -139,7 +159,10 @@ test('mayLaunch: a successor of a root has the standing of a root', () => {
 })
 
 test('mayLaunch: a worker launches no lanes', () => {
-  assert.equal(mayLaunch({ worker: { issue: '7', iteration: 1 } } as Parameters<typeof mayLaunch>[0], 'builder'), refused('forbidden', 'refused: a worker cannot launch lanes'))
+  assert.equal(
+    mayLaunch({ worker: { issue: '7', iteration: 1 } } as Parameters<typeof mayLaunch>[0], 'builder'),
+    refused('forbidden', 'refused: a worker cannot launch lanes'),
+  )
 })
 
 test.run()

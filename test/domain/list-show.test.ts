@@ -2,7 +2,16 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { LaneCellsInput, LaneChainNow } from '../../kernel/domain/lane.js'
 import { allow, refuse, type Decision } from '../../kernel/domain/refusal.js'
-import { LIST_COLUMNS, activityShown, laneCells, newestReport, showForm, showLine, startLine, stopLine } from '../../kernel/domain/list-show.js'
+import {
+  LIST_COLUMNS,
+  activityShown,
+  laneCells,
+  newestReport,
+  showForm,
+  showLine,
+  startLine,
+  stopLine,
+} from '../../kernel/domain/list-show.js'
 
 // SPEC.md 4.1 list and show: the columns and their cells, what the ACTIVITY column shows, and the lines the lane
 // verbs print (start, show, stop), word for word.
@@ -13,9 +22,22 @@ test('startLine, stopLine, showLine: the SPEC.md 4.1 forms word for word', () =>
   assert.is(startLine(facts, '/lanes/d'), 'Lane r1/k critic i2: conv 7 (r1-k-critic-i2) in /lanes/d')
   assert.is(stopLine(facts), 'Lane r1/k critic i2 stopped: conv 7 (r1-k-critic-i2)')
   const rows: [string, Parameters<typeof showLine>[0], string][] = [
-    ['with a verdict and its file', { ...facts, activity: 'idle', archived: false, verdict: { value: 'NOT_YET', defects: 2, by: '7', file: '/v.json', stale: false } }, '#7 critic i2 idle NOT_YET /v.json'],
+    [
+      'with a verdict and its file',
+      {
+        ...facts,
+        activity: 'idle',
+        archived: false,
+        verdict: { value: 'NOT_YET', defects: 2, by: '7', file: '/v.json', stale: false },
+      },
+      '#7 critic i2 idle NOT_YET /v.json',
+    ],
     ['no verdict', { ...facts, activity: 'working', archived: false }, '#7 critic i2 working - -'],
-    ['archived shows archived', { ...facts, activity: 'stopped', archived: true, verdict: { value: 'PASS', defects: 0, by: '7', stale: false } }, '#7 critic i2 archived PASS -'],
+    [
+      'archived shows archived',
+      { ...facts, activity: 'stopped', archived: true, verdict: { value: 'PASS', defects: 0, by: '7', stale: false } },
+      '#7 critic i2 archived PASS -',
+    ],
   ]
   for (const [name, v, want] of rows) assert.is(showLine(v), want, name)
 })
@@ -30,13 +52,60 @@ test('activityShown: an archived row shows archived, whatever its activity', () 
 })
 
 test('laneCells: the columns of SPEC.md 4.1 list, a dash where a fact does not apply', () => {
-  assert.equal([...LIST_COLUMNS], ['ID', 'RUN/KEY', 'ROLE', 'ITER', 'ACTIVITY', 'REPORT', 'FOR', 'VERDICT', 'BRANCH@SHA', 'AHEAD', 'DIRTY', 'MODEL', 'COST'])
-  const base = { id: '3', run: 'r1', key: 'b', role: 'critic', iteration: 2, activity: 'idle', archived: false } satisfies LaneCellsInput
+  assert.equal(
+    [...LIST_COLUMNS],
+    [
+      'ID',
+      'RUN/KEY',
+      'ROLE',
+      'ITER',
+      'ACTIVITY',
+      'REPORT',
+      'FOR',
+      'VERDICT',
+      'BRANCH@SHA',
+      'AHEAD',
+      'DIRTY',
+      'MODEL',
+      'COST',
+    ],
+  )
+  const base = {
+    id: '3',
+    run: 'r1',
+    key: 'b',
+    role: 'critic',
+    iteration: 2,
+    activity: 'idle',
+    archived: false,
+  } satisfies LaneCellsInput
   const rows: [string, LaneCellsInput, string[]][] = [
     [
       'a critic with its verdict, a detached worktree',
-      { ...base, report: { seq: 1, status: 'done', at: 1 }, for: { id: '1', key: 'b', iteration: 2 }, verdict: { value: 'NOT_YET', defects: 4, by: '3', stale: false }, git: { head: '0123456789abcdef', dirty: false, asOf: 1 }, model: 'm', cost: { usd: 1.234, estimated: true } },
-      ['3', 'r1/b', 'critic', 'i2', 'idle', 'done', 'b i2', 'NOT_YET 4', '(detached)@0123456', '-', 'no', 'm', '~$1.23'],
+      {
+        ...base,
+        report: { seq: 1, status: 'done', at: 1 },
+        for: { id: '1', key: 'b', iteration: 2 },
+        verdict: { value: 'NOT_YET', defects: 4, by: '3', stale: false },
+        git: { head: '0123456789abcdef', dirty: false, asOf: 1 },
+        model: 'm',
+        cost: { usd: 1.234, estimated: true },
+      },
+      [
+        '3',
+        'r1/b',
+        'critic',
+        'i2',
+        'idle',
+        'done',
+        'b i2',
+        'NOT_YET 4',
+        '(detached)@0123456',
+        '-',
+        'no',
+        'm',
+        '~$1.23',
+      ],
     ],
     [
       'an archived builder: no git facts read, its recorded branch',
@@ -45,7 +114,14 @@ test('laneCells: the columns of SPEC.md 4.1 list, a dash where a fact does not a
     ],
     [
       'a builder with git facts: the branch read now, ahead and dirty',
-      { ...base, id: '4', role: 'builder', iteration: 1, branch: 'r1/b', git: { branch: 'r1/b', head: 'fedcba9876543210', ahead: 2, dirty: true, asOf: 1 } },
+      {
+        ...base,
+        id: '4',
+        role: 'builder',
+        iteration: 1,
+        branch: 'r1/b',
+        git: { branch: 'r1/b', head: 'fedcba9876543210', ahead: 2, dirty: true, asOf: 1 },
+      },
       ['4', 'r1/b', 'builder', 'i1', 'idle', '-', '-', '-', 'r1/b@fedcba9', '2', 'yes', '-', '-'],
     ],
   ]
@@ -55,11 +131,23 @@ test('laneCells: the columns of SPEC.md 4.1 list, a dash where a fact does not a
 test('newestReport (SPEC.md 4.1 list REPORT): the last report filed, or none', () => {
   const lane = (reports: LaneChainNow['reports']) => ({ rec: {} as LaneChainNow['rec'], reports })
   assert.is(newestReport(lane([])), undefined, 'no report yet')
-  assert.equal(newestReport(lane([{ seq: 1, at: 1, status: 'blocked', body: 'x' }, { seq: 2, at: 2, status: 'done', body: 'y' }])), { seq: 2, at: 2, status: 'done', body: 'y' }, 'the newest')
+  assert.equal(
+    newestReport(
+      lane([
+        { seq: 1, at: 1, status: 'blocked', body: 'x' },
+        { seq: 2, at: 2, status: 'done', body: 'y' },
+      ]),
+    ),
+    { seq: 2, at: 2, status: 'done', body: 'y' },
+    'the newest',
+  )
 })
 
 test('showForm: a lane, or --run with --key (keys a lane could have), not both', () => {
-  const CASES: [{ lane?: string; run?: string; key?: string }, Decision<{ lane: string } | { run: string; key: string }>][] = [
+  const CASES: [
+    { lane?: string; run?: string; key?: string },
+    Decision<{ lane: string } | { run: string; key: string }>,
+  ][] = [
     [{ lane: '12' }, allow({ lane: '12' })],
     [{ run: 'r1', key: 'k' }, allow({ run: 'r1', key: 'k' })],
     [{ lane: '12', run: 'r1' }, refuse('usage', 'show takes a lane, or --run with --key, not both')],

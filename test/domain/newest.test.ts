@@ -8,8 +8,23 @@ import { inIdOrder, newest, newestBy } from '../../kernel/domain/newest.js'
 
 test('newestBy: the greatest time; of equal times the later in the list; nothing of nothing', () => {
   const rows: [string, { at: number; n: string }[], string | undefined][] = [
-    ['greatest time', [{ at: 2, n: 'a' }, { at: 5, n: 'b' }, { at: 3, n: 'c' }], 'b'],
-    ['a tie goes to the later', [{ at: 5, n: 'a' }, { at: 5, n: 'b' }], 'b'],
+    [
+      'greatest time',
+      [
+        { at: 2, n: 'a' },
+        { at: 5, n: 'b' },
+        { at: 3, n: 'c' },
+      ],
+      'b',
+    ],
+    [
+      'a tie goes to the later',
+      [
+        { at: 5, n: 'a' },
+        { at: 5, n: 'b' },
+      ],
+      'b',
+    ],
     ['empty', [], undefined],
   ]
   for (const [name, xs, want] of rows) {
@@ -17,7 +32,11 @@ test('newestBy: the greatest time; of equal times the later in the list; nothing
     assert.is(newest(xs)?.n, want, name)
   }
   assert.is(newest([undefined, { at: 1 }, undefined])?.at, 1, 'absent candidates are skipped')
-  assert.equal(newestPhase(undefined, { at: 4, v: 'hook' }, { at: 4, v: 'mark' }), { at: 4, v: 'mark' }, 'newestPhase is the same rule')
+  assert.equal(
+    newestPhase(undefined, { at: 4, v: 'hook' }, { at: 4, v: 'mark' }),
+    { at: 4, v: 'mark' },
+    'newestPhase is the same rule',
+  )
 })
 
 test('isJudgeRole: critic and verifier, nothing else', () => {
@@ -31,7 +50,15 @@ test('inIdOrder: ids compare as numbers, not as text', () => {
     ['already in order', ['1', '2', '3'], ['1', '2', '3']],
     ['100 after 20', ['100', '20', '3'], ['3', '20', '100']],
   ]
-  for (const [name, ids, want] of rows) assert.equal(ids.map((id) => ({ id })).sort(inIdOrder).map((x) => x.id), want, name)
+  for (const [name, ids, want] of rows)
+    assert.equal(
+      ids
+        .map((id) => ({ id }))
+        .sort(inIdOrder)
+        .map((x) => x.id),
+      want,
+      name,
+    )
 })
 
 test.run()

@@ -1,20 +1,41 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { ActivityView } from '../../kernel/domain/activity.js'
-import { checkNotifyConfig, describeNotifyConfig, sinkTakes, type NotifyConfig } from '../../kernel/domain/notify-config.js'
-import { firstLineOf, needsYouBody, newReports, notificationText, reportBody, turnedNeedsYou } from '../../kernel/domain/notify-events.js'
+import {
+  checkNotifyConfig,
+  describeNotifyConfig,
+  sinkTakes,
+  type NotifyConfig,
+} from '../../kernel/domain/notify-config.js'
+import {
+  firstLineOf,
+  needsYouBody,
+  newReports,
+  notificationText,
+  reportBody,
+  turnedNeedsYou,
+} from '../../kernel/domain/notify-events.js'
 import type { Report } from '../../kernel/domain/report.js'
 import { afterAttempt, httpAttempt } from '../../kernel/domain/retry.js'
 
 const SINCE = 1_000_000
-const view = (value: ActivityView['value'], at: number, reason?: 'question'): ActivityView => ({ value, ...(reason ? { reason } : {}), evidence: { source: 'self-mark', at } })
+const view = (value: ActivityView['value'], at: number, reason?: 'question'): ActivityView => ({
+  value,
+  ...(reason ? { reason } : {}),
+  evidence: { source: 'self-mark', at },
+})
 
 test('turnedNeedsYou: the transition, once; a re-read is none; with no earlier look only a needs-you since notifications began', () => {
   const rows: [string, ActivityView | undefined, ActivityView, boolean][] = [
     ['working to needs-you', view('working', SINCE + 1), view('needs-you', SINCE + 2), true],
     ['idle to needs-you', view('idle', SINCE + 1), view('needs-you', SINCE + 2, 'question'), true],
     ['the same needs-you read again', view('needs-you', SINCE + 2), view('needs-you', SINCE + 2), false],
-    ['a newer needs-you (the first answered in between, unseen)', view('needs-you', SINCE + 2), view('needs-you', SINCE + 9), true],
+    [
+      'a newer needs-you (the first answered in between, unseen)',
+      view('needs-you', SINCE + 2),
+      view('needs-you', SINCE + 9),
+      true,
+    ],
     ['needs-you to working', view('needs-you', SINCE + 2), view('working', SINCE + 3), false],
     ['still working', view('working', SINCE + 1), view('working', SINCE + 1), false],
     ['first look: a needs-you begun after notifications started', undefined, view('needs-you', SINCE + 5), true],
@@ -35,7 +56,12 @@ test('newReports: after the last seen seq; with none seen, those filed since not
     ['seen up to 2 (the watcher echoing the kernel write)', 2, [3]],
     ['seen all', 3, []],
   ]
-  for (const [what, last, seqs] of rows) assert.equal(newReports(all, last, SINCE).map((r) => r.seq), seqs, what)
+  for (const [what, last, seqs] of rows)
+    assert.equal(
+      newReports(all, last, SINCE).map((r) => r.seq),
+      seqs,
+      what,
+    )
   assert.equal(newReports([], undefined, SINCE), [])
 })
 
@@ -51,11 +77,21 @@ test('firstLineOf: the first line with text, trimmed, on one bounded line', () =
   for (const [body, expected] of rows) assert.is(firstLineOf(body), expected, JSON.stringify(body).slice(0, 30))
 })
 
-const lane = { id: '7', name: 'r1-b-builder-i2', title: 'parser', lane: { run: 'r1', key: 'b', role: 'builder' as const, iteration: 2 } }
+const lane = {
+  id: '7',
+  name: 'r1-b-builder-i2',
+  title: 'parser',
+  lane: { run: 'r1', key: 'b', role: 'builder' as const, iteration: 2 },
+}
 const root = { id: '3', name: 'c3' }
 
 test('bodies: small JSON with the conversation, the lane when there is one, and the time as ISO 8601', () => {
-  assert.equal(needsYouBody(root, view('needs-you', 0, 'question')), { event: 'needs-you', conv: { id: '3', name: 'c3' }, reason: 'question', at: '1970-01-01T00:00:00.000Z' })
+  assert.equal(needsYouBody(root, view('needs-you', 0, 'question')), {
+    event: 'needs-you',
+    conv: { id: '3', name: 'c3' },
+    reason: 'question',
+    at: '1970-01-01T00:00:00.000Z',
+  })
   assert.equal(needsYouBody(lane, view('needs-you', 1000)), {
     event: 'needs-you',
     conv: { id: '7', name: 'r1-b-builder-i2', title: 'parser' },
@@ -75,7 +111,10 @@ test('bodies: small JSON with the conversation, the lane when there is one, and 
 
 test('notificationText: the title names the lane (or conversation) and what happened', () => {
   const rows: [ReturnType<typeof needsYouBody>, { title: string; text: string }][] = [
-    [needsYouBody(root, view('needs-you', 0, 'question')), { title: 'conv c3 needs you (question)', text: 'conv 3 (c3)' }],
+    [
+      needsYouBody(root, view('needs-you', 0, 'question')),
+      { title: 'conv c3 needs you (question)', text: 'conv 3 (c3)' },
+    ],
     [needsYouBody(lane, view('needs-you', 0)), { title: 'r1/b builder i2 needs you', text: 'parser' }],
     [reportBody(lane, report(1, 0, 'Done.')), { title: 'r1/b builder i2 reported done', text: 'Done.' }],
     [reportBody(root, report(1, 0, '')), { title: 'conv c3 reported done', text: '(empty report)' }],
@@ -88,10 +127,17 @@ test('checkNotifyConfig: valid blocks', () => {
     [null, undefined],
     [undefined, undefined],
     [{ webhook: { url: 'https://hooks.example.com/x?k=1' } }, { webhook: { url: 'https://hooks.example.com/x?k=1' } }],
-    [{ webhook: { url: 'http://127.0.0.1:9/h', headers: { Authorization: 'Bearer x' }, events: ['report'] } }, { webhook: { url: 'http://127.0.0.1:9/h', headers: { Authorization: 'Bearer x' }, events: ['report'] } }],
-    [{ command: ['show-note'], events: ['needs-you', 'report'] }, { command: ['show-note'], events: ['needs-you', 'report'] }],
+    [
+      { webhook: { url: 'http://127.0.0.1:9/h', headers: { Authorization: 'Bearer x' }, events: ['report'] } },
+      { webhook: { url: 'http://127.0.0.1:9/h', headers: { Authorization: 'Bearer x' }, events: ['report'] } },
+    ],
+    [
+      { command: ['show-note'], events: ['needs-you', 'report'] },
+      { command: ['show-note'], events: ['needs-you', 'report'] },
+    ],
   ]
-  for (const [doc, expected] of rows) assert.equal(checkNotifyConfig(doc), { ok: true, value: expected }, JSON.stringify(doc))
+  for (const [doc, expected] of rows)
+    assert.equal(checkNotifyConfig(doc), { ok: true, value: expected }, JSON.stringify(doc))
 })
 
 test('checkNotifyConfig: each bad block is one line naming the key and what it must be', () => {
@@ -99,9 +145,18 @@ test('checkNotifyConfig: each bad block is one line naming the key and what it m
     [{ webhook: { url: 'ftp://x/y' } }, 'webhook.url: an http:// or https:// URL'],
     [{ webhook: { url: 'not a url' } }, 'webhook.url: an http:// or https:// URL'],
     [{ webhook: {} }, 'webhook.url: missing'],
-    [{ webhook: { url: 'https://x', headers: { 'bad name': 'v' } } }, "webhook.headers.bad name: a header name of letters, digits and !#$%&'*+.^_`|~-"],
-    [{ webhook: { url: 'https://x', headers: { 'X-A': 'a\r\nX-B: b' } } }, 'webhook.headers.X-A: a header value on one line'],
-    [{ webhook: { url: 'https://x', events: ['stopped'] } }, 'webhook.events.0: expected ("needs-you" | "report"), got "stopped"'],
+    [
+      { webhook: { url: 'https://x', headers: { 'bad name': 'v' } } },
+      "webhook.headers.bad name: a header name of letters, digits and !#$%&'*+.^_`|~-",
+    ],
+    [
+      { webhook: { url: 'https://x', headers: { 'X-A': 'a\r\nX-B: b' } } },
+      'webhook.headers.X-A: a header value on one line',
+    ],
+    [
+      { webhook: { url: 'https://x', events: ['stopped'] } },
+      'webhook.events.0: expected ("needs-you" | "report"), got "stopped"',
+    ],
     [{ command: [] }, 'command: a program and its arguments'],
     [{ command: 'show-note hi' }, 'command: expected Array, got "show-note hi"'],
     [{ command: [''] }, 'command.0: a non-empty argument'],
@@ -120,15 +175,35 @@ test('sinkTakes: the webhook own events, else the block events, else both; a sin
     [{ webhook: { url: 'https://x' } }, 'command', 'report', false],
     [{ webhook: { url: 'https://x' }, events: ['report'] }, 'webhook', 'needs-you', false],
     [{ webhook: { url: 'https://x', events: ['needs-you'] }, events: ['report'] }, 'webhook', 'needs-you', true],
-    [{ webhook: { url: 'https://x', events: ['needs-you'] }, command: ['n'], events: ['report'] }, 'command', 'needs-you', false],
-    [{ webhook: { url: 'https://x', events: ['needs-you'] }, command: ['n'], events: ['report'] }, 'command', 'report', true],
+    [
+      { webhook: { url: 'https://x', events: ['needs-you'] }, command: ['n'], events: ['report'] },
+      'command',
+      'needs-you',
+      false,
+    ],
+    [
+      { webhook: { url: 'https://x', events: ['needs-you'] }, command: ['n'], events: ['report'] },
+      'command',
+      'report',
+      true,
+    ],
   ]
-  for (const [config, sink, event, expected] of rows) assert.is(sinkTakes(config, sink, event), expected, `${JSON.stringify(config)} ${sink} ${event}`)
+  for (const [config, sink, event, expected] of rows)
+    assert.is(sinkTakes(config, sink, event), expected, `${JSON.stringify(config)} ${sink} ${event}`)
 })
 
 test('describeNotifyConfig: the webhook by its origin only (its path may hold a secret), each sink with its events', () => {
-  assert.is(describeNotifyConfig({ webhook: { url: 'https://hooks.example.com/T0/secret' } }), 'webhook to https://hooks.example.com (needs-you, report)')
-  assert.is(describeNotifyConfig({ webhook: { url: 'http://127.0.0.1:8/h', events: ['report'] }, command: ['/opt/notifier/show', 'x'] }), 'webhook to http://127.0.0.1:8 (report); command /opt/notifier/show (needs-you, report)')
+  assert.is(
+    describeNotifyConfig({ webhook: { url: 'https://hooks.example.com/T0/secret' } }),
+    'webhook to https://hooks.example.com (needs-you, report)',
+  )
+  assert.is(
+    describeNotifyConfig({
+      webhook: { url: 'http://127.0.0.1:8/h', events: ['report'] },
+      command: ['/opt/notifier/show', 'x'],
+    }),
+    'webhook to http://127.0.0.1:8 (report); command /opt/notifier/show (needs-you, report)',
+  )
 })
 
 const SCHEDULE = { tries: 3, firstDelayMs: 1000, factor: 2 }
@@ -143,7 +218,8 @@ test('afterAttempt: done on success; retried with backoff; given up after the la
     [1, { ok: false, error: 'HTTP 404', permanent: true }, { do: 'give-up', why: 'HTTP 404 (not retried)' }],
     [3, { ok: true }, { do: 'done' }],
   ]
-  for (const [n, outcome, expected] of rows) assert.equal(afterAttempt(SCHEDULE, n, outcome), expected, `${n} ${JSON.stringify(outcome)}`)
+  for (const [n, outcome, expected] of rows)
+    assert.equal(afterAttempt(SCHEDULE, n, outcome), expected, `${n} ${JSON.stringify(outcome)}`)
   assert.equal(afterAttempt({ tries: 1, firstDelayMs: 0, factor: 1 }, 1, fail), { do: 'give-up', why: 'HTTP 500' })
 })
 

@@ -11,7 +11,11 @@ const CASES: [string, string, string][] = [
   ['DEL', 'a\x7fb', 'a\\x7fb'],
   ['C1 (CSI)', 'a\x9b2Jb', 'a\\x9b2Jb'],
   ['right-to-left override', 'abc\u202edcba', 'abc\\u202edcba'],
-  ['isolates and marks', '\u2066\u2067\u2068\u2069\u200e\u200f\u061c', '\\u2066\\u2067\\u2068\\u2069\\u200e\\u200f\\u061c'],
+  [
+    'isolates and marks',
+    '\u2066\u2067\u2068\u2069\u200e\u200f\u061c',
+    '\\u2066\\u2067\\u2068\\u2069\\u200e\\u200f\\u061c',
+  ],
   ['line and paragraph separators', 'a\u2028b\u2029c', 'a\\u2028b\\u2029c'],
 ]
 

@@ -46,9 +46,14 @@ const INDEX: Record<string, Where[]> = {
   '4.1 start rule 3: one live lane per run, key and role': at(launch, 'oneLiveLane'),
   '4.1 start rule 4: a new iteration cuts from the previous newest report branch': at(launch, 'builderStartPoint'),
   '4.1 start rule 5: the base is fetched before every git-backed launch': at(launch, 'fetchServes'),
-  '4.1 start rule 6: --for for a critic, --key defaults to it, an absent builder refused': at(launch, 'laneKeyOf').concat(at(launch, 'judgedBuilder')),
+  '4.1 start rule 6: --for for a critic, --key defaults to it, an absent builder refused': at(
+    launch,
+    'laneKeyOf',
+  ).concat(at(launch, 'judgedBuilder')),
   '4.1 start rule 7: a critic at the newest done head, or refused': at(launch, 'criticCheckout'),
-  '4.1 start rule 8: the judged row recorded once, no builder text in the contract': at(launch, 'judgedBuilder').concat(at(contract, 'buildContract')),
+  '4.1 start rule 8: the judged row recorded once, no builder text in the contract': at(launch, 'judgedBuilder').concat(
+    at(contract, 'buildContract'),
+  ),
   '4.1 list columns': at(listShow, 'laneCells'),
   '4.1 list VERDICT: newest critic verdict for a builder': at(chains, 'rowVerdict'),
   '4.1 show chain': at(chains, 'chainText'),
@@ -66,7 +71,9 @@ const INDEX: Record<string, Where[]> = {
   '4.1 report rule 6: not inside a lane': at(report, 'reportingLane'),
   '4.1 reap: a lane reaped and archived is not reaped again': at(reap, 'notYetReaped'),
   '4.1 reap: builders before the orchestrator lane that launched them': at(reap, 'REAP_ORDER', 'inReapOrder'),
-  '4.1 reap step 1: the harness still alive after 30 s': at(reap, 'reapRefusal').concat(at(limits, 'REAP_STOP_LIMIT_MS')),
+  '4.1 reap step 1: the harness still alive after 30 s': at(reap, 'reapRefusal').concat(
+    at(limits, 'REAP_STOP_LIMIT_MS'),
+  ),
   '4.1 reap step 2: outside the lanes root': at(reap, 'reapRefusal'),
   '4.1 reap step 3: processes inside, listed': at(reap, 'processRefusal', 'countsAgainstReap'),
   '4.1 reap step 4: dirty without --park': at(reap, 'reapRefusal', 'parkedPatchName', 'parkedRef'),
@@ -85,19 +92,41 @@ const INDEX: Record<string, Where[]> = {
   '8 one report (done, with verdict) per critic or verifier': at(report, 'oneVerdict'),
   '8 lanes root under home, outside /tmp, not holding the checkout': at(configuration, 'lanesRootProblem'),
   '8 configuration: lanes_root, else <project dir>-lanes': at(configuration, 'lanesRootSetting'),
-  '8 configuration: a launch needs the checkout, and a lanes root within the constraints': at(configuration, 'checkoutFound', 'lanesRootFits'),
+  '8 configuration: a launch needs the checkout, and a lanes root within the constraints': at(
+    configuration,
+    'checkoutFound',
+    'lanesRootFits',
+  ),
   '4.1 start: exactly one of --brief or --prompt, not empty': at(conversation, 'briefGiven'),
-  '4.1 start: --reuse needs the earlier directory; a new directory is never taken over': at(laneClaim, 'reusableDirectory', 'pathFree', 'dirClaimRefusal'),
+  '4.1 start: --reuse needs the earlier directory; a new directory is never taken over': at(
+    laneClaim,
+    'reusableDirectory',
+    'pathFree',
+    'dirClaimRefusal',
+  ),
   '8 configuration: roles.<role>.model and .effort': at(launch, 'launchModel', 'planLaunch'),
   '8 pairing: critics of iteration n': at(chains, 'criticsOf'),
   '8 pairing: a builder of n >= 2 answers the newest critic of n - 1': at(chains, 'answeredVerdict'),
-  '8 pairing: a handoff chain renders as a tree, the successor beside the lanes, continues <- #id': at(convTree, 'buildTree'),
-  '8 pairing: a critic nests under its judged builder; a builder shows its newest verdict': at(convTree, 'buildTree').concat(at(chains, 'rowVerdict')),
+  '8 pairing: a handoff chain renders as a tree, the successor beside the lanes, continues <- #id': at(
+    convTree,
+    'buildTree',
+  ),
+  '8 pairing: a critic nests under its judged builder; a builder shows its newest verdict': at(
+    convTree,
+    'buildTree',
+  ).concat(at(chains, 'rowVerdict')),
   // The argument forms and lookups of wait, show and the calling conversation (services/decided turns them into errors).
-  '4.1 wait: exactly one of a lane, --run or --parent; --after by form': at(wait, 'oneWaitForm', 'afterSeq', 'afterCursor'),
+  '4.1 wait: exactly one of a lane, --run or --parent; --after by form': at(
+    wait,
+    'oneWaitForm',
+    'afterSeq',
+    'afterCursor',
+  ),
   '4.1 show: a lane, or --run with --key; no lanes of them': at(listShow, 'showForm').concat(at(lane, 'chainFound')),
   '8 run and lane keys to pick lanes by (list, show, wait --run)': at(keys, 'keysFit'),
-  '5 $SERVICE_CONVERSATION names the launching conversation': at(conversation, 'callerSet', 'conversationFound').concat(at(keys, 'convRefParsed')),
+  '5 $SERVICE_CONVERSATION names the launching conversation': at(conversation, 'callerSet', 'conversationFound').concat(
+    at(keys, 'convRefParsed'),
+  ),
 }
 
 test('rule index: every rule of SPEC.md 3, 4.1, 5 and 8 names the rulebook export (or e2e suite) that decides it', () => {
@@ -113,15 +142,29 @@ test('rule index: every rule of SPEC.md 3, 4.1, 5 and 8 names the rulebook expor
 test('rule index: each numbered rule of SPEC.md 4.1 start (1-8), report (1-6) and reap (1-7) has its entry', () => {
   const numbered = (what: string, n: number) => Array.from({ length: n }, (_, i) => `4.1 ${what} ${i + 1}`)
   for (const prefix of [...numbered('start rule', 8), ...numbered('report rule', 6), ...numbered('reap step', 7)])
-    assert.ok(Object.keys(INDEX).some((k) => k.startsWith(`${prefix}:`)), prefix)
+    assert.ok(
+      Object.keys(INDEX).some((k) => k.startsWith(`${prefix}:`)),
+      prefix,
+    )
 })
 
 test('rule index: the SPEC.md section 5 table row by row (mayLaunch is the only one deciding it)', () => {
-  const who: Record<keys.Role, string[]> = { orchestrator: ['root'], builder: ['root', 'orchestrator'], critic: ['root'], verifier: ['root', 'orchestrator'], play: ['root', 'orchestrator'] }
-  const rec = (role?: keys.Role) => (role ? { lane: { run: 'r', key: 'k', role, dir: 'd', root: '/', iteration: 1 } } : {})
+  const who: Record<keys.Role, string[]> = {
+    orchestrator: ['root'],
+    builder: ['root', 'orchestrator'],
+    critic: ['root'],
+    verifier: ['root', 'orchestrator'],
+    play: ['root', 'orchestrator'],
+  }
+  const rec = (role?: keys.Role) =>
+    role ? { lane: { run: 'r', key: 'k', role, dir: 'd', root: '/', iteration: 1 } } : {}
   for (const role of keys.ROLES)
     for (const by of ['root', ...keys.ROLES] as const)
-      assert.is(launch.mayLaunch(rec(by === 'root' ? undefined : by), role).ok, who[role].includes(by), `${by} launching ${role}`)
+      assert.is(
+        launch.mayLaunch(rec(by === 'root' ? undefined : by), role).ok,
+        who[role].includes(by),
+        `${by} launching ${role}`,
+      )
 })
 
 test.run()

@@ -10,16 +10,41 @@ const state = { runner: { pid: 7, start: '100' } }
 
 const CASES: [string, Parameters<typeof checkShape>[0], unknown, string | undefined][] = [
   ['a record as the kernel writes it', ConversationRecordSchema, rec, undefined],
-  ['item 12: an id that is no number', ConversationRecordSchema, { ...rec, id: 'abc' }, 'id: expected /^[1-9][0-9]{0,11}$/, got "abc"'],
+  [
+    'item 12: an id that is no number',
+    ConversationRecordSchema,
+    { ...rec, id: 'abc' },
+    'id: expected /^[1-9][0-9]{0,11}$/, got "abc"',
+  ],
   ['an id of the wrong type', ConversationRecordSchema, { ...rec, id: 12 }, 'id: expected string, got 12'],
   ['a missing cwd', ConversationRecordSchema, { ...rec, cwd: undefined }, 'cwd: missing; expected string'],
-  ['lane facts with a run key of __proto__', ConversationRecordSchema, { ...rec, lane: { run: '__proto__', key: 'k', role: 'builder', dir: 'd', root: '/r', iteration: 1 } }, 'lane.run: expected /^[a-z0-9][a-z0-9-]{0,31}$/, got "__proto__"'],
+  [
+    'lane facts with a run key of __proto__',
+    ConversationRecordSchema,
+    { ...rec, lane: { run: '__proto__', key: 'k', role: 'builder', dir: 'd', root: '/r', iteration: 1 } },
+    'lane.run: expected /^[a-z0-9][a-z0-9-]{0,31}$/, got "__proto__"',
+  ],
   ['not a record at all', ConversationRecordSchema, [], 'id: missing'],
   ['not an object', ConversationRecordSchema, 'x', '(top level): expected Object, got "x"'],
   ['a runner state', RunnerStateSchema, { ...state, cost: { usd: 0.5, estimated: false } }, undefined],
-  ['item 12: a string cost.usd', RunnerStateSchema, { ...state, cost: { usd: '0.50', estimated: false } }, 'cost.usd: expected number, got "0.50"'],
-  ['an exit code of null', RunnerStateSchema, { ...state, ended: { at: 1, exitCode: null, signal: 'SIGTERM', source: 'stop' } }, undefined],
-  ['a phase that is none', RunnerStateSchema, { ...state, phase: { value: 'busy', source: 'x', at: 1 } }, 'phase.value: expected ("working" | "idle" | "needs-you"), got "busy"'],
+  [
+    'item 12: a string cost.usd',
+    RunnerStateSchema,
+    { ...state, cost: { usd: '0.50', estimated: false } },
+    'cost.usd: expected number, got "0.50"',
+  ],
+  [
+    'an exit code of null',
+    RunnerStateSchema,
+    { ...state, ended: { at: 1, exitCode: null, signal: 'SIGTERM', source: 'stop' } },
+    undefined,
+  ],
+  [
+    'a phase that is none',
+    RunnerStateSchema,
+    { ...state, phase: { value: 'busy', source: 'x', at: 1 } },
+    'phase.value: expected ("working" | "idle" | "needs-you"), got "busy"',
+  ],
   ['a mark with no time', MarkStateSchema, { value: 'idle', source: 'self-mark' }, 'at: missing'],
 ]
 
@@ -39,28 +64,44 @@ test('checkShape keeps a field a newer writer added, so writing the value back l
 /** The rulebook and the services reach nothing outside by themselves: no node:* import (the services have the
  * adapters of their context, kernel/io/adapters.ts), and in the services no clock, test hook or git of their own. */
 const SRC = new URL('../../../kernel/', import.meta.url)
-const NODE_IMPORT: [string, RegExp] = ['imports node:*', /\bfrom\s+['"]node:|\bimport\s*\(\s*['"]node:|\brequire\s*\(\s*['"]node:/]
+const NODE_IMPORT: [string, RegExp] = [
+  'imports node:*',
+  /\bfrom\s+['"]node:|\bimport\s*\(\s*['"]node:|\brequire\s*\(\s*['"]node:/,
+]
 const BANNED: Record<string, [string, RegExp][]> = {
   domain: [NODE_IMPORT],
-  services: [NODE_IMPORT, ['reads the clock (Date.now, new Date())', /\bDate\.now\b|\bnew Date\(\s*\)/], ['imports a test hook', /from\s+['"]\.\.\/io\/(fault|test-timing)\.js['"]/], ['runs git itself', /^import\s+(?!type\b).*from\s+['"]\.\.\/io\/git[\w-]*\.js['"]/], ['reaches the outside past its context', /^import\s+(?!type\b).*from\s+['"]\.\.\/io\/(atomic-file|lane-dir|launch-intents|tools|trackers\/[\w-]+|notify-config-file|http-post|run-command|config)\.js['"]/]],
+  services: [
+    NODE_IMPORT,
+    ['reads the clock (Date.now, new Date())', /\bDate\.now\b|\bnew Date\(\s*\)/],
+    ['imports a test hook', /from\s+['"]\.\.\/io\/(fault|test-timing)\.js['"]/],
+    ['runs git itself', /^import\s+(?!type\b).*from\s+['"]\.\.\/io\/git[\w-]*\.js['"]/],
+    [
+      'reaches the outside past its context',
+      /^import\s+(?!type\b).*from\s+['"]\.\.\/io\/(atomic-file|lane-dir|launch-intents|tools|trackers\/[\w-]+|notify-config-file|http-post|run-command|config)\.js['"]/,
+    ],
+  ],
 }
 
 /** The lines of `text` that break a rule, as `file:line: what`. */
 const breaches = (file: string, text: string, rules: [string, RegExp][]) =>
-  text.split('\n').flatMap((line, i) => rules.filter(([, re]) => re.test(line)).map(([what]) => `${file}:${i + 1}: ${what}`))
+  text
+    .split('\n')
+    .flatMap((line, i) => rules.filter(([, re]) => re.test(line)).map(([what]) => `${file}:${i + 1}: ${what}`))
 
 test('no file of kernel/domain or kernel/services imports node:*; no service reads the clock, a test hook, git, files, trackers, tools or notification sinks past its context', () => {
   const found: string[] = []
   for (const [dir, rules] of Object.entries(BANNED)) {
     const files = readdirSync(new URL(`${dir}/`, SRC)).filter((f) => f.endsWith('.ts'))
     assert.ok(files.length > 5, `kernel/${dir} has its sources`)
-    for (const f of files) found.push(...breaches(`kernel/${dir}/${f}`, readFileSync(new URL(`${dir}/${f}`, SRC), 'utf8'), rules))
+    for (const f of files)
+      found.push(...breaches(`kernel/${dir}/${f}`, readFileSync(new URL(`${dir}/${f}`, SRC), 'utf8'), rules))
   }
   assert.equal(found, [])
 })
 
 test('the shape check finds each kind of breach', () => {
-  const text = "import { x } from 'node:fs'\nconst m = await import('node:os')\nconst t = Date.now()\nconst d = new Date()\nimport { faultPoint } from '../io/fault.js'\nimport * as git from '../io/git.js'\nimport { snapshotTree } from '../io/git-snapshot.js'\nimport type * as g from '../io/git.js'\nconst ok = new Date(at)\nimport { createFileOnce } from '../io/atomic-file.js'\nimport { identityOf } from '../io/lane-dir.js'\nimport { GhTracker } from '../io/trackers/gh.js'\nimport { postJson } from '../io/http-post.js'"
+  const text =
+    "import { x } from 'node:fs'\nconst m = await import('node:os')\nconst t = Date.now()\nconst d = new Date()\nimport { faultPoint } from '../io/fault.js'\nimport * as git from '../io/git.js'\nimport { snapshotTree } from '../io/git-snapshot.js'\nimport type * as g from '../io/git.js'\nconst ok = new Date(at)\nimport { createFileOnce } from '../io/atomic-file.js'\nimport { identityOf } from '../io/lane-dir.js'\nimport { GhTracker } from '../io/trackers/gh.js'\nimport { postJson } from '../io/http-post.js'"
   assert.equal(breaches('f.ts', text, BANNED.services), [
     'f.ts:1: imports node:*',
     'f.ts:2: imports node:*',

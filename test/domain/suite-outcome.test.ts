@@ -4,7 +4,8 @@ import { suiteOutcome, failureRecap } from '../helpers/suite-outcome.js'
 
 // What the test runner counts for one suite file: CI reads the sum as `N passed, N failed`.
 
-const report = (total: number, passed: number, skipped: number) => `\n  Total:     ${total}\x1b[32m\n  Passed:    ${passed}\x1b[39m\n  Skipped:   ${skipped}\n  Duration:  12.00ms\n`
+const report = (total: number, passed: number, skipped: number) =>
+  `\n  Total:     ${total}\x1b[32m\n  Passed:    ${passed}\x1b[39m\n  Skipped:   ${skipped}\n  Duration:  12.00ms\n`
 
 const cases: [string, string, number, { passed: number; failed: number }][] = [
   ['all passed', report(7, 7, 0), 0, { passed: 7, failed: 0 }],
@@ -25,7 +26,12 @@ const uvuFailure =
 
 test('the recap of a failed file starts at its first FAIL line, without colours, and names the file', () => {
   const recap = failureRecap('e2e/x.test.js', uvuFailure).split('\n')
-  assert.equal(recap.slice(0, 4), ['FAILED e2e/x.test.js:', '   FAIL  "broken one"', '    the thing  (equal)', '    at handler (x.test.js:3:33)'])
+  assert.equal(recap.slice(0, 4), [
+    'FAILED e2e/x.test.js:',
+    '   FAIL  "broken one"',
+    '    the thing  (equal)',
+    '    at handler (x.test.js:3:33)',
+  ])
   assert.not.match(recap.join('\n'), /\x1b|✘/)
 })
 

@@ -3,7 +3,20 @@ import * as assert from 'uvu/assert'
 import type { Activity } from '../../kernel/domain/activity.js'
 import { reportExitCode } from '../../kernel/domain/report-rules.js'
 import { ALLOWED, allow, refuse, type Decision } from '../../kernel/domain/refusal.js'
-import { IDLE_LIMIT_MS, WAIT_EXIT, afterCursor, afterSeq, compareCursor, formatCursor, isAfter, oneWaitForm, parseCursor, pickNext, type Cursor, type WaitMember } from '../../kernel/domain/wait.js'
+import {
+  IDLE_LIMIT_MS,
+  WAIT_EXIT,
+  afterCursor,
+  afterSeq,
+  compareCursor,
+  formatCursor,
+  isAfter,
+  oneWaitForm,
+  parseCursor,
+  pickNext,
+  type Cursor,
+  type WaitMember,
+} from '../../kernel/domain/wait.js'
 import type { Report } from '../../kernel/domain/report.js'
 
 // SPEC.md 4.1 wait (its exit codes and the run cursor `<atMs>.<name>.<seq>`) and section 8: the next report after the cursor, oldest first; exit 2 when every lane exited, or
@@ -19,18 +32,53 @@ const member = (name: string, value: Activity, since: number, reports: Partial<R
 test('pickNext: a row per case of the wait rules', () => {
   const CASES: [string, WaitMember[], number | undefined, string][] = [
     ['no lanes at all', [], undefined, 'exited: run r1 has no lanes'],
-    ['the oldest report after the cursor wins', [member('b', 'working', NOW, [{ at: 20 }]), member('a', 'working', NOW, [{ at: 10 }, { at: 30 }])], undefined, 'report a 1'],
+    [
+      'the oldest report after the cursor wins',
+      [member('b', 'working', NOW, [{ at: 20 }]), member('a', 'working', NOW, [{ at: 10 }, { at: 30 }])],
+      undefined,
+      'report a 1',
+    ],
     ['working: keep waiting', [member('a', 'working', NOW - IDLE_LIMIT_MS * 2)], undefined, 'pending'],
     ['idle under the limit: keep waiting', [member('a', 'idle', NOW - IDLE_LIMIT_MS + 1)], undefined, 'pending'],
-    ['idle for 10 minutes with no report: exit 2', [member('a', 'idle', NOW - IDLE_LIMIT_MS)], undefined, 'idle: run r1 stayed idle for 10 minutes with no report'],
-    ['one lane idle, another working: keep waiting', [member('a', 'idle', 0), member('b', 'working', NOW)], undefined, 'pending'],
-    ['idle and stopped: the live one decides', [member('a', 'idle', 0), member('b', 'stopped', 0)], undefined, 'idle: run r1 stayed idle for 10 minutes with no report'],
-    ['a shortened limit (a test build) reads in seconds', [member('a', 'idle', NOW - 2000)], 2000, 'idle: run r1 stayed idle for 2 s with no report'],
-    ['every lane stopped', [member('a', 'stopped', 0), member('b', 'failed-to-start', 0)], undefined, 'exited: every lane of run r1 has exited with no further report'],
+    [
+      'idle for 10 minutes with no report: exit 2',
+      [member('a', 'idle', NOW - IDLE_LIMIT_MS)],
+      undefined,
+      'idle: run r1 stayed idle for 10 minutes with no report',
+    ],
+    [
+      'one lane idle, another working: keep waiting',
+      [member('a', 'idle', 0), member('b', 'working', NOW)],
+      undefined,
+      'pending',
+    ],
+    [
+      'idle and stopped: the live one decides',
+      [member('a', 'idle', 0), member('b', 'stopped', 0)],
+      undefined,
+      'idle: run r1 stayed idle for 10 minutes with no report',
+    ],
+    [
+      'a shortened limit (a test build) reads in seconds',
+      [member('a', 'idle', NOW - 2000)],
+      2000,
+      'idle: run r1 stayed idle for 2 s with no report',
+    ],
+    [
+      'every lane stopped',
+      [member('a', 'stopped', 0), member('b', 'failed-to-start', 0)],
+      undefined,
+      'exited: every lane of run r1 has exited with no further report',
+    ],
   ]
   for (const [name, members, limit, want] of CASES) {
     const p = pickNext(members, undefined, NOW, 'run r1', limit)
-    const got = p.kind === 'report' ? `report ${p.member.name} ${p.report.seq}` : p.kind === 'pending' ? 'pending' : `${p.kind}: ${p.detail}`
+    const got =
+      p.kind === 'report'
+        ? `report ${p.member.name} ${p.report.seq}`
+        : p.kind === 'pending'
+          ? 'pending'
+          : `${p.kind}: ${p.detail}`
     assert.is(got, want, name)
   }
 })
@@ -38,24 +86,50 @@ test('pickNext: a row per case of the wait rules', () => {
 test('pickNext: a set of workers is named so: no workers, every worker exited', () => {
   const none = pickNext([], undefined, NOW, 'issue local:3', IDLE_LIMIT_MS, 'worker')
   assert.equal(none, { kind: 'exited', detail: 'issue local:3 has no workers' })
-  const gone = pickNext([member('a', 'stopped', 0), member('b', 'stopped', 0)], undefined, NOW, 'issue local:3', IDLE_LIMIT_MS, 'worker')
+  const gone = pickNext(
+    [member('a', 'stopped', 0), member('b', 'stopped', 0)],
+    undefined,
+    NOW,
+    'issue local:3',
+    IDLE_LIMIT_MS,
+    'worker',
+  )
   assert.equal(gone, { kind: 'exited', detail: 'every worker of issue local:3 has exited with no further report' })
 })
-
 
 test('pickNext: more rows of the wait rules (one lane, the cursor, live activities)', () => {
   const after: Cursor = { at: 10, name: 'a', seq: 1 }
   const CASES: [string, WaitMember[], Cursor | undefined, string][] = [
-    ['one lane exited with no report: exit 2, naming its activity', [member('a', 'stopped', 0)], undefined, 'exited: run r1 exited (stopped: stream) with no report'],
-    ['a report at or before the cursor is not returned again', [member('a', 'stopped', 0, [{ at: 10 }])], after, 'exited: run r1 exited (stopped: stream) with no report'],
+    [
+      'one lane exited with no report: exit 2, naming its activity',
+      [member('a', 'stopped', 0)],
+      undefined,
+      'exited: run r1 exited (stopped: stream) with no report',
+    ],
+    [
+      'a report at or before the cursor is not returned again',
+      [member('a', 'stopped', 0, [{ at: 10 }])],
+      after,
+      'exited: run r1 exited (stopped: stream) with no report',
+    ],
     ['the next report after the cursor', [member('a', 'working', NOW, [{ at: 10 }, { at: 10 }])], after, 'report a 2'],
-    ['same time: the name orders', [member('b', 'working', NOW, [{ at: 10 }]), member('a', 'working', NOW, [{ at: 10 }, { at: 10 }])], after, 'report a 2'],
+    [
+      'same time: the name orders',
+      [member('b', 'working', NOW, [{ at: 10 }]), member('a', 'working', NOW, [{ at: 10 }, { at: 10 }])],
+      after,
+      'report a 2',
+    ],
     ['starting: keep waiting', [member('a', 'starting', 0)], undefined, 'pending'],
     ['needs-you: keep waiting, however long', [member('a', 'needs-you', 0)], undefined, 'pending'],
   ]
   for (const [name, members, cursor, want] of CASES) {
     const p = pickNext(members, cursor, NOW, 'run r1')
-    const got = p.kind === 'report' ? `report ${p.member.name} ${p.report.seq}` : p.kind === 'pending' ? 'pending' : `${p.kind}: ${p.detail}`
+    const got =
+      p.kind === 'report'
+        ? `report ${p.member.name} ${p.report.seq}`
+        : p.kind === 'pending'
+          ? 'pending'
+          : `${p.kind}: ${p.detail}`
     assert.is(got, want, name)
   }
 })
@@ -195,7 +269,8 @@ test('oneWaitForm: exactly one of the forms is given (an empty string counts as 
     [[undefined, 'local:1', '3'], 'worker', refuse('usage', `wait takes exactly one of ${WORKER_FORMS}`)],
     [[undefined, undefined, undefined], 'worker', refuse('usage', `wait takes exactly one of ${WORKER_FORMS}`)],
   ]
-  for (const [given, unit, want] of CASES) assert.equal(oneWaitForm(given, unit), want, `${unit} ${JSON.stringify(given)}`)
+  for (const [given, unit, want] of CASES)
+    assert.equal(oneWaitForm(given, unit), want, `${unit} ${JSON.stringify(given)}`)
 })
 
 test('afterSeq: for one lane or worker --after is a sequence number of at most 9 digits; none is 0', () => {
@@ -206,7 +281,11 @@ test('afterSeq: for one lane or worker --after is a sequence number of at most 9
     ['999999999', 'lane', allow({ seq: 999_999_999 })],
     ['1000000000', 'lane', refuse('usage', "--after for one lane is a report sequence number, not '1000000000'")],
     ['-1', 'lane', refuse('usage', "--after for one lane is a report sequence number, not '-1'")],
-    ['1700000000000.c1.1', 'worker', refuse('usage', "--after for one worker is a report sequence number, not '1700000000000.c1.1'")],
+    [
+      '1700000000000.c1.1',
+      'worker',
+      refuse('usage', "--after for one worker is a report sequence number, not '1700000000000.c1.1'"),
+    ],
     ['', 'lane', refuse('usage', "--after for one lane is a report sequence number, not ''")],
   ]
   for (const [after, kind, want] of CASES) assert.equal(afterSeq(after, kind), want, `${after} ${kind}`)

@@ -24,9 +24,30 @@ import {
   type WorkerRow,
 } from '../../kernel/domain/worker-rules.js'
 
-const lane = (role: Role): LaneFacts => ({ run: 'r1', key: `k-${role}`, role, dir: `r1-k-${role}`, root: '/lanes', iteration: 1 })
-const row = (id: string, extra: Partial<WorkerRecord> = {}): WorkerRecord => ({ id, name: `n${id}`, createdAt: Number(id), harness: 'none', cwd: '/w', ...extra })
-const worker = { issue: 'local:1', starter: '1', dir: 'w-local-1', root: '/lanes', branch: 'worker/local-1', iteration: 1 }
+const lane = (role: Role): LaneFacts => ({
+  run: 'r1',
+  key: `k-${role}`,
+  role,
+  dir: `r1-k-${role}`,
+  root: '/lanes',
+  iteration: 1,
+})
+const row = (id: string, extra: Partial<WorkerRecord> = {}): WorkerRecord => ({
+  id,
+  name: `n${id}`,
+  createdAt: Number(id),
+  harness: 'none',
+  cwd: '/w',
+  ...extra,
+})
+const worker = {
+  issue: 'local:1',
+  starter: '1',
+  dir: 'w-local-1',
+  root: '/lanes',
+  branch: 'worker/local-1',
+  iteration: 1,
+}
 
 /** 1 root, 2 its handoff; 3 orchestrator lane, 4 its fork; 5-8 builder, critic, verifier, play lanes, 9 handoff of
  *  the builder; 10 a worker, 11 its handoff; 12 a successor of a missing row. */
@@ -104,53 +125,117 @@ const w = (id: string, iteration: number, extra: Partial<WorkerRow> = {}): Worke
 test('one live worker per issue; --replace, --reuse and new iterations', () => {
   type Case = [string, WorkerRow[], Parameters<typeof planWorker>[3], string]
   const show = (d: ReturnType<typeof planWorker>) =>
-    d.ok ? `i${d.iteration} ${d.dirName} ${d.branch}${d.reuse ? ` reuse ${d.reuse.id}` : ''}${d.replace ? ` replace ${d.replace.id}` : ''}` : `${d.code} ${d.message}`
+    d.ok
+      ? `i${d.iteration} ${d.dirName} ${d.branch}${d.reuse ? ` reuse ${d.reuse.id}` : ''}${d.replace ? ` replace ${d.replace.id}` : ''}`
+      : `${d.code} ${d.message}`
   const table: Case[] = [
     ['first worker', [], {}, 'i1 w-local-7 worker/local-7'],
     ['after a stopped one', [w('1', 1)], {}, 'i2 w-local-7-i2 worker/local-7-i2'],
-    ['a reuse respawn does not count as a new directory', [w('1', 1), w('2', 1)], {}, 'i2 w-local-7-i2 worker/local-7-i2'],
+    [
+      'a reuse respawn does not count as a new directory',
+      [w('1', 1), w('2', 1)],
+      {},
+      'i2 w-local-7-i2 worker/local-7-i2',
+    ],
     ['own branch name', [], { branch: 'fix/login' }, 'i1 w-local-7 fix/login'],
-    ['a live one', [w('1', 1, { live: true })], {}, 'conflict worker local:7 i1 is live (conv 1); pass --replace to stop it and run anew'],
-    ['--replace stops it and starts the next iteration', [w('1', 1, { live: true })], { replace: true }, 'i2 w-local-7-i2 worker/local-7-i2 replace 1'],
-    ['--reuse continues in the latest directory', [w('1', 1), w('2', 2)], { reuse: true }, 'i2 w-local-7-i2 worker/local-7-i2 reuse 2'],
-    ['--reuse of a live one needs --replace', [w('1', 1, { live: true })], { reuse: true }, 'conflict worker local:7 i1 is live (conv 1); pass --replace to stop it and run anew'],
-    ['--reuse with --replace', [w('1', 1, { live: true })], { reuse: true, replace: true }, 'i1 w-local-7 worker/local-7 reuse 1 replace 1'],
+    [
+      'a live one',
+      [w('1', 1, { live: true })],
+      {},
+      'conflict worker local:7 i1 is live (conv 1); pass --replace to stop it and run anew',
+    ],
+    [
+      '--replace stops it and starts the next iteration',
+      [w('1', 1, { live: true })],
+      { replace: true },
+      'i2 w-local-7-i2 worker/local-7-i2 replace 1',
+    ],
+    [
+      '--reuse continues in the latest directory',
+      [w('1', 1), w('2', 2)],
+      { reuse: true },
+      'i2 w-local-7-i2 worker/local-7-i2 reuse 2',
+    ],
+    [
+      '--reuse of a live one needs --replace',
+      [w('1', 1, { live: true })],
+      { reuse: true },
+      'conflict worker local:7 i1 is live (conv 1); pass --replace to stop it and run anew',
+    ],
+    [
+      '--reuse with --replace',
+      [w('1', 1, { live: true })],
+      { reuse: true, replace: true },
+      'i1 w-local-7 worker/local-7 reuse 1 replace 1',
+    ],
     ['--reuse with nothing earlier', [], { reuse: true }, 'conflict refused: no earlier worker of local:7 to reuse'],
-    ['--reuse with --from', [w('1', 1)], { reuse: true, from: 'main' }, 'usage --from does not go with --reuse: the worker continues in w-local-7 as it is'],
-    ['--reuse with --branch', [w('1', 1)], { reuse: true, branch: 'x' }, 'usage --branch does not go with --reuse: the worker continues in w-local-7 as it is'],
+    [
+      '--reuse with --from',
+      [w('1', 1)],
+      { reuse: true, from: 'main' },
+      'usage --from does not go with --reuse: the worker continues in w-local-7 as it is',
+    ],
+    [
+      '--reuse with --branch',
+      [w('1', 1)],
+      { reuse: true, branch: 'x' },
+      'usage --branch does not go with --reuse: the worker continues in w-local-7 as it is',
+    ],
     [
       '--reuse of an iteration that reported done',
       [w('1', 1, { doneReported: true }), w('2', 1)],
       { reuse: true },
       'conflict refused: branch worker/local-7 of worker local:7 i1 is frozen (its worker reported done); run a new iteration',
     ],
-    ['rows out of order are put in launch order', [w('5', 2), w('1', 1)], { reuse: true }, 'i2 w-local-7-i2 worker/local-7-i2 reuse 5'],
+    [
+      'rows out of order are put in launch order',
+      [w('5', 2), w('1', 1)],
+      { reuse: true },
+      'i2 w-local-7-i2 worker/local-7-i2 reuse 5',
+    ],
   ]
-  for (const [name, earlier, req, want] of table) assert.is(show(planWorker('local:7', 'local-7', earlier, req)), want, name)
+  for (const [name, earlier, req, want] of table)
+    assert.is(show(planWorker('local:7', 'local-7', earlier, req)), want, name)
 })
 
 test('a report comment: heading, body, and the marker on its last line', () => {
   const c = reportComment({ ref: 'local:7', conv: 'w-local-7-i1', seq: 3, status: 'done', body: 'All green.\n\n' })
-  assert.is(c, '**Worker report** done (conv-w-local-7-i1, report 3)\n\nAll green.\n\n<!-- svc-report conv-w-local-7-i1 seq 3 -->')
+  assert.is(
+    c,
+    '**Worker report** done (conv-w-local-7-i1, report 3)\n\nAll green.\n\n<!-- svc-report conv-w-local-7-i1 seq 3 -->',
+  )
   assert.is(reportMarker('x', 1), '<!-- svc-report conv-x seq 1 -->')
 })
 
 test('a report too long for one comment is cut, says where the whole is, and keeps its marker', () => {
   const c = reportComment({ ref: 'local:7', conv: 'c', seq: 1, status: 'blocked', body: 'B'.repeat(500) }, 300)
   assert.is(c.length, 300)
-  assert.ok(c.endsWith("\n\n[cut: the whole report is in svc's report store under conv-c, report 1]\n\n<!-- svc-report conv-c seq 1 -->"), c)
+  assert.ok(
+    c.endsWith(
+      "\n\n[cut: the whole report is in svc's report store under conv-c, report 1]\n\n<!-- svc-report conv-c seq 1 -->",
+    ),
+    c,
+  )
   assert.ok(c.startsWith('**Worker report** blocked (conv-c, report 1)\n\nBBB'))
   const fits = 'B'.repeat(300 - 77)
-  assert.is(reportComment({ ref: 'local:7', conv: 'c', seq: 1, status: 'done', body: fits }, 300), `**Worker report** done (conv-c, report 1)\n\n${fits}\n\n<!-- svc-report conv-c seq 1 -->`, 'exactly the limit: nothing cut')
+  assert.is(
+    reportComment({ ref: 'local:7', conv: 'c', seq: 1, status: 'done', body: fits }, 300),
+    `**Worker report** done (conv-c, report 1)\n\n${fits}\n\n<!-- svc-report conv-c seq 1 -->`,
+    'exactly the limit: nothing cut',
+  )
 })
 
-test('already posted: only a comment whose last line is this report\'s marker counts', () => {
+test("already posted: only a comment whose last line is this report's marker counts", () => {
   const m = reportMarker('c', 2)
   const table: [string, string[], boolean][] = [
     ['no comments', [], false],
     ['the posted report', [reportComment({ ref: 'local:1', conv: 'c', seq: 2, status: 'done', body: 'x' })], true],
     ['trailing blank lines and spaces', [`text\n${m}  \n\n`], true],
-    ['another report of the same conversation', [reportComment({ ref: 'local:1', conv: 'c', seq: 1, status: 'done', body: 'x' })], false],
+    [
+      'another report of the same conversation',
+      [reportComment({ ref: 'local:1', conv: 'c', seq: 1, status: 'done', body: 'x' })],
+      false,
+    ],
     ['seq 2 is not seq 20', [`x\n${reportMarker('c', 20)}`], false],
     ['a comment quoting the marker mid-text', [`see ${m} above\nthanks`], false],
     ['the marker of another conversation', [`x\n${reportMarker('c2', 2)}`], false],
@@ -170,19 +255,40 @@ test("a worker's conversation name: short, valid, one per issue and iteration", 
   // The tags are FNV-1a (32 bits) of owner/repo, worked out independently of this code.
   for (const [ref, i, attempt, want] of table) assert.is(workerConvName(ref, i, attempt), want)
   // The longest GitHub names still make a valid conversation name, with no '+' in it.
-  const long = workerConvName({ tracker: 'gh', owner: 'o'.repeat(39), repo: 'r.'.repeat(50), number: 999_999_999 }, 99, 9)
+  const long = workerConvName(
+    { tracker: 'gh', owner: 'o'.repeat(39), repo: 'r.'.repeat(50), number: 999_999_999 },
+    99,
+    9,
+  )
   assert.ok(CONV_NAME.test(long), long)
   assert.not.ok(long.includes('+'))
 })
 
 test('a worker directory is a builder directory for the code that makes, reports from and reaps it', () => {
-  const w = { issue: 'local:1', starter: '1', dir: 'w-local-1', root: '/lanes', iteration: 2, repo: '/src', branch: 'worker/local-1', made: { launch: 'x' } }
-  assert.equal(workDirOf({ worker: w }), { role: 'builder', dir: 'w-local-1', root: '/lanes', iteration: 2, repo: '/src', branch: 'worker/local-1', made: { launch: 'x' } })
+  const w = {
+    issue: 'local:1',
+    starter: '1',
+    dir: 'w-local-1',
+    root: '/lanes',
+    iteration: 2,
+    repo: '/src',
+    branch: 'worker/local-1',
+    made: { launch: 'x' },
+  }
+  assert.equal(workDirOf({ worker: w }), {
+    role: 'builder',
+    dir: 'w-local-1',
+    root: '/lanes',
+    iteration: 2,
+    repo: '/src',
+    branch: 'worker/local-1',
+    made: { launch: 'x' },
+  })
   assert.equal(workDirOf({ lane: lane('critic') }), lane('critic'))
   assert.is(workDirOf({}), undefined)
 })
 
-test('which workers are an issue\'s: a local reference is one project\'s, a GitHub one everyone\'s', () => {
+test("which workers are an issue's: a local reference is one project's, a GitHub one everyone's", () => {
   const w = (issue: string, project?: string) => ({ project, worker: { ...worker, issue } })
   const table: [ReturnType<typeof w> | { project?: string }, string, string | undefined, boolean][] = [
     [w('local:1', 'app'), 'local:1', 'app', true],
@@ -192,12 +298,16 @@ test('which workers are an issue\'s: a local reference is one project\'s, a GitH
     [w('gh:acme/app#1', 'web'), 'gh:acme/app#1', undefined, true],
     [{ project: 'app' }, 'local:1', 'app', false],
   ]
-  for (const [rec, issue, project, want] of table) assert.is(isWorkerOf(rec, issue, project), want, `${JSON.stringify(rec)} ${issue} ${project}`)
+  for (const [rec, issue, project, want] of table)
+    assert.is(isWorkerOf(rec, issue, project), want, `${JSON.stringify(rec)} ${issue} ${project}`)
 })
 
 test('the message the starter is told: who, which issue, the status, the first line, the command', () => {
   const who = { id: '9', name: 'w-local-1-i1', issue: 'local:1', iteration: 1 }
-  assert.is(starterMessage(who, { seq: 3, status: 'blocked', body: '\n  RULING needed: which API?\nmore' }), 'Worker local:1 i1 (conv 9, w-local-1-i1) filed report #3: blocked: RULING needed: which API?\nRead it: svc worker wait w-local-1-i1 --after 2')
+  assert.is(
+    starterMessage(who, { seq: 3, status: 'blocked', body: '\n  RULING needed: which API?\nmore' }),
+    'Worker local:1 i1 (conv 9, w-local-1-i1) filed report #3: blocked: RULING needed: which API?\nRead it: svc worker wait w-local-1-i1 --after 2',
+  )
   const long = starterMessage(who, { seq: 1, status: 'done', body: 'x'.repeat(300) })
   assert.ok(long.includes(`done: ${'x'.repeat(199)}…\n`), long)
 })
@@ -210,17 +320,46 @@ test('a worker: the gates of a builder, no verdict; it launches no lanes; its di
   }
   const req = { status: 'done' as const, body: 'x' }
   const table: [string, () => ReturnType<typeof checkReport>, string][] = [
-    ['dirty', () => checkReport(w, req, [], { dirty: true }), 'refused: a worker reports done only from a clean tree; commit or remove the changes (git status shows them)'],
-    ['no upstream', () => checkReport(w, req, [], { dirty: false, branch: 'worker/local-1' }), 'refused: branch worker/local-1 has no upstream; push it with git push -u origin HEAD'],
-    ['ahead', () => checkReport(w, req, [], { dirty: false, branch: 'b', upstream: 'origin/b', ahead: 2 }), 'refused: 2 commit(s) on b are not on origin/b; push them first'],
-    ['frozen', () => checkReport(w, req, [{ seq: 1, at: 1, status: 'done', body: 'x' }], { dirty: false }), 'refused: branch worker/local-1 is frozen: worker local:1 i1 reported done (report #1); start a new iteration'],
-    ['verdict', () => checkReport(w, { ...req, verdict: 'PASS' }, [], undefined), 'refused: a worker files no verdict; --verdict is for critic and verifier lanes'],
+    [
+      'dirty',
+      () => checkReport(w, req, [], { dirty: true }),
+      'refused: a worker reports done only from a clean tree; commit or remove the changes (git status shows them)',
+    ],
+    [
+      'no upstream',
+      () => checkReport(w, req, [], { dirty: false, branch: 'worker/local-1' }),
+      'refused: branch worker/local-1 has no upstream; push it with git push -u origin HEAD',
+    ],
+    [
+      'ahead',
+      () => checkReport(w, req, [], { dirty: false, branch: 'b', upstream: 'origin/b', ahead: 2 }),
+      'refused: 2 commit(s) on b are not on origin/b; push them first',
+    ],
+    [
+      'frozen',
+      () => checkReport(w, req, [{ seq: 1, at: 1, status: 'done', body: 'x' }], { dirty: false }),
+      'refused: branch worker/local-1 is frozen: worker local:1 i1 reported done (report #1); start a new iteration',
+    ],
+    [
+      'verdict',
+      () => checkReport(w, { ...req, verdict: 'PASS' }, [], undefined),
+      'refused: a worker files no verdict; --verdict is for critic and verifier lanes',
+    ],
     ['pushed', () => checkReport(w, req, [], { dirty: false, branch: 'b', upstream: 'origin/b', ahead: 0 }), 'ok'],
   ]
   for (const [name, f, want] of table) assert.is(fails(f), want, name)
-  assert.equal(mayLaunch({ worker }, 'builder'), { ok: false, code: 'forbidden', message: 'refused: a worker cannot launch lanes' })
+  assert.equal(mayLaunch({ worker }, 'builder'), {
+    ok: false,
+    code: 'forbidden',
+    message: 'refused: a worker cannot launch lanes',
+  })
   const held = row('5', { worker })
-  assert.equal(dirClaimRefusal('/lanes/w-local-1', [held]), { ok: false, code: 'conflict', message: 'refused: /lanes/w-local-1 is the directory of worker local:1 i1 (conv 5), which is not reaped; reap it first (svc worker reap 5)' })
+  assert.equal(dirClaimRefusal('/lanes/w-local-1', [held]), {
+    ok: false,
+    code: 'conflict',
+    message:
+      'refused: /lanes/w-local-1 is the directory of worker local:1 i1 (conv 5), which is not reaped; reap it first (svc worker reap 5)',
+  })
   assert.equal(dirClaimRefusal('/lanes/w-local-1', [{ ...held, reaped: { at: 1 } }]), { ok: true })
 })
 

@@ -13,13 +13,21 @@ export function kernelApi(h: TestHome) {
   const k = h.kernelFile()
   if (!k) throw new Error('no kernel is running for this home')
   const base = `http://127.0.0.1:${k.port}`
-  const call = async (path: string, o: { method?: string; body?: unknown; token?: string | null; headers?: Record<string, string> } = {}): Promise<Answer> => {
+  const call = async (
+    path: string,
+    o: { method?: string; body?: unknown; token?: string | null; headers?: Record<string, string> } = {},
+  ): Promise<Answer> => {
     const headers: Record<string, string> = { ...o.headers }
     if (o.token !== null) headers.authorization = `Bearer ${o.token ?? k.token}`
     if (o.body !== undefined) headers['content-type'] = 'application/json'
     const data = o.body === undefined ? undefined : JSON.stringify(o.body)
     if (data !== undefined) headers['content-length'] = String(Buffer.byteLength(data))
-    const res = await rawRequest(k.port, { method: o.method ?? (data !== undefined ? 'POST' : 'GET'), path, headers: { host: `127.0.0.1:${k.port}`, ...headers }, body: data })
+    const res = await rawRequest(k.port, {
+      method: o.method ?? (data !== undefined ? 'POST' : 'GET'),
+      path,
+      headers: { host: `127.0.0.1:${k.port}`, ...headers },
+      body: data,
+    })
     const text = res.text
     let body: unknown = text
     try {
@@ -40,14 +48,28 @@ export function kernelApi(h: TestHome) {
 /** One request with exactly these headers, Host included (fetch sets Host itself and will not send another), on a
  * connection of its own: a kept-alive one could be closed by the kernel as idle while this process was busy (a
  * synchronous git call), and the request reset. */
-export function rawRequest(port: number, o: { method?: string; path: string; headers: Record<string, string>; body?: string }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+export function rawRequest(
+  port: number,
+  o: { method?: string; path: string; headers: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method: o.method ?? 'GET', path: o.path, headers: o.headers, setHost: false, agent: false }, (res) => {
-      let text = ''
-      res.setEncoding('utf8')
-      res.on('data', (d) => (text += d))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }))
-    })
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: o.method ?? 'GET',
+        path: o.path,
+        headers: o.headers,
+        setHost: false,
+        agent: false,
+      },
+      (res) => {
+        let text = ''
+        res.setEncoding('utf8')
+        res.on('data', (d) => (text += d))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }))
+      },
+    )
     req.on('error', reject)
     req.end(o.body)
   })
@@ -73,7 +95,11 @@ rm verdict.json
 `
 
 /** Reads server-sent events from a streaming response until `pick` returns a value (or the limit passes). */
-export async function readEvents<T>(res: Response, pick: (e: { event: string; data: string; id?: string }) => T | undefined, limitMs = 20_000): Promise<{ found?: T; seen: { event: string; data: string; id?: string }[] }> {
+export async function readEvents<T>(
+  res: Response,
+  pick: (e: { event: string; data: string; id?: string }) => T | undefined,
+  limitMs = 20_000,
+): Promise<{ found?: T; seen: { event: string; data: string; id?: string }[] }> {
   const reader = res.body!.getReader()
   const decoder = new TextDecoder()
   const seen: { event: string; data: string; id?: string }[] = []
@@ -90,7 +116,9 @@ export async function readEvents<T>(res: Response, pick: (e: { event: string; da
       while ((end = buffer.indexOf('\n\n')) >= 0) {
         const block = buffer.slice(0, end)
         buffer = buffer.slice(end + 2)
-        const fields = Object.fromEntries(block.split('\n').map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]))
+        const fields = Object.fromEntries(
+          block.split('\n').map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]),
+        )
         const e = { event: fields.event ?? 'message', data: fields.data ?? '', ...(fields.id ? { id: fields.id } : {}) }
         seen.push(e)
         const found = pick(e)

@@ -17,8 +17,10 @@ const start = (args: string[]) => h.ok(['lane', 'start', '--run', 'r1', ...args]
 const idOf = (line: string) => /conv (\d+) \(([^)]+)\)/.exec(line)!.slice(1, 3)
 const read = (f: string) => readFileSync(join(h.home, f), 'utf8')
 /** One step of a `bash -e` script that goes on whatever the command's exit: its code in c<n>, its stderr in e<n>. */
-const step = (n: number, cmd: string) => `${cmd} 2> ${h.home}/e${n} && echo 0 > ${h.home}/c${n} || echo $? > ${h.home}/c${n}`
-const OTHER = 'hint: a conversation acts only as itself: SERVICE_CONVERSATION must name the conversation its key was given to\n'
+const step = (n: number, cmd: string) =>
+  `${cmd} 2> ${h.home}/e${n} && echo 0 > ${h.home}/c${n} || echo $? > ${h.home}/c${n}`
+const OTHER =
+  'hint: a conversation acts only as itself: SERVICE_CONVERSATION must name the conversation its key was given to\n'
 
 test('item 10: a builder that sets SERVICE_CONVERSATION to its critic or to the root acts as neither; each conversation acts as itself with its own key', async () => {
   // The builder waits for the critic's id, then tries to act as the critic and as the root, then as itself.
@@ -30,23 +32,57 @@ test('item 10: a builder that sets SERVICE_CONVERSATION to its critic or to the 
     step(3, `SERVICE_CONVERSATION=$C svc conv mark needs-you --reason question`),
     step(4, `SERVICE_CONVERSATION=${s.root} svc tell $C 'from the root'`),
     step(5, `SERVICE_CONVERSATION=$C svc handoff --harness none`),
-    step(6, `(unset SERVICE_CONVERSATION_KEY; SERVICE_CONVERSATION=$C svc lane report --stdin --verdict WOWED <<<'wowed')`),
+    step(
+      6,
+      `(unset SERVICE_CONVERSATION_KEY; SERVICE_CONVERSATION=$C svc lane report --stdin --verdict WOWED <<<'wowed')`,
+    ),
     step(7, `SERVICE_CONVERSATION_KEY=forged svc conv mark working`),
     step(8, `svc conv mark working`),
   ]
   const [b] = idOf(await start(['--key', 'b', '--role', 'builder', '--prompt', steps.join('\n')]))
   const sha = git(s.project.checkout, 'rev-parse', 'HEAD')
-  const [c, cName] = idOf(await start(['--for', 'b', '--role', 'critic', '--at', sha, '--prompt', `while [ ! -e ${h.home}/go ]; do sleep 0.05; done; svc lane report --stdin --verdict NOT_YET --defects 1 <<<'not yet' > ${h.home}/critic-out && echo $? > ${h.home}/critic-code`]))
+  const [c, cName] = idOf(
+    await start([
+      '--for',
+      'b',
+      '--role',
+      'critic',
+      '--at',
+      sha,
+      '--prompt',
+      `while [ ! -e ${h.home}/go ]; do sleep 0.05; done; svc lane report --stdin --verdict NOT_YET --defects 1 <<<'not yet' > ${h.home}/critic-out && echo $? > ${h.home}/critic-code`,
+    ]),
+  )
   writeFileSync(join(h.home, 'critic-id'), c)
   await written(join(h.home, 'c8'), 'the builder script to end')
 
   assert.is(read('b-key').trim(), 'has a key')
   const refusedAs = (n: number, what: string) => [read(`c${n}`).trim(), read(`e${n}`), what]
-  assert.equal(refusedAs(1, 'report as the critic'), ['1', `svc: refused: svc lane report: the key given is conv ${b}'s, not conv ${c}'s\n${OTHER}`, 'report as the critic'])
-  assert.equal(refusedAs(2, 'launch as the root'), ['1', `svc: refused: svc lane start: the key given is conv ${b}'s, not conv ${s.root}'s\n${OTHER}`, 'launch as the root'])
-  assert.equal(refusedAs(3, 'mark as the critic'), ['1', `svc: refused: svc conv mark: the key given is conv ${b}'s, not conv ${c}'s\n${OTHER}`, 'mark as the critic'])
-  assert.equal(refusedAs(4, 'tell as the root'), ['1', `svc: refused: svc tell: the key given is conv ${b}'s, not conv ${s.root}'s\n${OTHER}`, 'tell as the root'])
-  assert.equal(refusedAs(5, 'handoff of the critic'), ['1', `svc: refused: svc handoff: the key given is conv ${b}'s, not conv ${c}'s\n${OTHER}`, 'handoff of the critic'])
+  assert.equal(refusedAs(1, 'report as the critic'), [
+    '1',
+    `svc: refused: svc lane report: the key given is conv ${b}'s, not conv ${c}'s\n${OTHER}`,
+    'report as the critic',
+  ])
+  assert.equal(refusedAs(2, 'launch as the root'), [
+    '1',
+    `svc: refused: svc lane start: the key given is conv ${b}'s, not conv ${s.root}'s\n${OTHER}`,
+    'launch as the root',
+  ])
+  assert.equal(refusedAs(3, 'mark as the critic'), [
+    '1',
+    `svc: refused: svc conv mark: the key given is conv ${b}'s, not conv ${c}'s\n${OTHER}`,
+    'mark as the critic',
+  ])
+  assert.equal(refusedAs(4, 'tell as the root'), [
+    '1',
+    `svc: refused: svc tell: the key given is conv ${b}'s, not conv ${s.root}'s\n${OTHER}`,
+    'tell as the root',
+  ])
+  assert.equal(refusedAs(5, 'handoff of the critic'), [
+    '1',
+    `svc: refused: svc handoff: the key given is conv ${b}'s, not conv ${c}'s\n${OTHER}`,
+    'handoff of the critic',
+  ])
   assert.equal(refusedAs(6, 'the critic named without a key'), [
     '1',
     `svc: refused: svc lane report: conv ${c} acts only with its key, and none was given\nhint: run this inside conv ${c}, where SERVICE_CONVERSATION_KEY is set\n`,
@@ -58,17 +94,33 @@ test('item 10: a builder that sets SERVICE_CONVERSATION to its critic or to the 
     'a forged key',
   ])
   assert.equal([read('c8').trim(), read('e8')], ['0', ''], 'the builder marks itself')
-  assert.equal(JSON.parse((await h.ok(['lane', 'list', '--run', 'r1', '--json'], { env: s.env }))).map((l: { key: string }) => l.key), ['b', 'b'], 'no lane x')
+  assert.equal(
+    JSON.parse(await h.ok(['lane', 'list', '--run', 'r1', '--json'], { env: s.env })).map(
+      (l: { key: string }) => l.key,
+    ),
+    ['b', 'b'],
+    'no lane x',
+  )
 
   // From outside (a human's shell, no key), the critic cannot be acted as either; the critic acts as itself.
-  const outside = await h.svc(['lane', 'report', '--stdin', '--verdict', 'WOWED'], { input: 'x', env: { SERVICE_CONVERSATION: c } })
+  const outside = await h.svc(['lane', 'report', '--stdin', '--verdict', 'WOWED'], {
+    input: 'x',
+    env: { SERVICE_CONVERSATION: c },
+  })
   assert.is(outside.code, 1)
-  assert.is(outside.stderr.split('\n')[0], `svc: refused: svc lane report: conv ${c} acts only with its key, and none was given`)
+  assert.is(
+    outside.stderr.split('\n')[0],
+    `svc: refused: svc lane report: conv ${c} acts only with its key, and none was given`,
+  )
   writeFileSync(join(h.home, 'go'), '')
   await written(join(h.home, 'critic-code'), 'the critic to report')
   assert.is(read('critic-code').trim(), '0')
   const reports = h.reports(cName)
-  assert.equal(reports.map((r: { verdict?: string }) => r.verdict), ['NOT_YET'], 'only the critic\'s own verdict')
+  assert.equal(
+    reports.map((r: { verdict?: string }) => r.verdict),
+    ['NOT_YET'],
+    "only the critic's own verdict",
+  )
 
   // The key is in no file of the conversation; its record keeps only a hash.
   const dir = join(h.service, 'agents', `conv-${cName}`)
@@ -78,12 +130,22 @@ test('item 10: a builder that sets SERVICE_CONVERSATION to its critic or to the 
 })
 
 test('item 10: a human root (harness none) keeps launching by its id alone, and a play lane has no key', async () => {
-  const out = await start(['--key', 'p', '--role', 'play', '--prompt', `echo "key:\${SERVICE_CONVERSATION_KEY:-none}" > ${h.home}/play-key`])
+  const out = await start([
+    '--key',
+    'p',
+    '--role',
+    'play',
+    '--prompt',
+    `echo "key:\${SERVICE_CONVERSATION_KEY:-none}" > ${h.home}/play-key`,
+  ])
   assert.match(out, /^Lane r1\/p play i1: conv \d+/)
   await written(join(h.home, 'play-key'), 'the play lane to run')
   assert.is(read('play-key'), 'key:none\n')
   const name = /conv \d+ \(([^)]+)\)/.exec(out)![1]
-  assert.is(JSON.parse(readFileSync(join(h.service, 'agents', `conv-${name}`, 'record.json'), 'utf8')).keyHash, undefined)
+  assert.is(
+    JSON.parse(readFileSync(join(h.service, 'agents', `conv-${name}`, 'record.json'), 'utf8')).keyHash,
+    undefined,
+  )
 })
 
 test.run()

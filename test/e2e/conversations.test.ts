@@ -18,7 +18,16 @@ const show = async (id: string): Promise<any> => (await h.port()).convShow({ con
 const activity = async (id: string) => (await show(id)).activity as string
 
 test('conv new prints only the id; a shell conversation works, marks itself, and ends stopped', async () => {
-  const out = await h.ok(['conv', 'new', '--harness', 'shell', '--cwd', h.home, '--prompt', 'svc conv mark idle; while [ ! -e go ]; do sleep 0.05; done; svc conv mark needs-you --reason question; while [ ! -e go2 ]; do sleep 0.05; done'])
+  const out = await h.ok([
+    'conv',
+    'new',
+    '--harness',
+    'shell',
+    '--cwd',
+    h.home,
+    '--prompt',
+    'svc conv mark idle; while [ ! -e go ]; do sleep 0.05; done; svc conv mark needs-you --reason question; while [ ! -e go2 ]; do sleep 0.05; done',
+  ])
   assert.match(out, /^\d+\n$/)
   const id = out.trim()
   const v = await until(async () => {
@@ -61,7 +70,11 @@ test('a shell conversation is working from its start, with the evidence', async 
 })
 
 test('a spawn error gives failed-to-start with the error text', async () => {
-  const id = (await h.ok(['conv', 'new', '--harness', 'claude', '--cwd', h.home, '--prompt', 'hi'], { env: { PATH: '/usr/bin:/bin' } })).trim()
+  const id = (
+    await h.ok(['conv', 'new', '--harness', 'claude', '--cwd', h.home, '--prompt', 'hi'], {
+      env: { PATH: '/usr/bin:/bin' },
+    })
+  ).trim()
   // The kernel was started with this PATH, so its runners find no claude.
   const v = await until(async () => {
     const s = await show(id)
@@ -72,7 +85,18 @@ test('a spawn error gives failed-to-start with the error text', async () => {
 })
 
 test('tell reaches the shell inbox; a stopped conversation refuses messages', async () => {
-  const id = (await h.ok(['conv', 'new', '--harness', 'shell', '--cwd', h.home, '--prompt', 'while ! grep -q ping "$SERVICE_INBOX" 2>/dev/null; do sleep 0.05; done; echo "inbox: $(cat $SERVICE_INBOX)"'])).trim()
+  const id = (
+    await h.ok([
+      'conv',
+      'new',
+      '--harness',
+      'shell',
+      '--cwd',
+      h.home,
+      '--prompt',
+      'while ! grep -q ping "$SERVICE_INBOX" 2>/dev/null; do sleep 0.05; done; echo "inbox: $(cat $SERVICE_INBOX)"',
+    ])
+  ).trim()
   assert.is(await h.ok(['tell', `conv-c${id}`, 'ping one']), `sent to conv ${id} (c${id})\n`)
   await until(async () => (await activity(id)) === 'stopped', 'script ended after the message')
   const transcript = await h.ok(['conv', 'transcript', id])
@@ -103,7 +127,10 @@ test('conv list, archive (refused while live), and list --all', async () => {
   const a = (await h.ok(['conv', 'new', '--harness', 'shell', '--cwd', h.home, '--prompt', 'sleep 30'])).trim()
   const r = await h.svc(['conv', 'archive', a])
   assert.is(r.code, 1)
-  assert.match(r.stderr, new RegExp(`^svc: conv ${a} \\(c${a}\\) is (starting|working); stop it first\\nhint: svc conv stop ${a}\\n$`))
+  assert.match(
+    r.stderr,
+    new RegExp(`^svc: conv ${a} \\(c${a}\\) is (starting|working); stop it first\\nhint: svc conv stop ${a}\\n$`),
+  )
   await h.ok(['conv', 'stop', a])
   assert.is(await h.ok(['conv', 'archive', a]), `conv ${a} (c${a}) archived\n`)
   assert.not.match(await h.ok(['conv', 'list']), `c${a}`)
@@ -122,9 +149,18 @@ test('bad references: unknown conversation, malformed id, escapes; one line, exi
     [['tell', 'nobody', 'hi'], 'svc: no conversation nobody\nhint: svc conv list shows the conversations\n'],
     [['conv', 'stop', '../etc'], "svc: '../etc' is not a conversation id, name or conv-<name>\n"],
     [['conv', 'new', '--harness', 'bash'], "svc: --harness must be one of claude, codex, shell, none, not 'bash'\n"],
-    [['conv', 'new', '--harness', 'none', '--name', 'UP'], "svc: invalid name 'UP': use lower-case letters, digits, '.', '_' or '-', starting with a letter or digit\n"],
-    [['conv', 'new', '--harness', 'none', '--cwd', '/nonexistent/dir'], 'svc: working directory /nonexistent/dir does not exist\n'],
-    [['conv', 'new', '--harness', 'shell', '--cwd', '/'], 'svc: the shell harness runs a script: give it --prompt (or a brief)\n'],
+    [
+      ['conv', 'new', '--harness', 'none', '--name', 'UP'],
+      "svc: invalid name 'UP': use lower-case letters, digits, '.', '_' or '-', starting with a letter or digit\n",
+    ],
+    [
+      ['conv', 'new', '--harness', 'none', '--cwd', '/nonexistent/dir'],
+      'svc: working directory /nonexistent/dir does not exist\n',
+    ],
+    [
+      ['conv', 'new', '--harness', 'shell', '--cwd', '/'],
+      'svc: the shell harness runs a script: give it --prompt (or a brief)\n',
+    ],
     [['conv', 'mark', 'sleeping'], "svc: the state must be one of working, idle, needs-you, not 'sleeping'\n"],
     [['conv', 'mark', 'idle'], 'svc: SERVICE_CONVERSATION is not set: svc conv mark must run inside a conversation\n'],
   ]
@@ -138,7 +174,9 @@ test('bad references: unknown conversation, malformed id, escapes; one line, exi
 })
 
 test('a kernel killed with SIGKILL and restarted finds its running conversations alive and right', async () => {
-  const id = (await h.ok(['conv', 'new', '--harness', 'shell', '--cwd', h.home, '--prompt', 'svc conv mark idle; sleep 30'])).trim()
+  const id = (
+    await h.ok(['conv', 'new', '--harness', 'shell', '--cwd', h.home, '--prompt', 'svc conv mark idle; sleep 30'])
+  ).trim()
   const done = (await h.ok(['conv', 'new', '--harness', 'shell', '--cwd', h.home, '--prompt', 'true'])).trim()
   await until(async () => (await activity(id)) === 'idle' && (await activity(done)) === 'stopped', 'idle and stopped')
   const k = h.kernelFile()!
@@ -155,7 +193,13 @@ test('a kernel killed with SIGKILL and restarted finds its running conversations
 test('a runner killed without writing its end is marked ended by the reconcile, with the evidence', async () => {
   const id = (await h.ok(['conv', 'new', '--harness', 'shell', '--cwd', h.home, '--prompt', 'sleep 30'])).trim()
   const stateFile = join(h.service, 'agents', `conv-c${id}`, 'state.json')
-  const state = await until(() => existsSync(stateFile) && JSON.parse(readFileSync(stateFile, 'utf8')).harness && JSON.parse(readFileSync(stateFile, 'utf8')), 'state')
+  const state = await until(
+    () =>
+      existsSync(stateFile) &&
+      JSON.parse(readFileSync(stateFile, 'utf8')).harness &&
+      JSON.parse(readFileSync(stateFile, 'utf8')),
+    'state',
+  )
   await h.ok(['kernel', 'stop'])
   process.kill(-state.runner.pid, 'SIGKILL')
   await until(() => !alive(state.runner.pid) && !alive(state.harness.pid), 'runner group dead')
@@ -177,21 +221,33 @@ test('item 11: a long transcript is read a bounded page at a time: the last page
   const { rpc } = await import('../helpers/activity.js')
   const id = (await h.ok(['conv', 'new', '--harness', 'none', '--cwd', h.home])).trim()
   const file = join(h.service, 'agents', `conv-c${id}`, 'transcript.jsonl')
-  const line = (n: number) => JSON.stringify({ n, at: 1_700_000_000_000 + n, kind: 'stdout', text: `line ${n} ${'x'.repeat(80)}` }) + '\n'
+  const line = (n: number) =>
+    JSON.stringify({ n, at: 1_700_000_000_000 + n, kind: 'stdout', text: `line ${n} ${'x'.repeat(80)}` }) + '\n'
   const total = 40_000
   writeFileSync(file, Array.from({ length: total }, (_, i) => line(i + 1)).join(''))
   const size = readFileSync(file).length
   assert.ok(size > 4 * 1024 * 1024)
   const last = await rpc(h, 'convTranscript', { conv: id })
-  assert.ok(last.entries.length > 100 && last.entries.length < 3000, `the last page only, got ${last.entries.length} entries`)
+  assert.ok(
+    last.entries.length > 100 && last.entries.length < 3000,
+    `the last page only, got ${last.entries.length} entries`,
+  )
   assert.is(last.entries.at(-1).n, total)
   assert.is(last.entries[0].n, total - last.entries.length + 1, 'whole lines, none cut')
   assert.ok(JSON.stringify(last.entries).length <= 300 * 1024, 'a page is bounded')
   assert.equal([last.cursor, last.more], [size, false])
-  assert.equal(await rpc(h, 'convTranscript', { conv: id, cursor: last.cursor }), { entries: [], cursor: size, more: false }, 'nothing new')
+  assert.equal(
+    await rpc(h, 'convTranscript', { conv: id, cursor: last.cursor }),
+    { entries: [], cursor: size, more: false },
+    'nothing new',
+  )
   appendFileSync(file, line(total + 1) + line(total + 2) + line(total + 3).slice(0, 20))
   const next = await rpc(h, 'convTranscript', { conv: id, cursor: last.cursor })
-  assert.equal(next.entries.map((e: { n: number }) => e.n), [total + 1, total + 2], 'only what is new; the line being written waits')
+  assert.equal(
+    next.entries.map((e: { n: number }) => e.n),
+    [total + 1, total + 2],
+    'only what is new; the line being written waits',
+  )
   const first = await rpc(h, 'convTranscript', { conv: id, cursor: 0 })
   assert.equal([first.entries[0].n, first.more], [1, true])
   const printed = await h.ok(['conv', 'transcript', id])

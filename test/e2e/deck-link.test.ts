@@ -25,7 +25,11 @@ async function login(url: string): Promise<string> {
 }
 const get = (path: string, headers: Record<string, string>) => fetch(base() + path, { headers }).then((r) => r.status)
 const post = (path: string, headers: Record<string, string>, body: unknown = {}) =>
-  fetch(base() + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then((r) => r.status)
+  fetch(base() + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  }).then((r) => r.status)
 
 test('item 7: the deck cookie is a session of its own, never the token: it opens the deck routes only, and svc deck --revoke ends it', async () => {
   const url = JSON.parse(await h.ok(['deck', '--json', '--no-open'])).url as string
@@ -48,7 +52,7 @@ test('item 7: the deck cookie is a session of its own, never the token: it opens
   assert.is(await get('/api/tree', headers), 401, 'revoked')
 })
 
-test('item 8: on a terminal, svc deck opens a private file that leads to the deck; the code never goes into the opener\'s arguments', async () => {
+test("item 8: on a terminal, svc deck opens a private file that leads to the deck; the code never goes into the opener's arguments", async () => {
   const bin = join(h.home, 'bin')
   mkdirSync(bin, { recursive: true })
   const argsFile = join(h.home, 'opener-args')
@@ -58,7 +62,14 @@ test('item 8: on a terminal, svc deck opens a private file that leads to the dec
   const path = process.env.PATH
   // CI=true (as CI runs) keeps svc deck from opening anything: this test is a person's terminal.
   const env = h.env({ PATH: `${bin}:${path}`, CI: undefined })
-  const io: Io = { out: (t) => void (out += t), err: () => {}, env, cwd: h.home, isTTY: true, readStdin: async () => '' }
+  const io: Io = {
+    out: (t) => void (out += t),
+    err: () => {},
+    env,
+    cwd: h.home,
+    isTTY: true,
+    readStdin: async () => '',
+  }
   // This process's PATH too, whichever environment the opener is started with.
   process.env.PATH = env.PATH
   try {

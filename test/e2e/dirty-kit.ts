@@ -33,6 +33,8 @@ export function content(rng: Rng): Buffer {
     case 5:
       return Buffer.from(`ünïcødé ✓ ${rng.int(1000)}\n`.repeat(1 + rng.int(5)))
     default:
-      return Buffer.from(Array.from({ length: 1 + rng.int(30) }, (_, i) => `line ${i} ${rng.int(100)}`).join('\n') + '\n')
+      return Buffer.from(
+        Array.from({ length: 1 + rng.int(30) }, (_, i) => `line ${i} ${rng.int(100)}`).join('\n') + '\n',
+      )
   }
 }

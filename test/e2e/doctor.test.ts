@@ -14,7 +14,11 @@ import { GH_BIN, ghEnv } from '../helpers/gh.js'
 
 let h: TestHome
 /** The real claude logged in through an API key (the stand-in's), so that only gh can make a problem or a note. */
-const loggedInClaude = (t: TestHome) => ({ ANTHROPIC_API_KEY: 'sk-standin', CLAUDE_CONFIG_DIR: join(t.home, '.claude'), OPENAI_API_KEY: '' })
+const loggedInClaude = (t: TestHome) => ({
+  ANTHROPIC_API_KEY: 'sk-standin',
+  CLAUDE_CONFIG_DIR: join(t.home, '.claude'),
+  OPENAI_API_KEY: '',
+})
 test.before.each(() => {
   h = new TestHome('doctor')
 })
@@ -24,7 +28,12 @@ test.after.each(async () => {
 
 test('all well: the real harness CLIs with their versions and login status, git, the home and the lanes root; exit 0', async () => {
   const bin = realCliBin(h)
-  h.extraEnv = { PATH: `${bin}:${process.env.PATH}`, ANTHROPIC_API_KEY: 'sk-standin', CLAUDE_CONFIG_DIR: join(h.home, '.claude'), OPENAI_API_KEY: '' }
+  h.extraEnv = {
+    PATH: `${bin}:${process.env.PATH}`,
+    ANTHROPIC_API_KEY: 'sk-standin',
+    CLAUDE_CONFIG_DIR: join(h.home, '.claude'),
+    OPENAI_API_KEY: '',
+  }
   const s = await setupProject(h)
   const r = await h.svc(['doctor'])
   assert.is(r.code, 0, r.stdout + r.stderr)
@@ -32,8 +41,14 @@ test('all well: the real harness CLIs with their versions and login status, git,
   const lines = r.stdout.split('\n')
   const k = h.kernelFile()!
   assert.is(lines[0], `ok       kernel: 0.1.0 answering (pid ${k.pid}, port ${k.port})`)
-  assert.is(lines[1], `ok       claude: ${realVersion('@anthropic-ai/claude-code')} (Claude Code) (${bin}/claude); logged in (api_key)`)
-  assert.is(lines[2], `ok       codex: codex-cli ${realVersion('@openai/codex')} (${bin}/codex); not logged in; needed only for --harness codex`)
+  assert.is(
+    lines[1],
+    `ok       claude: ${realVersion('@anthropic-ai/claude-code')} (Claude Code) (${bin}/claude); logged in (api_key)`,
+  )
+  assert.is(
+    lines[2],
+    `ok       codex: codex-cli ${realVersion('@openai/codex')} (${bin}/codex); not logged in; needed only for --harness codex`,
+  )
   assert.match(lines[3], /^ok {7}git: git version \d/)
   assert.match(lines[4], /^ok {7}lsof: /)
   assert.is(lines[5], `ok       service home: ${h.service} (writable)`)
@@ -46,7 +61,13 @@ test('all well: the real harness CLIs with their versions and login status, git,
 
 test('claude installed but not logged in: a problem, the exact fix on the next line, exit 1', async () => {
   const bin = realCliBin(h)
-  h.extraEnv = { PATH: `${bin}:${process.env.PATH}`, ANTHROPIC_API_KEY: '', ANTHROPIC_AUTH_TOKEN: '', CLAUDE_CONFIG_DIR: join(h.home, '.claude'), OPENAI_API_KEY: '' }
+  h.extraEnv = {
+    PATH: `${bin}:${process.env.PATH}`,
+    ANTHROPIC_API_KEY: '',
+    ANTHROPIC_AUTH_TOKEN: '',
+    CLAUDE_CONFIG_DIR: join(h.home, '.claude'),
+    OPENAI_API_KEY: '',
+  }
   const r = await h.svc(['doctor'])
   assert.is(r.code, 1)
   assert.is(r.stderr, 'svc: doctor found 1 problem\n')
@@ -89,17 +110,30 @@ test('gh: its version and login; missing or logged out is a note with the exact 
   write({ loggedIn: true, account: 'octo', repos: {} })
   const ok = await h.svc(['doctor'])
   assert.is(ok.code, 0)
-  assert.is(ok.stdout.split('\n').at(-2), `ok       gh: gh version 2.63.0 (2024-11-27) (${GH_BIN}/gh); Logged in to github.com account octo (keyring)`)
+  assert.is(
+    ok.stdout.split('\n').at(-2),
+    `ok       gh: gh version 2.63.0 (2024-11-27) (${GH_BIN}/gh); Logged in to github.com account octo (keyring)`,
+  )
   const json = JSON.parse(await h.ok(['doctor', '--json']))
-  assert.equal(json.checks.at(-1), { name: 'gh', ok: true, detail: `gh version 2.63.0 (2024-11-27) (${GH_BIN}/gh); Logged in to github.com account octo (keyring)` })
+  assert.equal(json.checks.at(-1), {
+    name: 'gh',
+    ok: true,
+    detail: `gh version 2.63.0 (2024-11-27) (${GH_BIN}/gh); Logged in to github.com account octo (keyring)`,
+  })
 })
 
 test('gh not found: a note saying which workers need it, with how to install it', async () => {
-  h.extraEnv = { ...loggedInClaude(h), PATH: `${realCliBin(h)}:${[dirname(process.execPath), '/usr/bin', '/bin'].join(':')}` }
+  h.extraEnv = {
+    ...loggedInClaude(h),
+    PATH: `${realCliBin(h)}:${[dirname(process.execPath), '/usr/bin', '/bin'].join(':')}`,
+  }
   await setupProject(h)
   const r = await h.svc(['doctor'])
   assert.is(r.code, 0, r.stdout + r.stderr)
-  assert.match(r.stdout, "note     gh: not found on the kernel's PATH; only workers on gh: issues need it\n         fix: install gh (https://cli.github.com), then log in with gh auth login\n")
+  assert.match(
+    r.stdout,
+    "note     gh: not found on the kernel's PATH; only workers on gh: issues need it\n         fix: install gh (https://cli.github.com), then log in with gh auth login\n",
+  )
 })
 
 test('issue 16 item 3: a launch cut short whose worktree was then changed is reported with its exact fix; with the fix done, the launch succeeds', async () => {
@@ -111,7 +145,21 @@ test('issue 16 item 3: a launch cut short whose worktree was then changed is rep
   await until(() => !alive(k.pid), 'the kernel stopped')
   // The next kernel kills itself just after the worktree is added, before the lane's record is written.
   h.extraEnv = { ...tools, SERVICE_TEST_BUILD: '1', SERVICE_FAULT_KILL_AT: 'launch-worktree' }
-  const args = ['lane', 'start', '--run', 'r1', '--key', 'b', '--role', 'builder', '--harness', 'none', '--prompt', 'x', '--no-wait']
+  const args = [
+    'lane',
+    'start',
+    '--run',
+    'r1',
+    '--key',
+    'b',
+    '--role',
+    'builder',
+    '--harness',
+    'none',
+    '--prompt',
+    'x',
+    '--no-wait',
+  ]
   assert.is.not((await h.svc(args, { env: s.env })).code, 0)
   const killed = h.kernelFile()!
   await until(() => !alive(killed.pid), 'the kernel killed during the launch')

@@ -53,11 +53,17 @@ test('a Bash permission allowed then denied, a question answered: needs-you each
   const forked = (await h.ok(['fork', '--prompt', 'what did I ask first?'], { env: await insideConv(h, id) })).trim()
   await untilActivity(h, forked, 'idle')
   const forkRequest = api.turnRequests().at(-1)!.raw
-  assert.ok(forkRequest.includes('scenario:bash build it') && forkRequest.includes('what did I ask first?'), 'the fork carries the history')
+  assert.ok(
+    forkRequest.includes('scenario:bash build it') && forkRequest.includes('what did I ask first?'),
+    'the fork carries the history',
+  )
   const handed = (await h.ok(['handoff', '--prompt', 'start over'], { env: await insideConv(h, id) })).trim()
   await untilActivity(h, handed, 'idle')
   const handoffRequest = api.turnRequests().at(-1)!.raw
-  assert.ok(handoffRequest.includes('start over') && !handoffRequest.includes('scenario:bash build it'), 'a handoff starts a new session')
+  assert.ok(
+    handoffRequest.includes('start over') && !handoffRequest.includes('scenario:bash build it'),
+    'a handoff starts a new session',
+  )
 })
 
 test('ExitPlanMode under --permission-mode plan (the user settings’ default mode): needs-you (plan), denied with a message', async () => {
@@ -82,7 +88,10 @@ test('messages during a slow turn are held and sent together when it ends; stop 
   await until(() => api.turnRequests().length === 1, 'the slow turn under way')
   await h.ok(['tell', id, 'first extra'])
   await h.ok(['tell', id, 'second extra'])
-  await until(async () => (await r.transcript(id)).filter((l) => l === 'system held until the current turn ends').length === 2, 'both held')
+  await until(
+    async () => (await r.transcript(id)).filter((l) => l === 'system held until the current turn ends').length === 2,
+    'both held',
+  )
   api.release()
   await until(() => api.turnRequests().length === 2, 'the held messages sent')
   await untilActivity(h, id, 'idle')
@@ -112,18 +121,29 @@ test('failures on a first turn: 400 and 402 are failed-to-start with the CLI’s
   const c429 = await r.convNew('claude', 'scenario:http-429 go', '--model', MODEL)
   const v400 = await untilActivity(h, c400, 'failed-to-start')
   assert.is(v400.evidence.detail, 'API Error: 400 scripted bad request: messages.0.content is not accepted')
-  assert.match(await r.activityLine(c400), 'activity: failed-to-start (spawn: API Error: 400 scripted bad request: messages.0.content is not accepted, ')
+  assert.match(
+    await r.activityLine(c400),
+    'activity: failed-to-start (spawn: API Error: 400 scripted bad request: messages.0.content is not accepted, ',
+  )
   const v402 = await untilActivity(h, c402, 'failed-to-start')
   assert.is(v402.evidence.detail, 'Credit balance is too low')
   const v500 = await untilActivity(h, c500, 'failed-to-start')
   assert.match(v500.evidence.detail, /^API Error: 500 /)
-  assert.ok((await r.transcript(c500)).some((l) => l.startsWith('error retrying: API error 500 server_error; retry 1/1 in ')), 'the retry is in the transcript')
+  assert.ok(
+    (await r.transcript(c500)).some((l) => l.startsWith('error retrying: API error 500 server_error; retry 1/1 in ')),
+    'the retry is in the transcript',
+  )
   const v429 = await untilActivity(h, c429, 'idle')
   assert.is(v429.evidence.source, 'stream: result')
   assert.ok((await r.transcript(c429)).some((l) => l.startsWith('error retrying: API error 429 rate_limit; retry 1/1')))
   const list = await h.ok(['conv', 'list'])
   assert.match(list, 'failed-to-start')
-  for (const id of [c400, c402]) await until(async () => !alive(JSON.parse(readFileSync(join(h.service, 'agents', `conv-c${id}`, 'state.json'), 'utf8')).harness.pid), 'the failed CLI ends')
+  for (const id of [c400, c402])
+    await until(
+      async () =>
+        !alive(JSON.parse(readFileSync(join(h.service, 'agents', `conv-c${id}`, 'state.json'), 'utf8')).harness.pid),
+      'the failed CLI ends',
+    )
 })
 
 test('no login at all (no API key, no stored login): failed-to-start with the CLI’s own words; it exits, the runner ends', async () => {
@@ -144,24 +164,56 @@ test('a 401 retried on and on: working (retrying: …) while it retries; past th
   const { h } = r
   const id = await r.convNew('claude', 'scenario:http-401 go', '--model', MODEL)
   const line = await r.untilActivityLine(id, 'activity: working (retrying: ')
-  assert.match(line, /^activity: working \(retrying: API error 401 authentication_failed; retry \d+\/10 in \d+\.\d s, \d+s ago\)$/)
+  assert.match(
+    line,
+    /^activity: working \(retrying: API error 401 authentication_failed; retry \d+\/10 in \d+\.\d s, \d+s ago\)$/,
+  )
   const idle = await untilActivity(h, id, 'idle', 20_000)
   assert.is(idle.evidence.source, 'error')
-  assert.match(idle.evidence.detail, /^API error 401 authentication_failed; retry \d+\/10 in \d+\.\d s \(retried \d+ s without progress; turn interrupted\)$/)
+  assert.match(
+    idle.evidence.detail,
+    /^API error 401 authentication_failed; retry \d+\/10 in \d+\.\d s \(retried \d+ s without progress; turn interrupted\)$/,
+  )
   assert.match(await r.activityLine(id), 'activity: idle (error: API error 401 authentication_failed; ')
-  assert.ok((await r.transcript(id)).some((l) => /^error API error 401 .* turn interrupted\)$/.test(l)), 'the interruption is in the transcript')
+  assert.ok(
+    (await r.transcript(id)).some((l) => /^error API error 401 .* turn interrupted\)$/.test(l)),
+    'the interruption is in the transcript',
+  )
 })
 
 test('a builder whose claude retried past the limit is idle (error: …), and the wait on it ends: exit 2 once it stayed idle for the idle limit', async () => {
   // The retry limit (10 minutes in use) and the idle limit of SPEC.md section 8 (10 minutes), shortened.
-  r = await realHarnessHome('claude-401-wait', { retryLimitMs: 3000, env: { SERVICE_TEST_BUILD: '1', SERVICE_TEST_IDLE_LIMIT_MS: '2000' } })
+  r = await realHarnessHome('claude-401-wait', {
+    retryLimitMs: 3000,
+    env: { SERVICE_TEST_BUILD: '1', SERVICE_TEST_IDLE_LIMIT_MS: '2000' },
+  })
   const { h } = r
   const s = await setupProject(h)
-  const args = ['lane', 'start', '--run', 'r1', '--key', 'b', '--role', 'builder', '--harness', 'claude', '--model', MODEL, '--prompt', 'scenario:http-401 go', '--no-wait']
+  const args = [
+    'lane',
+    'start',
+    '--run',
+    'r1',
+    '--key',
+    'b',
+    '--role',
+    'builder',
+    '--harness',
+    'claude',
+    '--model',
+    MODEL,
+    '--prompt',
+    'scenario:http-401 go',
+    '--no-wait',
+  ]
   const started = await h.svc(args, { env: s.env })
   assert.is(started.code, 0, started.stderr)
   const waited = await h.svc(['lane', 'wait', 'r1-b-builder-i1'], { env: s.env, timeoutMs: 60_000 })
-  assert.equal(waited, { code: 2, stdout: '', stderr: 'svc: lane r1/b builder i1 stayed idle for 2 s with no report\nnext: svc lane wait r1-b-builder-i1\n' })
+  assert.equal(waited, {
+    code: 2,
+    stdout: '',
+    stderr: 'svc: lane r1/b builder i1 stayed idle for 2 s with no report\nnext: svc lane wait r1-b-builder-i1\n',
+  })
   const v = await untilActivity(h, 'conv-r1-b-builder-i1', 'idle')
   assert.is(v.evidence.source, 'error')
   assert.match(v.evidence.detail, /^API error 401 authentication_failed; .*turn interrupted\)$/)

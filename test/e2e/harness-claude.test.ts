@@ -22,7 +22,10 @@ const stdinOf = (type: string) => harnessLog(log).filter((r) => r.event === 'std
 
 test('SIGTERM without a result: a harness stuck in its turn ignores the interrupt and is ended by signal; stopped, no result', async () => {
   const id = await f.convNew('scenario:sigterm Run everything')
-  await until(async () => (await f.transcript(id)).some((l) => l.startsWith('assistant Running the whole suite')), 'the turn under way')
+  await until(
+    async () => (await f.transcript(id)).some((l) => l.startsWith('assistant Running the whole suite')),
+    'the turn under way',
+  )
   assert.is((await rpc(h, 'convShow', { conv: id })).activity, 'working')
   assert.is(await h.ok(['conv', 'stop', id]), `conv ${id} (c${id}) stopped\n`)
   const v = await rpc(h, 'convShow', { conv: id })
@@ -30,11 +33,13 @@ test('SIGTERM without a result: a harness stuck in its turn ignores the interrup
   assert.is(v.evidence.detail, 'signal SIGTERM')
   assert.is(v.cost, undefined)
   const lines = await f.transcript(id)
-  assert.not.ok(lines.some((l) => l.startsWith('system result:')), 'no result event')
+  assert.not.ok(
+    lines.some((l) => l.startsWith('system result:')),
+    'no result event',
+  )
   assert.ok(lines.includes('system harness exited (SIGTERM)'))
   assert.is(stdinOf('control_request').length, 1, 'the interrupt was sent')
 })
-
 
 test('a CLI that does not know a flag: failed-to-start with its error line', async () => {
   h.extraEnv.FAKE_CLAUDE_REJECT = '--effort'
@@ -42,6 +47,5 @@ test('a CLI that does not know a flag: failed-to-start with its error line', asy
   const v = await untilActivity(h, id, 'failed-to-start')
   assert.is(v.evidence.detail, "claude exited with code 1: error: unknown option '--effort'")
 })
-
 
 test.run()

@@ -18,8 +18,13 @@ test.after.each(async () => {
   await r?.stop()
 })
 
-const stateOf = (id: string) => JSON.parse(readFileSync(join(r.h.service, 'agents', `conv-c${id}`, 'state.json'), 'utf8'))
-const times = (n: number) => ({ input: TURN_USAGE.input * n, cachedInput: TURN_USAGE.cached * n, output: TURN_USAGE.output * n })
+const stateOf = (id: string) =>
+  JSON.parse(readFileSync(join(r.h.service, 'agents', `conv-c${id}`, 'state.json'), 'utf8'))
+const times = (n: number) => ({
+  input: TURN_USAGE.input * n,
+  cachedInput: TURN_USAGE.cached * n,
+  output: TURN_USAGE.output * n,
+})
 
 test('codex usage: three resumed turns cost three times one turn, never more; a later failed turn is idle (error: …)', async () => {
   r = await realHarnessHome('codex-real')
@@ -41,7 +46,10 @@ test('codex usage: three resumed turns cost three times one turn, never more; a 
   assert.equal(three.cost, { usd: estimateUsd(MODEL, times(3)), estimated: true, basis: CODEX_USAGE_BASIS })
   assert.is(stateOf(id).session, thread, 'one thread, resumed')
   assert.is(api.turnRequests().length, 3)
-  assert.match(await h.ok(['conv', 'show', id]), `\ncost: $${three.cost.usd.toFixed(2)} (estimate from ${CODEX_USAGE_BASIS})\n`)
+  assert.match(
+    await h.ok(['conv', 'show', id]),
+    `\ncost: $${three.cost.usd.toFixed(2)} (estimate from ${CODEX_USAGE_BASIS})\n`,
+  )
 
   await h.ok(['tell', id, 'scenario:http-400 break'])
   const failed = await until(async () => {
@@ -49,19 +57,27 @@ test('codex usage: three resumed turns cost three times one turn, never more; a 
     return v.evidence.source === 'error' && v
   }, 'the failed turn')
   assert.is(failed.activity, 'idle')
-  assert.is(failed.evidence.detail, '{"error":{"type":"invalid_request_error","message":"scripted bad request: messages.0.content is not accepted"}}')
+  assert.is(
+    failed.evidence.detail,
+    '{"error":{"type":"invalid_request_error","message":"scripted bad request: messages.0.content is not accepted"}}',
+  )
   assert.match(await r.activityLine(id), 'activity: idle (error: {"error":{"type":"invalid_request_error"')
 
   // codex exec cannot fork a thread: a fork starts a new one, and says so.
   const forked = (await h.ok(['fork', '--prompt', 'carry on'], { env: await insideConv(h, id) })).trim()
   await untilActivity(h, forked, 'idle')
-  assert.ok((await r.transcript(forked)).includes('system codex exec cannot fork a thread: this conversation starts a new one'))
+  assert.ok(
+    (await r.transcript(forked)).includes('system codex exec cannot fork a thread: this conversation starts a new one'),
+  )
   assert.is.not(stateOf(forked).session, thread)
 
   // Between turns only the runner lives: stop ends it.
   assert.is(await h.ok(['conv', 'stop', id]), `conv ${id} (c${id}) stopped\n`)
   const stopped = await rpc(h, 'convShow', { conv: id })
-  assert.equal([stopped.activity, stopped.evidence.source, stopped.evidence.detail], ['stopped', 'stop (SIGTERM)', 'signal SIGTERM'])
+  assert.equal(
+    [stopped.activity, stopped.evidence.source, stopped.evidence.detail],
+    ['stopped', 'stop (SIGTERM)', 'signal SIGTERM'],
+  )
   assert.ok((await r.transcript(id)).includes('system runner stopped between turns (SIGTERM)'))
 })
 
@@ -71,16 +87,26 @@ test('a shell command runs; messages during a slow turn are held and resume the 
   const a = await r.convNew('codex', 'scenario:bash build', '--model', MODEL)
   await untilActivity(h, a, 'idle')
   assert.is(readFileSync(join(h.home, 'built.txt'), 'utf8'), 'built\n')
-  assert.ok((await r.transcript(a)).some((l) => l.startsWith('tool $ ') && l.includes('echo built > built.txt') && l.endsWith('→ exit 0')))
+  assert.ok(
+    (await r.transcript(a)).some(
+      (l) => l.startsWith('tool $ ') && l.includes('echo built > built.txt') && l.endsWith('→ exit 0'),
+    ),
+  )
 
   const id = await r.convNew('codex', 'scenario:slow build it', '--model', MODEL)
   const track = trackActivity(h, id)
   await until(() => api.turnRequests().some((q) => q.raw.includes('scenario:slow build it')), 'the slow turn under way')
   await h.ok(['tell', id, 'also update the docs'])
   await h.ok(['tell', id, 'and the changelog'])
-  await until(async () => (await r.transcript(id)).filter((l) => l === 'system held until the current turn ends').length === 2, 'both held')
+  await until(
+    async () => (await r.transcript(id)).filter((l) => l === 'system held until the current turn ends').length === 2,
+    'both held',
+  )
   api.release()
-  await until(async () => (await r.transcript(id)).includes('assistant You said: also update the docs'), 'the held turn')
+  await until(
+    async () => (await r.transcript(id)).includes('assistant You said: also update the docs'),
+    'the held turn',
+  )
   await untilActivity(h, id, 'idle')
   assert.equal(await track.stop(), ['working', 'idle'])
   assert.match(api.turnRequests().at(-1)!.raw, 'also update the docs\\n\\nand the changelog')
@@ -102,8 +128,15 @@ test('a first turn refused (401 and 500 after their retries, 400, 402) is failed
   const c402 = await r.convNew('codex', 'scenario:http-402 go', '--model', MODEL)
   const c500 = await r.convNew('codex', 'scenario:http-500 go', '--model', MODEL)
   const v401 = await untilActivity(h, c401, 'failed-to-start')
-  assert.is(v401.evidence.detail, `codex exited with code 1: unexpected status 401 Unauthorized: invalid x-api-key, url: ${api.url}/v1/responses`)
-  assert.ok((await r.transcript(c401)).includes(`error Reconnecting... 1/1 (unexpected status 401 Unauthorized: invalid x-api-key, url: ${api.url}/v1/responses)`))
+  assert.is(
+    v401.evidence.detail,
+    `codex exited with code 1: unexpected status 401 Unauthorized: invalid x-api-key, url: ${api.url}/v1/responses`,
+  )
+  assert.ok(
+    (await r.transcript(c401)).includes(
+      `error Reconnecting... 1/1 (unexpected status 401 Unauthorized: invalid x-api-key, url: ${api.url}/v1/responses)`,
+    ),
+  )
   const v400 = await untilActivity(h, c400, 'failed-to-start')
   assert.match(v400.evidence.detail, 'scripted bad request')
   const v429 = await untilActivity(h, c429, 'idle')
@@ -111,7 +144,10 @@ test('a first turn refused (401 and 500 after their retries, 400, 402) is failed
   const v402 = await untilActivity(h, c402, 'failed-to-start')
   assert.match(v402.evidence.detail, 'Your credit balance is too low')
   const v500 = await untilActivity(h, c500, 'failed-to-start')
-  assert.is(v500.evidence.detail, 'codex exited with code 1: We’re currently experiencing high demand, which may cause temporary errors.')
+  assert.is(
+    v500.evidence.detail,
+    'codex exited with code 1: We’re currently experiencing high demand, which may cause temporary errors.',
+  )
   await until(() => !alive(stateOf(c401).runner.pid), 'the failed runner ends')
 })
 
@@ -127,15 +163,36 @@ test('no model service at all (connection refused): working (retrying: …) for 
   const cx = await r.convNew('codex', 'hello', '--model', MODEL)
   const cl = await r.convNew('claude', 'hello', '--model', 'claude-sonnet-4-5')
   const retryingLine = (id: string) => r.untilActivityLine(id, 'activity: working (retrying: ')
-  assert.match(await retryingLine(cx), /^activity: working \(retrying: Reconnecting\.\.\. waiting for network \(Connection failed: error sending request\), \d+s ago\)$/)
-  assert.match(await retryingLine(cl), /^activity: working \(retrying: API error unknown; retry \d+\/10 in \d+\.\d s, \d+s ago\)$/)
+  assert.match(
+    await retryingLine(cx),
+    /^activity: working \(retrying: Reconnecting\.\.\. waiting for network \(Connection failed: error sending request\), \d+s ago\)$/,
+  )
+  assert.match(
+    await retryingLine(cl),
+    /^activity: working \(retrying: API error unknown; retry \d+\/10 in \d+\.\d s, \d+s ago\)$/,
+  )
   const ix = await untilActivity(h, cx, 'idle', 20_000)
-  assert.equal([ix.evidence.source, ix.evidence.detail.replace(/\d+ s/, 'N s')], ['error', 'Reconnecting... waiting for network (Connection failed: error sending request) (retried N s without progress; turn interrupted)'])
+  assert.equal(
+    [ix.evidence.source, ix.evidence.detail.replace(/\d+ s/, 'N s')],
+    [
+      'error',
+      'Reconnecting... waiting for network (Connection failed: error sending request) (retried N s without progress; turn interrupted)',
+    ],
+  )
   const il = await untilActivity(h, cl, 'idle', 20_000)
   assert.is(il.evidence.source, 'error')
-  assert.match(il.evidence.detail, /^API error unknown; retry \d+\/10 in \d+\.\d s \(retried \d+ s without progress; turn interrupted\)$/)
-  assert.match(await r.activityLine(cx), /^activity: idle \(error: Reconnecting\.\.\. waiting for network .* turn interrupted\), \d+s ago\)$/)
-  assert.ok(alive(stateOf(cx).runner.pid) && alive(stateOf(cl).harness.pid), 'both stay alive, idle, for the next message')
+  assert.match(
+    il.evidence.detail,
+    /^API error unknown; retry \d+\/10 in \d+\.\d s \(retried \d+ s without progress; turn interrupted\)$/,
+  )
+  assert.match(
+    await r.activityLine(cx),
+    /^activity: idle \(error: Reconnecting\.\.\. waiting for network .* turn interrupted\), \d+s ago\)$/,
+  )
+  assert.ok(
+    alive(stateOf(cx).runner.pid) && alive(stateOf(cl).harness.pid),
+    'both stay alive, idle, for the next message',
+  )
 })
 
 test.run()

@@ -42,11 +42,31 @@ test('claude and codex: a builder’s requests carry CLAUDE.md and AGENTS.md, a 
     ['codex', 'play', 'xp', 'gpt-5-codex'],
   ]
   for (const [harness, role, key, model] of lanes) {
-    const out = await h.svc(['lane', 'start', '--key', key, '--role', role, '--run', 'r1', '--harness', harness, '--model', model, '--prompt', 'say hello', '--no-wait'], { env: s.env })
+    const out = await h.svc(
+      [
+        'lane',
+        'start',
+        '--key',
+        key,
+        '--role',
+        role,
+        '--run',
+        'r1',
+        '--harness',
+        harness,
+        '--model',
+        model,
+        '--prompt',
+        'say hello',
+        '--no-wait',
+      ],
+      { env: s.env },
+    )
     assert.is(out.code, 0, out.stderr)
   }
   await Promise.all(lanes.map(([, role, key]) => untilActivity(h, `conv-r1-${key}-${role}-i1`, 'idle', 30_000)))
-  const sent = (dir: string, apiName: 'anthropic' | 'openai') => api.turnRequests().filter((q) => q.api === apiName && q.raw.includes(dir))
+  const sent = (dir: string, apiName: 'anthropic' | 'openai') =>
+    api.turnRequests().filter((q) => q.api === apiName && q.raw.includes(dir))
   const cases: [string, 'anthropic' | 'openai', string, boolean][] = [
     [`${s.lanesRoot}/r1-cb`, 'anthropic', CLAUDE_MD, true],
     [`${s.lanesRoot}/r1-cp-play-i1`, 'anthropic', CLAUDE_MD, false],
@@ -56,27 +76,63 @@ test('claude and codex: a builder’s requests carry CLAUDE.md and AGENTS.md, a 
   for (const [dir, apiName, marker, carries] of cases) {
     const requests = sent(dir, apiName)
     assert.ok(requests.length > 0, `requests from ${dir}`)
-    for (const q of requests) assert.is(q.raw.includes(marker.slice(0, 16)), carries, `${dir}: ${carries ? 'carries' : 'no'} ${marker.slice(0, 16)}`)
+    for (const q of requests)
+      assert.is(
+        q.raw.includes(marker.slice(0, 16)),
+        carries,
+        `${dir}: ${carries ? 'carries' : 'no'} ${marker.slice(0, 16)}`,
+      )
   }
   // A lane whose first turn failed: the list keeps its columns and says the harness's words on stderr.
-  const bad = await h.svc(['lane', 'start', '--key', 'bad', '--role', 'builder', '--run', 'r1', '--harness', 'claude', '--model', 'claude-sonnet-4-5', '--prompt', 'scenario:http-400 go', '--no-wait'], { env: s.env })
+  const bad = await h.svc(
+    [
+      'lane',
+      'start',
+      '--key',
+      'bad',
+      '--role',
+      'builder',
+      '--run',
+      'r1',
+      '--harness',
+      'claude',
+      '--model',
+      'claude-sonnet-4-5',
+      '--prompt',
+      'scenario:http-400 go',
+      '--no-wait',
+    ],
+    { env: s.env },
+  )
   assert.is(bad.code, 0, bad.stderr)
   const failed = await untilActivity(h, 'conv-r1-bad-builder-i1', 'failed-to-start', 30_000)
   const list = await h.svc(['lane', 'list', '--run', 'r1'])
   assert.is(list.code, 0)
   assert.match(list.stdout, new RegExp(`\\n${failed.id} +r1/bad +builder +i1 +failed-to-start `))
-  assert.is(list.stderr, `#${failed.id} r1/bad builder i1: failed-to-start (spawn: API Error: 400 scripted bad request: messages.0.content is not accepted)\n`)
+  assert.is(
+    list.stderr,
+    `#${failed.id} r1/bad builder i1: failed-to-start (spawn: API Error: 400 scripted bad request: messages.0.content is not accepted)\n`,
+  )
 
   // The play lane's claude itself has no service context: no SERVICE_* variable, no svc on its PATH.
   const envOf = (name: string) => {
     const { harness } = JSON.parse(readFileSync(join(h.service, 'agents', name, 'state.json'), 'utf8'))
-    return Object.fromEntries(readFileSync(`/proc/${harness.pid}/environ`, 'utf8').split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]))
+    return Object.fromEntries(
+      readFileSync(`/proc/${harness.pid}/environ`, 'utf8')
+        .split('\0')
+        .filter(Boolean)
+        .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+    )
   }
-  const hasSvc = (env: Record<string, string>) => (env.PATH ?? '').split(':').some((d) => d && existsSync(join(d, 'svc')))
+  const hasSvc = (env: Record<string, string>) =>
+    (env.PATH ?? '').split(':').some((d) => d && existsSync(join(d, 'svc')))
   const builderEnv = envOf('conv-r1-cb-builder-i1')
   const playEnv = envOf('conv-r1-cp-play-i1')
   assert.ok(builderEnv.SERVICE_CONVERSATION && hasSvc(builderEnv), 'a builder has its service context')
-  assert.equal(Object.keys(playEnv).filter((k) => k.startsWith('SERVICE_')), [])
+  assert.equal(
+    Object.keys(playEnv).filter((k) => k.startsWith('SERVICE_')),
+    [],
+  )
   assert.is(hasSvc(playEnv), false)
 })
 

@@ -32,7 +32,11 @@ test('every request needs the bearer token', async () => {
   await h.ok(['kernel', 'start'])
   const k = h.kernelFile()!
   const post = (auth?: string) =>
-    fetch(`http://127.0.0.1:${k.port}/rpc/kernelStatus`, { method: 'POST', headers: { 'content-type': 'application/json', ...(auth ? { authorization: auth } : {}) }, body: '{}' })
+    fetch(`http://127.0.0.1:${k.port}/rpc/kernelStatus`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(auth ? { authorization: auth } : {}) },
+      body: '{}',
+    })
   assert.is((await post()).status, 401)
   assert.is((await post('Bearer wrong')).status, 401)
   assert.equal(await (await post()).json(), { error: { code: 'unauthorized', message: 'missing or wrong token' } })
@@ -50,13 +54,18 @@ test('five CLIs racing to start a kernel end with exactly one', async () => {
   assert.is(h.kernelFile()!.pid, pid)
   // The losers exited: only one kernel process for this home remains.
   await until(() => {
-    const kernels = readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
-      try {
-        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('kernel\0run') && readFileSync(`/proc/${p}/environ`, 'utf8').includes(`SERVICE_HOME=${h.service}\0`)
-      } catch {
-        return false
-      }
-    })
+    const kernels = readdirSync('/proc')
+      .filter((p) => /^\d+$/.test(p))
+      .filter((p) => {
+        try {
+          return (
+            readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('kernel\0run') &&
+            readFileSync(`/proc/${p}/environ`, 'utf8').includes(`SERVICE_HOME=${h.service}\0`)
+          )
+        } catch {
+          return false
+        }
+      })
     return kernels.length === 1 && Number(kernels[0]) === pid
   }, 'one kernel process')
 })
@@ -74,7 +83,11 @@ test('kernel status and stop; status exits 1 when none runs; kernel.json is remo
 })
 
 test('a stale kernel.json (dead pid) is replaced and the reason logged', async () => {
-  writeFileSync(join(h.service, 'kernel.json'), JSON.stringify({ pid: 999999, start: '1', port: 1, token: 'x', version: '0.1.0', startedAt: 1 }), { mode: 0o600 })
+  writeFileSync(
+    join(h.service, 'kernel.json'),
+    JSON.stringify({ pid: 999999, start: '1', port: 1, token: 'x', version: '0.1.0', startedAt: 1 }),
+    { mode: 0o600 },
+  )
   await h.ok(['kernel', 'start'])
   const k = h.kernelFile()!
   assert.ok(k.pid !== 999999 && alive(k.pid))
@@ -88,7 +101,9 @@ test('a kernel of another version is stopped and replaced', async () => {
   const old = h.kernelFile()!
   const text = readFileSync(join(h.service, 'kernel.json'), 'utf8')
   // Pretend the running kernel is of another version: rewrite its manifest's version.
-  writeFileSync(join(h.service, 'kernel.json'), text.replace(/"version":"[^"]+"/, '"version":"0.0.1-old"'), { mode: 0o600 })
+  writeFileSync(join(h.service, 'kernel.json'), text.replace(/"version":"[^"]+"/, '"version":"0.0.1-old"'), {
+    mode: 0o600,
+  })
   await h.ok(['conv', 'list'])
   const k = h.kernelFile()!
   assert.ok(k.pid !== old.pid)
@@ -99,7 +114,10 @@ test('a missing SERVICE_HOME is one line and exit 1, nothing created', async () 
   const missing = join(h.dir, 'nope')
   const r = await h.svc(['conv', 'list'], { env: { SERVICE_HOME: missing } })
   assert.is(r.code, 1)
-  assert.is(r.stderr, `svc: service home ${missing} does not exist\nhint: create it (mkdir -m 700 ${missing}) or unset SERVICE_HOME\n`)
+  assert.is(
+    r.stderr,
+    `svc: service home ${missing} does not exist\nhint: create it (mkdir -m 700 ${missing}) or unset SERVICE_HOME\n`,
+  )
   assert.not.ok(existsSync(missing))
 })
 
@@ -111,7 +129,10 @@ test('a store file that does not parse is refused alone: the kernel starts, the 
   writeFileSync(record, '{"id": "1", broken')
   const r = await h.svc(['conv', 'list', '--json'])
   assert.is(r.code, 0, r.stderr)
-  assert.equal(JSON.parse(r.stdout).map((c: { id: string }) => c.id), [other])
+  assert.equal(
+    JSON.parse(r.stdout).map((c: { id: string }) => c.id),
+    [other],
+  )
   assert.is(readFileSync(record, 'utf8'), '{"id": "1", broken')
   assert.match(h.kernelLog(), `error store file ${record} does not parse`)
 })

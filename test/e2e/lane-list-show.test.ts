@@ -19,20 +19,37 @@ test.after.each(async () => {
 
 const sha7 = (dir: string) => git(dir, 'rev-parse', '--short=7', 'HEAD')
 const list = async (...args: string[]) => w.h.ok(['lane', 'list', ...args])
-const listJson = async (...args: string[]): Promise<any[]> => JSON.parse(await w.h.ok(['lane', 'list', '--json', ...args]))
+const listJson = async (...args: string[]): Promise<any[]> =>
+  JSON.parse(await w.h.ok(['lane', 'list', '--json', ...args]))
 const verdictFile = (name: string, defects: number) => {
   const p = join(w.h.home, `${name}.json`)
   writeFileSync(p, JSON.stringify({ defects: Array.from({ length: defects }, (_, i) => ({ what: `d${i}` })) }))
   return p
 }
-const HEADER = 'ID  RUN/KEY  ROLE     ITER  ACTIVITY  REPORT  FOR   VERDICT    BRANCH@SHA          AHEAD  DIRTY  MODEL          COST'
+const HEADER =
+  'ID  RUN/KEY  ROLE     ITER  ACTIVITY  REPORT  FOR   VERDICT    BRANCH@SHA          AHEAD  DIRTY  MODEL          COST'
 
 test('list: the columns in order, aligned; FOR, VERDICT (a builder shows its critic verdict), git facts, archived lanes; --run and --parent filter', async () => {
   const b = join(w.lanes, 'r1-b')
   const c = join(w.lanes, 'r1-c')
-  await w.start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('built') + `${w.mark('b1')}\n${w.gate('b')}\necho more > more.txt; git add more.txt; git commit -qm more; git push -q 2>/dev/null\n${w.mark('b2')}\n${w.gate('end')}`])
+  await w.start([
+    '--key',
+    'b',
+    '--role',
+    'builder',
+    '--prompt',
+    buildAndReport('built') +
+      `${w.mark('b1')}\n${w.gate('b')}\necho more > more.txt; git add more.txt; git commit -qm more; git push -q 2>/dev/null\n${w.mark('b2')}\n${w.gate('end')}`,
+  ])
   await w.waited('r1-b-builder-i1')
-  await w.start(['--for', 'b', '--role', 'critic', '--prompt', `svc lane report --stdin --verdict NOT_YET --verdict-file ${verdictFile('v2', 2)} <<<'two'\n${w.gate('end')}`])
+  await w.start([
+    '--for',
+    'b',
+    '--role',
+    'critic',
+    '--prompt',
+    `svc lane report --stdin --verdict NOT_YET --verdict-file ${verdictFile('v2', 2)} <<<'two'\n${w.gate('end')}`,
+  ])
   await w.waited('r1-b-critic-i1')
   const cScript = [
     'echo x > x.txt; git add x.txt; git commit -qm x; git push -q -u origin HEAD 2>/dev/null',
@@ -66,7 +83,11 @@ test('list: the columns in order, aligned; FOR, VERDICT (a builder shows its cri
   )
   assert.is(await list('--parent', root2), await list('--run', 'r2'))
   assert.is(await list('--parent', w.s.root), [HEADER, ...expected.slice(1, 4)].join('\n') + '\n')
-  assert.is(await list('--run', 'r1', '--parent', `conv-c${root2}`), HEADER.replace(/ +/g, '  ') + '\n', 'no rows: the header alone')
+  assert.is(
+    await list('--run', 'r1', '--parent', `conv-c${root2}`),
+    HEADER.replace(/ +/g, '  ') + '\n',
+    'no rows: the header alone',
+  )
   const bad = await w.h.svc(['lane', 'list', '--run', 'R1'])
   assert.is(bad.code, 1)
   assert.is(bad.stderr, "svc: invalid run key 'R1': it must match ^[a-z0-9][a-z0-9-]{0,31}$\n")
@@ -75,23 +96,64 @@ test('list: the columns in order, aligned; FOR, VERDICT (a builder shows its cri
   const judged = git(b, 'rev-parse', 'HEAD')
   const rows = await listJson()
   const [rb, rc, rcc, rp] = rows
-  assert.equal(rows.map((r) => r.id), ['2', '3', '4', '6'])
   assert.equal(
-    { id: rb.id, name: rb.name, parent: rb.parent, run: rb.run, key: rb.key, role: rb.role, iteration: rb.iteration, model: rb.model, branch: rb.branch, archived: rb.archived },
-    { id: '2', name: 'r1-b-builder-i1', parent: w.s.root, run: 'r1', key: 'b', role: 'builder', iteration: 1, model: 'model-builder', branch: 'r1/b', archived: false },
+    rows.map((r) => r.id),
+    ['2', '3', '4', '6'],
+  )
+  assert.equal(
+    {
+      id: rb.id,
+      name: rb.name,
+      parent: rb.parent,
+      run: rb.run,
+      key: rb.key,
+      role: rb.role,
+      iteration: rb.iteration,
+      model: rb.model,
+      branch: rb.branch,
+      archived: rb.archived,
+    },
+    {
+      id: '2',
+      name: 'r1-b-builder-i1',
+      parent: w.s.root,
+      run: 'r1',
+      key: 'b',
+      role: 'builder',
+      iteration: 1,
+      model: 'model-builder',
+      branch: 'r1/b',
+      archived: false,
+    },
   )
   assert.is(rb.activity, 'working')
   assert.is(rb.evidence.source, 'process start')
   assert.type(rb.evidence.at, 'number')
   assert.equal([rb.report.seq, rb.report.status], [1, 'done'])
-  assert.equal(rb.verdict, { value: 'NOT_YET', defects: 2, by: '3', file: join(w.convDir('r1-b-critic-i1'), 'verdict.json'), judged, stale: false })
-  assert.equal([rb.git.branch, rb.git.head, rb.git.upstream, rb.git.ahead, rb.git.dirty], ['r1/b', judged, 'origin/r1/b', 0, false])
+  assert.equal(rb.verdict, {
+    value: 'NOT_YET',
+    defects: 2,
+    by: '3',
+    file: join(w.convDir('r1-b-critic-i1'), 'verdict.json'),
+    judged,
+    stale: false,
+  })
+  assert.equal(
+    [rb.git.branch, rb.git.head, rb.git.upstream, rb.git.ahead, rb.git.dirty],
+    ['r1/b', judged, 'origin/r1/b', 0, false],
+  )
   assert.equal(rc.for, { id: '2', key: 'b', iteration: 1, sha: judged })
   assert.equal(rc.verdict, rb.verdict)
   assert.equal([rc.git.branch, rc.git.head, rc.git.dirty], [undefined, judged, false])
-  assert.equal([rcc.git.branch, rcc.git.ahead, rcc.git.dirty, rcc.report, rcc.verdict], ['r1/c', 2, true, undefined, undefined])
+  assert.equal(
+    [rcc.git.branch, rcc.git.ahead, rcc.git.dirty, rcc.report, rcc.verdict],
+    ['r1/c', 2, true, undefined, undefined],
+  )
   assert.equal([rp.archived, rp.activity, rp.evidence.source, rp.git], [true, 'stopped', 'archive', undefined])
-  assert.equal((await listJson('--run', 'r2')).map((r) => r.id), ['6'])
+  assert.equal(
+    (await listJson('--run', 'r2')).map((r) => r.id),
+    ['6'],
+  )
 
   // The builder moves past the judged commit: the verdict is stale, on the critic's row and on the builder's.
   w.open('b')
@@ -130,31 +192,61 @@ test('list reads git facts without taking the index lock: a worktree whose index
 test('show: the chain of a builder and its critics, then one line per lane; from any lane of the chain (id, name, conv-<name>) or --run --key', async () => {
   await w.start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('built 1')])
   await w.waited('r1-b-builder-i1')
-  await w.start(['--for', 'b', '--role', 'critic', '--prompt', `svc lane report --stdin --verdict NOT_YET --verdict-file ${verdictFile('v2', 2)} <<<'two'`])
+  await w.start([
+    '--for',
+    'b',
+    '--role',
+    'critic',
+    '--prompt',
+    `svc lane report --stdin --verdict NOT_YET --verdict-file ${verdictFile('v2', 2)} <<<'two'`,
+  ])
   await w.waited('r1-b-critic-i1')
   await w.start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('built 2', 'work2.txt')])
   await w.waited('r1-b-builder-i2')
-  await w.start(['--for', 'b', '--role', 'critic', '--prompt', `svc lane report --stdin --verdict WOWED --verdict-file ${verdictFile('v0', 0)} <<<'none'`])
+  await w.start([
+    '--for',
+    'b',
+    '--role',
+    'critic',
+    '--prompt',
+    `svc lane report --stdin --verdict WOWED --verdict-file ${verdictFile('v0', 0)} <<<'none'`,
+  ])
   await w.waited('r1-b-critic-i2')
   await w.start(['--key', 'other', '--role', 'builder', '--prompt', `${w.gate('end')}`])
-  for (const n of ['r1-b-builder-i1', 'r1-b-builder-i2', 'r1-b-critic-i1', 'r1-b-critic-i2']) await until(async () => (await w.conv(n)).activity === 'stopped', `${n} stopped`)
+  for (const n of ['r1-b-builder-i1', 'r1-b-builder-i2', 'r1-b-critic-i1', 'r1-b-critic-i2'])
+    await until(async () => (await w.conv(n)).activity === 'stopped', `${n} stopped`)
   const f1 = join(w.convDir('r1-b-critic-i1'), 'verdict.json')
   const f2 = join(w.convDir('r1-b-critic-i2'), 'verdict.json')
-  const expected = [
-    'i1 built → critic c1: NOT_YET (2 defects) → i2 built → critic c2: WOWED (0 defects)',
-    `#2 builder i1 stopped NOT_YET ${f1}`,
-    `#3 critic i1 stopped NOT_YET ${f1}`,
-    `#4 builder i2 stopped WOWED ${f2}`,
-    `#5 critic i2 stopped WOWED ${f2}`,
-  ].join('\n') + '\n'
-  for (const args of [['r1-b-builder-i1'], ['5'], ['conv-r1-b-critic-i1'], ['r1-b-builder-i2'], ['--run', 'r1', '--key', 'b']]) {
+  const expected =
+    [
+      'i1 built → critic c1: NOT_YET (2 defects) → i2 built → critic c2: WOWED (0 defects)',
+      `#2 builder i1 stopped NOT_YET ${f1}`,
+      `#3 critic i1 stopped NOT_YET ${f1}`,
+      `#4 builder i2 stopped WOWED ${f2}`,
+      `#5 critic i2 stopped WOWED ${f2}`,
+    ].join('\n') + '\n'
+  for (const args of [
+    ['r1-b-builder-i1'],
+    ['5'],
+    ['conv-r1-b-critic-i1'],
+    ['r1-b-builder-i2'],
+    ['--run', 'r1', '--key', 'b'],
+  ]) {
     const r = await w.h.svc(['lane', 'show', ...args])
     assert.is(r.stdout, expected, args.join(' '))
     assert.is(r.code, 0)
   }
   const json = JSON.parse(await w.h.ok(['lane', 'show', '3', '--json']))
   assert.is(json.chain, expected.split('\n')[0])
-  assert.equal(json.lanes.map((l: any) => [l.id, l.verdict?.value]), [['2', 'NOT_YET'], ['3', 'NOT_YET'], ['4', 'WOWED'], ['5', 'WOWED']])
+  assert.equal(
+    json.lanes.map((l: any) => [l.id, l.verdict?.value]),
+    [
+      ['2', 'NOT_YET'],
+      ['3', 'NOT_YET'],
+      ['4', 'WOWED'],
+      ['5', 'WOWED'],
+    ],
+  )
 
   // A builder still at work; an archived lane says so.
   assert.is(await w.h.ok(['lane', 'show', 'r1-other-builder-i1']), 'i1 building\n#6 builder i1 working - -\n')
@@ -166,8 +258,14 @@ test('show: the chain of a builder and its critics, then one line per lane; from
     [['lane', 'show', '--run', 'r1'], 'svc: show takes a lane, or --run with --key\n'],
     [['lane', 'show', '2', '--run', 'r1', '--key', 'b'], 'svc: show takes a lane, or --run with --key, not both\n'],
     [['lane', 'show', '--run', 'r1', '--key', 'nope'], 'svc: no lanes r1/nope\n'],
-    [['lane', 'show', '--run', 'R1', '--key', 'b'], "svc: invalid run key 'R1': it must match ^[a-z0-9][a-z0-9-]{0,31}$\n"],
-    [['lane', 'show', '--run', 'r1', '--key', '.b'], "svc: invalid lane key '.b': it must match ^[a-z0-9][a-z0-9._-]{0,39}$\n"],
+    [
+      ['lane', 'show', '--run', 'R1', '--key', 'b'],
+      "svc: invalid run key 'R1': it must match ^[a-z0-9][a-z0-9-]{0,31}$\n",
+    ],
+    [
+      ['lane', 'show', '--run', 'r1', '--key', '.b'],
+      "svc: invalid lane key '.b': it must match ^[a-z0-9][a-z0-9._-]{0,39}$\n",
+    ],
     [['lane', 'show', w.s.root], `svc: conv ${w.s.root} (c${w.s.root}) is not a lane\n`],
   ]
   for (const [args, stderr] of cases) {
@@ -179,7 +277,14 @@ test('show: the chain of a builder and its critics, then one line per lane; from
 })
 
 test('stop: through the conversation stop mechanism; the whole process group of the harness ends, a child in the background too', async () => {
-  await w.start(['--key', 's', '--role', 'builder', '--prompt', `sleep 1000 & echo $! > ${w.h.home}/bg\n${w.mark('s')}\n${w.gate('never')}`])
+  await w.start([
+    '--key',
+    's',
+    '--role',
+    'builder',
+    '--prompt',
+    `sleep 1000 & echo $! > ${w.h.home}/bg\n${w.mark('s')}\n${w.gate('never')}`,
+  ])
   await w.reached('s')
   const bg = Number(readFileSync(join(w.h.home, 'bg'), 'utf8'))
   const st = w.state('r1-s-builder-i1')
@@ -193,7 +298,11 @@ test('stop: through the conversation stop mechanism; the whole process group of 
   assert.is(v.activity, 'stopped')
   assert.match(v.evidence.source, /^stop/)
   assert.is(existsSync(join(w.lanes, 'r1-s')), true, 'stop removes nothing')
-  assert.equal(await w.h.svc(['lane', 'stop', '2']), { code: 0, stdout: 'Lane r1/s builder i1 stopped: conv 2 (r1-s-builder-i1)\n', stderr: '' }, 'stopping a stopped lane is no error')
+  assert.equal(
+    await w.h.svc(['lane', 'stop', '2']),
+    { code: 0, stdout: 'Lane r1/s builder i1 stopped: conv 2 (r1-s-builder-i1)\n', stderr: '' },
+    'stopping a stopped lane is no error',
+  )
   const notLane = await w.h.svc(['lane', 'stop', w.s.root])
   assert.equal([notLane.code, notLane.stderr], [1, `svc: conv ${w.s.root} (c${w.s.root}) is not a lane\n`])
 })
@@ -201,12 +310,31 @@ test('stop: through the conversation stop mechanism; the whole process group of 
 test('tell: refused for a critic or verifier that filed its done report, unless --force; a builder that reported done still hears', async () => {
   await w.start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('built') + `${w.gate('end')}`])
   await w.waited('r1-b-builder-i1')
-  await w.start(['--for', 'b', '--role', 'critic', '--prompt', `${w.mark('c0')}\n${w.gate('c')}\nsvc lane report --stdin --verdict IMPRESSED --defects 1 <<<'ok'\n${w.gate('end')}`])
-  await w.start(['--key', 'v', '--role', 'verifier', '--prompt', `svc lane report --stdin --verdict PASS <<<'pass'\n${w.gate('end')}`])
+  await w.start([
+    '--for',
+    'b',
+    '--role',
+    'critic',
+    '--prompt',
+    `${w.mark('c0')}\n${w.gate('c')}\nsvc lane report --stdin --verdict IMPRESSED --defects 1 <<<'ok'\n${w.gate('end')}`,
+  ])
+  await w.start([
+    '--key',
+    'v',
+    '--role',
+    'verifier',
+    '--prompt',
+    `svc lane report --stdin --verdict PASS <<<'pass'\n${w.gate('end')}`,
+  ])
   await w.reached('c0')
-  const inbox = (name: string) => (existsSync(join(w.convDir(name), 'inbox.txt')) ? readFileSync(join(w.convDir(name), 'inbox.txt'), 'utf8') : '')
+  const inbox = (name: string) =>
+    existsSync(join(w.convDir(name), 'inbox.txt')) ? readFileSync(join(w.convDir(name), 'inbox.txt'), 'utf8') : ''
 
-  assert.equal(await w.h.svc(['tell', 'conv-r1-b-critic-i1', 'before the verdict']), { code: 0, stdout: 'sent to conv 3 (r1-b-critic-i1)\n', stderr: '' })
+  assert.equal(await w.h.svc(['tell', 'conv-r1-b-critic-i1', 'before the verdict']), {
+    code: 0,
+    stdout: 'sent to conv 3 (r1-b-critic-i1)\n',
+    stderr: '',
+  })
   await until(() => inbox('r1-b-critic-i1').includes('before the verdict'), 'the first message')
   w.open('c')
   await w.waited('r1-b-critic-i1')
@@ -216,17 +344,32 @@ test('tell: refused for a critic or verifier that filed its done report, unless 
   assert.equal(refused, {
     code: 1,
     stdout: '',
-    stderr: 'svc: conv 3 (r1-b-critic-i1) is a critic that has filed its done report; it takes no further messages\nhint: pass --force to send it anyway\n',
+    stderr:
+      'svc: conv 3 (r1-b-critic-i1) is a critic that has filed its done report; it takes no further messages\nhint: pass --force to send it anyway\n',
   })
   const verifier = await w.h.svc(['tell', 'r1-v-verifier-i1', 'and you'])
-  assert.equal([verifier.code, verifier.stderr], [1, 'svc: conv 4 (r1-v-verifier-i1) is a verifier that has filed its done report; it takes no further messages\nhint: pass --force to send it anyway\n'])
+  assert.equal(
+    [verifier.code, verifier.stderr],
+    [
+      1,
+      'svc: conv 4 (r1-v-verifier-i1) is a verifier that has filed its done report; it takes no further messages\nhint: pass --force to send it anyway\n',
+    ],
+  )
   await new Promise((r) => setTimeout(r, 300))
   assert.not.ok(inbox('r1-b-critic-i1').includes('one more thing'), 'a refused message is not delivered')
   assert.not.ok(inbox('r1-v-verifier-i1').includes('and you'))
 
-  assert.equal(await w.h.svc(['tell', '3', 'one more thing', '--force']), { code: 0, stdout: 'sent to conv 3 (r1-b-critic-i1)\n', stderr: '' })
+  assert.equal(await w.h.svc(['tell', '3', 'one more thing', '--force']), {
+    code: 0,
+    stdout: 'sent to conv 3 (r1-b-critic-i1)\n',
+    stderr: '',
+  })
   await until(() => inbox('r1-b-critic-i1').includes('one more thing'), 'the forced message')
-  assert.equal(await w.h.svc(['tell', 'r1-b-builder-i1', 'next steps']), { code: 0, stdout: 'sent to conv 2 (r1-b-builder-i1)\n', stderr: '' })
+  assert.equal(await w.h.svc(['tell', 'r1-b-builder-i1', 'next steps']), {
+    code: 0,
+    stdout: 'sent to conv 2 (r1-b-builder-i1)\n',
+    stderr: '',
+  })
   await until(() => inbox('r1-b-builder-i1').includes('next steps'), 'the builder message')
   w.open('end')
 })

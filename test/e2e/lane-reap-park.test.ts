@@ -51,7 +51,6 @@ test('a dirty worktree is refused without --park, and nothing changes', async ()
   assert.equal(await capture('r1-b-builder-i1', dir, 'r1/b'), before)
 })
 
-
 test('--park: the work goes to parked-<timestamp>.patch, verified, kept at refs/svc/parked/...; then the tree is cleaned, the worktree removed, the branch kept; the patch reproduces the tree exactly', async () => {
   await doneBuilder('b', DIRTY)
   const dir = join(w.lanes, 'r1-b')
@@ -66,7 +65,11 @@ test('--park: the work goes to parked-<timestamp>.patch, verified, kept at refs/
   const ts = /^parked-(\d{8}T\d{9}Z)\.patch$/.exec(patch.slice(w.convDir(name).length + 1))?.[1]
   assert.ok(ts && patch.startsWith(w.convDir(name) + '/'), patch)
   assert.is(ref, `refs/svc/parked/${name}/${ts}`)
-  assert.equal(r, { code: 0, stdout: `parked 5 paths to ${patch} (kept at ${ref})\n` + reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'), stderr: '' })
+  assert.equal(r, {
+    code: 0,
+    stdout: `parked 5 paths to ${patch} (kept at ${ref})\n` + reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'),
+    stderr: '',
+  })
 
   assert.not.ok(existsSync(dir), 'the worktree is removed')
   assert.not.ok(git(w.checkout, 'worktree', 'list', '--porcelain').includes(dir))
@@ -74,7 +77,10 @@ test('--park: the work goes to parked-<timestamp>.patch, verified, kept at refs/
   assert.is(git(w.checkout, 'rev-parse', `${ref}^{tree}`), tree, 'the kept ref holds the tree')
   assert.is(git(w.checkout, 'rev-parse', `${ref}^`), head)
   assert.equal(parkedFiles(name), [`parked-${ts}.patch`])
-  assert.ok(existsSync(join(w.convDir(name), 'lane-brief.md')) && existsSync(join(w.convDir(name), 'reports.json')), 'brief and reports survive')
+  assert.ok(
+    existsSync(join(w.convDir(name), 'lane-brief.md')) && existsSync(join(w.convDir(name), 'reports.json')),
+    'brief and reports survive',
+  )
   assert.is((await w.conv('2')).archived, true)
 
   // Applying the patch to the branch head gives back every byte, mode and name.
@@ -85,11 +91,22 @@ test('--park: the work goes to parked-<timestamp>.patch, verified, kept at refs/
   assert.equal(filesOf(scratch, false), files)
 })
 
-
 test('--park in a sparse checkout: only the real changes are parked; files outside the sparse patterns are not taken for deleted', async () => {
-  const roles = Object.fromEntries(['builder', 'critic', 'verifier', 'play', 'orchestrator'].map((r) => [r, { model: `model-${r}`, harness: 'shell' }]))
+  const roles = Object.fromEntries(
+    ['builder', 'critic', 'verifier', 'play', 'orchestrator'].map((r) => [
+      r,
+      { model: `model-${r}`, harness: 'shell' },
+    ]),
+  )
   writeProjectsYaml(w.h.service, w.s.project, { gauntlet: { sparse_checkout: ['/src/'], roles } })
-  await w.start(['--key', 's', '--role', 'builder', '--prompt', "echo more >> src/app.sh; mkdir -p src/new; printf 'n\\n' > 'src/new/n w.txt'"])
+  await w.start([
+    '--key',
+    's',
+    '--role',
+    'builder',
+    '--prompt',
+    "echo more >> src/app.sh; mkdir -p src/new; printf 'n\\n' > 'src/new/n w.txt'",
+  ])
   await stopped('r1-s-builder-i1')
   const dir = join(w.lanes, 'r1-s')
   assert.not.ok(existsSync(join(dir, 'README.md')), 'a sparse worktree')
@@ -106,9 +123,8 @@ test('--park in a sparse checkout: only the real changes are parked; files outsi
   assert.match(execFileSync('git', ['ls-files'], { cwd: w.checkout, env: e, encoding: 'utf8' }), 'README.md')
 })
 
-
 test('--park refuses work a patch cannot carry (a git repository inside the worktree) before anything changes', async () => {
-  const inner = "git init -q inner; cd inner; echo n > n; git add n; git commit -qm n; cd ..; echo more >> README.md"
+  const inner = 'git init -q inner; cd inner; echo n > n; git add n; git commit -qm n; cd ..; echo more >> README.md'
   await doneBuilder('b', inner)
   const dir = join(w.lanes, 'r1-b')
   const before = await capture('r1-b-builder-i1', dir, 'r1/b')
@@ -120,9 +136,9 @@ test('--park refuses work a patch cannot carry (a git repository inside the work
   assert.equal(await capture('r1-b-builder-i1', dir, 'r1/b'), before)
 })
 
-
-test('commits absent from the upstream: a warning on stderr, the branch kept; a detached HEAD\'s own commits are kept at a ref', async () => {
-  const script = 'echo a > a.txt; git add a.txt; git commit -qm a; git push -q -u origin HEAD 2>/dev/null\necho b > b.txt; git add b.txt; git commit -qm b'
+test("commits absent from the upstream: a warning on stderr, the branch kept; a detached HEAD's own commits are kept at a ref", async () => {
+  const script =
+    'echo a > a.txt; git add a.txt; git commit -qm a; git push -q -u origin HEAD 2>/dev/null\necho b > b.txt; git add b.txt; git commit -qm b'
   await w.start(['--key', 'b', '--role', 'builder', '--prompt', script])
   await stopped('r1-b-builder-i1')
   const dir = join(w.lanes, 'r1-b')
@@ -134,7 +150,14 @@ test('commits absent from the upstream: a warning on stderr, the branch kept; a 
   })
   assert.is(git(w.checkout, 'rev-parse', 'refs/heads/r1/b'), head)
 
-  await w.start(['--key', 'v', '--role', 'verifier', '--prompt', 'echo v > v.txt; git add v.txt; git commit -qm v1; echo w > w.txt; git add w.txt; git commit -qm v2'])
+  await w.start([
+    '--key',
+    'v',
+    '--role',
+    'verifier',
+    '--prompt',
+    'echo v > v.txt; git add v.txt; git commit -qm v1; echo w > w.txt; git add w.txt; git commit -qm v2',
+  ])
   await stopped('r1-v-verifier-i1')
   const vdir = join(w.lanes, 'r1-v-verify-i1')
   const vhead = git(vdir, 'rev-parse', 'HEAD')
@@ -146,7 +169,6 @@ test('commits absent from the upstream: a warning on stderr, the branch kept; a 
   assert.is(git(w.checkout, 'rev-parse', 'refs/svc/kept/r1-v-verifier-i1'), vhead)
 })
 
-
 test('a play directory is removed; one that holds a .git anywhere inside is kept, with a warning', async () => {
   const p = await w.start(['--key', 'p', '--role', 'play', '--prompt', 'echo hi > notes.txt'])
   await stopped('r1-p-play-i1')
@@ -154,11 +176,22 @@ test('a play directory is removed; one that holds a .git anywhere inside is kept
   assert.equal(await reap('r1-p-play-i1'), { code: 0, stdout: reapedLine('r1', 'p', 'play', p, pdir), stderr: '' })
   assert.not.ok(existsSync(pdir))
 
-  const q = await w.start(['--key', 'q', '--role', 'play', '--prompt', 'mkdir sub; git init -q sub/repo; echo x > sub/repo/x'])
+  const q = await w.start([
+    '--key',
+    'q',
+    '--role',
+    'play',
+    '--prompt',
+    'mkdir sub; git init -q sub/repo; echo x > sub/repo/x',
+  ])
   await stopped('r1-q-play-i1')
   const qdir = join(w.lanes, 'r1-q-play-i1')
   const files = filesOf(qdir)
-  assert.equal(await reap('r1-q-play-i1'), { code: 0, stdout: reapedLine('r1', 'q', 'play', q), stderr: `warning: ${qdir} holds a .git (sub/repo/.git); the play directory is kept\n` })
+  assert.equal(await reap('r1-q-play-i1'), {
+    code: 0,
+    stdout: reapedLine('r1', 'q', 'play', q),
+    stderr: `warning: ${qdir} holds a .git (sub/repo/.git); the play directory is kept\n`,
+  })
   assert.equal(filesOf(qdir), files)
   assert.ok(existsSync(join(qdir, 'sub/repo/.git/HEAD')))
   assert.is((await w.conv(q)).archived, true)
@@ -166,36 +199,54 @@ test('a play directory is removed; one that holds a .git anywhere inside is kept
   const t = await w.start(['--key', 't', '--role', 'play', '--prompt', 'git init -q .'])
   await stopped('r1-t-play-i1')
   const tdir = join(w.lanes, 'r1-t-play-i1')
-  assert.equal(await reap('r1-t-play-i1'), { code: 0, stdout: reapedLine('r1', 't', 'play', t), stderr: `warning: ${tdir} holds a .git; the play directory is kept\n` })
+  assert.equal(await reap('r1-t-play-i1'), {
+    code: 0,
+    stdout: reapedLine('r1', 't', 'play', t),
+    stderr: `warning: ${tdir} holds a .git; the play directory is kept\n`,
+  })
   assert.ok(existsSync(join(tdir, '.git')))
 })
-
 
 test('--keep: the ended conversation stays listed, not archived; a later reap archives it', async () => {
   await doneBuilder('b')
   const dir = join(w.lanes, 'r1-b')
-  assert.equal(await reap('r1-b-builder-i1', '--keep'), { code: 0, stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'), stderr: '' })
+  assert.equal(await reap('r1-b-builder-i1', '--keep'), {
+    code: 0,
+    stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'),
+    stderr: '',
+  })
   assert.not.ok(existsSync(dir))
   const conv = await w.conv('2')
   assert.equal([conv.archived, conv.activity], [false, 'stopped'])
-  assert.ok((JSON.parse(await w.h.ok(['conv', 'list', '--json'])) as any[]).some((c) => c.id === '2'), 'still in the conversation list')
+  assert.ok(
+    (JSON.parse(await w.h.ok(['conv', 'list', '--json'])) as any[]).some((c) => c.id === '2'),
+    'still in the conversation list',
+  )
   assert.match(await w.h.ok(['lane', 'list']), /\n2 +r1\/b +builder +i1 +stopped +done /)
-  assert.equal(await reap('r1-b-builder-i1'), { code: 0, stdout: reapedLine('r1', 'b', 'builder', '2', undefined, 'r1/b'), stderr: `warning: ${dir} was already gone\n` })
+  assert.equal(await reap('r1-b-builder-i1'), {
+    code: 0,
+    stdout: reapedLine('r1', 'b', 'builder', '2', undefined, 'r1/b'),
+    stderr: `warning: ${dir} was already gone\n`,
+  })
   assert.is((await w.conv('2')).archived, true)
 })
-
 
 test("issue 16 item 2: a reap never touches another lane's directory: col-a/b reaped with --keep, col/a-b given the same path works there, and reaping col-a/b again leaves that work alone", async () => {
   const none = ['--role', 'builder', '--harness', 'none', '--prompt', 'x', '--no-wait']
   const a = await w.start(['--key', 'b', ...none], 'col-a')
   const dir = join(w.lanes, 'col-a-b')
-  const launchB = () => w.h.svc(['lane', 'start', '--run', 'col', '--key', 'a-b', ...none], { env: { SERVICE_CONVERSATION: w.s.root } })
+  const launchB = () =>
+    w.h.svc(['lane', 'start', '--run', 'col', '--key', 'a-b', ...none], { env: { SERVICE_CONVERSATION: w.s.root } })
   assert.equal(await launchB(), {
     code: 1,
     stdout: '',
     stderr: `svc: refused: ${dir} is the directory of lane col-a/b builder i1 (conv ${a}), which is not reaped; reap it first (svc lane reap ${a})\n`,
   })
-  assert.equal(await reap(a, '--keep'), { code: 0, stdout: reapedLine('col-a', 'b', 'builder', a, dir, 'col-a/b'), stderr: '' })
+  assert.equal(await reap(a, '--keep'), {
+    code: 0,
+    stdout: reapedLine('col-a', 'b', 'builder', a, dir, 'col-a/b'),
+    stderr: '',
+  })
   const launched = await launchB()
   assert.is(launched.code, 0, launched.stderr)
   const b = /: conv (\d+) \(/.exec(launched.stdout)![1]
@@ -209,11 +260,19 @@ test("issue 16 item 2: a reap never touches another lane's directory: col-a/b re
     stdout: reapedLine('col-a', 'b', 'builder', a, undefined, 'col-a/b'),
     stderr: `warning: ${dir} was removed by an earlier reap; what is there now is not this lane's and was left alone\n`,
   })
-  assert.equal({ files: filesOf(dir), status: git(dir, 'status', '--porcelain'), head: git(dir, 'rev-parse', 'HEAD') }, before, "b's work is where it was")
+  assert.equal(
+    { files: filesOf(dir), status: git(dir, 'status', '--porcelain'), head: git(dir, 'rev-parse', 'HEAD') },
+    before,
+    "b's work is where it was",
+  )
   assert.equal(parkedFiles('col-a-b-builder-i1'), [], 'nothing parked under col-a/b')
   assert.is(svcRefs(), '')
   assert.equal([(await w.conv(a)).archived, (await w.conv(b)).archived], [true, false])
-  assert.is(JSON.parse(await w.h.ok(['lane', 'list', '--json'])).find((l: any) => l.id === a).git, undefined, "col-a/b shows no git facts of col/a-b's worktree")
+  assert.is(
+    JSON.parse(await w.h.ok(['lane', 'list', '--json'])).find((l: any) => l.id === a).git,
+    undefined,
+    "col-a/b shows no git facts of col/a-b's worktree",
+  )
   // col/a-b's own reap parks its own work.
   const own = await reap(b, '--park')
   assert.is(own.code, 0, own.stderr)

@@ -1,7 +1,16 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { git, until } from '../helpers/home.js'
 import { buildAndReport } from '../helpers/project.js'
@@ -47,7 +56,11 @@ test('a live lane is stopped first, then reaped: directory removed and pruned, b
   const brief = readFileSync(join(w.convDir('r1-b-builder-i1'), 'lane-brief.md'), 'utf8')
   assert.is((await w.conv('2')).activity, 'working')
 
-  assert.equal(await reap('r1-b-builder-i1'), { code: 0, stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'), stderr: '' })
+  assert.equal(await reap('r1-b-builder-i1'), {
+    code: 0,
+    stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'),
+    stderr: '',
+  })
   assert.equal(groupMembers(st.runner.pid), [], 'the lane was stopped: its process group is gone')
   assert.not.ok(alive(st.harness.pid))
   assert.not.ok(existsSync(dir))
@@ -55,33 +68,53 @@ test('a live lane is stopped first, then reaped: directory removed and pruned, b
   assert.is(git(w.checkout, 'rev-parse', 'refs/heads/r1/b'), head, 'the branch is kept')
   const conv = await w.conv('2')
   assert.equal([conv.archived, conv.activity], [true, 'stopped'])
-  assert.not.ok((JSON.parse(await w.h.ok(['conv', 'list', '--json'])) as any[]).some((c) => c.id === '2'), 'archived: gone from the conversation list')
+  assert.not.ok(
+    (JSON.parse(await w.h.ok(['conv', 'list', '--json'])) as any[]).some((c) => c.id === '2'),
+    'archived: gone from the conversation list',
+  )
   assert.match(await w.h.ok(['lane', 'list']), /\n2 +r1\/b +builder +i1 +archived +done /)
   assert.is(readFileSync(join(w.convDir('r1-b-builder-i1'), 'lane-brief.md'), 'utf8'), brief, 'the brief survives')
   const again = await w.h.svc(['lane', 'wait', 'r1-b-builder-i1'])
   assert.equal([again.code, again.stdout], [0, 'built b\n'], 'the report survives')
 
-  assert.equal(await reap('2'), { code: 1, stdout: '', stderr: 'svc: refused: conv 2 (r1-b-builder-i1) is already reaped and archived\n' })
-  assert.equal(await reap(w.s.root), { code: 1, stdout: '', stderr: `svc: conv ${w.s.root} (c${w.s.root}) is not a lane\n` })
+  assert.equal(await reap('2'), {
+    code: 1,
+    stdout: '',
+    stderr: 'svc: refused: conv 2 (r1-b-builder-i1) is already reaped and archived\n',
+  })
+  assert.equal(await reap(w.s.root), {
+    code: 1,
+    stdout: '',
+    stderr: `svc: conv ${w.s.root} (c${w.s.root}) is not a lane\n`,
+  })
 })
-
 
 test('a harness that ignores SIGTERM: the stop escalates to SIGKILL and the reap of the live lane completes within 30 s', async () => {
   await restartKernel({ SERVICE_TEST_STOP_GRACE_MS: STOP_GRACE_MS })
-  await w.start(['--key', 'b', '--role', 'builder', '--prompt', `trap '' TERM\n${w.mark('b')}\nwhile true; do sleep 0.1; done`])
+  await w.start([
+    '--key',
+    'b',
+    '--role',
+    'builder',
+    '--prompt',
+    `trap '' TERM\n${w.mark('b')}\nwhile true; do sleep 0.1; done`,
+  ])
   await w.reached('b')
   const st = w.state('r1-b-builder-i1')
   const dir = join(w.lanes, 'r1-b')
   const t0 = Date.now()
-  assert.equal(await reap('r1-b-builder-i1'), { code: 0, stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'), stderr: '' })
+  assert.equal(await reap('r1-b-builder-i1'), {
+    code: 0,
+    stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'),
+    stderr: '',
+  })
   assert.ok(Date.now() - t0 < 30_000, `took ${Date.now() - t0} ms`)
   assert.not.ok(alive(st.harness.pid))
   assert.equal(groupMembers(st.runner.pid), [])
   assert.is((await w.conv('2')).archived, true)
 })
 
-
-test('a harness still alive after the reap\'s stop limit (30 s in use) is refused and nothing changes; once it is gone the reap completes', async () => {
+test("a harness still alive after the reap's stop limit (30 s in use) is refused and nothing changes; once it is gone the reap completes", async () => {
   await restartKernel({ SERVICE_TEST_REAP_STOP_MS: String(REAP_STOP_MS), SERVICE_TEST_STOP_GRACE_MS: STOP_GRACE_MS })
   // The harness leaves the lane's process group (same pid, a session of its own) and ignores SIGTERM.
   await w.start(['--key', 'b', '--role', 'builder', '--prompt', `trap '' TERM\n${w.mark('b')}\nexec setsid sleep 1000`])
@@ -92,7 +125,11 @@ test('a harness still alive after the reap\'s stop limit (30 s in use) is refuse
   const before = await capture('r1-b-builder-i1', dir, 'r1/b')
   try {
     const t0 = Date.now()
-    assert.equal(await reap('r1-b-builder-i1'), { code: 1, stdout: '', stderr: `svc: refused: the harness is still alive after ${REAP_STOP_MS / 1000} s\n` })
+    assert.equal(await reap('r1-b-builder-i1'), {
+      code: 1,
+      stdout: '',
+      stderr: `svc: refused: the harness is still alive after ${REAP_STOP_MS / 1000} s\n`,
+    })
     assert.ok(Date.now() - t0 >= REAP_STOP_MS - 100, `waited ${Date.now() - t0} ms`)
     assert.ok(alive(harness))
     assert.equal(await capture('r1-b-builder-i1', dir, 'r1/b'), before, 'a refused reap changes nothing')
@@ -100,11 +137,14 @@ test('a harness still alive after the reap\'s stop limit (30 s in use) is refuse
     process.kill(harness, 'SIGKILL')
   }
   await until(() => !alive(harness), 'the harness gone')
-  assert.equal(await reap('r1-b-builder-i1'), { code: 0, stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'), stderr: '' })
+  assert.equal(await reap('r1-b-builder-i1'), {
+    code: 0,
+    stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'),
+    stderr: '',
+  })
 })
 
-
-test('a lane directory swapped for a symlink is refused, nothing changed: outside the lanes root, or another lane\'s directory', async () => {
+test("a lane directory swapped for a symlink is refused, nothing changed: outside the lanes root, or another lane's directory", async () => {
   await doneBuilder('b')
   await doneBuilder('c')
   const dir = join(w.lanes, 'r1-b')
@@ -113,22 +153,33 @@ test('a lane directory swapped for a symlink is refused, nothing changed: outsid
   renameSync(dir, join(elsewhere, 'r1-b'))
   symlinkSync(join(elsewhere, 'r1-b'), dir)
   const before = await capture('r1-b-builder-i1', dir, 'r1/b')
-  assert.equal(await reap('r1-b-builder-i1', '--park'), { code: 1, stdout: '', stderr: `svc: refused: ${join(elsewhere, 'r1-b')} is outside the lanes root ${w.lanes}\n` })
+  assert.equal(await reap('r1-b-builder-i1', '--park'), {
+    code: 1,
+    stdout: '',
+    stderr: `svc: refused: ${join(elsewhere, 'r1-b')} is outside the lanes root ${w.lanes}\n`,
+  })
   assert.equal(await capture('r1-b-builder-i1', dir, 'r1/b'), before)
 
   unlinkSync(dir)
   const other = join(w.lanes, 'r1-c')
   symlinkSync(other, dir)
   const otherBefore = await capture('r1-c-builder-i1', other, 'r1/c')
-  assert.equal(await reap('r1-b-builder-i1'), { code: 1, stdout: '', stderr: `svc: refused: ${dir} resolves to ${other}, which is not this lane's directory\n` })
+  assert.equal(await reap('r1-b-builder-i1'), {
+    code: 1,
+    stdout: '',
+    stderr: `svc: refused: ${dir} resolves to ${other}, which is not this lane's directory\n`,
+  })
   assert.equal(await capture('r1-c-builder-i1', other, 'r1/c'), otherBefore, "the other lane's directory is untouched")
   assert.is((await w.conv('2')).archived, false)
 
   unlinkSync(dir)
   renameSync(join(elsewhere, 'r1-b'), dir)
-  assert.equal(await reap('r1-b-builder-i1'), { code: 0, stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'), stderr: '' })
+  assert.equal(await reap('r1-b-builder-i1'), {
+    code: 0,
+    stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'),
+    stderr: '',
+  })
 })
-
 
 test('processes with their working directory inside are refused, each PID and command line listed; a live lane is not even stopped', async () => {
   await w.start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('built b') + w.gate('never')])
@@ -145,7 +196,11 @@ test('processes with their working directory inside are refused, each PID and co
     const p1 = stray(dir, '300')
     await until(() => alive(p1), 'the stray process')
     const before = await capture('r1-b-builder-i1', dir, 'r1/b')
-    assert.equal(await reap('r1-b-builder-i1'), { code: 1, stdout: '', stderr: `svc: refused: a process has its working directory inside ${dir}: ${p1} (sleep 300)\n` })
+    assert.equal(await reap('r1-b-builder-i1'), {
+      code: 1,
+      stdout: '',
+      stderr: `svc: refused: a process has its working directory inside ${dir}: ${p1} (sleep 300)\n`,
+    })
     assert.ok(alive(harness), 'the live lane was not stopped for a reap that had to be refused')
     assert.is((await w.conv('2')).activity, 'working')
     assert.ok(alive(p1), 'a reap never kills a process')
@@ -165,9 +220,12 @@ test('processes with their working directory inside are refused, each PID and co
     for (const c of strays) c.kill('SIGKILL')
   }
   await until(() => strays.every((c) => !alive(c.pid!)), 'the strays gone')
-  assert.equal(await reap('r1-b-builder-i1'), { code: 0, stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'), stderr: '' })
+  assert.equal(await reap('r1-b-builder-i1'), {
+    code: 0,
+    stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'),
+    stderr: '',
+  })
 })
-
 
 test('a builder directory that is no longer a git worktree is refused before the lane is stopped, and nothing changes', async () => {
   await w.start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('built b') + w.gate('never')])
@@ -177,16 +235,23 @@ test('a builder directory that is no longer a git worktree is refused before the
   renameSync(join(dir, '.git'), join(dir, 'was.git'))
   const files = filesOf(dir)
   const worktrees = git(w.checkout, 'worktree', 'list', '--porcelain')
-  assert.equal(await reap('r1-b-builder-i1', '--park'), { code: 1, stdout: '', stderr: `svc: refused: ${dir} is no longer a git worktree; look at it, then remove it yourself\n` })
+  assert.equal(await reap('r1-b-builder-i1', '--park'), {
+    code: 1,
+    stdout: '',
+    stderr: `svc: refused: ${dir} is no longer a git worktree; look at it, then remove it yourself\n`,
+  })
   assert.ok(alive(harness), 'the live lane was not stopped for a reap that had to be refused')
   assert.equal([filesOf(dir), git(w.checkout, 'worktree', 'list', '--porcelain')], [files, worktrees])
   assert.equal([(await w.conv('2')).archived, parkedFiles('r1-b-builder-i1')], [false, []])
   renameSync(join(dir, 'was.git'), join(dir, '.git'))
-  assert.equal(await reap('r1-b-builder-i1'), { code: 0, stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'), stderr: '' })
+  assert.equal(await reap('r1-b-builder-i1'), {
+    code: 0,
+    stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'),
+    stderr: '',
+  })
 })
 
-
-test('issue 16 item 2: a directory removed and made again by hand at a lane\'s path (worktree or play) is refused by the reap on one line; nothing touched, nothing archived', async () => {
+test("issue 16 item 2: a directory removed and made again by hand at a lane's path (worktree or play) is refused by the reap on one line; nothing touched, nothing archived", async () => {
   const b = await w.start(['--key', 'b', '--role', 'builder', '--harness', 'none', '--prompt', 'x', '--no-wait'])
   const p = await w.start(['--key', 'p', '--role', 'play', '--harness', 'none', '--prompt', 'x', '--no-wait'])
   const bdir = join(w.lanes, 'r1-b')
@@ -197,7 +262,10 @@ test('issue 16 item 2: a directory removed and made again by hand at a lane\'s p
   rmSync(pdir, { recursive: true })
   mkdirSync(pdir)
   writeFileSync(join(pdir, 'mine.txt'), 'made by hand\n')
-  for (const [id, dir] of [[b, bdir], [p, pdir]]) {
+  for (const [id, dir] of [
+    [b, bdir],
+    [p, pdir],
+  ]) {
     const files = filesOf(dir)
     assert.equal(await reap(id, '--park'), {
       code: 1,
@@ -210,7 +278,6 @@ test('issue 16 item 2: a directory removed and made again by hand at a lane\'s p
   assert.is(git(bdir, 'status', '--porcelain'), '?? mine.txt')
 })
 
-
 test('archiving fails: the reap still succeeds and says how to archive from the Command Deck', async () => {
   await doneBuilder('b')
   const dir = join(w.lanes, 'r1-b')
@@ -219,7 +286,9 @@ test('archiving fails: the reap still succeeds and says how to archive from the 
   assert.ok(w.h.kernelFile()!.pid !== k.pid)
   assert.equal(r, {
     code: 0,
-    stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b') + 'reaped, but archiving failed: injected archive failure; archive conv 2 from the Command Deck\n',
+    stdout:
+      reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b') +
+      'reaped, but archiving failed: injected archive failure; archive conv 2 from the Command Deck\n',
     stderr: '',
   })
   assert.not.ok(existsSync(dir))

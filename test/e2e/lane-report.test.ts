@@ -20,8 +20,18 @@ test('report outside a lane, and inside a successor of a lane: not inside a lane
   const unset = await h.svc(['lane', 'report', '--stdin'], { input: 'x', env: { SERVICE_CONVERSATION: undefined } })
   assert.is(unset.code, 1)
   assert.is(unset.stderr, 'svc: not inside a lane\n')
-  await start(['--key', 'o', '--role', 'orchestrator', '--prompt', `svc handoff --harness none > ${h.home}/succ; ${gate('1')}`])
-  const succ = (await until(() => existsSync(join(h.home, 'succ')) && readFileSync(join(h.home, 'succ'), 'utf8').trim(), 'successor id')) as string
+  await start([
+    '--key',
+    'o',
+    '--role',
+    'orchestrator',
+    '--prompt',
+    `svc handoff --harness none > ${h.home}/succ; ${gate('1')}`,
+  ])
+  const succ = (await until(
+    () => existsSync(join(h.home, 'succ')) && readFileSync(join(h.home, 'succ'), 'utf8').trim(),
+    'successor id',
+  )) as string
   const r = await h.svc(['lane', 'report', '--stdin'], { input: 'from successor', env: { SERVICE_CONVERSATION: succ } })
   assert.is(r.code, 1)
   assert.is(r.stderr, 'svc: not inside a lane\n')
@@ -41,13 +51,19 @@ test('a builder: refused from a dirty tree, refused unpushed, --allow-unpushed w
   await written(join(h.home, 'c4'), 'script end')
   const read = (f: string) => readFileSync(join(h.home, f), 'utf8')
   assert.is(read('c1').trim(), '1')
-  assert.is(read('e1'), 'svc: refused: a builder reports done only from a clean tree; commit or remove the changes (git status shows them)\n')
+  assert.is(
+    read('e1'),
+    'svc: refused: a builder reports done only from a clean tree; commit or remove the changes (git status shows them)\n',
+  )
   assert.is(read('c2').trim(), '1')
   assert.is(read('e2'), 'svc: refused: branch r1/b has no upstream; push it with git push -u origin HEAD\n')
   assert.is(read('c3').trim(), '0')
   assert.is(read('o3'), 'report #1 filed: r1/b builder i1 done\n')
   assert.is(read('c4').trim(), '1')
-  assert.is(read('e4'), 'svc: refused: branch r1/b is frozen: builder b i1 reported done (report #1); start a new iteration\n')
+  assert.is(
+    read('e4'),
+    'svc: refused: branch r1/b is frozen: builder b i1 reported done (report #1); start a new iteration\n',
+  )
   const [report] = reportsOf('r1-b-builder-i1')
   assert.is(report.branch, 'r1/b')
   assert.is(report.head, git(join(s.lanesRoot, 'r1-b'), 'rev-parse', 'HEAD'))
@@ -65,7 +81,10 @@ test('a builder with commits its upstream lacks is refused; after pushing, done'
   ].join('\n')
   await start(['--key', 'b', '--role', 'builder', '--prompt', script])
   await written(join(h.home, 'c2'), 'script end')
-  assert.is(readFileSync(join(h.home, 'e1'), 'utf8'), 'svc: refused: 1 commit(s) on r1/b are not on origin/r1/b; push them first\n')
+  assert.is(
+    readFileSync(join(h.home, 'e1'), 'utf8'),
+    'svc: refused: 1 commit(s) on r1/b are not on origin/r1/b; push them first\n',
+  )
   assert.is(readFileSync(join(h.home, 'c2'), 'utf8').trim(), '0')
 })
 
@@ -78,14 +97,20 @@ test('blocked must begin with RULING, SPEND, ONE-WAY or BLOCKED; blocked and fai
   ].join('\n')
   await start(['--key', 'b', '--role', 'builder', '--prompt', script])
   await written(join(h.home, 'c3'), 'script end')
-  assert.is(readFileSync(join(h.home, 'e1'), 'utf8'), 'svc: refused: a blocked report must begin with one of the words RULING, SPEND, ONE-WAY, BLOCKED\n')
+  assert.is(
+    readFileSync(join(h.home, 'e1'), 'utf8'),
+    'svc: refused: a blocked report must begin with one of the words RULING, SPEND, ONE-WAY, BLOCKED\n',
+  )
   assert.is(readFileSync(join(h.home, 'c1'), 'utf8').trim(), '1', 'a refusal exits 1')
   assert.is(readFileSync(join(h.home, 'c2'), 'utf8').trim(), '4')
   assert.is(readFileSync(join(h.home, 'c3'), 'utf8').trim(), '4')
   const w1 = await h.svc(['lane', 'wait', 'r1-b-builder-i1'])
   assert.is(w1.code, 4)
   assert.is(w1.stdout, 'SPEND: need a paid API key\n')
-  assert.is(w1.stderr, `report #1 blocked from r1/b builder i1 (conv ${await idOf('r1-b-builder-i1')})\nnext: svc lane wait r1-b-builder-i1 --after 1\n`)
+  assert.is(
+    w1.stderr,
+    `report #1 blocked from r1/b builder i1 (conv ${await idOf('r1-b-builder-i1')})\nnext: svc lane wait r1-b-builder-i1 --after 1\n`,
+  )
   const w2 = await h.svc(['lane', 'wait', 'r1-b-builder-i1', '--after', '1'])
   assert.is(w2.code, 4)
   assert.is(w2.stdout, 'The brief cannot be done\n')
@@ -93,11 +118,17 @@ test('blocked must begin with RULING, SPEND, ONE-WAY or BLOCKED; blocked and fai
   const w3 = await h.svc(['lane', 'wait', 'conv-r1-b-builder-i1', '--after', '2', '--timeout', '0.5'])
   assert.is(w3.code, 3)
   assert.is(w3.stdout, '')
-  assert.is(w3.stderr, 'svc: timed out after 0.5 s; still running\nnext: svc lane wait conv-r1-b-builder-i1 --after 2\n')
+  assert.is(
+    w3.stderr,
+    'svc: timed out after 0.5 s; still running\nnext: svc lane wait conv-r1-b-builder-i1 --after 2\n',
+  )
   open('1')
   const w4 = await h.svc(['lane', 'wait', 'r1-b-builder-i1', '--after', '2'])
   assert.is(w4.code, 2)
-  assert.is(w4.stderr, 'svc: lane r1/b builder i1 exited (stopped: process exit) with no report\nnext: svc lane wait r1-b-builder-i1 --after 2\n')
+  assert.is(
+    w4.stderr,
+    'svc: lane r1/b builder i1 exited (stopped: process exit) with no report\nnext: svc lane wait r1-b-builder-i1 --after 2\n',
+  )
 })
 
 const idOf = async (name: string) => (await (await h.port()).convShow({ conv: name })).id
@@ -130,7 +161,8 @@ test('critic verdicts: exactly one, with the done report; every refusal of rule 
   assert.match(e(5), `svc: verdict file ${h.home}/nojson.json is not JSON: `)
   assert.is(e(6), `svc: cannot read the verdict file ${h.home}/missing.json: ENOENT\n`)
   assert.is(e(7), 'svc: refused: this critic has already filed its done report with its verdict\n')
-  for (let n = 1; n <= 7; n++) assert.is(readFileSync(join(h.home, `c${n}`), 'utf8').trim(), '1', `refusal ${n} exits 1`)
+  for (let n = 1; n <= 7; n++)
+    assert.is(readFileSync(join(h.home, `c${n}`), 'utf8').trim(), '1', `refusal ${n} exits 1`)
   const reports = reportsOf('r1-b-critic-i1')
   assert.is(reports.length, 1)
   assert.is(reports[0].verdict, 'NOT_YET')
@@ -140,11 +172,28 @@ test('critic verdicts: exactly one, with the done report; every refusal of rule 
 })
 
 test('--verdict from a builder is refused; --defects overrides the count', async () => {
-  await start(['--key', 'b', '--role', 'builder', '--prompt', `svc lane report --stdin --verdict WOWED <<<'x' 2> ${h.home}/e1 || echo $? > ${h.home}/c1; ${buildAndReport('ok')}`])
+  await start([
+    '--key',
+    'b',
+    '--role',
+    'builder',
+    '--prompt',
+    `svc lane report --stdin --verdict WOWED <<<'x' 2> ${h.home}/e1 || echo $? > ${h.home}/c1; ${buildAndReport('ok')}`,
+  ])
   await h.ok(['lane', 'wait', 'r1-b-builder-i1'])
-  assert.is(readFileSync(join(h.home, 'e1'), 'utf8'), 'svc: refused: a builder files no verdict; --verdict is for critic and verifier lanes\n')
+  assert.is(
+    readFileSync(join(h.home, 'e1'), 'utf8'),
+    'svc: refused: a builder files no verdict; --verdict is for critic and verifier lanes\n',
+  )
   assert.is(readFileSync(join(h.home, 'c1'), 'utf8').trim(), '1')
-  await start(['--key', 'all', '--role', 'verifier', '--prompt', `svc lane report --stdin --verdict DEFECTS --defects 7 <<<'seven'`])
+  await start([
+    '--key',
+    'all',
+    '--role',
+    'verifier',
+    '--prompt',
+    `svc lane report --stdin --verdict DEFECTS --defects 7 <<<'seven'`,
+  ])
   const w = await h.svc(['lane', 'wait', 'r1-all-verifier-i1'])
   assert.is(w.code, 0)
   assert.match(w.stderr, 'report #1 done DEFECTS (7 defects) from r1/all verifier i1')

@@ -19,7 +19,9 @@ test.after.each(async () => {
 })
 
 test('the role model (and effort, harness) from projects.yaml is used when --model is absent; --model overrides it', async () => {
-  writeProjectsYaml(w.h.service, w.project, { gauntlet: { roles: { ...DEFAULT_CONFIG.gauntlet!.roles, play: { model: 'model-p', harness: 'none' } } } })
+  writeProjectsYaml(w.h.service, w.project, {
+    gauntlet: { roles: { ...DEFAULT_CONFIG.gauntlet!.roles, play: { model: 'model-p', harness: 'none' } } },
+  })
   await w.begin()
   const p = await w.started(['--run', 'r1', '--key', 'p', '--role', 'play', '--prompt', 'x'])
   const vp = await w.show(p.id)
@@ -28,20 +30,48 @@ test('the role model (and effort, harness) from projects.yaml is used when --mod
   const va = await w.show(a.id)
   assert.is(va.model, 'model-b')
   assert.is(va.effort, 'high')
-  const b = await w.started(['--run', 'r1', '--key', 'b', '--role', 'builder', '--harness', 'none', '--model', 'other', '--effort', 'medium', '--prompt', 'x'])
+  const b = await w.started([
+    '--run',
+    'r1',
+    '--key',
+    'b',
+    '--role',
+    'builder',
+    '--harness',
+    'none',
+    '--model',
+    'other',
+    '--effort',
+    'medium',
+    '--prompt',
+    'x',
+  ])
   const vb = await w.show(b.id)
   assert.is(vb.model, 'other')
   assert.is(vb.effort, 'medium')
 })
 
 test('sparse_checkout is applied to each new worktree, and only to it', async () => {
-  writeProjectsYaml(w.h.service, w.project, { gauntlet: { sparse_checkout: ['src/'], roles: { builder: { model: 'm' }, orchestrator: { model: 'm' } } } })
+  writeProjectsYaml(w.h.service, w.project, {
+    gauntlet: { sparse_checkout: ['src/'], roles: { builder: { model: 'm' }, orchestrator: { model: 'm' } } },
+  })
   await w.begin()
   const b = await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
   assert.equal(readdirSync(b.cwd).sort(), ['.git', 'src'])
   assert.is(readFileSync(join(b.cwd, 'src', 'app.sh'), 'utf8'), 'echo app\n')
   assert.is(git(b.cwd, 'status', '--porcelain'), '')
-  const o = await w.started(['--run', 'r1', '--key', 'k', '--role', 'orchestrator', '--harness', 'none', '--prompt', 'x'])
+  const o = await w.started([
+    '--run',
+    'r1',
+    '--key',
+    'k',
+    '--role',
+    'orchestrator',
+    '--harness',
+    'none',
+    '--prompt',
+    'x',
+  ])
   assert.equal(readdirSync(o.cwd).sort(), ['.git', 'src'])
   assert.ok(existsSync(join(w.project.checkout, 'README.md')), 'the checkout keeps every file')
   assert.is(git(w.project.checkout, 'status', '--porcelain'), '')
@@ -54,8 +84,13 @@ test('a checkout that fails after the worktree was added leaves nothing: no dire
   writeFileSync(join(hooks, 'post-checkout'), '#!/bin/sh\necho "checkout hook says no" >&2\nexit 3\n', { mode: 0o755 })
   await w.begin()
   for (const sparse of [undefined, ['src/']]) {
-    writeProjectsYaml(w.h.service, w.project, { gauntlet: { ...(sparse ? { sparse_checkout: sparse } : {}), roles: { builder: { model: 'm' } } } })
-    await w.refused(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'], /^svc: git hook failed in .*r1-k: checkout hook says no\n$/)
+    writeProjectsYaml(w.h.service, w.project, {
+      gauntlet: { ...(sparse ? { sparse_checkout: sparse } : {}), roles: { builder: { model: 'm' } } },
+    })
+    await w.refused(
+      ['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'],
+      /^svc: git hook failed in .*r1-k: checkout hook says no\n$/,
+    )
   }
   // A hook that lets it: it runs in the new worktree with the arguments `git worktree add` gives it.
   const seen = join(w.h.dir, 'hook-args')
@@ -67,9 +102,14 @@ test('a checkout that fails after the worktree was added leaves nothing: no dire
   rmSync(join(hooks, 'post-checkout'))
   const elsewhere = join(w.h.dir, 'hooks-elsewhere')
   mkdirSync(elsewhere)
-  writeFileSync(join(elsewhere, 'post-checkout'), '#!/bin/sh\necho "the hooks path says no" >&2\nexit 3\n', { mode: 0o755 })
+  writeFileSync(join(elsewhere, 'post-checkout'), '#!/bin/sh\necho "the hooks path says no" >&2\nexit 3\n', {
+    mode: 0o755,
+  })
   git(w.project.checkout, 'config', 'core.hooksPath', elsewhere)
-  await w.refused(['--run', 'r1', '--key', 'k2', '--role', 'builder', '--harness', 'none', '--prompt', 'x'], /^svc: git hook failed in .*r1-k2: the hooks path says no\n$/)
+  await w.refused(
+    ['--run', 'r1', '--key', 'k2', '--role', 'builder', '--harness', 'none', '--prompt', 'x'],
+    /^svc: git hook failed in .*r1-k2: the hooks path says no\n$/,
+  )
 })
 
 test('the base is fetched before every git-backed launch', async () => {
@@ -91,7 +131,20 @@ test('the base is fetched before every git-backed launch', async () => {
   git(other, 'add', 'newer.txt')
   git(other, 'commit', '-q', '-m', 'pushed again')
   git(other, 'push', '-q', 'origin', 'main')
-  const v = await w.started(['--run', 'r1', '--key', 'k', '--role', 'verifier', '--model', 'm', '--harness', 'none', '--prompt', 'x'])
+  const v = await w.started([
+    '--run',
+    'r1',
+    '--key',
+    'k',
+    '--role',
+    'verifier',
+    '--model',
+    'm',
+    '--harness',
+    'none',
+    '--prompt',
+    'x',
+  ])
   assert.is(sha(v.cwd), sha(other))
 })
 
@@ -105,7 +158,10 @@ test('a spawn error ends the wait at once: exit 1 and one error line', async () 
   assert.is(r.code, 1)
   assert.is(r.stdout, '')
   const id = (await w.show('r1-k-builder-i1')).id
-  assert.is(r.stderr, `svc: lane r1/k builder i1 (conv ${id}) failed to start: claude: command not found (spawn claude ENOENT)\n`)
+  assert.is(
+    r.stderr,
+    `svc: lane r1/k builder i1 (conv ${id}) failed to start: claude: command not found (spawn claude ENOENT)\n`,
+  )
   assert.is((await w.show(id)).activity, 'failed-to-start')
 })
 

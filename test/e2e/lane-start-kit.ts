@@ -36,14 +36,21 @@ export class LaneWorld {
   }
 
   /** `svc lane start ...` launched by the root conversation (or `as`). */
-  start(args: string[], opts: { as?: string; env?: Record<string, string | undefined>; cwd?: string } = {}): Promise<Result> {
-    return this.h.svc(['lane', 'start', ...args], { env: { SERVICE_CONVERSATION: opts.as ?? this.root, ...opts.env }, cwd: opts.cwd })
+  start(
+    args: string[],
+    opts: { as?: string; env?: Record<string, string | undefined>; cwd?: string } = {},
+  ): Promise<Result> {
+    return this.h.svc(['lane', 'start', ...args], {
+      env: { SERVICE_CONVERSATION: opts.as ?? this.root, ...opts.env },
+      cwd: opts.cwd,
+    })
   }
 
   /** A start that must succeed: returns the parsed line. */
   async started(args: string[], opts: Parameters<LaneWorld['start']>[1] = {}): Promise<Launched> {
     const r = await this.start(args, opts)
-    if (r.code !== 0) throw new Error(`svc lane start ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`)
+    if (r.code !== 0)
+      throw new Error(`svc lane start ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`)
     assert.is(r.stderr, '', 'a successful start prints nothing on stderr')
     return parseLine(r.stdout)
   }
@@ -87,7 +94,11 @@ export class LaneWorld {
     const { groups: groupsBefore, ...rest } = before
     assert.equal(after, rest, `${what}: nothing left behind`)
     // Runners of earlier lanes may end meanwhile; none may appear.
-    assert.equal(groups.filter((g) => !groupsBefore.includes(g)), [], `${what}: no new runner or harness`)
+    assert.equal(
+      groups.filter((g) => !groupsBefore.includes(g)),
+      [],
+      `${what}: no new runner or harness`,
+    )
   }
 
   /** Wait for a file a lane's script writes last, then read a file it wrote. */
@@ -99,10 +110,14 @@ export class LaneWorld {
 
   /** Wait until the conversation's activity is `value`. */
   async until(id: string, value: string): Promise<any> {
-    return until(async () => {
-      const v = await this.show(id)
-      return v.activity === value && v
-    }, `conv ${id} ${value}`, 30_000)
+    return until(
+      async () => {
+        const v = await this.show(id)
+        return v.activity === value && v
+      },
+      `conv ${id} ${value}`,
+      30_000,
+    )
   }
 
   agentFile(name: string, file: string): string {
@@ -114,7 +129,15 @@ export class LaneWorld {
   }
 }
 
-export const DEFAULT_CONFIG: ProjectConfig = { gauntlet: { roles: { builder: { model: 'model-b', effort: 'high' }, orchestrator: { model: 'model-o' }, critic: { model: 'model-c', effort: 'low' } } } }
+export const DEFAULT_CONFIG: ProjectConfig = {
+  gauntlet: {
+    roles: {
+      builder: { model: 'model-b', effort: 'high' },
+      orchestrator: { model: 'model-o' },
+      critic: { model: 'model-c', effort: 'low' },
+    },
+  },
+}
 
 export interface Snapshot {
   lanes: string[]

@@ -26,38 +26,97 @@ test('usage refusals: run, keys, role, brief, effort, model, launcher, refs; not
   // A project whose path holds no git checkout: its launches are refused, and none of its lanes roots is made.
   const plain = join(w.h.home, 'src', 'plain')
   mkdirSync(plain)
-  writeProjectsYaml(w.h.service, { key: 'plain', origin: '', checkout: plain }, { gauntlet: { roles: { builder: { model: 'm' } } } })
+  writeProjectsYaml(
+    w.h.service,
+    { key: 'plain', origin: '', checkout: plain },
+    { gauntlet: { roles: { builder: { model: 'm' } } } },
+  )
   // One bad run key and one bad lane key: which keys are bad (characters, lengths) is proven by the rows of
   // test/domain/keys ('run key: forbidden characters…', 'lane key: length boundaries…' and their kin).
   const cases: [string[], string, Parameters<LaneWorld['start']>[1]?][] = [
     [[...b, '--key', 'k', '--prompt', 'x'], 'svc: --run is required when the launcher is a root conversation\n'],
-    [[...b, '--run', 'R1', '--key', 'k', '--prompt', 'x'], "svc: invalid run key 'R1': it must match ^[a-z0-9][a-z0-9-]{0,31}$\n"],
-    [[...b, '--run', 'r1', '--key', 'K', '--prompt', 'x'], "svc: invalid lane key 'K': it must match ^[a-z0-9][a-z0-9._-]{0,39}$\n"],
+    [
+      [...b, '--run', 'R1', '--key', 'k', '--prompt', 'x'],
+      "svc: invalid run key 'R1': it must match ^[a-z0-9][a-z0-9-]{0,31}$\n",
+    ],
+    [
+      [...b, '--run', 'r1', '--key', 'K', '--prompt', 'x'],
+      "svc: invalid lane key 'K': it must match ^[a-z0-9][a-z0-9._-]{0,39}$\n",
+    ],
     [[...b, '--run', 'r1', '--prompt', 'x'], 'svc: one of --key or --for is required\n'],
-    [['--run', 'r1', '--key', 'k', '--harness', 'none', '--prompt', 'x'], 'svc: --role is required: one of builder, critic, verifier, play, orchestrator\n'],
-    [['--run', 'r1', '--key', 'k', '--role', 'boss', '--prompt', 'x'], "svc: --role must be one of builder, critic, verifier, play, orchestrator, not 'boss'\n"],
-    [[...b, '--run', 'r1', '--key', 'k', '--effort', 'max', '--prompt', 'x'], "svc: --effort must be one of low, medium, high, not 'max'\n"],
+    [
+      ['--run', 'r1', '--key', 'k', '--harness', 'none', '--prompt', 'x'],
+      'svc: --role is required: one of builder, critic, verifier, play, orchestrator\n',
+    ],
+    [
+      ['--run', 'r1', '--key', 'k', '--role', 'boss', '--prompt', 'x'],
+      "svc: --role must be one of builder, critic, verifier, play, orchestrator, not 'boss'\n",
+    ],
+    [
+      [...b, '--run', 'r1', '--key', 'k', '--effort', 'max', '--prompt', 'x'],
+      "svc: --effort must be one of low, medium, high, not 'max'\n",
+    ],
     [[...b, '--run', 'r1', '--key', 'k'], 'svc: give exactly one of --brief <file> or --prompt <text>\n'],
-    [[...b, '--run', 'r1', '--key', 'k', '--prompt', 'x', '--brief', 'brief.md'], 'svc: give exactly one of --brief <file> or --prompt <text>\n'],
-    [[...b, '--run', 'r1', '--key', 'k', '--brief', 'missing.md'], `svc: cannot read the brief ${join(w.h.home, 'missing.md')}: ENOENT\n`],
+    [
+      [...b, '--run', 'r1', '--key', 'k', '--prompt', 'x', '--brief', 'brief.md'],
+      'svc: give exactly one of --brief <file> or --prompt <text>\n',
+    ],
+    [
+      [...b, '--run', 'r1', '--key', 'k', '--brief', 'missing.md'],
+      `svc: cannot read the brief ${join(w.h.home, 'missing.md')}: ENOENT\n`,
+    ],
     [[...b, '--run', 'r1', '--key', 'k', '--prompt', ' \n'], 'svc: the brief is empty\n'],
-    [['--role', 'verifier', '--harness', 'none', '--run', 'r1', '--key', 'k', '--prompt', 'x'], 'svc: refused: no model for role verifier: pass --model or set gauntlet.roles.verifier.model in projects.yaml\n'],
-    [[...b, '--run', 'r1', '--key', 'k', '--at', 'HEAD', '--prompt', 'x'], 'svc: --at is for detached worktrees (orchestrator, critic, verifier), not builder\n'],
-    [['--role', 'orchestrator', '--harness', 'none', '--run', 'r1', '--key', 'k', '--from', 'main', '--prompt', 'x'], 'svc: --from is for builder lanes, not orchestrator\n'],
-    [[...b, '--run', 'r1', '--key', 'k', '--from', 'nope', '--prompt', 'x'], 'svc: refused: cannot cut r1/k from nope: no such commit\n'],
-    [[...b, '--run', 'r1', '--key', 'k', '--branch', 'main', '--prompt', 'x'], 'svc: refused: branch main already exists\n'],
-    [[...b, '--run', 'r1', '--key', 'k', '--branch', 'r1/taken', '--prompt', 'x'], 'svc: refused: branch r1/taken already exists\n'],
-    [['--role', 'orchestrator', '--harness', 'none', '--run', 'r1', '--key', 'k', '--at', 'nope', '--prompt', 'x'], `svc: refused: --at nope names no commit in ${w.project.checkout}\n`],
-    [[...b, '--run', 'r1', '--key', 'k', '--project', 'plain', '--prompt', 'x'], `svc: project plain: ${plain} is not a git checkout\n`],
-    [[...b, '--run', 'r1', '--key', 'k', '--project', 'nosuch', '--prompt', 'x'], `svc: no project nosuch in ${join(w.h.service, 'projects.yaml')}\n`],
-    [[...b, '--run', 'r1', '--key', 'k', '--prompt', 'x'], 'svc: SERVICE_CONVERSATION is not set: run svc lane start inside a conversation, or pass --parent <conv>\n', { env: { SERVICE_CONVERSATION: undefined } }],
-    [[...b, '--run', 'r1', '--key', 'k', '--prompt', 'x'], 'svc: no conversation 999\nhint: svc conv list shows the conversations\n', { as: '999' }],
+    [
+      ['--role', 'verifier', '--harness', 'none', '--run', 'r1', '--key', 'k', '--prompt', 'x'],
+      'svc: refused: no model for role verifier: pass --model or set gauntlet.roles.verifier.model in projects.yaml\n',
+    ],
+    [
+      [...b, '--run', 'r1', '--key', 'k', '--at', 'HEAD', '--prompt', 'x'],
+      'svc: --at is for detached worktrees (orchestrator, critic, verifier), not builder\n',
+    ],
+    [
+      ['--role', 'orchestrator', '--harness', 'none', '--run', 'r1', '--key', 'k', '--from', 'main', '--prompt', 'x'],
+      'svc: --from is for builder lanes, not orchestrator\n',
+    ],
+    [
+      [...b, '--run', 'r1', '--key', 'k', '--from', 'nope', '--prompt', 'x'],
+      'svc: refused: cannot cut r1/k from nope: no such commit\n',
+    ],
+    [
+      [...b, '--run', 'r1', '--key', 'k', '--branch', 'main', '--prompt', 'x'],
+      'svc: refused: branch main already exists\n',
+    ],
+    [
+      [...b, '--run', 'r1', '--key', 'k', '--branch', 'r1/taken', '--prompt', 'x'],
+      'svc: refused: branch r1/taken already exists\n',
+    ],
+    [
+      ['--role', 'orchestrator', '--harness', 'none', '--run', 'r1', '--key', 'k', '--at', 'nope', '--prompt', 'x'],
+      `svc: refused: --at nope names no commit in ${w.project.checkout}\n`,
+    ],
+    [
+      [...b, '--run', 'r1', '--key', 'k', '--project', 'plain', '--prompt', 'x'],
+      `svc: project plain: ${plain} is not a git checkout\n`,
+    ],
+    [
+      [...b, '--run', 'r1', '--key', 'k', '--project', 'nosuch', '--prompt', 'x'],
+      `svc: no project nosuch in ${join(w.h.service, 'projects.yaml')}\n`,
+    ],
+    [
+      [...b, '--run', 'r1', '--key', 'k', '--prompt', 'x'],
+      'svc: SERVICE_CONVERSATION is not set: run svc lane start inside a conversation, or pass --parent <conv>\n',
+      { env: { SERVICE_CONVERSATION: undefined } },
+    ],
+    [
+      [...b, '--run', 'r1', '--key', 'k', '--prompt', 'x'],
+      'svc: no conversation 999\nhint: svc conv list shows the conversations\n',
+      { as: '999' },
+    ],
   ]
   writeFileSync(join(w.h.home, 'brief.md'), 'a brief\n')
   for (const [args, stderr, opts] of cases) await w.refused(args, stderr, { cwd: w.h.home, ...opts })
   assert.not.ok(existsSync(`${plain}-lanes`), 'the plain project gets no lanes root')
 })
-
 
 test('issue 16 item 13: a --from, --at or --branch that looks like an option never reaches git: refused on one line, no locked worktree, nothing left behind', async () => {
   await w.begin()
@@ -74,14 +133,16 @@ test('issue 16 item 13: a --from, --at or --branch that looks like an option nev
   assert.is(sha(l.cwd), sha(w.project.checkout, 'origin/main'))
 })
 
-
 test('projects.yaml: a wrong entry is one line naming the file and the key', async () => {
   await w.begin()
   const file = join(w.h.service, 'projects.yaml')
   const good = readFileSync(file, 'utf8')
   const args = ['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x']
   writeFileSync(file, good.replace('effort: "high"', 'effort: extreme'))
-  await w.refused(args, `svc: ${file}: sample.gauntlet.roles.builder.effort: expected ("low" | "medium" | "high"), got "extreme"\n`)
+  await w.refused(
+    args,
+    `svc: ${file}: sample.gauntlet.roles.builder.effort: expected ("low" | "medium" | "high"), got "extreme"\n`,
+  )
   writeFileSync(file, good.replace('  gauntlet:', '  gauntlet:\n    colour: blue'))
   await w.refused(args, `svc: ${file}: sample.gauntlet.colour: unknown key\n`)
   writeFileSync(file, good.replace('    roles:', '    roles:\n      boss:\n        model: m'))
@@ -92,7 +153,6 @@ test('projects.yaml: a wrong entry is one line naming the file and the key', asy
   await w.started(args)
 })
 
-
 test('lanes_root: under /tmp, outside the home, the home itself, or containing the checkout is refused', async () => {
   await w.begin()
   const file = join(w.h.service, 'projects.yaml')
@@ -102,7 +162,10 @@ test('lanes_root: under /tmp, outside the home, the home itself, or containing t
     [join(w.h.dir, 'lanes'), `the lanes root ${join(w.h.dir, 'lanes')} is not under the home directory ${w.h.home}`],
     ['/var/lanes', `the lanes root /var/lanes is not under the home directory ${w.h.home}`],
     [w.h.home, `the lanes root ${w.h.home} is not under the home directory ${w.h.home}`],
-    [join(w.h.home, 'src'), `the lanes root ${join(w.h.home, 'src')} contains the project checkout ${w.project.checkout}`],
+    [
+      join(w.h.home, 'src'),
+      `the lanes root ${join(w.h.home, 'src')} contains the project checkout ${w.project.checkout}`,
+    ],
     [w.project.checkout, `the lanes root ${w.project.checkout} contains the project checkout ${w.project.checkout}`],
   ]
   const tmp = mkdtempSync('/tmp/svc-lanes-link-')

@@ -20,31 +20,76 @@ test('builder i1: worktree <run>-<key> on branch <run>/<key> cut from origin/mai
   await w.begin()
   const brief = '# Build the thing\n\nUse `tabs`, keep   spacing,\nand trailing blank lines.\n\n\n'
   writeFileSync(join(w.h.home, 'brief.md'), brief)
-  const l = await w.started(['--run', 'r1', '--key', 'api', '--role', 'builder', '--harness', 'none', '--brief', 'brief.md'], { cwd: w.h.home })
+  const l = await w.started(
+    ['--run', 'r1', '--key', 'api', '--role', 'builder', '--harness', 'none', '--brief', 'brief.md'],
+    { cwd: w.h.home },
+  )
   const dir = join(w.lanes, 'r1-api')
   assert.is(l.line, startLine('r1', 'api', 'builder', 1, l.id, 'r1-api-builder-i1', dir))
   assert.is(branchOf(dir), 'r1/api')
   assert.is(sha(dir), sha(w.project.checkout, 'origin/main'))
   assert.is(git(dir, 'status', '--porcelain'), '', 'a clean checkout')
-  assert.is(git(dir, 'for-each-ref', '--format=%(upstream)', 'refs/heads/r1/api'), '', 'the branch tracks nothing: not origin/main, which it was cut from')
+  assert.is(
+    git(dir, 'for-each-ref', '--format=%(upstream)', 'refs/heads/r1/api'),
+    '',
+    'the branch tracks nothing: not origin/main, which it was cut from',
+  )
   assert.is(w.agentFile(l.name, 'lane-brief.md'), brief, 'the brief, byte for byte')
   const contract = w.agentFile(l.name, 'contract.md')
-  for (const fact of ['- Role: builder', '- Run: r1', '- Lane key: api', '- Iteration: i1', `- Working directory: ${dir}`, '- Branch: r1/api', 'svc lane report --file'])
+  for (const fact of [
+    '- Role: builder',
+    '- Run: r1',
+    '- Lane key: api',
+    '- Iteration: i1',
+    `- Working directory: ${dir}`,
+    '- Branch: r1/api',
+    'svc lane report --file',
+  ])
     assert.ok(contract.includes(fact), `contract states ${fact}:\n${contract}`)
   assert.ok(contract.includes(brief.trimEnd()), 'the contract carries the brief')
   const v = await w.show(l.id)
   assert.is(v.kind, 'lane')
   assert.is(v.parent, w.root)
   assert.is(v.cwd, dir)
-  assert.equal([v.lane.run, v.lane.key, v.lane.role, v.lane.iteration, v.lane.branch], ['r1', 'api', 'builder', 1, 'r1/api'])
+  assert.equal(
+    [v.lane.run, v.lane.key, v.lane.role, v.lane.iteration, v.lane.branch],
+    ['r1', 'api', 'builder', 1, 'r1/api'],
+  )
   assert.is(v.activity, 'starting', 'a harness-none lane stays starting')
 
   // --prompt: the text is the brief; the sample checkout itself is untouched.
-  const p = await w.started(['--run', 'r1', '--key', 'web', '--role', 'builder', '--harness', 'none', '--prompt', 'do the web part'])
+  const p = await w.started([
+    '--run',
+    'r1',
+    '--key',
+    'web',
+    '--role',
+    'builder',
+    '--harness',
+    'none',
+    '--prompt',
+    'do the web part',
+  ])
   assert.is(p.line, startLine('r1', 'web', 'builder', 1, p.id, 'r1-web-builder-i1', join(w.lanes, 'r1-web')))
   assert.is(w.agentFile(p.name, 'lane-brief.md'), 'do the web part')
   // --branch names the branch; --title the conversation; --json gives the lane and the same line.
-  const j = await w.start(['--run', 'r1', '--key', 'ui', '--role', 'builder', '--harness', 'none', '--branch', 'feature/ui', '--title', 'UI work', '--prompt', 'ui', '--json'])
+  const j = await w.start([
+    '--run',
+    'r1',
+    '--key',
+    'ui',
+    '--role',
+    'builder',
+    '--harness',
+    'none',
+    '--branch',
+    'feature/ui',
+    '--title',
+    'UI work',
+    '--prompt',
+    'ui',
+    '--json',
+  ])
   assert.is(j.code, 0, j.stderr)
   const out = JSON.parse(j.stdout)
   assert.is(out.line, `Lane r1/ui builder i1: conv ${out.lane.id} (r1-ui-builder-i1) in ${join(w.lanes, 'r1-ui')}`)
@@ -64,17 +109,43 @@ test('builder i2 is cut from the i1 branch (with i1 work in it), i3 with --from 
     'git add one.txt',
     'git commit -q -m "i1 work"',
   ].join('\n')
-  const i1 = await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'shell', '--prompt', script])
+  const i1 = await w.started([
+    '--run',
+    'r1',
+    '--key',
+    'k',
+    '--role',
+    'builder',
+    '--harness',
+    'shell',
+    '--prompt',
+    script,
+  ])
   assert.is(i1.line, startLine('r1', 'k', 'builder', 1, i1.id, 'r1-k-builder-i1', join(w.lanes, 'r1-k')))
   assert.is((await w.until(i1.id, 'stopped')).ended.detail, 'exit code 0')
   const [conv, svcPath] = readFileSync(join(w.out, 'i1.env'), 'utf8').trim().split(' ')
   assert.is(conv, i1.id, 'the harness runs as the lane')
   assert.ok(svcPath.endsWith('/svc'), 'with svc on its PATH')
-  assert.is(readFileSync(join(w.out, 'i1.contract'), 'utf8'), w.agentFile(i1.name, 'contract.md'), 'and its contract at $SERVICE_CONTRACT')
+  assert.is(
+    readFileSync(join(w.out, 'i1.contract'), 'utf8'),
+    w.agentFile(i1.name, 'contract.md'),
+    'and its contract at $SERVICE_CONTRACT',
+  )
   const i1Head = sha(w.project.checkout, 'r1/k')
   assert.is.not(i1Head, sha(w.project.checkout, 'origin/main'), 'i1 committed on its branch')
 
-  const i2 = await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'again'])
+  const i2 = await w.started([
+    '--run',
+    'r1',
+    '--key',
+    'k',
+    '--role',
+    'builder',
+    '--harness',
+    'none',
+    '--prompt',
+    'again',
+  ])
   const dir2 = join(w.lanes, 'r1-k-i2')
   assert.is(i2.line, startLine('r1', 'k', 'builder', 2, i2.id, 'r1-k-builder-i2', dir2))
   assert.is(branchOf(dir2), 'r1/k-i2')
@@ -83,7 +154,21 @@ test('builder i2 is cut from the i1 branch (with i1 work in it), i3 with --from 
   assert.ok(w.agentFile(i2.name, 'contract.md').includes('- Iteration: i2'))
   assert.ok(existsSync(join(w.lanes, 'r1-k', 'one.txt')), 'i1 directory kept')
 
-  await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--replace', '--harness', 'none', '--from', 'origin/main', '--prompt', 'from scratch'])
+  await w.started([
+    '--run',
+    'r1',
+    '--key',
+    'k',
+    '--role',
+    'builder',
+    '--replace',
+    '--harness',
+    'none',
+    '--from',
+    'origin/main',
+    '--prompt',
+    'from scratch',
+  ])
   const dir3 = join(w.lanes, 'r1-k-i3')
   assert.is(branchOf(dir3), 'r1/k-i3')
   assert.is(sha(dir3), sha(w.project.checkout, 'origin/main'))
@@ -92,7 +177,18 @@ test('builder i2 is cut from the i1 branch (with i1 work in it), i3 with --from 
 
 test('orchestrator: detached at origin/main in <run>-<key>-orch, or at --at', async () => {
   await w.begin()
-  const o = await w.started(['--run', 'r1', '--key', 'main', '--role', 'orchestrator', '--harness', 'none', '--prompt', 'orchestrate'])
+  const o = await w.started([
+    '--run',
+    'r1',
+    '--key',
+    'main',
+    '--role',
+    'orchestrator',
+    '--harness',
+    'none',
+    '--prompt',
+    'orchestrate',
+  ])
   const dir = join(w.lanes, 'r1-main-orch')
   assert.is(o.line, startLine('r1', 'main', 'orchestrator', 1, o.id, 'r1-main-orchestrator-i1', dir))
   assert.is(branchOf(dir), undefined, 'detached')
@@ -104,7 +200,20 @@ test('orchestrator: detached at origin/main in <run>-<key>-orch, or at --at', as
   git(w.project.checkout, 'add', 'two.txt')
   git(w.project.checkout, 'commit', '-q', '-m', 'two')
   git(w.project.checkout, 'push', '-q', 'origin', 'main')
-  const o2 = await w.started(['--run', 'r2', '--key', 'main', '--role', 'orchestrator', '--harness', 'none', '--at', first, '--prompt', 'orchestrate'])
+  const o2 = await w.started([
+    '--run',
+    'r2',
+    '--key',
+    'main',
+    '--role',
+    'orchestrator',
+    '--harness',
+    'none',
+    '--at',
+    first,
+    '--prompt',
+    'orchestrate',
+  ])
   assert.is(o2.cwd, join(w.lanes, 'r2-main-orch'))
   assert.is(branchOf(o2.cwd), undefined)
   assert.is(sha(o2.cwd), first)
@@ -116,10 +225,34 @@ test('orchestrator: detached at origin/main in <run>-<key>-orch, or at --at', as
 test('critic: --at <sha> gives a detached worktree <run>-<key>-critic-i1; nothing of the builder but the commit reaches it', async () => {
   await w.begin()
   const secret = 'BUILDER-NOTE-7f3a'
-  const b = await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'shell', '--prompt', `echo ${secret} > notes.txt\ngit add notes.txt\ngit commit -q -m ${secret}\necho ${secret}-stdout\n`])
+  const b = await w.started([
+    '--run',
+    'r1',
+    '--key',
+    'k',
+    '--role',
+    'builder',
+    '--harness',
+    'shell',
+    '--prompt',
+    `echo ${secret} > notes.txt\ngit add notes.txt\ngit commit -q -m ${secret}\necho ${secret}-stdout\n`,
+  ])
   await w.until(b.id, 'stopped')
   const head = sha(w.project.checkout, 'r1/k')
-  const c = await w.started(['--run', 'r1', '--for', 'k', '--role', 'critic', '--harness', 'none', '--at', head, '--prompt', 'judge it harshly'])
+  const c = await w.started([
+    '--run',
+    'r1',
+    '--for',
+    'k',
+    '--role',
+    'critic',
+    '--harness',
+    'none',
+    '--at',
+    head,
+    '--prompt',
+    'judge it harshly',
+  ])
   const dir = join(w.lanes, 'r1-k-critic-i1')
   assert.is(c.line, startLine('r1', 'k', 'critic', 1, c.id, 'r1-k-critic-i1', dir))
   assert.is(branchOf(dir), undefined, 'detached')
@@ -152,7 +285,18 @@ test('critic without --at: at the head of the builder done report, with no text 
     'git add b.txt',
     'git commit -q -m after-the-report',
   ].join('\n')
-  const b = await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'shell', '--prompt', script])
+  const b = await w.started([
+    '--run',
+    'r1',
+    '--key',
+    'k',
+    '--role',
+    'builder',
+    '--harness',
+    'shell',
+    '--prompt',
+    script,
+  ])
   const ended = await w.until(b.id, 'stopped')
   assert.is(ended.ended.detail, 'exit code 0', 'the builder script ran through')
   const reported = sha(w.project.checkout, 'r1/k~1')
@@ -172,19 +316,51 @@ test('critic without --at: at the head of the builder done report, with no text 
   }
   assert.is((await w.until(c.id, 'stopped')).ended.detail, 'exit code 0', 'the critic filed its verdict')
 
-  await w.refused(['--run', 'r1', '--key', 'k', '--role', 'builder', '--reuse', '--harness', 'none', '--prompt', 'more'], 'svc: refused: branch r1/k of r1/k i1 is frozen (its builder reported done); start a new iteration\n')
-  const i2 = await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'answer the critic'])
+  await w.refused(
+    ['--run', 'r1', '--key', 'k', '--role', 'builder', '--reuse', '--harness', 'none', '--prompt', 'more'],
+    'svc: refused: branch r1/k of r1/k i1 is frozen (its builder reported done); start a new iteration\n',
+  )
+  const i2 = await w.started([
+    '--run',
+    'r1',
+    '--key',
+    'k',
+    '--role',
+    'builder',
+    '--harness',
+    'none',
+    '--prompt',
+    'answer the critic',
+  ])
   assert.is(branchOf(i2.cwd), 'r1/k-i2')
   assert.is(sha(i2.cwd), sha(w.project.checkout, 'r1/k'), 'cut from the branch the report recorded')
   const contract = w.agentFile(i2.name, 'contract.md')
   const verdictFile = join(w.h.service, 'agents', `conv-${c.name}`, 'verdict.json')
-  assert.ok(contract.includes(`- This iteration answers the verdict of critic conv ${c.id}: NOT_YET, verdict file ${verdictFile}.`), contract)
+  assert.ok(
+    contract.includes(
+      `- This iteration answers the verdict of critic conv ${c.id}: NOT_YET, verdict file ${verdictFile}.`,
+    ),
+    contract,
+  )
   assert.ok(existsSync(verdictFile))
 })
 
 test('verifier without --for: detached at origin/main in <run>-<key>-verify-i1', async () => {
   await w.begin()
-  const v = await w.started(['--run', 'r1', '--key', 'all', '--role', 'verifier', '--model', 'model-v', '--harness', 'none', '--prompt', 'verify the run'])
+  const v = await w.started([
+    '--run',
+    'r1',
+    '--key',
+    'all',
+    '--role',
+    'verifier',
+    '--model',
+    'model-v',
+    '--harness',
+    'none',
+    '--prompt',
+    'verify the run',
+  ])
   const dir = join(w.lanes, 'r1-all-verify-i1')
   assert.is(v.line, startLine('r1', 'all', 'verifier', 1, v.id, 'r1-all-verifier-i1', dir))
   assert.is(branchOf(dir), undefined)
@@ -204,14 +380,31 @@ test('play: an empty directory with no .git, no SERVICE_* variable and no svc on
     'printf %s "$listing" > listing.txt',
     `touch ${q(join(w.out, 'play-done'))}`,
   ].join('\n')
-  const p = await w.started(['--run', 'r1', '--key', 'toy', '--role', 'play', '--model', 'm', '--harness', 'shell', '--prompt', script])
+  const p = await w.started([
+    '--run',
+    'r1',
+    '--key',
+    'toy',
+    '--role',
+    'play',
+    '--model',
+    'm',
+    '--harness',
+    'shell',
+    '--prompt',
+    script,
+  ])
   const dir = join(w.lanes, 'r1-toy-play-i1')
   assert.is(p.line, startLine('r1', 'toy', 'play', 1, p.id, 'r1-toy-play-i1', dir))
   await w.outFile('play-done')
   assert.is(readFileSync(join(dir, 'listing.txt'), 'utf8'), '', 'empty at start')
   assert.not.ok(existsSync(join(dir, '.git')))
   const env = readFileSync(join(dir, 'env.txt'), 'utf8')
-  assert.equal(env.split('\n').filter((l) => l.startsWith('SERVICE_')), [], 'no SERVICE_* variable')
+  assert.equal(
+    env.split('\n').filter((l) => l.startsWith('SERVICE_')),
+    [],
+    'no SERVICE_* variable',
+  )
   assert.is(readFileSync(join(dir, 'svc.txt'), 'utf8'), 'absent 1\n')
   const v = await w.show(p.id)
   assert.is(v.lane.branch, undefined)

@@ -34,7 +34,9 @@ export class World {
   /** `svc lane start --run <run> <args>` from the root conversation (or `as`), asked over the kernel's port: these
    * suites test what lanes do, not the start's CLI (the lane-start suites do); returns the conv id. */
   async start(args: string[], run = 'r1', as = this.s.root): Promise<string> {
-    const r = await (await this.h.port()).laneStart({ ...startRequest(args), run, conversation: as, cwd: this.h.home } as PortInput<'laneStart'>)
+    const r = await (
+      await this.h.port()
+    ).laneStart({ ...startRequest(args), run, conversation: as, cwd: this.h.home } as PortInput<'laneStart'>)
     return r.lane.id
   }
 
@@ -130,7 +132,13 @@ export function filesOf(dir: string, dirs = true): Record<string, string> {
   return out
 }
 
-export const gitEnv = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' }
+export const gitEnv = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@example.com',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@example.com',
+}
 const run = promisify(execFile)
 
 /** git, asynchronously (so several cases can be under way at once). */

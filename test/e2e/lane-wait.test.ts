@@ -16,7 +16,14 @@ const { start, gate, open, reportsOf } = reportSuite((w) => ({ h, s } = w))
 test('wait --run: oldest first by cursor, body on stdout, next command with the new cursor on stderr; a report filed before the wait is returned at once', async () => {
   await start(['--key', 'a', '--role', 'builder', '--prompt', `svc lane report --allow-unpushed --stdin <<<'first'`])
   await h.ok(['lane', 'wait', 'r1-a-builder-i1'])
-  await start(['--key', 'b', '--role', 'verifier', '--prompt', `${gate('1')}; svc lane report --stdin --verdict PASS <<<'second'`])
+  await start([
+    '--key',
+    'b',
+    '--role',
+    'verifier',
+    '--prompt',
+    `${gate('1')}; svc lane report --stdin --verdict PASS <<<'second'`,
+  ])
   const w1 = await h.svc(['lane', 'wait', '--run', 'r1'])
   assert.is(w1.code, 0)
   assert.is(w1.stdout, 'first\n')
@@ -25,7 +32,10 @@ test('wait --run: oldest first by cursor, body on stdout, next command with the 
   assert.is(cursor, `${r1.at}.r1-a-builder-i1.1`)
   assert.match(w1.stderr, `next: svc lane wait --run r1 --after ${cursor}\n`)
   const pending = h.svc(['lane', 'wait', '--run', 'r1', '--after', cursor])
-  await until(() => connectedToKernel(h.service, h.kernelFile()!.port, `lane wait --run r1 --after ${cursor}`), 'the wait asking the kernel')
+  await until(
+    () => connectedToKernel(h.service, h.kernelFile()!.port, `lane wait --run r1 --after ${cursor}`),
+    'the wait asking the kernel',
+  )
   open('1')
   const w2 = await pending
   assert.is(w2.code, 0)
@@ -34,19 +44,28 @@ test('wait --run: oldest first by cursor, body on stdout, next command with the 
   assert.match(c2, /\.r1-b-verifier-i1\.1$/)
   const w3 = await h.svc(['lane', 'wait', '--parent', s.root, '--after', c2])
   assert.is(w3.code, 2)
-  assert.is(w3.stderr, `svc: every lane of the lanes of conv ${s.root} has exited with no further report\nnext: svc lane wait --parent ${s.root} --after ${c2}\n`)
+  assert.is(
+    w3.stderr,
+    `svc: every lane of the lanes of conv ${s.root} has exited with no further report\nnext: svc lane wait --parent ${s.root} --after ${c2}\n`,
+  )
 })
 
 test('wait usage errors exit 1', async () => {
   const cases: [string[], string][] = [
     [['lane', 'wait'], 'svc: wait takes exactly one of <lane>, --run <key> or --parent <conv>\n'],
     [['lane', 'wait', 'x', '--run', 'r1'], 'svc: wait takes exactly one of <lane>, --run <key> or --parent <conv>\n'],
-    [['lane', 'wait', '--run', 'r1', '--after', 'garbage'], "svc: --after 'garbage' is not a cursor of the form <atMs>.<name>.<seq>\n"],
+    [
+      ['lane', 'wait', '--run', 'r1', '--after', 'garbage'],
+      "svc: --after 'garbage' is not a cursor of the form <atMs>.<name>.<seq>\n",
+    ],
     [['lane', 'wait', '--run', 'R!'], "svc: invalid run key 'R!': it must match ^[a-z0-9][a-z0-9-]{0,31}$\n"],
     [['lane', 'wait', '--run', 'r1', '--timeout', 'soon'], "svc: --timeout must be a number of seconds, not 'soon'\n"],
     [['lane', 'wait', s.root], `svc: conv ${s.root} (c${s.root}) is not a lane\n`],
     [['lane', 'report'], 'svc: give exactly one of --file <path> or --stdin\n'],
-    [['lane', 'report', '--stdin', '--status', 'maybe'], "svc: --status must be one of done, blocked, failed, not 'maybe'\n"],
+    [
+      ['lane', 'report', '--stdin', '--status', 'maybe'],
+      "svc: --status must be one of done, blocked, failed, not 'maybe'\n",
+    ],
     [['lane', 'report', '--stdin', '--defects', '-1'], "svc: --defects must be a whole number, 0 or more, not '-1'\n"],
   ]
   for (const [args, stderr] of cases) {
@@ -58,7 +77,16 @@ test('wait usage errors exit 1', async () => {
 
 test('20 lanes reporting concurrently while 3 waits follow the run by cursor: each report delivered to each wait exactly once, in order', async () => {
   const n = 20
-  for (let i = 0; i < n; i++) await start(['--key', `k${i}`, '--role', 'builder', '--no-wait', '--prompt', `${gate('all')}; svc lane report --allow-unpushed --stdin <<<'report ${i}'`])
+  for (let i = 0; i < n; i++)
+    await start([
+      '--key',
+      `k${i}`,
+      '--role',
+      'builder',
+      '--no-wait',
+      '--prompt',
+      `${gate('all')}; svc lane report --allow-unpushed --stdin <<<'report ${i}'`,
+    ])
   // Two of the waits ask over the kernel's port: what is tested is the delivery by cursor (the CLI's lines have tests
   // of their own); one wait is the CLI, 20 processes in turn.
   const port = await h.port()
@@ -84,10 +112,15 @@ test('20 lanes reporting concurrently while 3 waits follow the run by cursor: ea
   await new Promise((r) => setTimeout(r, 500))
   open('all')
   const results = await Promise.all(followers)
-  const all = (await Promise.all(Array.from({ length: n }, (_, i) => reportsOf(`r1-k${i}-builder-i1`)[0]))).map((r: { at: number }, i) => ({ at: r.at, body: `report ${i}` }))
+  const all = (await Promise.all(Array.from({ length: n }, (_, i) => reportsOf(`r1-k${i}-builder-i1`)[0]))).map(
+    (r: { at: number }, i) => ({ at: r.at, body: `report ${i}` }),
+  )
   const expected = all.sort((a, b) => a.at - b.at).map((r) => r.body)
   for (const seen of results) {
-    assert.equal(seen.map((x) => x.body), expected)
+    assert.equal(
+      seen.map((x) => x.body),
+      expected,
+    )
     assert.is(new Set(seen.map((x) => x.body)).size, n)
   }
 })
@@ -96,7 +129,15 @@ test('five lanes, four waits and a kernel killed between two rounds of reports: 
   const n = 5
   for (let i = 0; i < n; i++)
     // First a blocked report (a done one would end the builder's iteration; blocked exits 4), then the done one.
-    await start(['--key', `k${i}`, '--role', 'builder', '--no-wait', '--prompt', `${gate('a')}; svc lane report --status blocked --stdin <<<'BLOCKED k${i} first' || [ $? = 4 ]; ${gate('b')}; svc lane report --allow-unpushed --stdin <<<'k${i} second'`])
+    await start([
+      '--key',
+      `k${i}`,
+      '--role',
+      'builder',
+      '--no-wait',
+      '--prompt',
+      `${gate('a')}; svc lane report --status blocked --stdin <<<'BLOCKED k${i} first' || [ $? = 4 ]; ${gate('b')}; svc lane report --allow-unpushed --stdin <<<'k${i} second'`,
+    ])
   const follow = async () => {
     const seen: string[] = []
     let cursor: string | undefined
@@ -111,14 +152,30 @@ test('five lanes, four waits and a kernel killed between two rounds of reports: 
   const followers = [follow(), follow(), follow()]
   // One wait on a single lane, asked before its second report and still waiting when the kernel dies.
   const single = (async () => {
-    await until(() => existsSync(join(h.service, 'agents', 'conv-r1-k0-builder-i1', 'reports.json')) && reportsOf('r1-k0-builder-i1').length === 1, 'k0 first report', 30_000)
+    await until(
+      () =>
+        existsSync(join(h.service, 'agents', 'conv-r1-k0-builder-i1', 'reports.json')) &&
+        reportsOf('r1-k0-builder-i1').length === 1,
+      'k0 first report',
+      30_000,
+    )
     return h.svc(['lane', 'wait', 'r1-k0-builder-i1', '--after', '1', '--timeout', '60'])
   })()
   await new Promise((r) => setTimeout(r, 500))
   open('a')
-  await until(() => Array.from({ length: n }, (_, i) => `r1-k${i}-builder-i1`).every((name) => existsSync(join(h.service, 'agents', `conv-${name}`, 'reports.json')) && reportsOf(name).length === 1), 'the first round stored', 30_000)
+  await until(
+    () =>
+      Array.from({ length: n }, (_, i) => `r1-k${i}-builder-i1`).every(
+        (name) => existsSync(join(h.service, 'agents', `conv-${name}`, 'reports.json')) && reportsOf(name).length === 1,
+      ),
+    'the first round stored',
+    30_000,
+  )
   const k = h.kernelFile()!
-  await until(() => connectedToKernel(h.service, k.port, 'lane wait r1-k0-builder-i1 --after 1'), 'the single wait asking the kernel')
+  await until(
+    () => connectedToKernel(h.service, k.port, 'lane wait r1-k0-builder-i1 --after 1'),
+    'the single wait asking the kernel',
+  )
   process.kill(k.pid, 'SIGKILL')
   await until(() => !alive(k.pid), 'kernel dead')
   open('b')
@@ -127,12 +184,15 @@ test('five lanes, four waits and a kernel killed between two rounds of reports: 
     if (r.status === 'rejected') throw r.reason
     return r.value
   })
-  const expected = Array.from({ length: n }, (_, i) => reportsOf(`r1-k${i}-builder-i1`).map((r: { at: number; body: string }) => r))
+  const expected = Array.from({ length: n }, (_, i) =>
+    reportsOf(`r1-k${i}-builder-i1`).map((r: { at: number; body: string }) => r),
+  )
     .flat()
     .sort((a: { at: number }, b: { at: number }) => a.at - b.at)
     .map((r: { body: string }) => r.body.trim())
   assert.is(expected.length, 2 * n, 'every report stored, none lost to the kill')
-  for (const seen of results) assert.equal(seen, expected, 'each wait: every report once, in the order they were stored')
+  for (const seen of results)
+    assert.equal(seen, expected, 'each wait: every report once, in the order they were stored')
   const w = await single
   assert.is(w.code, 0, w.stderr)
   assert.is(w.stdout, 'k0 second\n')
@@ -140,7 +200,14 @@ test('five lanes, four waits and a kernel killed between two rounds of reports: 
 })
 
 test('a kernel restart during a wait is invisible: the wait reconnects and neither misses nor repeats a report', async () => {
-  await start(['--key', 'b', '--role', 'builder', '--prompt', `${gate('1')}; svc lane report --allow-unpushed --stdin <<<'after restart'`])
+  await start([
+    '--key',
+    'b',
+    '--role',
+    'builder',
+    '--prompt',
+    `${gate('1')}; svc lane report --allow-unpushed --stdin <<<'after restart'`,
+  ])
   const pending = h.svc(['lane', 'wait', 'r1-b-builder-i1', '--timeout', '60'])
   const k = h.kernelFile()!
   // Killed while the wait is connected, so that what is tested is the reconnect, not a wait that started late.

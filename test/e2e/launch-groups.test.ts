@@ -32,7 +32,12 @@ test('no-new-process check of a refused start: the kernel’s short-lived childr
   await until(() => processesOfHome(h.service).length >= 4, 'the stand-ins and their children')
   // The condition of the flake: scans of the home's processes a moment apart see processes the first did not.
   const first = processesOfHome(h.service)
-  const newcomers = await until(() => processesOfHome(h.service).filter((p) => !first.includes(p)).length, 'a new short-lived child of the kernel', 2_000, 5)
+  const newcomers = await until(
+    () => processesOfHome(h.service).filter((p) => !first.includes(p)).length,
+    'a new short-lived child of the kernel',
+    2_000,
+    5,
+  )
   assert.ok(newcomers > 0)
   // The launch groups stay the same meanwhile: only the runner's.
   for (let i = 0; i < 20; i++) {
@@ -42,7 +47,10 @@ test('no-new-process check of a refused start: the kernel’s short-lived childr
   // A launch that did make a runner is still caught.
   const second = group('sleep 30 & wait')
   await until(() => launchGroupsOfHome(h.service, kernel).includes(second), 'the second runner group')
-  assert.equal(launchGroupsOfHome(h.service, kernel), [runner, second].sort((a, b) => a - b))
+  assert.equal(
+    launchGroupsOfHome(h.service, kernel),
+    [runner, second].sort((a, b) => a - b),
+  )
 })
 
 test.run()

@@ -24,7 +24,8 @@ test.after.each(async () => {
   rx = undefined
 })
 
-const writeNotify = (block: unknown) => writeFileSync(join(h.service, 'notify.yaml'), typeof block === 'string' ? block : JSON.stringify(block))
+const writeNotify = (block: unknown) =>
+  writeFileSync(join(h.service, 'notify.yaml'), typeof block === 'string' ? block : JSON.stringify(block))
 /** A receiver answering as told, and notify.yaml pointing at it; the kernel restarted so it reads the block at start. */
 async function receiver(answer?: (n: number) => Answer, extra: object = {}): Promise<Receiver> {
   rx = await new Receiver(answer).start()
@@ -37,14 +38,36 @@ const start = (args: string[]) => h.ok(['lane', 'start', '--run', 'r1', ...args]
 test('a conversation turning needs-you posts once per transition, with its reason', async () => {
   const r = await receiver()
   const gate = (n: number) => `while [ ! -e ${h.home}/go-${n} ]; do sleep 0.05; done`
-  const id = (await h.ok(['conv', 'new', '--harness', 'shell', '--cwd', h.home, '--title', 'ask me', '--prompt', ['svc conv mark needs-you --reason question', gate(1), 'svc conv mark working', 'svc conv mark needs-you --reason plan', gate(2)].join('\n')])).trim()
+  const id = (
+    await h.ok([
+      'conv',
+      'new',
+      '--harness',
+      'shell',
+      '--cwd',
+      h.home,
+      '--title',
+      'ask me',
+      '--prompt',
+      [
+        'svc conv mark needs-you --reason question',
+        gate(1),
+        'svc conv mark working',
+        'svc conv mark needs-you --reason plan',
+        gate(2),
+      ].join('\n'),
+    ])
+  ).trim()
   await until(() => r.got.length >= 1, 'the first post')
   // The watcher sees the kernel's own write again, and the deck re-reads: neither is a second transition.
   await h.ok(['conv', 'show', id])
   await pause(500)
   assert.is(r.got.length, 1)
   const [first] = r.bodies() as any[]
-  assert.equal({ ...first, at: undefined }, { event: 'needs-you', conv: { id, name: `c${id}`, title: 'ask me' }, reason: 'question', at: undefined })
+  assert.equal(
+    { ...first, at: undefined },
+    { event: 'needs-you', conv: { id, name: `c${id}`, title: 'ask me' }, reason: 'question', at: undefined },
+  )
   assert.ok(Math.abs(Date.parse(first.at) - Date.now()) < 30_000, first.at)
   assert.is(r.got[0].headers['content-type'], 'application/json')
   assert.is(r.got[0].headers.authorization, 'Bearer t0k')
@@ -58,20 +81,30 @@ test('a conversation turning needs-you posts once per transition, with its reaso
 
 test('a lane report posts once, with its lane, status and first line', async () => {
   const r = await receiver()
-  await start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('\n  Built the parser.  \nDetails follow.')])
+  await start([
+    '--key',
+    'b',
+    '--role',
+    'builder',
+    '--prompt',
+    buildAndReport('\n  Built the parser.  \nDetails follow.'),
+  ])
   await until(() => r.got.length >= 1, 'the report post')
   await pause(500)
   assert.is(r.got.length, 1)
   const [body] = r.bodies() as any[]
   const conv = JSON.parse(await h.ok(['conv', 'show', 'r1-b-builder-i1', '--json']))
-  assert.equal({ ...body, at: undefined }, {
-    event: 'report',
-    conv: { id: conv.id, name: 'r1-b-builder-i1' },
-    lane: { run: 'r1', key: 'b', role: 'builder', iteration: 1 },
-    status: 'done',
-    firstLine: 'Built the parser.',
-    at: undefined,
-  })
+  assert.equal(
+    { ...body, at: undefined },
+    {
+      event: 'report',
+      conv: { id: conv.id, name: 'r1-b-builder-i1' },
+      lane: { run: 'r1', key: 'b', role: 'builder', iteration: 1 },
+      status: 'done',
+      firstLine: 'Built the parser.',
+      at: undefined,
+    },
+  )
 })
 
 test('a receiver failing twice then answering gets the same body on the third try; each failure is one log line', async () => {
@@ -86,11 +119,17 @@ test('a receiver failing twice then answering gets the same body on the third tr
   // Backoff: the second retry waits twice as long as the first (50 ms, then 100 ms).
   assert.ok(r.got[1].at - r.got[0].at >= 50, `${r.got[1].at - r.got[0].at} ms`)
   assert.ok(r.got[2].at - r.got[1].at >= 100, `${r.got[2].at - r.got[1].at} ms`)
-  const failures = h.kernelLog().split('\n').filter((l) => /^\S+ \w+ notify/.test(l))
-  assert.equal(failures.map((l) => l.replace(/^\S+ /, '')), [
-    'warn notify webhook: report of conv-r1-b-builder-i1: try 1 of 3 failed: HTTP 500; next in 50 ms',
-    'warn notify webhook: report of conv-r1-b-builder-i1: try 2 of 3 failed: HTTP 500; next in 100 ms',
-  ])
+  const failures = h
+    .kernelLog()
+    .split('\n')
+    .filter((l) => /^\S+ \w+ notify/.test(l))
+  assert.equal(
+    failures.map((l) => l.replace(/^\S+ /, '')),
+    [
+      'warn notify webhook: report of conv-r1-b-builder-i1: try 1 of 3 failed: HTTP 500; next in 50 ms',
+      'warn notify webhook: report of conv-r1-b-builder-i1: try 2 of 3 failed: HTTP 500; next in 100 ms',
+    ],
+  )
 })
 
 test('a receiver that never answers does not delay svc lane report; the kernel gives up and logs it', async () => {
@@ -110,18 +149,37 @@ test('a receiver that never answers does not delay svc lane report; the kernel g
   // Each report returns well before the webhook's limit, the second while the first post still hangs.
   assert.ok(first < 3000 && second < 3000, `the reports took ${first} ms and ${second} ms`)
   assert.ok(r.got.length >= 1)
-  await until(() => h.kernelLog().includes('notify webhook: report of conv-r1-b-builder-i1 not delivered: no answer within 3000 ms (gave up after 3 tries)'), 'the give-up line', 20_000)
+  await until(
+    () =>
+      h
+        .kernelLog()
+        .includes(
+          'notify webhook: report of conv-r1-b-builder-i1 not delivered: no answer within 3000 ms (gave up after 3 tries)',
+        ),
+    'the give-up line',
+    20_000,
+  )
   assert.ok(alive(h.kernelFile()!.pid), 'the kernel lives on after a webhook that never answers')
 })
 
 test('a command notifier gets the body as JSON on stdin and a short title and text in its environment', async () => {
   const out = join(h.home, 'got')
   const script = join(h.home, 'notify.sh')
-  writeFileSync(script, `#!/bin/sh\ncat > "$1/body-$$.json"\nprintf '%s\\n%s\\n%s\\n' "$SERVICE_NOTIFY_EVENT" "$SERVICE_NOTIFY_TITLE" "$SERVICE_NOTIFY_BODY" > "$1/env-$$.txt"\n`)
+  writeFileSync(
+    script,
+    `#!/bin/sh\ncat > "$1/body-$$.json"\nprintf '%s\\n%s\\n%s\\n' "$SERVICE_NOTIFY_EVENT" "$SERVICE_NOTIFY_TITLE" "$SERVICE_NOTIFY_BODY" > "$1/env-$$.txt"\n`,
+  )
   chmodSync(script, 0o755)
   mkdirSync(out)
   writeNotify({ command: [script, out], events: ['report'] })
-  await start(['--key', 'b', '--role', 'builder', '--prompt', `svc conv mark needs-you --reason permission\n${buildAndReport('Parser done.')}`])
+  await start([
+    '--key',
+    'b',
+    '--role',
+    'builder',
+    '--prompt',
+    `svc conv mark needs-you --reason permission\n${buildAndReport('Parser done.')}`,
+  ])
   await until(() => readdirSync(out).filter((f) => f.startsWith('env-')).length, 'the command run')
   await pause(500)
   const files = readdirSync(out).sort()
@@ -139,17 +197,29 @@ test('a command that outlives its limit is killed and logged; the next notificat
   await h.ok(['kernel', 'stop'])
   const script = join(h.home, 'slow.sh')
   // The first run hangs (its pid is kept to check it was killed); later runs record their input (whole, then renamed).
-  writeFileSync(script, `#!/bin/sh\nif [ ! -e "$1/first" ]; then echo $$ > "$1/first"; exec sleep 30; fi\ncat > "$1/later.tmp"; mv "$1/later.tmp" "$1/later.json"\n`)
+  writeFileSync(
+    script,
+    `#!/bin/sh\nif [ ! -e "$1/first" ]; then echo $$ > "$1/first"; exec sleep 30; fi\ncat > "$1/later.tmp"; mv "$1/later.tmp" "$1/later.json"\n`,
+  )
   chmodSync(script, 0o755)
   writeNotify({ command: [script, h.home], events: ['report'] })
-  const script2 = ['echo w > w.txt; git add w.txt; git commit -qm w; git push -q -u origin HEAD 2>/dev/null', "svc lane report --stdin --status blocked <<<'BLOCKED one' || true", "svc lane report --stdin <<<'two'"].join('\n')
+  const script2 = [
+    'echo w > w.txt; git add w.txt; git commit -qm w; git push -q -u origin HEAD 2>/dev/null',
+    "svc lane report --stdin --status blocked <<<'BLOCKED one' || true",
+    "svc lane report --stdin <<<'two'",
+  ].join('\n')
   await start(['--key', 'b', '--role', 'builder', '--prompt', script2])
   await until(() => existsSync(join(h.home, 'later.json')), 'the second run')
   assert.is(JSON.parse(readFileSync(join(h.home, 'later.json'), 'utf8')).firstLine, 'two')
   const pid = Number(readFileSync(join(h.home, 'first'), 'utf8'))
   assert.not.ok(alive(pid), 'the hung command was killed')
   const log = h.kernelLog()
-  assert.ok(log.includes(`error notify command: report of conv-r1-b-builder-i1 not delivered: still running after 300 ms; killed\n`), log)
+  assert.ok(
+    log.includes(
+      `error notify command: report of conv-r1-b-builder-i1 not delivered: still running after 300 ms; killed\n`,
+    ),
+    log,
+  )
 })
 
 test('a broken notify block: one line in svc doctor and kernel.log, notifications off, lanes keep working', async () => {
@@ -158,15 +228,27 @@ test('a broken notify block: one line in svc doctor and kernel.log, notification
   const d = await h.svc(['doctor'])
   assert.is(d.code, 1)
   const path = join(h.service, 'notify.yaml')
-  assert.match(d.stdout, `PROBLEM  notify: ${path}: webhook.url: an http:// or https:// URL; notifications are off\n         fix: correct ${path} (README, Notifications)\n`)
-  const logged = h.kernelLog().split('\n').filter((l) => /^\S+ \w+ notify/.test(l))
-  assert.equal(logged.map((l) => l.replace(/^\S+ /, '')), [`error notify: ${path}: webhook.url: an http:// or https:// URL; notifications are off until it is corrected`])
+  assert.match(
+    d.stdout,
+    `PROBLEM  notify: ${path}: webhook.url: an http:// or https:// URL; notifications are off\n         fix: correct ${path} (README, Notifications)\n`,
+  )
+  const logged = h
+    .kernelLog()
+    .split('\n')
+    .filter((l) => /^\S+ \w+ notify/.test(l))
+  assert.equal(
+    logged.map((l) => l.replace(/^\S+ /, '')),
+    [`error notify: ${path}: webhook.url: an http:// or https:// URL; notifications are off until it is corrected`],
+  )
   await start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('still fine')])
   assert.is((await h.svc(['lane', 'wait', 'r1-b-builder-i1', '--timeout', '30'])).code, 0)
   // Corrected while the kernel runs: the next report is sent, with no restart.
   const r = (rx = await new Receiver().start())
   writeNotify({ webhook: { url: r.url } })
-  assert.match((await h.svc(['doctor'])).stdout, `ok       notify: webhook to http://127.0.0.1:${new URL(r.url).port} (needs-you, report)\n`)
+  assert.match(
+    (await h.svc(['doctor'])).stdout,
+    `ok       notify: webhook to http://127.0.0.1:${new URL(r.url).port} (needs-you, report)\n`,
+  )
   await start(['--key', 'c', '--role', 'builder', '--prompt', buildAndReport('now sent')])
   await until(() => r.got.length, 'the post after the fix')
   assert.is((r.bodies()[0] as any).firstLine, 'now sent')

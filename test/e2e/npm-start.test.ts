@@ -20,7 +20,11 @@ test.after.each(async () => {
 
 function start(env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'dist', 'cli', 'start.js')], { env, cwd: h.home, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [join(ROOT, 'dist', 'cli', 'start.js')], {
+      env,
+      cwd: h.home,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))
@@ -40,8 +44,14 @@ test('npm start: the sample project, the demonstration gauntlet and worker, then
   assert.match(lines[0], /^kernel pid \d+ on 127\.0\.0\.1:\d+ \(home .+\)$/)
   assert.match(lines[1], /^Command Deck: http:\/\/127\.0\.0\.1:\d+\//)
   assert.is(lines[2], `no project configured: creating a sample project in ${join(h.service, 'sample')}`)
-  assert.match(lines.at(-1)!, /^demonstration over: run demo-[a-z0-9]+, \d+ reports waited on by cursor; a worker on local:1 reported done$/)
-  assert.ok(lines.some((l) => /^report from demo-[a-z0-9]+\/all verifier i1: /.test(l)), 'the gauntlet reached its verifier')
+  assert.match(
+    lines.at(-1)!,
+    /^demonstration over: run demo-[a-z0-9]+, \d+ reports waited on by cursor; a worker on local:1 reported done$/,
+  )
+  assert.ok(
+    lines.some((l) => /^report from demo-[a-z0-9]+\/all verifier i1: /.test(l)),
+    'the gauntlet reached its verifier',
+  )
   assert.ok(existsSync(join(h.service, 'sample', 'sample', '.git')), 'the sample checkout stays')
   assert.not.ok(existsSync(join(h.service, 'projects.yaml')), 'no projects.yaml before, none after')
 })

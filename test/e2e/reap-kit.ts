@@ -8,7 +8,8 @@ import { filesOf, type World } from './lane-views-kit.js'
  * leave as it was. `world` gives the suite's current World. */
 export function reapKit(world: () => World) {
   const reap = (...args: string[]) => world().h.svc(['lane', 'reap', ...args], { timeoutMs: 90_000 })
-  const stopped = (name: string) => until(async () => (await world().conv(name)).activity === 'stopped', `${name} stopped`)
+  const stopped = (name: string) =>
+    until(async () => (await world().conv(name)).activity === 'stopped', `${name} stopped`)
   const parkedFiles = (name: string) => readdirSync(world().convDir(name)).filter((f) => f.startsWith('parked-'))
   const svcRefs = () => git(world().checkout, 'for-each-ref', '--format=%(refname)', 'refs/svc/')
 
@@ -35,7 +36,8 @@ export function reapKit(world: () => World) {
     const w = world()
     const id = await w.start(['--key', key, '--role', 'builder', '--prompt', buildAndReport(`built ${key}`) + after])
     const report = await w.waited(`r1-${key}-builder-i1`)
-    if (report.status !== 'done') throw new Error(`r1-${key}-builder-i1 reported ${report.status}, not done: ${report.body}`)
+    if (report.status !== 'done')
+      throw new Error(`r1-${key}-builder-i1 reported ${report.status}, not done: ${report.body}`)
     await stopped(`r1-${key}-builder-i1`)
     return id
   }

@@ -1,6 +1,17 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { dirname, join } from 'node:path'
 import { git } from '../helpers/home.js'
 import { World, filesOf, gitA, treeOfPatch, worktreeTree } from './lane-views-kit.js'
@@ -23,7 +34,23 @@ const MAX_CHANGES = 12
 const PARALLEL = 8
 const SEED = Number(process.env.REAP_SEED ?? Date.now() % 2 ** 31)
 
-const SEGMENTS = ['alpha', 'new folder', 'ünï', 'naïve café', '日本語', 'x', 'deep', 'two  spaces', '-dash', 'emoji 😀', 'tab\tname', 'q"uote', 'back\\slash', 'trailing ', 'line\nbreak'] as const
+const SEGMENTS = [
+  'alpha',
+  'new folder',
+  'ünï',
+  'naïve café',
+  '日本語',
+  'x',
+  'deep',
+  'two  spaces',
+  '-dash',
+  'emoji 😀',
+  'tab\tname',
+  'q"uote',
+  'back\\slash',
+  'trailing ',
+  'line\nbreak',
+] as const
 const BASE: Record<string, string | Buffer> = {
   'a.txt': 'alpha\n',
   'b.txt': 'bravo\nsecond line\n',
@@ -74,7 +101,18 @@ const isLink = (p: string) => {
 }
 const isFile = (p: string) => lstatSync(p).isFile()
 
-const KINDS = ['modify', 'delete', 'rename', 'mode', 'binary', 'empty', 'untracked', 'symlink', 'typechange', 'stage'] as const
+const KINDS = [
+  'modify',
+  'delete',
+  'rename',
+  'mode',
+  'binary',
+  'empty',
+  'untracked',
+  'symlink',
+  'typechange',
+  'stage',
+] as const
 type Kind = (typeof KINDS)[number]
 
 /** One random change of the given kind; returns what it did (for the failure report), or undefined if it could not. */
@@ -188,7 +226,11 @@ interface Case {
 /** The HTTP API of SPEC.md 4.4 (no process to start per call); every tenth case goes through the CLI instead. */
 async function api(path: string, body: unknown): Promise<{ status: number; json: any }> {
   const k = w.h.kernelFile()!
-  const r = await fetch(`http://127.0.0.1:${k.port}${path}`, { method: 'POST', headers: { authorization: `Bearer ${k.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const r = await fetch(`http://127.0.0.1:${k.port}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${k.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
   return { status: r.status, json: await r.json() }
 }
 
@@ -202,7 +244,10 @@ async function reapCase(i: number, park: boolean): Promise<{ refused?: string; p
       assert.is(r.stdout, '')
       return { refused: r.stderr }
     }
-    const m = /^parked \d+ paths? to (.+\.patch) \(kept at (refs\/svc\/parked\/\S+)\)\nreaped r1\/p\d+ builder i1 \(conv \d+\): removed .+; branch r1\/p\d+ kept\n$/.exec(r.stdout)
+    const m =
+      /^parked \d+ paths? to (.+\.patch) \(kept at (refs\/svc\/parked\/\S+)\)\nreaped r1\/p\d+ builder i1 \(conv \d+\): removed .+; branch r1\/p\d+ kept\n$/.exec(
+        r.stdout,
+      )
     assert.ok(m, r.stdout)
     assert.is(r.stderr, '')
     return { patch: m![1], ref: m![2] }
@@ -219,7 +264,15 @@ async function runCase(i: number): Promise<Case> {
   const rng = prng(SEED + i)
   const c: Case = { i, ops: [] }
   try {
-    const started = await api('/api/lanes', { run: 'r1', key: `p${i}`, role: 'builder', harness: 'none', noWait: true, prompt: 'x', conversation: w.s.root })
+    const started = await api('/api/lanes', {
+      run: 'r1',
+      key: `p${i}`,
+      role: 'builder',
+      harness: 'none',
+      noWait: true,
+      prompt: 'x',
+      conversation: w.s.root,
+    })
     assert.is(started.status, 201, JSON.stringify(started.json))
     const dir = join(w.lanes, `r1-p${i}`)
     const n = 1 + rng.int(MAX_CHANGES)
@@ -239,8 +292,17 @@ async function runCase(i: number): Promise<Case> {
     // Without --park: refused, and not one byte, mode, index entry or commit changed (the tree of the worktree is a
     // function of these: its head and every file on disk).
     const refused = await reapCase(i, false)
-    assert.match(refused.refused ?? '', new RegExp(`^svc: refused: ${escape(dir)} has uncommitted changes \\(\\d+ paths?\\); commit them, or pass --park to save them to a patch\\n$`))
-    assert.equal({ status: await status(), head: await gitA(dir, ['rev-parse', 'HEAD']), files: filesOf(dir) }, before, 'the same status, head and bytes')
+    assert.match(
+      refused.refused ?? '',
+      new RegExp(
+        `^svc: refused: ${escape(dir)} has uncommitted changes \\(\\d+ paths?\\); commit them, or pass --park to save them to a patch\\n$`,
+      ),
+    )
+    assert.equal(
+      { status: await status(), head: await gitA(dir, ['rev-parse', 'HEAD']), files: filesOf(dir) },
+      before,
+      'the same status, head and bytes',
+    )
     const files = before.files
 
     // With --park: the patch, applied to the branch head, gives back exactly that tree.
@@ -254,7 +316,8 @@ async function runCase(i: number): Promise<Case> {
     c.files = i % 10 === 0 ? Object.fromEntries(Object.entries(files).filter(([k]) => !k.endsWith('/'))) : undefined
     return c
   } catch (e) {
-    ;(e as Error).message = `seed ${SEED}, case ${i} (REAP_SEED=${SEED} replays it): ${c.ops.join('; ')}\n${(e as Error).message}`
+    ;(e as Error).message =
+      `seed ${SEED}, case ${i} (REAP_SEED=${SEED} replays it): ${c.ops.join('; ')}\n${(e as Error).message}`
     throw e
   }
 }
@@ -275,7 +338,8 @@ test(`${CASES} random dirty trees: refused without --park and untouched; with --
   }
   assert.is(done.length, CASES)
   const kinds = new Set(done.flatMap((c) => c.ops.map((o) => o.split(' ')[0])))
-  for (const k of ['modify', 'delete', 'rename', 'chmod', 'binary', 'empty', 'untracked', 'symlink', 'file', 'stage']) assert.ok(kinds.has(k), `some case did ${k}`)
+  for (const k of ['modify', 'delete', 'rename', 'chmod', 'binary', 'empty', 'untracked', 'symlink', 'file', 'stage'])
+    assert.ok(kinds.has(k), `some case did ${k}`)
 
   // Every tenth case once more on disk: the patch applied to a checkout of the branch head gives back every byte.
   for (const c of done.filter((x) => x.files)) {

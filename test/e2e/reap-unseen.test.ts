@@ -50,7 +50,8 @@ async function refusedUnseen(after: string, unseen: string[], status = ''): Prom
 }
 
 test('item 1: edits behind assume-unchanged and skip-worktree are uncommitted work: a plain reap is refused, --park saves them', async () => {
-  const flags = 'echo edit >> README.md; git update-index --assume-unchanged README.md; echo more >> src/app.sh; git update-index --skip-worktree src/app.sh'
+  const flags =
+    'echo edit >> README.md; git update-index --assume-unchanged README.md; echo more >> src/app.sh; git update-index --skip-worktree src/app.sh'
   const dir = await refusedUnseen(flags, ['README.md', 'src/app.sh'])
 
   const r = await reap(NAME, '--park')
@@ -64,9 +65,21 @@ test('item 1: edits behind assume-unchanged and skip-worktree are uncommitted wo
 })
 
 test('item 4: --park in a sparse lane saves a new file outside the sparse patterns', async () => {
-  const roles = Object.fromEntries(['builder', 'critic', 'verifier', 'play', 'orchestrator'].map((r) => [r, { model: `model-${r}`, harness: 'shell' }]))
+  const roles = Object.fromEntries(
+    ['builder', 'critic', 'verifier', 'play', 'orchestrator'].map((r) => [
+      r,
+      { model: `model-${r}`, harness: 'shell' },
+    ]),
+  )
   writeProjectsYaml(w.h.service, w.s.project, { gauntlet: { sparse_checkout: ['/src/'], roles } })
-  await w.start(['--key', 'b', '--role', 'builder', '--prompt', "printf 'outside\\n' > outside.txt; mkdir -p docs; printf 'doc\\n' > docs/new.md; echo more >> src/app.sh"])
+  await w.start([
+    '--key',
+    'b',
+    '--role',
+    'builder',
+    '--prompt',
+    "printf 'outside\\n' > outside.txt; mkdir -p docs; printf 'doc\\n' > docs/new.md; echo more >> src/app.sh",
+  ])
   await stopped(NAME)
   const dir = join(w.lanes, 'r1-b')
   assert.not.ok(existsSync(join(dir, 'README.md')), 'a sparse worktree')
@@ -76,7 +89,10 @@ test('item 4: --park in a sparse lane saves a new file outside the sparse patter
   assert.is(m![1], '3')
   assert.not.ok(existsSync(dir))
   const back = applied(m![2], 'r1/b', 'sparse')
-  assert.equal([back['outside.txt'], back['docs/new.md'], back['src/app.sh'], back['README.md']], [file('outside\n'), file('doc\n'), file('echo app\nmore\n'), file('# sample\n')])
+  assert.equal(
+    [back['outside.txt'], back['docs/new.md'], back['src/app.sh'], back['README.md']],
+    [file('outside\n'), file('doc\n'), file('echo app\nmore\n'), file('# sample\n')],
+  )
 })
 
 test('item 5: --park keeps the CRLF of an untracked file under text=auto: the patch and the kept ref give back the exact bytes', async () => {
@@ -115,7 +131,8 @@ test('item 17: a process holding a file open inside the lane (its working direct
   const dir = join(w.lanes, 'r1-b')
   const log = join(dir, 'log.txt')
   // One process, no children: a shell loop's `sleep` would hold the file too.
-  const script = "const fs = require('fs'); const fd = fs.openSync(process.argv[1], 'a'); let i = 0; setInterval(() => fs.writeSync(fd, `line ${++i}\\n`), 10)"
+  const script =
+    "const fs = require('fs'); const fd = fs.openSync(process.argv[1], 'a'); let i = 0; setInterval(() => fs.writeSync(fd, `line ${++i}\\n`), 10)"
   let writer: ChildProcess | undefined
   try {
     writer = spawn(process.execPath, ['-e', script, log], { cwd: w.h.home, stdio: 'ignore' })
@@ -126,7 +143,10 @@ test('item 17: a process holding a file open inside the lane (its working direct
       const before = await capture(NAME, dir, 'r1/b')
       assert.equal(await reap(...args), { code: 1, stdout: '', stderr: refusal })
       assert.ok(alive(writer.pid!), 'a reap never kills a process')
-      assert.equal({ ...(await capture(NAME, dir, 'r1/b')), files: undefined, status: undefined }, { ...before, files: undefined, status: undefined })
+      assert.equal(
+        { ...(await capture(NAME, dir, 'r1/b')), files: undefined, status: undefined },
+        { ...before, files: undefined, status: undefined },
+      )
     }
   } finally {
     writer?.kill('SIGKILL')
@@ -136,7 +156,11 @@ test('item 17: a process holding a file open inside the lane (its working direct
   const r = await reap(NAME, '--park')
   const m = parkedLine(r.stdout)
   assert.ok(m && r.code === 0, r.stdout + r.stderr)
-  assert.is(applied(m![2], 'r1/b', 'open')['log.txt'], `file 644 ${written.toString('base64')}`, 'every line the writer wrote is in the patch')
+  assert.is(
+    applied(m![2], 'r1/b', 'open')['log.txt'],
+    `file 644 ${written.toString('base64')}`,
+    'every line the writer wrote is in the patch',
+  )
 })
 
 test("item 18: files hidden by the lane's own ignore rules are work; files the branch's rules ignore stay out, named with their size", async () => {
@@ -150,7 +174,11 @@ test("item 18: files hidden by the lane's own ignore rules are work; files the b
     "printf 'cache/\\n' >> .gitignore; git commit -qam 'ignore cache'; mkdir cache; echo c > cache/result.txt",
     'echo private > scratch.txt; echo scratch.txt >> "$(git rev-parse --git-common-dir)/info/exclude"',
   ].join('\n')
-  const dir = await refusedUnseen(hide, ['cache/result.txt', 'drafts/plan.txt', 'notes/.gitignore', 'notes/todo.txt', 'scratch.txt'], '?? drafts/')
+  const dir = await refusedUnseen(
+    hide,
+    ['cache/result.txt', 'drafts/plan.txt', 'notes/.gitignore', 'notes/todo.txt', 'scratch.txt'],
+    '?? drafts/',
+  )
 
   const r = await reap(NAME, '--park')
   const m = parkedLine(r.stdout)
@@ -158,11 +186,19 @@ test("item 18: files hidden by the lane's own ignore rules are work; files the b
   assert.equal(r, {
     code: 0,
     stdout: m![0] + reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'),
-    stderr: "note: left out 1 path the branch's ignore rules hide, 3.0 kB in all: node_modules/ (3.0 kB)\nwarning: r1/b has 1 commit not on any remote; the branch is kept\n",
+    stderr:
+      "note: left out 1 path the branch's ignore rules hide, 3.0 kB in all: node_modules/ (3.0 kB)\nwarning: r1/b has 1 commit not on any remote; the branch is kept\n",
   })
   const back = applied(m![2], 'r1/b', 'hidden')
   assert.equal(
-    [back['notes/todo.txt'], back['notes/.gitignore'], back['scratch.txt'], back['drafts/plan.txt'], back['drafts/.gitignore'], back['cache/result.txt']],
+    [
+      back['notes/todo.txt'],
+      back['notes/.gitignore'],
+      back['scratch.txt'],
+      back['drafts/plan.txt'],
+      back['drafts/.gitignore'],
+      back['cache/result.txt'],
+    ],
     [file('secret\n'), file('*\n'), file('private\n'), file('plan\n'), file('*\n!.gitignore\n'), file('c\n')],
   )
   assert.not.ok(readFileSync(m![2], 'utf8').includes('node_modules'), 'what the branch ignores is not parked')

@@ -21,7 +21,13 @@ export function reportSuite(use: (world: { h: TestHome; s: Setup }) => void) {
   })
   /** `svc lane start --run r1 <args>` from the root conversation, asked over the kernel's port (the start's CLI has
    * suites of its own; these test what the lanes report and what waits get). */
-  const start = async (args: string[]) => (await h.port()).laneStart({ ...startRequest(args), run: 'r1', conversation: s.root, cwd: h.home } as PortInput<'laneStart'>)
+  const start = async (args: string[]) =>
+    (await h.port()).laneStart({
+      ...startRequest(args),
+      run: 'r1',
+      conversation: s.root,
+      cwd: h.home,
+    } as PortInput<'laneStart'>)
   /** A shell line that waits for a file `go-<n>` in the test HOME; `open(n)` makes it. */
   const gate = (n: string) => `while [ ! -e ${h.home}/go-${n} ]; do sleep 0.05; done`
   const open = (n: string) => writeFileSync(join(h.home, `go-${n}`), '')

@@ -11,7 +11,6 @@ import type { FakeGhState } from '../../fixtures/fake-gh.js'
 import { TestHome, alive, until } from '../helpers/home.js'
 import { ghEnv } from '../helpers/gh.js'
 
-
 /** `svc worker run --post`: each report is posted to its issue as one comment ending with its marker, exactly once,
  * even when the kernel is killed between the posting and its recording. */
 
@@ -31,14 +30,25 @@ async function connect(env: Record<string, string> = {}): Promise<{ port: Kernel
 }
 
 const commentsDir = () => join(h.service, 'issues', 'sample', '1.comments')
-const comments = () => (existsSync(commentsDir()) ? readdirSync(commentsDir()).sort().map((f) => readFileSync(join(commentsDir(), f), 'utf8')) : [])
+const comments = () =>
+  existsSync(commentsDir())
+    ? readdirSync(commentsDir())
+        .sort()
+        .map((f) => readFileSync(join(commentsDir(), f), 'utf8'))
+    : []
 const MARKER = '<!-- svc-report conv-w-local-1-i1 seq 1 -->'
 
 /** A worker driven by no harness, so the test files its reports as it (it has no key: its id is enough). */
 async function runWorker(port: KernelPort, post: boolean) {
   await port.issueNew({ project: 'sample', title: 'Post here' })
   const root = await port.convNew({ harness: 'none', project: 'sample' })
-  const w = await port.workerRun({ issue: 'local:1', prompt: 'x', harness: 'none', post: post || undefined, conversation: root.id })
+  const w = await port.workerRun({
+    issue: 'local:1',
+    prompt: 'x',
+    harness: 'none',
+    post: post || undefined,
+    conversation: root.id,
+  })
   return w.worker
 }
 
@@ -48,7 +58,9 @@ test('--post: the report becomes one comment on the issue, ending with its marke
   await port.workerReport({ conversation: w.id, body: 'BLOCKED which database?', status: 'blocked' })
   const posted = join(h.service, 'agents', `conv-${w.name}`, 'posted-1.json')
   assert.ok(existsSync(posted), 'the posting is recorded when the report is answered')
-  assert.equal(comments(), [`**Worker report** blocked (conv-w-local-1-i1, report 1)\n\nBLOCKED which database?\n\n${MARKER}`])
+  assert.equal(comments(), [
+    `**Worker report** blocked (conv-w-local-1-i1, report 1)\n\nBLOCKED which database?\n\n${MARKER}`,
+  ])
   // The service never closes the issue.
   assert.is((await port.issueShow({ ref: 'local:1', project: 'sample' })).state, 'open')
 })
@@ -77,17 +89,35 @@ test('--post with the kernel killed between posting and recording: after the res
 
 test('a worker on a GitHub issue: its name, directory and branch; --post comments through gh, the issue left open', async () => {
   const state = join(h.home, 'gh.json')
-  writeFileSync(state, JSON.stringify({ loggedIn: true, repos: { 'acme/app': { '12': { title: 'Login fails', body: 'On GitHub.', state: 'OPEN' } } } } satisfies FakeGhState))
+  writeFileSync(
+    state,
+    JSON.stringify({
+      loggedIn: true,
+      repos: { 'acme/app': { '12': { title: 'Login fails', body: 'On GitHub.', state: 'OPEN' } } },
+    } satisfies FakeGhState),
+  )
   h.extraEnv = ghEnv(state)
   const { port } = await connect()
   const root = await port.convNew({ harness: 'none', project: 'sample' })
-  const r = await port.workerRun({ issue: 'gh:Acme/App#12', prompt: 'x', harness: 'none', post: true, conversation: root.id, project: 'sample' })
+  const r = await port.workerRun({
+    issue: 'gh:Acme/App#12',
+    prompt: 'x',
+    harness: 'none',
+    post: true,
+    conversation: root.id,
+    project: 'sample',
+  })
   const dir = join(h.home, 'src', 'sample-lanes', 'w-gh-acme+app-12')
   assert.is(r.line, `Worker gh:acme/app#12 i1: conv ${r.worker.id} (w-gh-4c53ef2b-12-i1) in ${dir}`)
   assert.is(r.worker.worker!.branch, 'worker/gh-acme+app-12')
   await port.workerReport({ conversation: r.worker.id, body: 'SPEND: needs a paid API key', status: 'blocked' })
   const issue = (JSON.parse(readFileSync(state, 'utf8')) as FakeGhState).repos['acme/app']['12']
-  assert.equal(issue.comments!.map((c) => c.body), [`**Worker report** blocked (conv-w-gh-4c53ef2b-12-i1, report 1)\n\nSPEND: needs a paid API key\n\n<!-- svc-report conv-w-gh-4c53ef2b-12-i1 seq 1 -->`])
+  assert.equal(
+    issue.comments!.map((c) => c.body),
+    [
+      `**Worker report** blocked (conv-w-gh-4c53ef2b-12-i1, report 1)\n\nSPEND: needs a paid API key\n\n<!-- svc-report conv-w-gh-4c53ef2b-12-i1 seq 1 -->`,
+    ],
+  )
   assert.is(issue.state, 'OPEN')
 })
 

@@ -36,7 +36,15 @@ test('no token: 401 on every route, and the kernel is never asked', async () => 
 
 test('a wrong token (any length), another scheme, or an empty bearer: 401', async () => {
   const { ask, calls } = harness({ laneList: lanes })
-  for (const authorization of [`Bearer ${'b'.repeat(64)}`, `Bearer ${TOKEN.slice(1)}`, `Bearer ${TOKEN}x`, 'Bearer ', `Basic ${TOKEN}`, TOKEN, `bearer${TOKEN}`]) {
+  for (const authorization of [
+    `Bearer ${'b'.repeat(64)}`,
+    `Bearer ${TOKEN.slice(1)}`,
+    `Bearer ${TOKEN}x`,
+    'Bearer ',
+    `Basic ${TOKEN}`,
+    TOKEN,
+    `bearer${TOKEN}`,
+  ]) {
     const r = await answer(ask('/api/lanes', { token: null, headers: { authorization } }))
     assert.equal(r, { status: 401, body: err('unauthorized', 'missing or wrong token') }, authorization)
   }
@@ -45,7 +53,8 @@ test('a wrong token (any length), another scheme, or an empty bearer: 401', asyn
 
 const SESSION = 's'.repeat(43)
 const deckSession = async (input: { session: string }) => {
-  if (input.session !== SESSION) throw new SvcError('unauthorized', 'the deck session has expired or was revoked; run svc deck for a new link')
+  if (input.session !== SESSION)
+    throw new SvcError('unauthorized', 'the deck session has expired or was revoked; run svc deck for a new link')
   return { expiresAt: Date.now() + 1000 }
 }
 
@@ -56,7 +65,10 @@ test('the bearer token is let in; a deck cookie holding the token is not (the co
     const r = await answer(ask('/api/lanes', { token: null, headers: { cookie } }))
     assert.equal(r, { status: 401, body: err('unauthorized', 'missing or wrong token') }, cookie)
   }
-  assert.equal(calls.map((c) => c.method), ['laneList'])
+  assert.equal(
+    calls.map((c) => c.method),
+    ['laneList'],
+  )
 })
 
 // The deck's routes: its pages and every call its browser code makes.
@@ -92,20 +104,53 @@ const NOT_DECK_ROUTES: [string, string][] = [
   ['GET', '/no/such/route'],
 ]
 
-test('item 7: the deck session opens the deck\'s routes and nothing else; the kernel checks it, and an unknown one is refused', async () => {
+test("item 7: the deck session opens the deck's routes and nothing else; the kernel checks it, and an unknown one is refused", async () => {
   for (const [method, path] of DECK_ROUTES) {
     const { ask, calls } = harness({ deckSession })
-    const opened = await ask(path, { method, token: null, headers: { cookie: `svc_deck_4100=${SESSION}` }, ...(method === 'POST' ? { body: {} } : {}) })
-    assert.equal(calls[0], { method: 'deckSession', input: { session: SESSION } }, `${method} ${path} asks the kernel about the session`)
-    assert.ok(opened.status !== 401 && opened.status !== 403, `${method} ${path} is let through with the session (HTTP ${opened.status})`)
+    const opened = await ask(path, {
+      method,
+      token: null,
+      headers: { cookie: `svc_deck_4100=${SESSION}` },
+      ...(method === 'POST' ? { body: {} } : {}),
+    })
+    assert.equal(
+      calls[0],
+      { method: 'deckSession', input: { session: SESSION } },
+      `${method} ${path} asks the kernel about the session`,
+    )
+    assert.ok(
+      opened.status !== 401 && opened.status !== 403,
+      `${method} ${path} is let through with the session (HTTP ${opened.status})`,
+    )
     const stale = harness({ deckSession })
-    const r = await answer(stale.ask(path, { method, token: null, headers: { cookie: `svc_deck_4100=${'x'.repeat(43)}` }, ...(method === 'POST' ? { body: {} } : {}) }))
-    assert.equal(r, { status: 401, body: err('unauthorized', 'the deck session has expired or was revoked; run svc deck for a new link') }, `${method} ${path}`)
+    const r = await answer(
+      stale.ask(path, {
+        method,
+        token: null,
+        headers: { cookie: `svc_deck_4100=${'x'.repeat(43)}` },
+        ...(method === 'POST' ? { body: {} } : {}),
+      }),
+    )
+    assert.equal(
+      r,
+      {
+        status: 401,
+        body: err('unauthorized', 'the deck session has expired or was revoked; run svc deck for a new link'),
+      },
+      `${method} ${path}`,
+    )
     assert.is(stale.calls.length, 1, 'only the session check')
   }
   for (const [method, path] of NOT_DECK_ROUTES) {
     const { ask, calls } = harness({ deckSession })
-    const r = await answer(ask(path, { method, token: null, headers: { cookie: `svc_deck_4100=${SESSION}` }, ...(method === 'POST' ? { body: {} } : {}) }))
+    const r = await answer(
+      ask(path, {
+        method,
+        token: null,
+        headers: { cookie: `svc_deck_4100=${SESSION}` },
+        ...(method === 'POST' ? { body: {} } : {}),
+      }),
+    )
     assert.equal(r, { status: 401, body: err('unauthorized', 'missing or wrong token') }, `${method} ${path}`)
     assert.equal(calls, [], `${method} ${path}: the kernel is never asked`)
   }
@@ -138,12 +183,22 @@ test('the Host must name the loopback: another name (DNS rebinding) or none is 4
     }
   }
   assert.equal(calls, [])
-  for (const host of ['127.0.0.1:4100', '127.0.0.1', 'localhost:4100', 'localhost', '[::1]:4100', '[::1]']) assert.is((await ask('/api/lanes', { host })).status, 200, host)
+  for (const host of ['127.0.0.1:4100', '127.0.0.1', 'localhost:4100', 'localhost', '[::1]:4100', '[::1]'])
+    assert.is((await ask('/api/lanes', { host })).status, 200, host)
 })
 
 test('a mutating request from another Origin is refused with 403; the same origin and a GET from elsewhere are not', async () => {
-  const { ask, calls } = harness({ laneReap: async () => ({ lane: laneView(), removed: null, warnings: [], archived: true }), laneList: lanes })
-  for (const origin of ['http://evil.example', 'http://127.0.0.1:9999', 'https://127.0.0.1:4100', 'null', 'not a url']) {
+  const { ask, calls } = harness({
+    laneReap: async () => ({ lane: laneView(), removed: null, warnings: [], archived: true }),
+    laneList: lanes,
+  })
+  for (const origin of [
+    'http://evil.example',
+    'http://127.0.0.1:9999',
+    'https://127.0.0.1:4100',
+    'null',
+    'not a url',
+  ]) {
     const r = await answer(ask('/api/lanes/7/reap', { body: {}, headers: { origin } }))
     assert.equal(r, { status: 403, body: err('forbidden', `requests from origin ${origin} are refused`) }, origin)
   }
@@ -153,15 +208,24 @@ test('a mutating request from another Origin is refused with 403; the same origi
   assert.is(read.status, 200)
   assert.is(read.headers.get('access-control-allow-origin'), null, 'no CORS: another origin cannot read the answer')
   // A DELETE or PUT from elsewhere is refused by the origin check too (before routing finds no such route).
-  assert.is((await answer(ask('/api/lanes/7', { method: 'DELETE', headers: { origin: 'http://evil.example' } }))).status, 403)
+  assert.is(
+    (await answer(ask('/api/lanes/7', { method: 'DELETE', headers: { origin: 'http://evil.example' } }))).status,
+    403,
+  )
 })
 
 test('GET /deck/login trades a one-time code for a deck session cookie (never the token; HttpOnly, SameSite=Strict, living as long as the session) and goes to the deck', async () => {
-  const { ask, calls } = harness({ deckRedeem: async () => ({ session: SESSION, expiresAt: Date.now() + 12 * 3600_000 }) })
+  const { ask, calls } = harness({
+    deckRedeem: async () => ({ session: SESSION, expiresAt: Date.now() + 12 * 3600_000 }),
+  })
   const res = await ask('/deck/login?code=abc123', { token: null })
   assert.is(res.status, 303)
   assert.is(res.headers.get('location'), '/')
-  assert.match(res.headers.get('set-cookie')!, new RegExp(`^svc_deck_4100=${SESSION}; Max-Age=(43199|43200); Path=/; HttpOnly; SameSite=Strict$`), 'named by the port of the Host')
+  assert.match(
+    res.headers.get('set-cookie')!,
+    new RegExp(`^svc_deck_4100=${SESSION}; Max-Age=(43199|43200); Path=/; HttpOnly; SameSite=Strict$`),
+    'named by the port of the Host',
+  )
   assert.equal(calls, [{ method: 'deckRedeem', input: { code: 'abc123' } }])
 })
 
@@ -178,7 +242,10 @@ test('GET /deck/login with a used, expired or missing code: 401 with the kernel 
     assert.is(res.headers.get('set-cookie'), null)
     assert.is(await res.text(), message + '\n')
   }
-  assert.equal(calls.map((c) => c.input), [{ code: 'used' }, { code: '' }])
+  assert.equal(
+    calls.map((c) => c.input),
+    [{ code: 'used' }, { code: '' }],
+  )
 })
 
 test('GET /deck/login from a foreign Host is refused before the code is spent', async () => {
@@ -190,7 +257,8 @@ test('GET /deck/login from a foreign Host is refused before the code is spent', 
 
 test('constantTimeEqual: equal only for the same string', () => {
   assert.ok(constantTimeEqual(TOKEN, TOKEN))
-  for (const given of ['', TOKEN.slice(1), TOKEN + 'a', 'b' + TOKEN.slice(1), TOKEN.slice(0, 63) + 'b']) assert.not.ok(constantTimeEqual(given, TOKEN), given)
+  for (const given of ['', TOKEN.slice(1), TOKEN + 'a', 'b' + TOKEN.slice(1), TOKEN.slice(0, 63) + 'b'])
+    assert.not.ok(constantTimeEqual(given, TOKEN), given)
   assert.not.ok(constantTimeEqual('x', ''))
   assert.ok(constantTimeEqual('', ''))
 })

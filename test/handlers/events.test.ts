@@ -35,13 +35,21 @@ async function events(res: Response, count: number) {
     .split('\n\n')
     .filter(Boolean)
     .slice(0, count)
-    .map((block) => Object.fromEntries(block.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)])))
+    .map((block) =>
+      Object.fromEntries(
+        block.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]),
+      ),
+    )
 }
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 test('GET /api/events: ready with the last change, then each poll as a change event (id = last seq) or a ping', async () => {
-  const polls = [{ changes: [change(5), change(6, 'r1-b-critic-i1', 'state')], last: 6 }, { changes: [], last: 6 }, { changes: [change(7)], last: 7 }]
+  const polls = [
+    { changes: [change(5), change(6, 'r1-b-critic-i1', 'state')], last: 6 },
+    { changes: [], last: 6 },
+    { changes: [change(7)], last: 7 },
+  ]
   const { ask, calls } = harness({ changes: scripted(4, polls) })
   const res = await ask('/api/events')
   assert.is(res.status, 200)
@@ -84,11 +92,16 @@ test('GET /api/events: a kernel that cannot answer before the stream starts is a
       throw new SvcError('unavailable', 'the kernel is not answering')
     },
   })
-  assert.equal(await answer(ask('/api/events')), { status: 503, body: err('unavailable', 'the kernel is not answering') })
+  assert.equal(await answer(ask('/api/events')), {
+    status: 503,
+    body: err('unavailable', 'the kernel is not answering'),
+  })
 })
 
 test('GET /api/events: a failed poll is retried; the stream goes on', async () => {
-  const { ask, calls } = harness({ changes: scripted(1, [new Error('connection reset'), { changes: [change(2)], last: 2 }]) })
+  const { ask, calls } = harness({
+    changes: scripted(1, [new Error('connection reset'), { changes: [change(2)], last: 2 }]),
+  })
   const got = await events(await ask('/api/events'), 2)
   assert.equal(got[1], { event: 'change', data: JSON.stringify([change(2)]), id: '2' })
   assert.equal(calls.map((c) => c.input).slice(0, 3), [

@@ -56,7 +56,11 @@ export function harness(impl: Partial<KernelPort> = {}) {
     if (a.raw !== undefined) body = a.raw
     else if (a.body !== undefined) body = JSON.stringify(a.body)
     if (body !== undefined) headers['content-type'] ??= 'application/json'
-    return app.request(path, { method: a.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body }, { port, token: TOKEN })
+    return app.request(
+      path,
+      { method: a.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body },
+      { port, token: TOKEN },
+    )
   }
   return { ask, calls, port, app }
 }
@@ -85,10 +89,19 @@ export const laneView = (extra: Partial<LaneView> = {}): LaneView => ({
   cost: { usd: 0.25, estimated: false },
   createdAt: NOW,
   archived: false,
-  activity: 'working', evidence: { source: 'process start', at: NOW },
+  activity: 'working',
+  evidence: { source: 'process start', at: NOW },
   report: { seq: 1, status: 'done', at: NOW + 1000 },
   branch: 'r1/b',
-  git: { branch: 'r1/b', head: 'abcdef0123456789', upstream: 'origin/r1/b', ahead: 0, behind: 0, dirty: false, asOf: NOW },
+  git: {
+    branch: 'r1/b',
+    head: 'abcdef0123456789',
+    upstream: 'origin/r1/b',
+    ahead: 0,
+    behind: 0,
+    dirty: false,
+    asOf: NOW,
+  },
   ...extra,
 })
 
@@ -100,10 +113,22 @@ export const convView = (extra: Partial<ConvView> = {}): ConvView => ({
   cwd: '/home/u/src/app',
   createdAt: NOW,
   archived: false,
-  activity: 'starting', evidence: { source: 'launch', at: NOW },
+  activity: 'starting',
+  evidence: { source: 'launch', at: NOW },
   ...extra,
 })
 
-export const emptyTree = (): DeckTree => ({ roots: [], conversations: {}, lanes: {}, workers: {}, costPerRun: {}, costPerOrchestrator: {}, runs: [], counts: {}, chains: {}, inbox: [] })
+export const emptyTree = (): DeckTree => ({
+  roots: [],
+  conversations: {},
+  lanes: {},
+  workers: {},
+  costPerRun: {},
+  costPerOrchestrator: {},
+  runs: [],
+  counts: {},
+  chains: {},
+  inbox: [],
+})
 
 export type { PortMethod }

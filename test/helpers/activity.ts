@@ -73,20 +73,29 @@ export function fakeHarnessHome() {
   const harness = 'claude'
   const h = new TestHome(harness)
   const log = join(h.dir, 'harness.jsonl')
-  h.extraEnv = { PATH: `${join(ROOT, 'fixtures', 'bin')}:${process.env.PATH}`, FAKE_HARNESS_LOG: log, FAKE_NODE: process.execPath }
+  h.extraEnv = {
+    PATH: `${join(ROOT, 'fixtures', 'bin')}:${process.env.PATH}`,
+    FAKE_HARNESS_LOG: log,
+    FAKE_NODE: process.execPath,
+  }
   return {
     h,
     log,
-    convNew: async (prompt: string, ...more: string[]) => (await h.ok(['conv', 'new', '--harness', harness, '--cwd', h.home, '--prompt', prompt, ...more])).trim(),
+    convNew: async (prompt: string, ...more: string[]) =>
+      (await h.ok(['conv', 'new', '--harness', harness, '--cwd', h.home, '--prompt', prompt, ...more])).trim(),
     /** The fake's start records, one per process it ran. */
     starts: () => harnessLog(log).filter((r) => r.event === 'start'),
-    transcript: async (id: string) => (await rpc(h, 'convTranscript', { conv: id })).entries.map((e: any) => `${e.kind} ${e.text}`) as string[],
+    transcript: async (id: string) =>
+      (await rpc(h, 'convTranscript', { conv: id })).entries.map((e: any) => `${e.kind} ${e.text}`) as string[],
   }
 }
 
 /** What a command run inside a driven conversation has in its environment: its id and the key svc gave it, read
  * from its runner's environment (the only place the key is kept; the record holds its hash). */
-export async function insideConv(h: TestHome, conv: string): Promise<{ SERVICE_CONVERSATION: string; SERVICE_CONVERSATION_KEY: string }> {
+export async function insideConv(
+  h: TestHome,
+  conv: string,
+): Promise<{ SERVICE_CONVERSATION: string; SERVICE_CONVERSATION_KEY: string }> {
   const v = await rpc(h, 'convShow', { conv })
   const state = JSON.parse(readFileSync(join(h.service, 'agents', `conv-${v.name}`, 'state.json'), 'utf8'))
   const env = readFileSync(`/proc/${state.runner.pid}/environ`, 'utf8').split('\0')

@@ -9,7 +9,8 @@ import { ROOT } from './home.js'
  * there, never /tmp). Nothing is installed by hand and nothing is downloaded. */
 const PACKAGE = '@sparticuz/chromium'
 
-const version = () => JSON.parse(readFileSync(join(ROOT, 'node_modules', ...PACKAGE.split('/'), 'package.json'), 'utf8')).version as string
+const version = () =>
+  JSON.parse(readFileSync(join(ROOT, 'node_modules', ...PACKAGE.split('/'), 'package.json'), 'utf8')).version as string
 
 /** The directory holding the unpacked browser, its fonts and its graphics libraries. */
 export const chromiumDir = () => join(ROOT, 'node_modules', '.cache', `svc-chromium-${version()}`)
@@ -24,8 +25,12 @@ export async function chromiumExecutable(): Promise<string> {
   rmSync(staging, { recursive: true, force: true })
   mkdirSync(staging, { recursive: true })
   const script = `const { default: c } = await import(${JSON.stringify(PACKAGE)}); process.stdout.write(await c.executablePath())`
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, env: { ...process.env, TMPDIR: staging } })
-  if (stdout !== join(staging, 'chromium')) throw new Error(`${PACKAGE} unpacked the browser to ${stdout}, not into ${staging}`)
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: ROOT,
+    env: { ...process.env, TMPDIR: staging },
+  })
+  if (stdout !== join(staging, 'chromium'))
+    throw new Error(`${PACKAGE} unpacked the browser to ${stdout}, not into ${staging}`)
   try {
     renameSync(staging, dir)
   } catch (e) {
@@ -38,7 +43,14 @@ export async function chromiumExecutable(): Promise<string> {
 
 /** Flags for a headless browser as root on a machine with no network but the loopback: no sandbox (root), and no
  * background connections, which the closed network would refuse many at a time. */
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-component-update', '--disable-sync']
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+]
 
 /** How many times a screenshot is asked for, and how long to let the browser draw between two askings. */
 const SHOT_ATTEMPTS = 5
@@ -47,7 +59,11 @@ const SHOT_PAUSE_MS = 250
 /** A screenshot of the page, asked again (up to SHOT_ATTEMPTS times, a moment apart) when the browser had no frame
  * to give yet: under the load of a full test run Chromium now and then answers "Unable to capture screenshot", and
  * draws the same page when asked again a little later. Any other error is thrown at once. */
-export async function screenshotOf(page: { screenshot(o: { type?: 'png'; path?: string; fullPage?: boolean }): Promise<Buffer> }, o: { path?: string; fullPage?: boolean } = {}, pauseMs = SHOT_PAUSE_MS): Promise<Buffer> {
+export async function screenshotOf(
+  page: { screenshot(o: { type?: 'png'; path?: string; fullPage?: boolean }): Promise<Buffer> },
+  o: { path?: string; fullPage?: boolean } = {},
+  pauseMs = SHOT_PAUSE_MS,
+): Promise<Buffer> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await page.screenshot({ type: 'png', ...o })

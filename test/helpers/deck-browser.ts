@@ -27,7 +27,12 @@ export async function openDeckWorld(w: DeckWorld, name: string): Promise<void> {
   w.api = kernelApi(w.h)
   w.g = gates(w.h)
   mkdirSync(SHOTS, { recursive: true })
-  w.browser = await chromium.launchPersistentContext(join(w.h.dir, 'chromium-profile'), { executablePath: await chromiumExecutable(), headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 900 } })
+  w.browser = await chromium.launchPersistentContext(join(w.h.dir, 'chromium-profile'), {
+    executablePath: await chromiumExecutable(),
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1400, height: 900 },
+  })
   w.page = w.browser.pages()[0] ?? (await w.browser.newPage())
 }
 
@@ -37,5 +42,6 @@ export async function closeDeckWorld(w: DeckWorld): Promise<void> {
 }
 
 /** Launch a lane of run r1 from the project's root conversation. */
-export const launchLane = (w: DeckWorld, body: Record<string, unknown>) => w.api.post('/api/lanes', { run: 'r1', conversation: w.s.root, ...body })
+export const launchLane = (w: DeckWorld, body: Record<string, unknown>) =>
+  w.api.post('/api/lanes', { run: 'r1', conversation: w.s.root, ...body })
 export const shot = (w: DeckWorld, name: string) => screenshotOf(w.page, { path: join(SHOTS, name), fullPage: true })

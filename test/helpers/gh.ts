@@ -9,4 +9,8 @@ export const GH_BIN = join(ROOT, 'fixtures', 'gh-bin')
 export const SYSTEM_PATH = [dirname(process.execPath), '/usr/bin', '/bin'].join(':')
 
 /** The environment in which `gh` is the stand-in, with its state in `state`. */
-export const ghEnv = (state: string) => ({ PATH: `${GH_BIN}:${SYSTEM_PATH}`, FAKE_NODE: process.execPath, FAKE_GH_STATE: state })
+export const ghEnv = (state: string) => ({
+  PATH: `${GH_BIN}:${SYSTEM_PATH}`,
+  FAKE_NODE: process.execPath,
+  FAKE_GH_STATE: state,
+})

@@ -57,17 +57,37 @@ export class TestHome {
 
   /** Run the built `svc` with these arguments; with `here`, in this process: the CLI's own dispatch with its output
    * captured, over HTTP to this home's kernel (what a process of its own prints, without the cost of starting one). */
-  async svc(args: string[], opts: { env?: Record<string, string | undefined>; input?: string; cwd?: string; timeoutMs?: number; here?: boolean } = {}): Promise<Result> {
+  async svc(
+    args: string[],
+    opts: {
+      env?: Record<string, string | undefined>
+      input?: string
+      cwd?: string
+      timeoutMs?: number
+      here?: boolean
+    } = {},
+  ): Promise<Result> {
     if (opts.here) {
       const { dispatch } = await import('../../cli/dispatch.js')
       let stdout = ''
       let stderr = ''
-      const io = { out: (t: string) => (stdout += t), err: (t: string) => (stderr += t), env: this.env(opts.env), cwd: opts.cwd ?? this.home, isTTY: false, readStdin: async () => opts.input ?? '' }
+      const io = {
+        out: (t: string) => (stdout += t),
+        err: (t: string) => (stderr += t),
+        env: this.env(opts.env),
+        cwd: opts.cwd ?? this.home,
+        isTTY: false,
+        readStdin: async () => opts.input ?? '',
+      }
       const code = await dispatch(args, io)
       return { code, stdout, stderr }
     }
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, [SVC_MAIN, ...args], { env: this.env(opts.env), cwd: opts.cwd ?? this.home, stdio: ['pipe', 'pipe', 'pipe'] })
+      const child = spawn(process.execPath, [SVC_MAIN, ...args], {
+        env: this.env(opts.env),
+        cwd: opts.cwd ?? this.home,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      })
       let stdout = ''
       let stderr = ''
       child.stdout.on('data', (d) => (stdout += d))
@@ -86,7 +106,8 @@ export class TestHome {
   /** Like svc(), but a non-zero exit fails with the output. */
   async ok(args: string[], opts: Parameters<TestHome['svc']>[1] = {}): Promise<string> {
     const r = await this.svc(args, opts)
-    if (r.code !== 0) throw new Error(`svc ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`)
+    if (r.code !== 0)
+      throw new Error(`svc ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`)
     return r.stdout
   }
 
@@ -159,7 +180,8 @@ export function processesOfHome(service: string): number[] {
   for (const p of readdirSync('/proc')) {
     if (!/^\d+$/.test(p) || Number(p) === process.pid) continue
     try {
-      if (readFileSync(`/proc/${p}/environ`, 'utf8').split('\0').includes(`SERVICE_HOME=${service}`)) out.push(Number(p))
+      if (readFileSync(`/proc/${p}/environ`, 'utf8').split('\0').includes(`SERVICE_HOME=${service}`))
+        out.push(Number(p))
     } catch {}
   }
   return out
@@ -226,13 +248,28 @@ export async function until<T>(fn: () => T | Promise<T>, what: string, limitMs =
 /** Wait until a script has written its line to `path` (`echo … > path` makes the file before it writes the line):
  * its text, once it ends with a newline. */
 export const written = (path: string, what = path, limitMs = 15_000) =>
-  until(() => {
-    try {
-      const text = readFileSync(path, 'utf8')
-      return text.endsWith('\n') && text
-    } catch {
-      return false
-    }
-  }, what, limitMs)
+  until(
+    () => {
+      try {
+        const text = readFileSync(path, 'utf8')
+        return text.endsWith('\n') && text
+      } catch {
+        return false
+      }
+    },
+    what,
+    limitMs,
+  )
 
-export const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } }).trim()
+export const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@example.com',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@example.com',
+    },
+  }).trim()

@@ -6,9 +6,20 @@ import type { Report } from '../../kernel/domain/report.js'
 // The lanes and reports the rulebook's tables are written in: a lane `id` of run r1 and key k (unless given), created
 // at time `id`, in directory d<id>.
 
-export const report = (seq: number, at: number, extra: Partial<Report> = {}): Report => ({ seq, at, status: 'done', body: 'b', ...extra })
+export const report = (seq: number, at: number, extra: Partial<Report> = {}): Report => ({
+  seq,
+  at,
+  status: 'done',
+  body: 'b',
+  ...extra,
+})
 
-export const row = (id: string, role: Role, iteration: number, o: { live?: boolean; reports?: Report[]; lane?: Partial<LaneFacts>; key?: string; run?: string; head?: string } = {}): LaneNow => ({
+export const row = (
+  id: string,
+  role: Role,
+  iteration: number,
+  o: { live?: boolean; reports?: Report[]; lane?: Partial<LaneFacts>; key?: string; run?: string; head?: string } = {},
+): LaneNow => ({
   rec: {
     id,
     name: `n${id}`,

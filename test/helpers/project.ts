@@ -1,6 +1,11 @@
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createSampleProject, writeProjectsYaml, type ProjectConfig, type SampleProject } from '../../cli/demo/sample-project.js'
+import {
+  createSampleProject,
+  writeProjectsYaml,
+  type ProjectConfig,
+  type SampleProject,
+} from '../../cli/demo/sample-project.js'
 import { scratchDir, type TestHome } from './home.js'
 
 /** Sample projects made with git once per suite process, by key, each in a directory of its own. */
@@ -12,7 +17,10 @@ export function sampleProject(dir: string, key = 'sample'): SampleProject {
   let t = templates.get(key)
   if (!t) {
     const root = scratchDir(`template-${key}`)
-    if (!templates.size) process.once('exit', () => templates.forEach((p) => rmSync(join(p.origin, '..'), { recursive: true, force: true })))
+    if (!templates.size)
+      process.once('exit', () =>
+        templates.forEach((p) => rmSync(join(p.origin, '..'), { recursive: true, force: true })),
+      )
     t = createSampleProject(root, key)
     templates.set(key, t)
   }
@@ -36,9 +44,17 @@ export interface Setup {
 /** A sample project (bare origin + checkout) under the test HOME, configured with shell harnesses and models for
  * every role, and a root conversation to launch lanes from. */
 export async function setupProject(h: TestHome, config: ProjectConfig = {}): Promise<Setup> {
-  writeFileSync(join(h.home, '.gitconfig'), '[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n')
+  writeFileSync(
+    join(h.home, '.gitconfig'),
+    '[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n',
+  )
   const project = sampleProject(join(h.home, 'src'))
-  const roles = Object.fromEntries(['builder', 'critic', 'verifier', 'play', 'orchestrator'].map((r) => [r, { model: `model-${r}`, harness: 'shell' }]))
+  const roles = Object.fromEntries(
+    ['builder', 'critic', 'verifier', 'play', 'orchestrator'].map((r) => [
+      r,
+      { model: `model-${r}`, harness: 'shell' },
+    ]),
+  )
   writeProjectsYaml(h.service, project, { ...config, gauntlet: { roles, ...config.gauntlet } })
   const root = (await (await h.port()).convNew({ harness: 'none', project: project.key })).id
   return { project, lanesRoot: `${project.checkout}-lanes`, root, env: { SERVICE_CONVERSATION: root } }

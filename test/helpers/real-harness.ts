@@ -14,8 +14,14 @@ const MODULES = join(ROOT, 'node_modules')
 export function realClaudePath(): string {
   const bin = join(MODULES, '@anthropic-ai', 'claude-code', 'bin', 'claude.exe')
   if (isNative(bin)) return bin
-  const musl = process.platform === 'linux' && !(process.report?.getReport() as any)?.header?.glibcVersionRuntime ? '-musl' : ''
-  const platform = join(MODULES, '@anthropic-ai', `claude-code-${process.platform}-${process.arch}${musl}`, process.platform === 'win32' ? 'claude.exe' : 'claude')
+  const musl =
+    process.platform === 'linux' && !(process.report?.getReport() as any)?.header?.glibcVersionRuntime ? '-musl' : ''
+  const platform = join(
+    MODULES,
+    '@anthropic-ai',
+    `claude-code-${process.platform}-${process.arch}${musl}`,
+    process.platform === 'win32' ? 'claude.exe' : 'claude',
+  )
   if (existsSync(platform)) return platform
   throw new Error(`no claude binary in ${MODULES}: run npm install`)
 }
@@ -29,7 +35,11 @@ function isNative(path: string): boolean {
   } finally {
     closeSync(fd)
   }
-  return head.equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46])) || head.subarray(0, 2).toString() === 'MZ' || head.readUInt32BE(0) === 0xcffaedfe
+  return (
+    head.equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46])) ||
+    head.subarray(0, 2).toString() === 'MZ' ||
+    head.readUInt32BE(0) === 0xcffaedfe
+  )
 }
 
 export const realCodexPath = () => join(MODULES, '@openai', 'codex', 'bin', 'codex.js')
@@ -44,12 +54,16 @@ export function realCliBin(h: TestHome): string {
 }
 
 /** The installed version of a real CLI's package. */
-export const realVersion = (pkg: '@anthropic-ai/claude-code' | '@openai/codex') => JSON.parse(readFileSync(join(MODULES, pkg, 'package.json'), 'utf8')).version as string
+export const realVersion = (pkg: '@anthropic-ai/claude-code' | '@openai/codex') =>
+  JSON.parse(readFileSync(join(MODULES, pkg, 'package.json'), 'utf8')).version as string
 
 /** A test home whose kernel finds the real `claude` and `codex` first on PATH, with the stand-in model API as their
  * only model service: claude through ANTHROPIC_BASE_URL with a dummy key, codex through a model provider in the
  * home's ~/.codex/config.toml. Their homes are the test home: nothing of the real home is read or written. */
-export async function realHarnessHome(label: string, opts: { retryLimitMs?: number; env?: Record<string, string>; apiUrl?: string; codexRetries?: number } = {}) {
+export async function realHarnessHome(
+  label: string,
+  opts: { retryLimitMs?: number; env?: Record<string, string>; apiUrl?: string; codexRetries?: number } = {},
+) {
   const api = await startModelApi({ chunkMs: 50 })
   const h = new TestHome(label)
   const bin = realCliBin(h)
@@ -86,16 +100,23 @@ export async function realHarnessHome(label: string, opts: { retryLimitMs?: numb
     ...(opts.retryLimitMs ? { SERVICE_RETRY_LIMIT_MS: String(opts.retryLimitMs) } : {}),
     ...opts.env,
   }
-  const activityLine = async (id: string) => (await h.ok(['conv', 'show', id])).split('\n').find((l) => l.startsWith('activity: '))!
+  const activityLine = async (id: string) =>
+    (await h.ok(['conv', 'show', id])).split('\n').find((l) => l.startsWith('activity: '))!
   return {
     h,
     api,
-    convNew: async (harness: 'claude' | 'codex', prompt: string, ...more: string[]) => (await h.ok(['conv', 'new', '--harness', harness, '--cwd', h.home, '--prompt', prompt, ...more])).trim(),
+    convNew: async (harness: 'claude' | 'codex', prompt: string, ...more: string[]) =>
+      (await h.ok(['conv', 'new', '--harness', harness, '--cwd', h.home, '--prompt', prompt, ...more])).trim(),
     /** The `activity:` line of `svc conv show`. */
     activityLine,
     /** Poll `svc conv show` until its activity line starts so; that line. */
-    untilActivityLine: (id: string, prefix: string) => until(async () => ((line) => line.startsWith(prefix) && line)(await activityLine(id)), `conv ${id}: ${prefix}`) as Promise<string>,
-    transcript: async (id: string) => (await rpc(h, 'convTranscript', { conv: id })).entries.map((e: any) => `${e.kind} ${e.text}`) as string[],
+    untilActivityLine: (id: string, prefix: string) =>
+      until(
+        async () => ((line) => line.startsWith(prefix) && line)(await activityLine(id)),
+        `conv ${id}: ${prefix}`,
+      ) as Promise<string>,
+    transcript: async (id: string) =>
+      (await rpc(h, 'convTranscript', { conv: id })).entries.map((e: any) => `${e.kind} ${e.text}`) as string[],
     stop: async () => {
       await h.stop()
       await api.close()

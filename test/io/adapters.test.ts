@@ -15,7 +15,10 @@ test.after(() => rmSync(BASE, { recursive: true, force: true }))
 test('stat: a file, a directory, nothing', () => {
   const file = join(BASE, 'f')
   writeFileSync(file, 'abc')
-  assert.equal({ ...realFiles.stat(file)!, ino: 0, mtimeMs: 0 }, { isFile: true, isDirectory: false, ino: 0, size: 3, mtimeMs: 0 })
+  assert.equal(
+    { ...realFiles.stat(file)!, ino: 0, mtimeMs: 0 },
+    { isFile: true, isDirectory: false, ino: 0, size: 3, mtimeMs: 0 },
+  )
   assert.is(realFiles.stat(BASE)!.isDirectory, true)
   assert.is(realFiles.stat(join(BASE, 'none')), undefined)
 })
@@ -23,7 +26,10 @@ test('stat: a file, a directory, nothing', () => {
 test('a dangling symlink: there as an entry, not as a path, and its target is read', () => {
   const link = join(BASE, 'dangling')
   symlinkSync(join(BASE, 'gone'), link)
-  assert.equal([realFiles.entryExists(link), realFiles.exists(link), realFiles.readlink(link)], [true, false, join(BASE, 'gone')])
+  assert.equal(
+    [realFiles.entryExists(link), realFiles.exists(link), realFiles.readlink(link)],
+    [true, false, join(BASE, 'gone')],
+  )
   assert.is(realFiles.entryExists(join(BASE, 'none')), false)
   assert.is(realFiles.entryExists(join(BASE, 'f', 'under-a-file')), false)
 })
@@ -32,7 +38,10 @@ test('entries name directories; removeTree fails on nothing unless forced', asyn
   mkdirSync(join(BASE, 'tree', 'sub'), { recursive: true })
   writeFileSync(join(BASE, 'tree', 'x'), '')
   const names = (await realFiles.entries(join(BASE, 'tree'))).sort((a, b) => a.name.localeCompare(b.name))
-  assert.equal(names, [{ name: 'sub', isDirectory: true }, { name: 'x', isDirectory: false }])
+  assert.equal(names, [
+    { name: 'sub', isDirectory: true },
+    { name: 'x', isDirectory: false },
+  ])
   assert.equal(realFiles.entriesSync(join(BASE, 'tree')).length, 2)
   await realFiles.removeTree(join(BASE, 'tree'))
   assert.is(realFiles.exists(join(BASE, 'tree')), false)

@@ -168,10 +168,13 @@ test('publishFileOnce: what fill wrote under a temp name of this process gets th
   const dir = freshDir()
   const path = join(dir, 'parked-1.patch')
   let seen = ''
-  assert.is(await publishFileOnce(path, async (tmp) => {
-    seen = tmp
-    writeFileSync(tmp, 'first\n')
-  }), true)
+  assert.is(
+    await publishFileOnce(path, async (tmp) => {
+      seen = tmp
+      writeFileSync(tmp, 'first\n')
+    }),
+    true,
+  )
   assert.ok(isTempName(seen.slice(dir.length + 1)), seen)
   assert.is(tempOwner(seen.slice(dir.length + 1)), process.pid, 'swept by no kernel but a later one')
   assert.is(readFileSync(path, 'utf8'), 'first\n')

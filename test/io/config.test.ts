@@ -83,7 +83,11 @@ test('parseProjects: valid YAML with a gauntlet block', () => {
 test('parseProjects: every effort and harness value is accepted', () => {
   for (const effort of ['low', 'medium', 'high'])
     for (const harness of ['claude', 'codex', 'shell', 'none']) {
-      const p = parseProjects(FILE, `p:\n  path: /x\n  gauntlet:\n    roles:\n      verifier:\n        effort: ${effort}\n        harness: ${harness}\n`, parseYaml)
+      const p = parseProjects(
+        FILE,
+        `p:\n  path: /x\n  gauntlet:\n    roles:\n      verifier:\n        effort: ${effort}\n        harness: ${harness}\n`,
+        parseYaml,
+      )
       assert.equal(p.p.gauntlet?.roles?.verifier, { effort, harness })
     }
 })
@@ -101,13 +105,25 @@ test('parseProjects: invalid YAML is one line naming the file', () => {
 })
 
 test('parseProjects: an unknown key names its full key path', () => {
-  assert.match(assertConfigError('myproj:\n  path: /x\n  gauntlet:\n    lanes_rot: /y\n', 'myproj.gauntlet.lanes_rot'), /unknown key/)
+  assert.match(
+    assertConfigError('myproj:\n  path: /x\n  gauntlet:\n    lanes_rot: /y\n', 'myproj.gauntlet.lanes_rot'),
+    /unknown key/,
+  )
   assert.match(assertConfigError('myproj:\n  path: /x\n  colour: red\n', 'myproj.colour'), /unknown key/)
-  assert.match(assertConfigError('myproj:\n  path: /x\n  gauntlet:\n    roles:\n      builder:\n        modle: m\n', 'myproj.gauntlet.roles.builder.modle'), /unknown key/)
+  assert.match(
+    assertConfigError(
+      'myproj:\n  path: /x\n  gauntlet:\n    roles:\n      builder:\n        modle: m\n',
+      'myproj.gauntlet.roles.builder.modle',
+    ),
+    /unknown key/,
+  )
 })
 
 test('parseProjects: effort: extreme is refused naming the key path and the allowed values', () => {
-  const m = assertConfigError('myproj:\n  path: /x\n  gauntlet:\n    roles:\n      builder:\n        effort: extreme\n', 'myproj.gauntlet.roles.builder.effort')
+  const m = assertConfigError(
+    'myproj:\n  path: /x\n  gauntlet:\n    roles:\n      builder:\n        effort: extreme\n',
+    'myproj.gauntlet.roles.builder.effort',
+  )
   assert.match(m, 'extreme')
   for (const v of ['low', 'medium', 'high']) assert.match(m, v)
 })
@@ -116,9 +132,18 @@ test('parseProjects: other wrong types name their key paths', () => {
   assertConfigError('myproj:\n  path: 3\n', 'myproj.path')
   assertConfigError('myproj:\n  path: /x\n  gauntlet:\n    lanes_root: [a]\n', 'myproj.gauntlet.lanes_root')
   assertConfigError('myproj:\n  path: /x\n  gauntlet:\n    sparse_checkout: src\n', 'myproj.gauntlet.sparse_checkout')
-  assertConfigError('myproj:\n  path: /x\n  gauntlet:\n    sparse_checkout: [src, 3]\n', 'myproj.gauntlet.sparse_checkout.1')
-  assertConfigError('myproj:\n  path: /x\n  gauntlet:\n    roles:\n      critic:\n        harness: gpt\n', 'myproj.gauntlet.roles.critic.harness')
-  assertConfigError('myproj:\n  path: /x\n  gauntlet:\n    roles:\n      reviewer:\n        model: m\n', 'myproj.gauntlet.roles.reviewer')
+  assertConfigError(
+    'myproj:\n  path: /x\n  gauntlet:\n    sparse_checkout: [src, 3]\n',
+    'myproj.gauntlet.sparse_checkout.1',
+  )
+  assertConfigError(
+    'myproj:\n  path: /x\n  gauntlet:\n    roles:\n      critic:\n        harness: gpt\n',
+    'myproj.gauntlet.roles.critic.harness',
+  )
+  assertConfigError(
+    'myproj:\n  path: /x\n  gauntlet:\n    roles:\n      reviewer:\n        model: m\n',
+    'myproj.gauntlet.roles.reviewer',
+  )
   assertConfigError('My Proj:\n  path: /x\n', 'My Proj')
 })
 
@@ -126,7 +151,10 @@ test('parseProjects: a wrong type where a mapping belongs is not called an unkno
   // `gauntlet: 3` and `builder: 3` are keys the schema knows; their value has the wrong type
   const g = assertConfigError('myproj:\n  path: /x\n  gauntlet: 3\n', 'myproj.gauntlet')
   assert.not.match(g, /unknown key/)
-  const r = assertConfigError('myproj:\n  path: /x\n  gauntlet:\n    roles:\n      builder: 3\n', 'myproj.gauntlet.roles.builder')
+  const r = assertConfigError(
+    'myproj:\n  path: /x\n  gauntlet:\n    roles:\n      builder: 3\n',
+    'myproj.gauntlet.roles.builder',
+  )
   assert.not.match(r, /unknown key/)
   const p = assertConfigError('myproj: hello\n', 'myproj')
   assert.not.match(p, /unknown key/)
@@ -192,7 +220,11 @@ test('ConfigFile caches the parse and re-reads when the file changes', async () 
 })
 
 test('item 16: project keys and role names from users are looked up as own keys only', () => {
-  const p = parseProjects(FILE, 'myproj:\n  path: /x\n  gauntlet:\n    roles:\n      builder:\n        model: opus\n', parseYaml)
+  const p = parseProjects(
+    FILE,
+    'myproj:\n  path: /x\n  gauntlet:\n    roles:\n      builder:\n        model: opus\n',
+    parseYaml,
+  )
   assert.is(projectEntry(p, 'myproj')?.path, '/x')
   for (const key of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
     assert.is(projectEntry(p, key), undefined, key)

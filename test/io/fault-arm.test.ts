@@ -25,7 +25,13 @@ const cases: [string, (string | 'point')[], boolean, number, 'SIGKILL' | null][]
   ['armed at 2: the first point passes, the second kills', ['t 2', 'point', 'point', 'point'], true, 1, 'SIGKILL'],
   ['armed at 1: the first point kills', ['t 1', 'point'], true, 0, 'SIGKILL'],
   ['no file: nothing kills', ['point', 'point'], true, 2, null],
-  ['a new tag counts from its first read', ['a 3', 'point', 'point', 'b 2', 'point', 'point', 'point'], true, 3, 'SIGKILL'],
+  [
+    'a new tag counts from its first read',
+    ['a 3', 'point', 'point', 'b 2', 'point', 'point', 'point'],
+    true,
+    3,
+    'SIGKILL',
+  ],
   ['the same tag again keeps counting', ['a 3', 'point', 'point', 'a 3', 'point', 'point'], true, 2, 'SIGKILL'],
   ['not a test build: the file is ignored', ['t 1', 'point', 'point'], false, 2, null],
 ]
@@ -37,7 +43,10 @@ test('the armed fault hook kills at the n-th point after its tag was first read,
     for (const [i, [what, steps, testBuild, survived, signal]] of cases.entries()) {
       const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, SERVICE_FAULT_ARM: join(dir, `arm-${i}`) }
       if (testBuild) env.SERVICE_TEST_BUILD = '1'
-      const r = spawnSync(process.execPath, ['--input-type=module', '-e', SCRIPT, JSON.stringify(steps)], { env, encoding: 'utf8' })
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', SCRIPT, JSON.stringify(steps)], {
+        env,
+        encoding: 'utf8',
+      })
       assert.is(r.stderr, '', what)
       assert.is(r.signal, signal, what)
       assert.is(r.stdout.split('\n').filter(Boolean).length, survived, `${what}: ${r.stdout}`)

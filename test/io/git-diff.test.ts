@@ -9,7 +9,14 @@ import { scratchDir } from '../helpers/home.js'
 // A builder's change against its base, as the conversation page loads it: the stat, the patch up to a cap.
 
 const BASE = scratchDir('io-git-diff')
-const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com', GIT_CONFIG_NOSYSTEM: '1' }
+const env = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@example.com',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@example.com',
+  GIT_CONFIG_NOSYSTEM: '1',
+}
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, encoding: 'utf8' }).trim()
 
 /** A clone whose origin/main holds one commit, with a branch `work` that adds a commit and leaves a tracked change. */

@@ -10,8 +10,16 @@ import { fetchOrigin } from '../../kernel/io/git.js'
 // launch rule 5: the base is fetched before every git-backed launch).
 
 const BASE = scratchDir('io-git-fetch')
-const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com', GIT_CONFIG_NOSYSTEM: '1' }
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim()
+const env = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@example.com',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@example.com',
+  GIT_CONFIG_NOSYSTEM: '1',
+}
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim()
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** A checkout whose origin, once it has served a fetch, notes it and holds the fetch open another 500 ms. */
@@ -29,7 +37,11 @@ function world() {
   const slow = join(BASE, 'slow-upload-pack')
   writeFileSync(slow, `#!/bin/sh\ngit-upload-pack "$@"\necho served >> '${servedLog}'\nsleep 0.5\n`, { mode: 0o755 })
   git(checkout, 'config', 'remote.origin.uploadpack', slow)
-  return { checkout, other, served: () => (existsSync(servedLog) ? readFileSync(servedLog, 'utf8').split('\n').length - 1 : 0) }
+  return {
+    checkout,
+    other,
+    served: () => (existsSync(servedLog) ? readFileSync(servedLog, 'utf8').split('\n').length - 1 : 0),
+  }
 }
 
 test.after(() => rmSync(BASE, { recursive: true, force: true }))

@@ -3,7 +3,17 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { scratchDir } from '../helpers/home.js'
 import { execFileSync } from 'node:child_process'
-import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { gitTry } from '../../kernel/io/git.js'
 import { diffBinaryToFile, quoteAmbiguousHeaders, treeFromPatch } from '../../kernel/io/git-patch.js'
@@ -12,7 +22,14 @@ import { addedGitlinks, snapshotTree } from '../../kernel/io/git-snapshot.js'
 // The park helpers of kernel/io/git.ts: a worktree's every change, through a patch file, back to the same tree.
 
 const BASE = scratchDir('io-git-park')
-const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com', GIT_CONFIG_NOSYSTEM: '1' }
+const env = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@example.com',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@example.com',
+  GIT_CONFIG_NOSYSTEM: '1',
+}
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, encoding: 'utf8' }).trim()
 let n = 0
 
@@ -60,7 +77,14 @@ test('text that is not UTF-8 passes through byte for byte (a patch is bytes, nev
 test('a configuration that would make an unappliable patch is ignored: no prefix, text conversion, external diff, unquoted paths', async () => {
   const dir = repo({ 'a.txt': 'a\n', 'b.bin': 'b\n' })
   writeFileSync(join(dir, '.git', 'info', 'attributes'), '*.txt diff=upper\n')
-  for (const [k, v] of [['diff.noprefix', 'true'], ['diff.upper.textconv', 'tr a-z A-Z <'], ['diff.external', 'false'], ['core.quotePath', 'false'], ['diff.mnemonicPrefix', 'true']]) git(dir, 'config', k, v)
+  for (const [k, v] of [
+    ['diff.noprefix', 'true'],
+    ['diff.upper.textconv', 'tr a-z A-Z <'],
+    ['diff.external', 'false'],
+    ['core.quotePath', 'false'],
+    ['diff.mnemonicPrefix', 'true'],
+  ])
+    git(dir, 'config', k, v)
   writeFileSync(join(dir, 'a.txt'), 'changed\n')
   writeFileSync(join(dir, 'ünï.txt'), 'new\n')
   symlinkSync('a.txt', join(dir, 'link'))
@@ -71,7 +95,10 @@ test('a configuration that would make an unappliable patch is ignored: no prefix
 test('quoteAmbiguousHeaders quotes only unquoted headers with a space, and leaves every other byte alone', () => {
   const patch = Buffer.concat([
     Buffer.from('diff --git a/x /y b/x /y\nnew file mode 100644\n'),
-    Buffer.from('diff --git a/plain b/plain\n--- a/plain\n+++ b/plain\n@@ -1 +1 @@\n-diff --git a/q r b/q r\n+\xff\n', 'latin1'),
+    Buffer.from(
+      'diff --git a/plain b/plain\n--- a/plain\n+++ b/plain\n@@ -1 +1 @@\n-diff --git a/q r b/q r\n+\xff\n',
+      'latin1',
+    ),
     Buffer.from('diff --git "a/t\\tab" "b/t\\tab"\n'),
   ])
   const out = quoteAmbiguousHeaders(patch)
@@ -97,7 +124,11 @@ test('snapshotTree sees an edit of the same size in the same second as the index
   utimesSync(index, before.atime, before.mtime)
   const tree = await snapshotTree(dir, Date.now())
   assert.is(git(dir, 'cat-file', '-p', `${tree}:f.txt`), 'bbbb')
-  assert.is(git(dir, 'status', '--porcelain'), 'M f.txt', 'git itself sees the change (a status may rewrite the index: last)')
+  assert.is(
+    git(dir, 'status', '--porcelain'),
+    'M f.txt',
+    'git itself sees the change (a status may rewrite the index: last)',
+  )
 })
 
 test('addedGitlinks names a repository inside the worktree that HEAD does not have', async () => {
@@ -115,14 +146,37 @@ test('addedGitlinks names a repository inside the worktree that HEAD does not ha
 
 test('every argument reaches git as it was given, through the shell zx runs: quotes, $, backquotes, newlines, globs', async () => {
   const dir = repo({ 'a.txt': 'a\n' })
-  const odd = ["it's", 'a b', '$HOME', '`id`', '\\', '"q"', 'ünï', 'x\ny', '*', '--', "'", "''", '$(echo no)', ';', '|&<>']
+  const odd = [
+    "it's",
+    'a b',
+    '$HOME',
+    '`id`',
+    '\\',
+    '"q"',
+    'ünï',
+    'x\ny',
+    '*',
+    '--',
+    "'",
+    "''",
+    '$(echo no)',
+    ';',
+    '|&<>',
+  ]
   const r = await gitTry(dir, ['rev-parse', '--sq-quote', ...odd])
   assert.ok(r.ok, r.stderr)
   // --sq-quote gives each argument back single-quoted for sh; sh's own reading of that line is the check.
-  const back = execFileSync('sh', ['-c', `for a in ${r.stdout.trim()}; do printf '%s\\0' "$a"; done`], { encoding: 'utf8' }).split('\0').slice(0, -1)
+  const back = execFileSync('sh', ['-c', `for a in ${r.stdout.trim()}; do printf '%s\\0' "$a"; done`], {
+    encoding: 'utf8',
+  })
+    .split('\0')
+    .slice(0, -1)
   assert.equal(back, odd)
   const input = await gitTry(dir, ['hash-object', '--stdin'], {}, "it's input\n")
-  assert.equal(input.stdout.trim(), execFileSync('git', ['hash-object', '--stdin'], { cwd: dir, input: "it's input\n", encoding: 'utf8' }).trim())
+  assert.equal(
+    input.stdout.trim(),
+    execFileSync('git', ['hash-object', '--stdin'], { cwd: dir, input: "it's input\n", encoding: 'utf8' }).trim(),
+  )
 })
 
 test.run()

@@ -12,8 +12,16 @@ import { hiddenFiles, ignoredAtLaunch, unseenWork } from '../../kernel/io/git-un
 // What git status does not show, read from real repositories: flagged entries, raw bytes, ignore rules at launch.
 
 const BASE = scratchDir('io-git-unseen')
-const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com', GIT_CONFIG_NOSYSTEM: '1' }
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: 'pipe' }).replace(/\n$/, '')
+const env = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@example.com',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@example.com',
+  GIT_CONFIG_NOSYSTEM: '1',
+}
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: 'pipe' }).replace(/\n$/, '')
 let n = 0
 
 function repo(files: Record<string, string>): string {
@@ -50,7 +58,11 @@ test('flagged entries: edits behind assume-unchanged and skip-worktree, and a de
   assert.is(git(dir, 'cat-file', 'blob', `${tree}:a.txt`), 'a edited')
   assert.is(git(dir, 'cat-file', 'blob', `${tree}:b.txt`), 'b edited')
   assert.is(git(dir, 'ls-tree', '--name-only', tree, 'gone.txt'), '')
-  assert.is(git(dir, 'ls-files', '-v', 'a.txt', 'b.txt'), 'h a.txt\nS b.txt', "the worktree's own index keeps its flags")
+  assert.is(
+    git(dir, 'ls-files', '-v', 'a.txt', 'b.txt'),
+    'h a.txt\nS b.txt',
+    "the worktree's own index keeps its flags",
+  )
 })
 
 test('raw bytes: CRLF under text=auto, an eol=crlf file and a filter are parked as the bytes on disk', async () => {
@@ -75,17 +87,45 @@ test('the launch rules flattened from nested .gitignore files hide exactly what 
     'a/b/.gitignore': '*.tmp\n!important.tmp\ndeep/\n',
     'we*rd/.gitignore': 'q\n',
   })
-  const untracked = ['t.log', 'keep.log', 'build/o.js', 'top-only', 'a/top-only', 'a/x', 'a/b/x', 'a/anch', 'a/b/anch', 'a/sub/y', 'a/b/sub/y', 'a/b/z.log', 'a/c/z.log', 'a/b/f.tmp', 'a/b/important.tmp', 'f.tmp', 'a/b/deep/d', 'a/deep/d', 'we*rd/q', 'weXrd/q', 'free.txt']
+  const untracked = [
+    't.log',
+    'keep.log',
+    'build/o.js',
+    'top-only',
+    'a/top-only',
+    'a/x',
+    'a/b/x',
+    'a/anch',
+    'a/b/anch',
+    'a/sub/y',
+    'a/b/sub/y',
+    'a/b/z.log',
+    'a/c/z.log',
+    'a/b/f.tmp',
+    'a/b/important.tmp',
+    'f.tmp',
+    'a/b/deep/d',
+    'a/deep/d',
+    'we*rd/q',
+    'weXrd/q',
+    'free.txt',
+  ]
   for (const p of untracked) {
     mkdirSync(join(dir, p, '..'), { recursive: true })
     writeFileSync(join(dir, p), p)
   }
   assert.equal(await hiddenFiles(dir, Date.now()), [], 'nothing is hidden by rules written since')
-  const byGit = git(dir, 'ls-files', '-z', '--others', '--ignored', '--directory', '--exclude-standard').split('\0').filter(Boolean)
+  const byGit = git(dir, 'ls-files', '-z', '--others', '--ignored', '--directory', '--exclude-standard')
+    .split('\0')
+    .filter(Boolean)
   const atLaunch = await ignoredAtLaunch(dir, Date.now())
   assert.equal(atLaunch.map((p) => p.path).sort(), byGit.sort())
   assert.ok(byGit.includes('a/x') && byGit.includes('build/') && !byGit.includes('keep.log'), byGit.join(' '))
-  assert.equal(atLaunch.find((p) => p.path === 'build/')?.bytes, 'build/o.js'.length, 'a directory counts the bytes under it')
+  assert.equal(
+    atLaunch.find((p) => p.path === 'build/')?.bytes,
+    'build/o.js'.length,
+    'a directory counts the bytes under it',
+  )
 })
 
 test('rules written after the launch hide work: a new nested .gitignore, an edited one, info/exclude newer than the launch', async () => {
@@ -103,7 +143,14 @@ test('rules written after the launch hide work: a new nested .gitignore, an edit
   assert.equal(await hiddenFiles(dir, launchedAt), ['a/readme.md', 'notes/.gitignore', 'notes/todo.txt', 'private.txt'])
   const { tree, back } = await park(dir, launchedAt)
   assert.is(back, tree)
-  assert.equal(git(dir, 'ls-tree', '-r', '--name-only', tree).split('\n'), ['a/.gitignore', 'a/f', 'a/readme.md', 'notes/.gitignore', 'notes/todo.txt', 'private.txt'])
+  assert.equal(git(dir, 'ls-tree', '-r', '--name-only', tree).split('\n'), [
+    'a/.gitignore',
+    'a/f',
+    'a/readme.md',
+    'notes/.gitignore',
+    'notes/todo.txt',
+    'private.txt',
+  ])
   // info/exclude as it was before the launch: the branch's own rules.
   utimesSync(exclude, new Date(launchedAt - 1000), new Date(launchedAt - 1000))
   assert.equal(await hiddenFiles(dir, launchedAt), ['a/readme.md', 'notes/.gitignore', 'notes/todo.txt'])
@@ -119,13 +166,16 @@ test('a rule the lane committed is its own: the launch rules are those of the co
   writeFileSync(join(dir, 'node_modules', 'dep.js'), 'dep\n')
   assert.is(git(dir, 'status', '--porcelain'), '')
   assert.equal(await hiddenFiles(dir, Date.now()), ['x.secret'])
-  assert.equal((await ignoredAtLaunch(dir, Date.now())).map((p) => p.path), ['node_modules/'])
+  assert.equal(
+    (await ignoredAtLaunch(dir, Date.now())).map((p) => p.path),
+    ['node_modules/'],
+  )
   // Without the log of HEAD, the rules of HEAD.
   rmSync(join(dir, '.git', 'logs'), { recursive: true })
   assert.equal(await hiddenFiles(dir, Date.now()), [])
 })
 
-test('a respawn in the worktree of an earlier lane: rules written after the worktree was made are not the branch\'s, whenever the respawn launched', async () => {
+test("a respawn in the worktree of an earlier lane: rules written after the worktree was made are not the branch's, whenever the respawn launched", async () => {
   const main = repo({ 'a.txt': 'a\n' })
   const wt = join(BASE, `wt${n++}`)
   git(main, 'worktree', 'add', '-q', '--detach', wt)

@@ -19,9 +19,20 @@ test('adapterFor knows shell, claude and codex, not none', () => {
 })
 
 test('shell buildLaunch: bash -e <script>, no stdin; a model it cannot use is said to be ignored', () => {
-  const plan = shellAdapter.buildLaunch(spec({ harness: 'shell', script: '/h/agents/conv-x/lane-brief.md', model: 'ignored', firstMessage: 'ignored' }))
-  assert.equal(plan, { command: 'bash', args: ['-e', '/h/agents/conv-x/lane-brief.md'], stdin: 'none', notes: ['the shell harness runs a script: it ignores --model ignored'] })
-  assert.equal(shellAdapter.buildLaunch(spec({ harness: 'shell', script: '/s' })), { command: 'bash', args: ['-e', '/s'], stdin: 'none' })
+  const plan = shellAdapter.buildLaunch(
+    spec({ harness: 'shell', script: '/h/agents/conv-x/lane-brief.md', model: 'ignored', firstMessage: 'ignored' }),
+  )
+  assert.equal(plan, {
+    command: 'bash',
+    args: ['-e', '/h/agents/conv-x/lane-brief.md'],
+    stdin: 'none',
+    notes: ['the shell harness runs a script: it ignores --model ignored'],
+  })
+  assert.equal(shellAdapter.buildLaunch(spec({ harness: 'shell', script: '/s' })), {
+    command: 'bash',
+    args: ['-e', '/s'],
+    stdin: 'none',
+  })
 })
 
 test('shell buildLaunch without a script refuses', () => {
@@ -46,7 +57,10 @@ test('shell deliver: appended to the inbox file with one trailing newline, never
   assert.is(r.appendToFile, 'please also fix x\n')
   assert.is(r.stdin, undefined)
   assert.equal(r.transcript, [{ kind: 'user', text: 'please also fix x' }])
-  assert.is(shellAdapter.deliver('already\n', emptyState(), NOW, launchSpec({ harness: 'shell' })).appendToFile, 'already\n')
+  assert.is(
+    shellAdapter.deliver('already\n', emptyState(), NOW, launchSpec({ harness: 'shell' })).appendToFile,
+    'already\n',
+  )
 })
 
 // ---- claude ----
@@ -54,7 +68,14 @@ test('shell deliver: appended to the inbox file with one trailing newline, never
 const userLine = (text: string) => JSON.stringify({ type: 'user', message: { role: 'user', content: text } }) + '\n'
 
 test('claude buildLaunch: full argument array', () => {
-  const plan = claudeAdapter.buildLaunch(spec({ model: 'claude-opus-4', effort: 'high', session: '0b5c3d4e-1111-4222-8333-944445555666', firstMessage: 'the contract' }))
+  const plan = claudeAdapter.buildLaunch(
+    spec({
+      model: 'claude-opus-4',
+      effort: 'high',
+      session: '0b5c3d4e-1111-4222-8333-944445555666',
+      firstMessage: 'the contract',
+    }),
+  )
   assert.is(plan.command, 'claude')
   assert.equal(plan.args, [
     '-p',
@@ -100,7 +121,16 @@ test('claude buildLaunch: resume forks the source session under the chosen sessi
 
 test('claude buildLaunch: minimal spec has no optional flags and no initial input', () => {
   const plan = claudeAdapter.buildLaunch(spec())
-  assert.equal(plan.args, ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--permission-prompt-tool', 'stdio'])
+  assert.equal(plan.args, [
+    '-p',
+    '--input-format',
+    'stream-json',
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    '--permission-prompt-tool',
+    'stdio',
+  ])
   assert.is(plan.initialInput, undefined)
   assert.is(plan.stdin, 'keep-open')
 })
@@ -113,9 +143,29 @@ test('claude started with a first message: working', () => {
 
 /** A small recorded stream-json session. */
 const STREAM = [
-  { type: 'system', subtype: 'init', model: 'claude-sonnet-4-5', session_id: 'sess-abc', tools: ['Bash'], cwd: '/lanes/r1-b' },
-  { type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'Looking at the repo.' }, { type: 'tool_use', id: 'tu1', name: 'Bash', input: { command: 'ls' } }] } },
-  { type: 'control_request', request_id: 'req-1', request: { subtype: 'can_use_tool', tool_name: 'Bash', input: { command: 'rm -rf build' } } },
+  {
+    type: 'system',
+    subtype: 'init',
+    model: 'claude-sonnet-4-5',
+    session_id: 'sess-abc',
+    tools: ['Bash'],
+    cwd: '/lanes/r1-b',
+  },
+  {
+    type: 'assistant',
+    message: {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'Looking at the repo.' },
+        { type: 'tool_use', id: 'tu1', name: 'Bash', input: { command: 'ls' } },
+      ],
+    },
+  },
+  {
+    type: 'control_request',
+    request_id: 'req-1',
+    request: { subtype: 'can_use_tool', tool_name: 'Bash', input: { command: 'rm -rf build' } },
+  },
   { type: 'result', subtype: 'success', total_cost_usd: 0.0123, is_error: false },
 ].map((e) => JSON.stringify(e))
 
@@ -131,7 +181,10 @@ test('claude stdoutLine: system init gives model and session', () => {
 })
 
 test('claude stdoutLine: a non-init system event changes nothing', () => {
-  assert.equal(claudeAdapter.stdoutLine(JSON.stringify({ type: 'system', subtype: 'compact_boundary' }), emptyState(), NOW), {})
+  assert.equal(
+    claudeAdapter.stdoutLine(JSON.stringify({ type: 'system', subtype: 'compact_boundary' }), emptyState(), NOW),
+    {},
+  )
 })
 
 test('claude stdoutLine: assistant text and tool use become transcript lines, no phase change', () => {
@@ -149,13 +202,23 @@ test('claude stdoutLine: can_use_tool Bash is needs-you (permission) with the pe
   assert.is(r.state?.phase?.value, 'needs-you')
   assert.is(r.state?.phase?.reason, 'permission')
   assert.is(r.state?.phase?.at, NOW)
-  assert.equal(r.state?.pending, { id: 'req-1', kind: 'permission', tool: 'Bash', input: { command: 'rm -rf build' }, at: NOW })
+  assert.equal(r.state?.pending, {
+    id: 'req-1',
+    kind: 'permission',
+    tool: 'Bash',
+    input: { command: 'rm -rf build' },
+    at: NOW,
+  })
   assert.ok(r.transcript?.length)
 })
 
 test('claude stdoutLine: AskUserQuestion is a question, ExitPlanMode a plan, anything else a permission', () => {
   const req = (tool: string) =>
-    JSON.stringify({ type: 'control_request', request_id: 'r9', request: { subtype: 'can_use_tool', tool_name: tool, input: {} } })
+    JSON.stringify({
+      type: 'control_request',
+      request_id: 'r9',
+      request: { subtype: 'can_use_tool', tool_name: tool, input: {} },
+    })
   const reason = (tool: string) => claudeAdapter.stdoutLine(req(tool), emptyState(), NOW).state?.phase?.reason
   assert.is(reason('AskUserQuestion'), 'question')
   assert.is(reason('ExitPlanMode'), 'plan')
@@ -166,12 +229,19 @@ test('claude stdoutLine: AskUserQuestion is a question, ExitPlanMode a plan, any
 })
 
 test('claude stdoutLine: a control_request of another subtype changes nothing', () => {
-  const r = claudeAdapter.stdoutLine(JSON.stringify({ type: 'control_request', request_id: 'x', request: { subtype: 'interrupt' } }), emptyState(), NOW)
+  const r = claudeAdapter.stdoutLine(
+    JSON.stringify({ type: 'control_request', request_id: 'x', request: { subtype: 'interrupt' } }),
+    emptyState(),
+    NOW,
+  )
   assert.equal(r, {})
 })
 
 test('claude stdoutLine: result is idle, carries the cost and clears the pending request', () => {
-  const before: RunnerState = { ...emptyState(), pending: { id: 'req-1', kind: 'permission', tool: 'Bash', at: NOW - 5 } }
+  const before: RunnerState = {
+    ...emptyState(),
+    pending: { id: 'req-1', kind: 'permission', tool: 'Bash', at: NOW - 5 },
+  }
   const r = claudeAdapter.stdoutLine(STREAM[3], before, NOW)
   assert.is(r.state?.phase?.value, 'idle')
   assert.is(r.state?.phase?.at, NOW)

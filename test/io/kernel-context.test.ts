@@ -43,7 +43,17 @@ async function context(opts: { failFlags?: string[] } = {}) {
   }
   const facts = new RuntimeFacts(home, io.files)
   const store = await Store.open(home)
-  const ctx = new KernelContext(home, store, facts, new Runners(home, '/no-runner', facts, () => {}, io), new ConfigFile(join(home, 'projects.yaml')), () => {}, join(home, 'bin'), 'test', io)
+  const ctx = new KernelContext(
+    home,
+    store,
+    facts,
+    new Runners(home, '/no-runner', facts, () => {}, io),
+    new ConfigFile(join(home, 'projects.yaml')),
+    () => {},
+    join(home, 'bin'),
+    'test',
+    io,
+  )
   return { ctx, home, time, calls }
 }
 
@@ -91,10 +101,16 @@ test('the reap asks the injected fault hook, and records its steps at the inject
   c.time.now = T0 + 60_000
   const done = await reapDirectory(c.ctx, new GitFactsCache(c.ctx.io), rec, {}, async () => 'view')
   assert.equal(c.calls, ['flag ARCHIVE'])
-  assert.equal({ removed: done.removed, archived: done.archived, view: done.view }, { removed: rec.cwd, archived: true, view: 'view' })
+  assert.equal(
+    { removed: done.removed, archived: done.archived, view: done.view },
+    { removed: rec.cwd, archived: true, view: 'view' },
+  )
   assert.not.ok(existsSync(rec.cwd))
   const after = c.ctx.store.get(rec.id)!
-  assert.equal({ reaped: after.reaped, archived: after.archived }, { reaped: { at: T0 + 60_000 }, archived: { at: T0 + 60_000 } })
+  assert.equal(
+    { reaped: after.reaped, archived: after.archived },
+    { reaped: { at: T0 + 60_000 }, archived: { at: T0 + 60_000 } },
+  )
 })
 
 test('an archive the injected fault hook fails leaves the reap done and the lane not archived', async () => {

@@ -10,8 +10,16 @@ import { scratchDir } from '../helpers/home.js'
 // What identifies a lane's directory on disk (issue 16 item 2), and refs asked as refs, never as options (item 13).
 
 const BASE = scratchDir('io-lane-dir')
-const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com', GIT_CONFIG_NOSYSTEM: '1' }
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim()
+const env = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@example.com',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@example.com',
+  GIT_CONFIG_NOSYSTEM: '1',
+}
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim()
 
 function repo(name: string): string {
   const r = join(BASE, name)
@@ -34,7 +42,11 @@ test('a worktree carries the launch id written into its git directory; one remov
   git(r, 'worktree', 'remove', dir)
   assert.is(await worktreeAt(r, dir), undefined)
   git(r, 'worktree', 'add', '-q', '--lock', '-b', 'col/a-b', dir)
-  assert.is(identityOf(dir).launch, undefined, 'git reuses the admin directory name; the launch id went with the old one')
+  assert.is(
+    identityOf(dir).launch,
+    undefined,
+    'git reuses the admin directory name; the launch id went with the old one',
+  )
   assert.equal(await worktreeAt(r, dir), { branch: 'col/a-b', locked: true })
 })
 

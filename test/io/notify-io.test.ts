@@ -21,7 +21,10 @@ test.after.each(() => rmSync(dir, { recursive: true, force: true }))
 test('postJson: the body as JSON with the headers; the answer as an attempt', async () => {
   const rx = await new Receiver((n) => [204, 503, 404][n]).start()
   try {
-    assert.equal(await postJson(rx.url, { a: 1 }, { headers: { 'X-Token': 't', 'Content-Type': 'text/plain' }, timeoutMs: 2000 }), { ok: true })
+    assert.equal(
+      await postJson(rx.url, { a: 1 }, { headers: { 'X-Token': 't', 'Content-Type': 'text/plain' }, timeoutMs: 2000 }),
+      { ok: true },
+    )
     assert.is(rx.got[0].body, '{"a":1}')
     assert.is(rx.got[0].headers['x-token'], 't')
     assert.is(rx.got[0].headers['content-type'], 'application/json')
@@ -51,7 +54,9 @@ const script = (name: string, body: string) => {
 test('runCommand: input on stdin, variables in the environment, no shell between', async () => {
   const p = script('ok.sh', 'cat > "$1/in"; printf %s "$NOTE" > "$1/env"; printf %s "$2" > "$1/arg"')
   const arg = `a; touch ${dir}/shell`
-  assert.equal(await runCommand([p, dir, arg], { input: '{"x":1}\n', env: { NOTE: 'note' }, timeoutMs: 5000 }), { ok: true })
+  assert.equal(await runCommand([p, dir, arg], { input: '{"x":1}\n', env: { NOTE: 'note' }, timeoutMs: 5000 }), {
+    ok: true,
+  })
   assert.is(readFileSync(join(dir, 'in'), 'utf8'), '{"x":1}\n')
   assert.is(readFileSync(join(dir, 'env'), 'utf8'), 'note')
   assert.is(readFileSync(join(dir, 'arg'), 'utf8'), arg)
@@ -60,15 +65,24 @@ test('runCommand: input on stdin, variables in the environment, no shell between
 
 test('runCommand: a failure says the exit code and the first line of stderr; a missing program says so', async () => {
   const p = script('fail.sh', 'echo; echo "no display" >&2; echo more >&2; exit 3')
-  assert.equal(await runCommand([p], { input: '', env: {}, timeoutMs: 5000 }), { ok: false, error: `${p} exited 3: no display` })
+  assert.equal(await runCommand([p], { input: '', env: {}, timeoutMs: 5000 }), {
+    ok: false,
+    error: `${p} exited 3: no display`,
+  })
   const missing = join(dir, 'missing')
-  assert.equal(await runCommand([missing], { input: '', env: {}, timeoutMs: 5000 }), { ok: false, error: `cannot run ${missing}: spawn ${missing} ENOENT` })
+  assert.equal(await runCommand([missing], { input: '', env: {}, timeoutMs: 5000 }), {
+    ok: false,
+    error: `cannot run ${missing}: spawn ${missing} ENOENT`,
+  })
 })
 
 test('runCommand: past its limit the whole process group is killed', async () => {
   const p = script('hang.sh', 'sleep 30 & echo $! > "$1/child"; wait')
   const t0 = Date.now()
-  assert.equal(await runCommand([p, dir], { input: '', env: {}, timeoutMs: 300 }), { ok: false, error: 'still running after 300 ms; killed' })
+  assert.equal(await runCommand([p, dir], { input: '', env: {}, timeoutMs: 300 }), {
+    ok: false,
+    error: 'still running after 300 ms; killed',
+  })
   assert.ok(Date.now() - t0 < 900)
   const child = Number(readFileSync(join(dir, 'child'), 'utf8'))
   await until(() => !alive(child), 'the grandchild gone with its group', 2000)

@@ -4,7 +4,15 @@ import { scratchDir } from '../helpers/home.js'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
-import { groupAlive, isAlive, processStartTime, processesInside, procStat, signalGroup, signalProcess } from '../../kernel/io/procs.js'
+import {
+  groupAlive,
+  isAlive,
+  processStartTime,
+  processesInside,
+  procStat,
+  signalGroup,
+  signalProcess,
+} from '../../kernel/io/procs.js'
 
 const BASE = scratchDir('io-procs')
 mkdirSync(BASE, { recursive: true, mode: 0o700 })
@@ -23,7 +31,11 @@ const exited = (c: ChildProcess) =>
     if (c.exitCode !== null || c.signalCode !== null) return resolve()
     c.once('exit', () => resolve())
   })
-const spawned = (c: ChildProcess) => new Promise<void>((resolve, reject) => { c.once('spawn', () => resolve()); c.once('error', reject) })
+const spawned = (c: ChildProcess) =>
+  new Promise<void>((resolve, reject) => {
+    c.once('spawn', () => resolve())
+    c.once('error', reject)
+  })
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 /** Pids whose parent is `pid`, with their state letter (from /proc/<pid>/stat). */
 function childrenOf(pid: number): { pid: number; state: string }[] {
@@ -136,7 +148,10 @@ test('processesInside finds a child whose cwd is inside the directory, and not o
 
   for (const c of [inTop, inSub, inSibling, inOutside]) c.kill('SIGKILL')
   await Promise.all([inTop, inSub, inSibling, inOutside].map(exited))
-  assert.equal(processesInside(dir).filter((p) => p.pid === inTop.pid || p.pid === inSub.pid), [])
+  assert.equal(
+    processesInside(dir).filter((p) => p.pid === inTop.pid || p.pid === inSub.pid),
+    [],
+  )
 })
 
 test('processesInside: a process whose cwd is elsewhere but which holds a file inside open is found, with that file (issue 16 item 17)', async () => {
@@ -149,12 +164,21 @@ test('processesInside: a process whose cwd is elsewhere but which holds a file i
   const holder = start('sh', ['-c', 'exec 3>>"$1" 4>"$2"; rm "$2"; exec sleep 30', 'sh', log, gone], { cwd: outside })
   await spawned(holder)
   // Until the shell has exec'd sleep, its command line is still the shell's.
-  await until(() => !existsSync(gone) && processesInside(dir).some((p) => p.pid === holder.pid && p.command === 'sleep 30'), 'the holder found')
+  await until(
+    () => !existsSync(gone) && processesInside(dir).some((p) => p.pid === holder.pid && p.command === 'sleep 30'),
+    'the holder found',
+  )
   const found = processesInside(dir).find((p) => p.pid === holder.pid)!
-  assert.equal({ cwd: found.cwd, cwdInside: found.cwdInside, files: found.files, command: found.command }, { cwd: outside, cwdInside: false, files: [log], command: 'sleep 30' })
+  assert.equal(
+    { cwd: found.cwd, cwdInside: found.cwdInside, files: found.files, command: found.command },
+    { cwd: outside, cwdInside: false, files: [log], command: 'sleep 30' },
+  )
   const inCwd = processesInside(outside).find((p) => p.pid === holder.pid)!
   assert.equal([inCwd.cwdInside, inCwd.files], [true, []], 'its working directory, where it holds nothing open')
-  assert.not.ok(processesInside(join(ROOT, 'lane')).some((p) => p.pid === holder.pid), 'a directory sharing the prefix holds none of its files')
+  assert.not.ok(
+    processesInside(join(ROOT, 'lane')).some((p) => p.pid === holder.pid),
+    'a directory sharing the prefix holds none of its files',
+  )
   holder.kill('SIGKILL')
   await exited(holder)
   assert.not.ok(processesInside(dir).some((p) => p.pid === holder.pid))
@@ -188,8 +212,14 @@ test('processesInside: the directory named through a symlink finds the same proc
   const child = start('sleep', ['30'], { cwd: real })
   await spawned(child)
   try {
-    assert.ok(processesInside(real).some((p) => p.pid === child.pid), 'by its real path')
-    assert.ok(processesInside(link).some((p) => p.pid === child.pid), 'by a path through a symlink')
+    assert.ok(
+      processesInside(real).some((p) => p.pid === child.pid),
+      'by its real path',
+    )
+    assert.ok(
+      processesInside(link).some((p) => p.pid === child.pid),
+      'by a path through a symlink',
+    )
   } finally {
     child.kill('SIGKILL')
     await exited(child)

@@ -5,7 +5,6 @@ import { rejection } from '../helpers/home.js'
 
 // The kernel's two concurrency tools: one call at a time per key, and at most N calls at once.
 
-
 const tick = () => new Promise((r) => setTimeout(r, 1))
 
 /** A call that records when it ran, held until released. */

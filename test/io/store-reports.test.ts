@@ -23,8 +23,14 @@ test('appendReport gives seq 1, 2, 3 with strictly increasing times', async () =
   assert.is(r2.head, 'abc')
   assert.is(r2.branch, 'r/k')
   const all = await store.reports('alpha')
-  assert.equal(all.map((r) => r.seq), [1, 2, 3])
-  assert.equal(all.map((r) => r.body), ['BLOCKED one', 'two', 'three'])
+  assert.equal(
+    all.map((r) => r.seq),
+    [1, 2, 3],
+  )
+  assert.equal(
+    all.map((r) => r.body),
+    ['BLOCKED one', 'two', 'three'],
+  )
 })
 
 test('appendReport called concurrently: seqs 1..n, strictly increasing times, across names too', async () => {
@@ -34,15 +40,24 @@ test('appendReport called concurrently: seqs 1..n, strictly increasing times, ac
   const calls: Promise<{ name: string; seq: number; at: number }>[] = []
   for (let i = 0; i < 20; i++) {
     const name = i % 2 ? 'beta' : 'alpha'
-    calls.push(store.appendReport(name, { status: 'done', body: `b${i}` }).then((r) => ({ name, seq: r.seq, at: r.at })))
+    calls.push(
+      store.appendReport(name, { status: 'done', body: `b${i}` }).then((r) => ({ name, seq: r.seq, at: r.at })),
+    )
   }
   const got = await Promise.all(calls)
   for (const name of ['alpha', 'beta']) {
     const mine = got.filter((g) => g.name === name).sort((a, b) => a.seq - b.seq)
-    assert.equal(mine.map((g) => g.seq), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], name)
+    assert.equal(
+      mine.map((g) => g.seq),
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+      name,
+    )
     for (let i = 1; i < mine.length; i++) assert.ok(mine[i].at > mine[i - 1].at, `${name}: at increases with seq`)
     const stored = await store.reports(name)
-    assert.equal(stored.map((r) => r.seq), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    assert.equal(
+      stored.map((r) => r.seq),
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+    )
   }
   // every report of the store has its own time: the run cursor orders them totally
   assert.is(new Set(got.map((g) => g.at)).size, got.length)
@@ -56,7 +71,13 @@ test('reports persist across reopen, and later reports come after them', async (
   const last = await s1.appendReport('alpha', { status: 'done', body: 'two', verdict: 'PASS', defects: 0 })
   const s2 = await Store.open(home)
   const stored = await s2.reports('alpha')
-  assert.equal(stored.map((r) => [r.seq, r.body]), [[1, 'one'], [2, 'two']])
+  assert.equal(
+    stored.map((r) => [r.seq, r.body]),
+    [
+      [1, 'one'],
+      [2, 'two'],
+    ],
+  )
   assert.is(stored[1].verdict, 'PASS')
   assert.is(stored[1].defects, 0)
   assert.is(stored[1].at, last.at)
@@ -89,7 +110,10 @@ test('item 12: a broken reports file reads as no reports for its lane alone, is 
   assert.is((await s.reports('beta')).length, 1, 'the other lane keeps its reports')
   const e = await rejection(s.appendReport('alpha', { status: 'done', body: 'y' }))
   assert.instance(e, SvcError)
-  assert.ok((e as Error).message.startsWith(`store file ${file} does not hold what it should (reports.0.seq: `), (e as Error).message)
+  assert.ok(
+    (e as Error).message.startsWith(`store file ${file} does not hold what it should (reports.0.seq: `),
+    (e as Error).message,
+  )
   assert.is(readFileSync(file, 'utf8'), text, 'untouched')
   assert.is(lines.length, 1, 'logged once')
   assert.equal([...s.badFiles.keys()], [file])
@@ -102,9 +126,15 @@ test('a report written while the reports are first read by another caller is see
   for (let round = 0; round < 20; round++) {
     const fresh = await Store.open(home)
     // First access to the reports from two callers at once: a read and a write.
-    const [, written] = await Promise.all([fresh.reports(rec.name), fresh.appendReport(rec.name, { status: 'blocked', body: `BLOCKED ${round}` })])
+    const [, written] = await Promise.all([
+      fresh.reports(rec.name),
+      fresh.appendReport(rec.name, { status: 'blocked', body: `BLOCKED ${round}` }),
+    ])
     const seen = await fresh.reports(rec.name)
-    assert.ok(seen.some((r) => r.seq === written.seq), `round ${round}: the written report is visible`)
+    assert.ok(
+      seen.some((r) => r.seq === written.seq),
+      `round ${round}: the written report is visible`,
+    )
   }
 })
 

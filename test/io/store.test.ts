@@ -86,7 +86,13 @@ test('reopen sees every record, and ids continue after the highest', async () =>
   assert.equal(s2.get(a.id), a)
   assert.equal(s2.getByName('beta'), b)
   assert.equal(s2.get(c.id), c)
-  assert.equal(s2.all().map((r) => r.id).sort(), ['1', '2', '3'])
+  assert.equal(
+    s2
+      .all()
+      .map((r) => r.id)
+      .sort(),
+    ['1', '2', '3'],
+  )
   const d = await s2.reserve('delta', fallback)
   assert.is(d.id, '4')
 })
@@ -190,7 +196,10 @@ test('item 12: a refused record keeps its well-formed id taken, so a repaired re
   const home = freshHome()
   await newConv(await Store.open(home), 'good')
   mkdirSync(convDir(home, 'broken'))
-  writeFileSync(join(convDir(home, 'broken'), 'record.json'), JSON.stringify({ ...record('9', 'broken'), harness: 'vim' }))
+  writeFileSync(
+    join(convDir(home, 'broken'), 'record.json'),
+    JSON.stringify({ ...record('9', 'broken'), harness: 'vim' }),
+  )
   const s = await Store.open(home)
   assert.is((await s.reserve(undefined, fallback)).id, '10')
 })

@@ -36,7 +36,14 @@ test('the last page: the whole lines in its last bytes; a line the page boundary
     ['from a cursor: the rest', five, 3 * L, [4, 5], 5 * L, false],
     ['a line still being written waits', entry(1) + entry(2).slice(0, 9), 0, [1], L, false],
     ['a cursor past the end stays at the end', entry(1), 99 * L, [], L, false],
-    ['a line that is no entry is left out', entry(1) + '{"n":"x"}\n' + 'garbled\n' + entry(2), undefined, [1, 2], 2 * L + 18, false],
+    [
+      'a line that is no entry is left out',
+      entry(1) + '{"n":"x"}\n' + 'garbled\n' + entry(2),
+      undefined,
+      [1, 2],
+      2 * L + 18,
+      false,
+    ],
     ['only a line being written, from the start', entry(1).slice(0, 9), undefined, [], 0, false],
   ]
   for (const [what, content, cursor, want, wantCursor, more] of cases) {

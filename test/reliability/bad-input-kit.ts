@@ -10,9 +10,38 @@ import { snapshot } from './snapshot.js'
  * local:1, whose files are snapshot once settled; every case must be refused on one line (or a 4xx with one
  * message) and leave them as they were, with the kernel up. */
 
-export const BAD_KEYS = ['UP', 'a b', '.x', '_x', 'a/b', '../x', 'x'.repeat(41), 'a\nb', 'ü', 'a;b', '$(id)', 'a\tb', ' a', 'a*', 'a"b']
+export const BAD_KEYS = [
+  'UP',
+  'a b',
+  '.x',
+  '_x',
+  'a/b',
+  '../x',
+  'x'.repeat(41),
+  'a\nb',
+  'ü',
+  'a;b',
+  '$(id)',
+  'a\tb',
+  ' a',
+  'a*',
+  'a"b',
+]
 export const BAD_RUNS = [...BAD_KEYS, 'a.b', 'a_b', 'x'.repeat(33)]
-export const BAD_REFS = ['conv-../x', '../x', '/etc/passwd', 'conv-', 'CONV-A', 'a b', 'x'.repeat(201), 'conv-a/b', '..', 'a\nb', 'conv-.hidden', '%2e%2e']
+export const BAD_REFS = [
+  'conv-../x',
+  '../x',
+  '/etc/passwd',
+  'conv-',
+  'CONV-A',
+  'a b',
+  'x'.repeat(201),
+  'conv-a/b',
+  '..',
+  'a\nb',
+  'conv-.hidden',
+  '%2e%2e',
+]
 
 export interface BadInput {
   h: TestHome
@@ -51,9 +80,29 @@ export function badInputSuite(label: string, figure: string): BadInput {
     const s = (k.s = await setupProject(h))
     // Lane r1/b stays live for the whole suite through its harness: a lane that is only starting counts as live for
     // 3 minutes, which the suite outlasts on a loaded machine (and then a second start of r1/b is no longer refused).
-    const out = await h.ok(['lane', 'start', '--run', 'r1', '--key', 'b', '--role', 'builder', '--harness', 'shell', '--prompt', 'exec sleep 3600', '--no-wait'], { env: s.env })
+    const out = await h.ok(
+      [
+        'lane',
+        'start',
+        '--run',
+        'r1',
+        '--key',
+        'b',
+        '--role',
+        'builder',
+        '--harness',
+        'shell',
+        '--prompt',
+        'exec sleep 3600',
+        '--no-wait',
+      ],
+      { env: s.env },
+    )
     const lane = (k.lane = /conv (\d+)/.exec(out)![1])
-    await until(async () => JSON.parse(await h.ok(['conv', 'show', lane, '--json'])).activity === 'working', 'lane r1/b working')
+    await until(
+      async () => JSON.parse(await h.ok(['conv', 'show', lane, '--json'])).activity === 'working',
+      'lane r1/b working',
+    )
     // An open issue for the worker verbs to be refused on (before the snapshot: the suite changes nothing after it).
     await h.ok(['issue', 'new', '--project', s.project.key, '--title', 'bad input'])
     kernelPid = h.kernelFile()!.pid
@@ -82,19 +131,32 @@ export function badInputSuite(label: string, figure: string): BadInput {
     assert.is(r.code, 1, `${what} exits 1: ${r.stderr}`)
     assert.is(r.stdout, '', `${what} prints nothing on stdout`)
     const lines = r.stderr.trimEnd().split('\n')
-    assert.ok(lines[0].startsWith('svc: ') && lines[0].length > 8, `${what}: one clear line, got ${JSON.stringify(r.stderr)}`)
-    assert.ok(lines.length === 1 || (lines.length === 2 && lines[1].startsWith('hint: ')), `${what}: one line (and a hint), got ${JSON.stringify(r.stderr)}`)
+    assert.ok(
+      lines[0].startsWith('svc: ') && lines[0].length > 8,
+      `${what}: one clear line, got ${JSON.stringify(r.stderr)}`,
+    )
+    assert.ok(
+      lines.length === 1 || (lines.length === 2 && lines[1].startsWith('hint: ')),
+      `${what}: one line (and a hint), got ${JSON.stringify(r.stderr)}`,
+    )
     cases++
     return r.stderr
   }
   k.http = async (method, path, body, headers = {}) => {
     const kf = k.h.kernelFile()!
-    const res = await fetch(`http://127.0.0.1:${kf.port}${path}`, { method, headers: { authorization: `Bearer ${kf.token}`, 'content-type': 'application/json', ...headers }, body })
+    const res = await fetch(`http://127.0.0.1:${kf.port}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${kf.token}`, 'content-type': 'application/json', ...headers },
+      body,
+    })
     const what = `${method} ${path} ${body?.slice(0, 60) ?? ''}`
     assert.ok(res.status >= 400 && res.status < 500, `${what}: a 4xx, got ${res.status}`)
     const json = (await res.json()) as { error?: { code?: string; message?: string } }
     assert.type(json.error?.code, 'string', what)
-    assert.ok(json.error?.message && !json.error.message.includes('\n'), `${what}: one clear message, got ${JSON.stringify(json)}`)
+    assert.ok(
+      json.error?.message && !json.error.message.includes('\n'),
+      `${what}: one clear message, got ${JSON.stringify(json)}`,
+    )
     cases++
   }
   k.unchanged = () => {

@@ -4,13 +4,39 @@ import { join } from 'node:path'
 import { BAD_REFS, badInputSuite } from './bad-input-kit.js'
 
 /** Bad input over every worker verb and route: each refused with one clear message, store and files unchanged. */
-const kit = badInputSuite('bad-workers', 'bad input over the worker verbs and `/api/workers`: issue and conversation references, options, bodies, queries')
+const kit = badInputSuite(
+  'bad-workers',
+  'bad input over the worker verbs and `/api/workers`: issue and conversation references, options, bodies, queries',
+)
 const { cli, http, unchanged } = kit
 
 test('workers: bad issue references, conversation references, options and bodies on every worker verb and route', async () => {
   const { h, s, lane } = kit
-  const BAD_ISSUES = ['local:0', 'local:x', 'local:', 'gh:a/b', 'gh:-a/b#1', 'gh:a/b..c#1', 'gh:a+b/c#1', '#0', '#x', 'nope', 'a\nb', 'x'.repeat(201)]
-  const run = (issue: string, extra: string[] = []) => ['worker', 'run', issue, '--prompt', 'x', '--no-wait', '--project', s.project.key, ...extra]
+  const BAD_ISSUES = [
+    'local:0',
+    'local:x',
+    'local:',
+    'gh:a/b',
+    'gh:-a/b#1',
+    'gh:a/b..c#1',
+    'gh:a+b/c#1',
+    '#0',
+    '#x',
+    'nope',
+    'a\nb',
+    'x'.repeat(201),
+  ]
+  const run = (issue: string, extra: string[] = []) => [
+    'worker',
+    'run',
+    issue,
+    '--prompt',
+    'x',
+    '--no-wait',
+    '--project',
+    s.project.key,
+    ...extra,
+  ]
   for (const i of BAD_ISSUES) {
     await cli(run(i))
     await cli(['worker', 'list', '--issue', i, '--project', s.project.key])
@@ -51,18 +77,47 @@ test('workers: bad issue references, conversation references, options and bodies
   // Refused from a lane (it may not run workers), and a report from anything but a worker.
   await cli(run('local:1'), { ...s.env, SERVICE_CONVERSATION: lane })
   assert.is(await cli(['worker', 'report', '--stdin'], s.env), 'svc: not inside a worker\n')
-  assert.is(await cli(['worker', 'report', '--stdin'], { ...s.env, SERVICE_CONVERSATION: lane }), 'svc: not inside a worker\n')
-  for (const verb of [['worker', 'run', 'local:1'], ['worker', 'report'], ['worker', 'wait'], ['worker', 'list'], ['worker', 'show', 'x'], ['worker', 'stop', 'x'], ['worker', 'reap', 'x']])
+  assert.is(
+    await cli(['worker', 'report', '--stdin'], { ...s.env, SERVICE_CONVERSATION: lane }),
+    'svc: not inside a worker\n',
+  )
+  for (const verb of [
+    ['worker', 'run', 'local:1'],
+    ['worker', 'report'],
+    ['worker', 'wait'],
+    ['worker', 'list'],
+    ['worker', 'show', 'x'],
+    ['worker', 'stop', 'x'],
+    ['worker', 'reap', 'x'],
+  ])
     await cli([...verb, '--no-such-option'])
 
   const valid = { issue: 'local:1', prompt: 'x', conversation: s.root, noWait: true, project: s.project.key }
   for (const body of ['', '{', '[]', 'null', '"x"', '{"issue":', '\u0000']) await http('POST', '/api/workers', body)
-  const wrong: Record<string, unknown[]> = { issue: [1, '', ...BAD_ISSUES], prompt: [1, null], harness: ['vim', 1], effort: ['max'], post: ['yes', 1], replace: ['no'], conversation: ['', 1, ...BAD_REFS], project: ['nope', 1] }
-  for (const [field, values] of Object.entries(wrong)) for (const value of values) await http('POST', '/api/workers', JSON.stringify({ ...valid, [field]: value }))
-  for (const extra of [{ cwd: '/' }, { role: 'builder' }, { bogus: 1 }, { conversation: undefined }]) await http('POST', '/api/workers', JSON.stringify({ ...valid, ...extra }))
+  const wrong: Record<string, unknown[]> = {
+    issue: [1, '', ...BAD_ISSUES],
+    prompt: [1, null],
+    harness: ['vim', 1],
+    effort: ['max'],
+    post: ['yes', 1],
+    replace: ['no'],
+    conversation: ['', 1, ...BAD_REFS],
+    project: ['nope', 1],
+  }
+  for (const [field, values] of Object.entries(wrong))
+    for (const value of values) await http('POST', '/api/workers', JSON.stringify({ ...valid, [field]: value }))
+  for (const extra of [{ cwd: '/' }, { role: 'builder' }, { bogus: 1 }, { conversation: undefined }])
+    await http('POST', '/api/workers', JSON.stringify({ ...valid, ...extra }))
   await http('POST', '/api/workers', JSON.stringify({ ...valid, conversation: lane }))
   await http('POST', '/api/workers', JSON.stringify({ ...valid, prompt: 'x'.repeat(5 * 1024 * 1024) }))
-  for (const q of ['bogus=1', 'issue=a&issue=b', 'cwd=/', 'parent=', ...BAD_ISSUES.slice(0, 6).map((i) => `issue=${encodeURIComponent(i)}&project=${s.project.key}`)]) await http('GET', `/api/workers?${q}`)
+  for (const q of [
+    'bogus=1',
+    'issue=a&issue=b',
+    'cwd=/',
+    'parent=',
+    ...BAD_ISSUES.slice(0, 6).map((i) => `issue=${encodeURIComponent(i)}&project=${s.project.key}`),
+  ])
+    await http('GET', `/api/workers?${q}`)
   for (const r of BAD_REFS) {
     await http('GET', `/api/workers?parent=${encodeURIComponent(r)}`)
     await http('GET', `/api/workers/${encodeURIComponent(r)}`)
@@ -70,7 +125,8 @@ test('workers: bad issue references, conversation references, options and bodies
   }
   await http('GET', `/api/workers/${s.root}`)
   await http('POST', `/api/workers/${lane}/reap`, '{}')
-  for (const body of ['{', '[]', '{"park":"yes"}', '{"keep":1}', '{"worker":"1"}']) await http('POST', `/api/workers/${s.root}/reap`, body)
+  for (const body of ['{', '[]', '{"park":"yes"}', '{"keep":1}', '{"worker":"1"}'])
+    await http('POST', `/api/workers/${s.root}/reap`, body)
   unchanged()
 })
 

@@ -38,28 +38,68 @@ test('a worktree half-added (locked "initializing") where a lane would go: the l
   const dir = join(s.lanesRoot, 'r1-b')
   mkdirSync(s.lanesRoot, { recursive: true })
   git(s.project.checkout, 'worktree', 'add', '--lock', '--reason', 'initializing', '--detach', dir, 'HEAD')
-  const r = await h.svc(['lane', 'start', '--run', 'r1', '--key', 'b', '--role', 'builder', '--prompt', 'x', '--no-wait'], { env: s.env })
+  const r = await h.svc(
+    ['lane', 'start', '--run', 'r1', '--key', 'b', '--role', 'builder', '--prompt', 'x', '--no-wait'],
+    { env: s.env },
+  )
   assert.is(r.code, 1)
   assert.is(r.stderr, `svc: refused: ${dir} already exists; reap the lane that used it or move it away\n`)
   assert.match(git(s.project.checkout, 'worktree', 'list', '--porcelain'), 'locked initializing')
   states++
 })
 
-test('a lane whose worktree is locked: reap refuses with git\'s reason and archives nothing', async () => {
-  await h.ok(['lane', 'start', '--run', 'r1', '--key', 'b', '--role', 'builder', '--harness', 'none', '--prompt', 'x', '--no-wait'], { env: s.env })
+test("a lane whose worktree is locked: reap refuses with git's reason and archives nothing", async () => {
+  await h.ok(
+    [
+      'lane',
+      'start',
+      '--run',
+      'r1',
+      '--key',
+      'b',
+      '--role',
+      'builder',
+      '--harness',
+      'none',
+      '--prompt',
+      'x',
+      '--no-wait',
+    ],
+    { env: s.env },
+  )
   const dir = join(s.lanesRoot, 'r1-b')
   git(s.project.checkout, 'worktree', 'lock', '--reason', 'initializing', dir)
   const r = await h.svc(['lane', 'reap', 'r1-b-builder-i1'])
   assert.is(r.code, 1)
-  assert.is(r.stderr, `svc: refused: the worktree ${dir} is locked (initializing); unlock it with git worktree unlock once nothing is using it\n`)
+  assert.is(
+    r.stderr,
+    `svc: refused: the worktree ${dir} is locked (initializing); unlock it with git worktree unlock once nothing is using it\n`,
+  )
   assert.is(r.stderr.trim().split('\n').length, 1)
   assert.ok(existsSync(dir))
   assert.is(JSON.parse(await h.ok(['conv', 'show', 'r1-b-builder-i1', '--json'])).archived, false)
   states++
 })
 
-test('a lane directory deleted behind the kernel\'s back: list shows no git facts, reap prunes it and archives with a warning', async () => {
-  await h.ok(['lane', 'start', '--run', 'r1', '--key', 'b', '--role', 'builder', '--harness', 'none', '--prompt', 'x', '--no-wait'], { env: s.env })
+test("a lane directory deleted behind the kernel's back: list shows no git facts, reap prunes it and archives with a warning", async () => {
+  await h.ok(
+    [
+      'lane',
+      'start',
+      '--run',
+      'r1',
+      '--key',
+      'b',
+      '--role',
+      'builder',
+      '--harness',
+      'none',
+      '--prompt',
+      'x',
+      '--no-wait',
+    ],
+    { env: s.env },
+  )
   const dir = join(s.lanesRoot, 'r1-b')
   rmSync(dir, { recursive: true, force: true })
   const [row] = JSON.parse(await h.ok(['lane', 'list', '--json']))
@@ -75,9 +115,17 @@ test('a lane directory deleted behind the kernel\'s back: list shows no git fact
 
 /** Runner files a runner or a mark could leave broken: each reads as no state for its conversation alone. */
 const BROKEN_RUNNER_FILES: [string, string, string | 'fifo'][] = [
-  ['state.json', 'a string cost.usd', JSON.stringify({ runner: { pid: 1, start: 'x' }, cost: { usd: '0.50', estimated: false } })],
+  [
+    'state.json',
+    'a string cost.usd',
+    JSON.stringify({ runner: { pid: 1, start: 'x' }, cost: { usd: '0.50', estimated: false } }),
+  ],
   ['state.json', 'not JSON', '{"runner": {"pid": 1,'],
-  ['state.json', 'a phase that is none', JSON.stringify({ runner: { pid: 1, start: 'x' }, phase: { value: 'busy', source: 'x', at: 1 } })],
+  [
+    'state.json',
+    'a phase that is none',
+    JSON.stringify({ runner: { pid: 1, start: 'x' }, phase: { value: 'busy', source: 'x', at: 1 } }),
+  ],
   ['state.json', 'a JSON array', '[1, 2]'],
   ['mark.json', 'a mark with no time', JSON.stringify({ value: 'idle', source: 'self-mark' })],
   ['mark.json', 'JSON null', 'null'],
@@ -91,8 +139,46 @@ async function api(path: string): Promise<{ status: number; body: any }> {
 }
 
 test('item 12: a broken state.json or mark.json reads as no state, named in the evidence and the log; lane list, conv show and the deck keep working', async () => {
-  await h.ok(['lane', 'start', '--run', 'r1', '--key', 'b', '--role', 'builder', '--harness', 'none', '--model', 'm', '--prompt', 'x', '--no-wait'], { env: s.env })
-  await h.ok(['lane', 'start', '--run', 'r1', '--key', 'c', '--role', 'builder', '--harness', 'none', '--model', 'm', '--prompt', 'x', '--no-wait'], { env: s.env })
+  await h.ok(
+    [
+      'lane',
+      'start',
+      '--run',
+      'r1',
+      '--key',
+      'b',
+      '--role',
+      'builder',
+      '--harness',
+      'none',
+      '--model',
+      'm',
+      '--prompt',
+      'x',
+      '--no-wait',
+    ],
+    { env: s.env },
+  )
+  await h.ok(
+    [
+      'lane',
+      'start',
+      '--run',
+      'r1',
+      '--key',
+      'c',
+      '--role',
+      'builder',
+      '--harness',
+      'none',
+      '--model',
+      'm',
+      '--prompt',
+      'x',
+      '--no-wait',
+    ],
+    { env: s.env },
+  )
   // The reads go through the CLI's own dispatch in this process (the tests above run the same verbs as processes).
   for (const [file, what, content] of BROKEN_RUNNER_FILES) {
     const path = join(h.service, 'agents', 'conv-r1-b-builder-i1', file)
@@ -105,7 +191,11 @@ test('item 12: a broken state.json or mark.json reads as no state, named in the 
     assert.is(v.cost, undefined, what)
     assert.match(v.evidence.detail, `${path} `, `${what}: the evidence names the file`)
     assert.match(await h.ok(['conv', 'show', 'r1-b-builder-i1'], { here: true }), path, what)
-    assert.is(JSON.parse(await h.ok(['conv', 'show', 'r1-c-builder-i1', '--json'], { here: true })).evidence.detail, undefined, `${what}: the other lane is untouched`)
+    assert.is(
+      JSON.parse(await h.ok(['conv', 'show', 'r1-c-builder-i1', '--json'], { here: true })).evidence.detail,
+      undefined,
+      `${what}: the other lane is untouched`,
+    )
     const tree = await api('/api/tree')
     assert.is(tree.status, 200, `${what}: the deck's tree answers`)
     assert.is(Object.keys(tree.body.lanes).length, 2)
@@ -116,7 +206,26 @@ test('item 12: a broken state.json or mark.json reads as no state, named in the 
 })
 
 test('item 12: broken records ("id":"abc" and every other kind) and a broken reports file are refused, each with one line naming it; the others keep working, new ids stay numbers, doctor names each file', async () => {
-  await h.ok(['lane', 'start', '--run', 'r1', '--key', 'b', '--role', 'builder', '--harness', 'none', '--model', 'm', '--prompt', 'x', '--no-wait'], { env: s.env })
+  await h.ok(
+    [
+      'lane',
+      'start',
+      '--run',
+      'r1',
+      '--key',
+      'b',
+      '--role',
+      'builder',
+      '--harness',
+      'none',
+      '--model',
+      'm',
+      '--prompt',
+      'x',
+      '--no-wait',
+    ],
+    { env: s.env },
+  )
   await h.ok(['kernel', 'stop'])
   const kinds = brokenRecords(s.root)
   const files = kinds.map(([, content], i) => {
@@ -129,21 +238,36 @@ test('item 12: broken records ("id":"abc" and every other kind) and a broken rep
   writeFileSync(reports, '{"reports": [{"seq": 1, "at": 1, "status": "done"}]}')
   files.push(reports)
   const list = JSON.parse(await h.ok(['conv', 'list', '--json']))
-  assert.equal(list.map((c: { name: string }) => c.name).sort(), [`c${s.root}`, 'r1-b-builder-i1'], 'the good conversations are listed')
-  assert.is(JSON.parse(await h.ok(['lane', 'list', '--json']))[0].report, undefined, 'the lane whose reports file is broken is listed, with no report')
+  assert.equal(
+    list.map((c: { name: string }) => c.name).sort(),
+    [`c${s.root}`, 'r1-b-builder-i1'],
+    'the good conversations are listed',
+  )
+  assert.is(
+    JSON.parse(await h.ok(['lane', 'list', '--json']))[0].report,
+    undefined,
+    'the lane whose reports file is broken is listed, with no report',
+  )
   const id = (await h.ok(['conv', 'new', '--harness', 'none', '--cwd', h.home])).trim()
   assert.match(id, /^[1-9][0-9]*$/, 'the next id is a number')
   const log = h.kernelLog().split('\n')
-  for (const f of files) assert.is(log.filter((l) => l.includes(`store file ${f} `)).length, 1, `one log line names ${f}`)
+  for (const f of files)
+    assert.is(log.filter((l) => l.includes(`store file ${f} `)).length, 1, `one log line names ${f}`)
   const doctor = await h.svc(['doctor'])
   assert.is(doctor.code, 1)
   for (const f of files) {
     assert.match(doctor.stdout, `PROBLEM  store file: ${f} `)
     assert.match(doctor.stdout, `fix: repair ${f} or move it away, then restart the kernel (svc kernel stop)`)
   }
-  assert.match(doctor.stdout, `PROBLEM  store file: ${files[kinds.findIndex(([what]) => what.includes('abc'))]} does not hold what it should (id: `)
+  assert.match(
+    doctor.stdout,
+    `PROBLEM  store file: ${files[kinds.findIndex(([what]) => what.includes('abc'))]} does not hold what it should (id: `,
+  )
   hostileFiles += files.length
-  recordFigure('hostile records: kinds of broken record, reports and runner file injected (record.json, reports.json, state.json, mark.json)', `${hostileFiles} kinds, each refused with one line naming the file; every other conversation kept working`)
+  recordFigure(
+    'hostile records: kinds of broken record, reports and runner file injected (record.json, reports.json, state.json, mark.json)',
+    `${hostileFiles} kinds, each refused with one line naming the file; every other conversation kept working`,
+  )
 })
 
 test('a runner whose harness died with no state written is marked ended by the reconcile', async () => {
@@ -154,10 +278,17 @@ test('a runner whose harness died with no state written is marked ended by the r
   await until(() => !alive(state.runner.pid) && !(state.harness && alive(state.harness.pid)), 'the runner group dead')
   // Past the reconcile's grace (shortened by the test build) the next kernel decides at its start.
   await new Promise((r) => setTimeout(r, 300))
-  const v = JSON.parse(await h.ok(['conv', 'show', 'r1-p-play-i1', '--json'], { env: { SERVICE_TEST_BUILD: '1', SERVICE_TEST_RECONCILE_GRACE_MS: '300' } }))
+  const v = JSON.parse(
+    await h.ok(['conv', 'show', 'r1-p-play-i1', '--json'], {
+      env: { SERVICE_TEST_BUILD: '1', SERVICE_TEST_RECONCILE_GRACE_MS: '300' },
+    }),
+  )
   assert.is(v.activity, 'stopped')
   assert.is(v.evidence.source, 'reconcile')
-  recordFigure('broken states injected by hand (stale temp file, half-added and locked worktrees, lane directory deleted, runner killed without a word)', `${states + 1} states, each reconciled or refused with a clear message`)
+  recordFigure(
+    'broken states injected by hand (stale temp file, half-added and locked worktrees, lane directory deleted, runner killed without a word)',
+    `${states + 1} states, each reconciled or refused with a clear message`,
+  )
 })
 
 test.run()

@@ -32,17 +32,19 @@ async function idleConnections(n: number) {
   const sockets: Socket[] = []
   let closed = 0
   await Promise.all(
-    Array.from({ length: n }, () =>
-      new Promise<void>((resolve) => {
-        const s = connect(k.port, '127.0.0.1', () => resolve())
-        s.on('error', () => resolve())
-        s.on('close', () => {
-          closed++
-          resolve()
-        })
-        s.resume() // read, so that the kernel closing it is seen
-        sockets.push(s)
-      }),
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<void>((resolve) => {
+          const s = connect(k.port, '127.0.0.1', () => resolve())
+          s.on('error', () => resolve())
+          s.on('close', () => {
+            closed++
+            resolve()
+          })
+          s.resume() // read, so that the kernel closing it is seen
+          sockets.push(s)
+        }),
     ),
   )
   return { sockets, closed: () => closed }
@@ -51,9 +53,19 @@ async function idleConnections(n: number) {
 test.before(async () => {
   h = new TestHome('flood')
   // The file limit a local user's kernel commonly has: 1100 connections are beyond it.
-  h.extraEnv = { SERVICE_TEST_BUILD: '1', SERVICE_TEST_SELF_CHECK_MS: '100', SERVICE_TEST_HEADERS_TIMEOUT_MS: '300', SERVICE_TEST_REQUEST_TIMEOUT_MS: '600', SERVICE_TEST_IDLE_TIMEOUT_MS: '3000' }
+  h.extraEnv = {
+    SERVICE_TEST_BUILD: '1',
+    SERVICE_TEST_SELF_CHECK_MS: '100',
+    SERVICE_TEST_HEADERS_TIMEOUT_MS: '300',
+    SERVICE_TEST_REQUEST_TIMEOUT_MS: '600',
+    SERVICE_TEST_IDLE_TIMEOUT_MS: '3000',
+  }
   await new Promise<void>((resolve, reject) => {
-    const child = spawn('sh', ['-c', `ulimit -n ${FILE_LIMIT} && exec "$@"`, 'sh', process.execPath, SVC_MAIN, 'kernel', 'start'], { env: h.env(), stdio: 'ignore' })
+    const child = spawn(
+      'sh',
+      ['-c', `ulimit -n ${FILE_LIMIT} && exec "$@"`, 'sh', process.execPath, SVC_MAIN, 'kernel', 'start'],
+      { env: h.env(), stdio: 'ignore' },
+    )
     child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`svc kernel start exited ${code}`))))
   })
   k = h.kernelFile()!
@@ -71,7 +83,7 @@ test('item 9: 1100 idle connections without a token: the kernel sheds the excess
   const answerMs = Date.now() - t0
   // Several manifest self-checks run while the flood holds every connection it may.
   let peakRss = rssKb(k.pid)
-  for (const deadline = Date.now() + 2500; Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 2500; Date.now() < deadline;) {
     await pause(250)
     assert.ok(alive(k.pid), 'the kernel is still up')
     peakRss = Math.max(peakRss, rssKb(k.pid))
@@ -106,7 +118,10 @@ test('item 9: a connection that sends nothing, or its headers or body too slowly
       })
     })
   const headers = `POST /rpc/kernelStatus HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${k.token}\r\n`
-  await Promise.all([slow(headers, 'X-A: b\r\n'), slow(`${headers}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n`, ' ')])
+  await Promise.all([
+    slow(headers, 'X-A: b\r\n'),
+    slow(`${headers}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n`, ' '),
+  ])
   assert.equal(answers, ['HTTP/1.1 408 Request Timeout', 'HTTP/1.1 408 Request Timeout'])
   // A wait the kernel answers after longer than the header and body timeouts together.
   const t0 = Date.now()

@@ -12,9 +12,15 @@ import { TestHome, alive, git, until } from '../helpers/home.js'
 import { recordFigure } from './figures.js'
 
 /** What a client was told succeeded: each must be found after any crash. */
-type Ack = { kind: 'conv' | 'lane'; id: string } | { kind: 'worker'; id: string; issue: string } | { kind: 'report'; id: string; name: string; seq: number; issue?: string } | { kind: 'reap'; id: string }
+type Ack =
+  | { kind: 'conv' | 'lane'; id: string }
+  | { kind: 'worker'; id: string; issue: string }
+  | { kind: 'report'; id: string; name: string; seq: number; issue?: string }
+  | { kind: 'reap'; id: string }
 
-const roles = Object.fromEntries(['builder', 'play', 'orchestrator'].map((r) => [r, { model: 'm', harness: 'none' as const }]))
+const roles = Object.fromEntries(
+  ['builder', 'play', 'orchestrator'].map((r) => [r, { model: 'm', harness: 'none' as const }]),
+)
 
 /** One home whose kernels kill themselves where the test arms them (SERVICE_FAULT_ARM, kernel/io/fault.ts). The walk
  * goes forward through a scripted sequence: each step is run armed to kill at its 1st fault point, then at its 2nd,
@@ -31,7 +37,10 @@ class Walk {
   pid = 0
   private readonly arm: string
 
-  constructor(label: string, private readonly check: (w: Walk) => Promise<void>) {
+  constructor(
+    label: string,
+    private readonly check: (w: Walk) => Promise<void>,
+  ) {
     this.h = new TestHome(label)
     this.arm = join(this.h.home, 'fault-arm')
     const project = createSampleProject(join(this.h.home, 'src'))
@@ -41,14 +50,21 @@ class Walk {
   }
 
   async start(): Promise<void> {
-    const k = (await ensureKernel({ ...processIo(), env: this.h.env({ SERVICE_TEST_BUILD: '1', SERVICE_FAULT_ARM: this.arm }) }))!
+    const k = (await ensureKernel({
+      ...processIo(),
+      env: this.h.env({ SERVICE_TEST_BUILD: '1', SERVICE_FAULT_ARM: this.arm }),
+    }))!
     this.port = remotePort(httpTransport(k))
     this.pid = k.pid
   }
 
   /** `act` armed at its 1st, 2nd, … fault point (`fresh`, unarmed, makes what attempt 2 on acts upon), until it runs
    * through; returns what that attempt returned. */
-  async everyPoint<T>(label: string, act: (port: KernelPort, attempt: number) => Promise<T>, fresh?: () => Promise<void>): Promise<T> {
+  async everyPoint<T>(
+    label: string,
+    act: (port: KernelPort, attempt: number) => Promise<T>,
+    fresh?: () => Promise<void>,
+  ): Promise<T> {
     for (let j = 1; ; j++) {
       if (j > 1 && fresh) await fresh()
       writeFileSync(this.arm, `${label}-${j} ${j}`)
@@ -78,10 +94,20 @@ class Walk {
  * issue, and a worker run on it, reported (told to its starter, posted to its issue) and reaped. */
 async function sequence(w: Walk): Promise<void> {
   const { acks } = w
-  const root = await w.everyPoint('conv', async (port) => (await port.convNew({ harness: 'none', project: 'sample' })).id)
+  const root = await w.everyPoint(
+    'conv',
+    async (port) => (await port.convNew({ harness: 'none', project: 'sample' })).id,
+  )
   acks.push({ kind: 'conv', id: root })
   const launch = async (port: KernelPort, key: string, role: string) => {
-    const r = await port.laneStart({ conversation: root, run: 'crash', key, role: role as Role, prompt: 'x', noWait: true })
+    const r = await port.laneStart({
+      conversation: root,
+      run: 'crash',
+      key,
+      role: role as Role,
+      prompt: 'x',
+      noWait: true,
+    })
     acks.push({ kind: 'lane', id: r.lane.id })
     return { id: r.lane.id, name: r.lane.name, key, role }
   }
@@ -90,7 +116,12 @@ async function sequence(w: Walk): Promise<void> {
     acks.push({ kind: 'report', id: l.id, name: l.name, seq: r.report.seq })
   }
   const lanes: { id: string; name: string; key: string; role: string }[] = []
-  for (const [key, role] of [['p1', 'play'], ['b1', 'builder'], ['p2', 'play']] as const) lanes.push(await w.everyPoint(`start-${key}`, (port, j) => launch(port, `${key}-${j}`, role)))
+  for (const [key, role] of [
+    ['p1', 'play'],
+    ['b1', 'builder'],
+    ['p2', 'play'],
+  ] as const)
+    lanes.push(await w.everyPoint(`start-${key}`, (port, j) => launch(port, `${key}-${j}`, role)))
   for (const l of lanes) await w.everyPoint(`report-${l.name}`, (port) => report(port, l))
   for (const l of lanes) {
     // Each attempt after the first reaps a lane of its own, launched and reported as the first was.
@@ -100,16 +131,27 @@ async function sequence(w: Walk): Promise<void> {
       lane = await launch(w.port, `${l.key}-s${++spare}`, l.role)
       await report(w.port, lane)
     }
-    await w.everyPoint(`reap-${l.name}`, async (port) => {
-      await port.laneReap({ lane: lane.id })
-      acks.push({ kind: 'reap', id: lane.id })
-    }, fresh)
+    await w.everyPoint(
+      `reap-${l.name}`,
+      async (port) => {
+        await port.laneReap({ lane: lane.id })
+        acks.push({ kind: 'reap', id: lane.id })
+      },
+      fresh,
+    )
   }
   // The worker's steps: each attempt after the first on an issue and a worker of its own.
   const issue = (port: KernelPort) => port.issueNew({ project: 'sample', title: 'crash' })
   let ref = (await w.everyPoint('issue', issue)).ref
   const run = async (port: KernelPort) => {
-    const r = await port.workerRun({ conversation: root, issue: ref, prompt: 'x', harness: 'none', post: true, noWait: true })
+    const r = await port.workerRun({
+      conversation: root,
+      issue: ref,
+      prompt: 'x',
+      harness: 'none',
+      post: true,
+      noWait: true,
+    })
     acks.push({ kind: 'worker', id: r.worker.id, issue: ref })
     return { id: r.worker.id, name: r.worker.name }
   }
@@ -124,13 +166,17 @@ async function sequence(w: Walk): Promise<void> {
     worker = await run(w.port)
   }
   await w.everyPoint('worker-report', (port) => workerReport(port, worker), newWorker)
-  await w.everyPoint('worker-reap', async (port) => {
-    await port.workerReap({ worker: worker.id })
-    acks.push({ kind: 'reap', id: worker.id })
-  }, async () => {
-    await newWorker()
-    await workerReport(w.port, worker)
-  })
+  await w.everyPoint(
+    'worker-reap',
+    async (port) => {
+      await port.workerReap({ worker: worker.id })
+      acks.push({ kind: 'reap', id: worker.id })
+    },
+    async () => {
+      await newWorker()
+      await workerReport(w.port, worker)
+    },
+  )
 }
 
 async function verify(port: KernelPort, acks: Ack[]) {
@@ -140,7 +186,9 @@ async function verify(port: KernelPort, acks: Ack[]) {
     if (a.kind === 'lane') assert.ok(v.lane, `lane facts of ${a.id}`)
     if (a.kind === 'worker') assert.is(v.worker?.issue, a.issue, `worker facts of ${a.id}`)
     if (a.kind === 'report') {
-      const w = v.worker ? await port.workerWait({ worker: a.id, after: String(a.seq - 1), timeoutMs: 0 }) : await port.laneWait({ lane: a.id, after: String(a.seq - 1), timeoutMs: 0 })
+      const w = v.worker
+        ? await port.workerWait({ worker: a.id, after: String(a.seq - 1), timeoutMs: 0 })
+        : await port.laneWait({ lane: a.id, after: String(a.seq - 1), timeoutMs: 0 })
       assert.is(w.kind, 'report', `acknowledged report ${a.seq} of ${a.name}`)
       if (w.kind === 'report') assert.is(w.report.seq, a.seq)
     }
@@ -153,8 +201,15 @@ async function verify(port: KernelPort, acks: Ack[]) {
 async function postedOnce(h: TestHome, acks: Ack[]) {
   for (const a of acks) {
     if (a.kind !== 'report' || !a.issue) continue
-    await until(() => existsSync(join(h.service, 'agents', `conv-${a.name}`, `posted-${a.seq}.json`)), 'the worker report posted and recorded')
-    assert.is(readdirSync(join(h.service, 'issues', 'sample', `${a.issue.split(':')[1]}.comments`)).length, 1, `one comment on ${a.issue}`)
+    await until(
+      () => existsSync(join(h.service, 'agents', `conv-${a.name}`, `posted-${a.seq}.json`)),
+      'the worker report posted and recorded',
+    )
+    assert.is(
+      readdirSync(join(h.service, 'issues', 'sample', `${a.issue.split(':')[1]}.comments`)).length,
+      1,
+      `one comment on ${a.issue}`,
+    )
   }
 }
 
@@ -175,7 +230,10 @@ test('the kernel killed at every store write step of a scripted sequence: after 
     await w.h.stop()
   }
   assert.ok(w.kills >= 30, `the sequence has many write steps (${w.kills})`)
-  recordFigure('kernel killed at each store write step of a scripted sequence (launches, reports, reaps; a worker run, reported, posted and reaped)', `${w.kills} kill points, ${acknowledged} acknowledged writes checked after restart, 0 lost`)
+  recordFigure(
+    'kernel killed at each store write step of a scripted sequence (launches, reports, reaps; a worker run, reported, posted and reaped)',
+    `${w.kills} kill points, ${acknowledged} acknowledged writes checked after restart, 0 lost`,
+  )
 })
 
 /** The launches of the launch-kill test: a branch cut (builder), an empty directory (play), a detached worktree
@@ -195,7 +253,9 @@ function unclaimed(checkout: string, lanesRoot: string, lanes: { cwd: string; br
     .filter((l) => l.startsWith('worktree ') && l !== `worktree ${checkout}`)
     .map((l) => l.slice(9))
   const dirs = existsSync(lanesRoot) ? readdirSync(lanesRoot).map((d) => join(lanesRoot, d)) : []
-  const laneBranches = git(checkout, 'branch', '--list', 'crash/*', '--format=%(refname:short)').split('\n').filter(Boolean)
+  const laneBranches = git(checkout, 'branch', '--list', 'crash/*', '--format=%(refname:short)')
+    .split('\n')
+    .filter(Boolean)
   return [
     ...worktrees.filter((d) => !cwds.has(d)).map((d) => `worktree ${d}`),
     ...dirs.filter((d) => !cwds.has(d)).map((d) => `directory ${d}`),
@@ -210,15 +270,34 @@ test('issue 16 item 3: the kernel killed at each step of a launch: after the res
   const w = new Walk('crash-launch', async (w) => {
     const lanes = await w.port.laneList({})
     const where = `killed after ${lanes.length} launches`
-    assert.equal(unclaimed(w.checkout, `${w.checkout}-lanes`, lanes), [], `${where}: nothing left that no lane record claims`)
+    assert.equal(
+      unclaimed(w.checkout, `${w.checkout}-lanes`, lanes),
+      [],
+      `${where}: nothing left that no lane record claims`,
+    )
     const { checks } = await w.port.doctor({})
-    assert.equal(checks.filter((c) => c.name === 'interrupted launch'), [], `${where}: svc doctor finds no leftover`)
+    assert.equal(
+      checks.filter((c) => c.name === 'interrupted launch'),
+      [],
+      `${where}: svc doctor finds no leftover`,
+    )
     root ??= (await w.port.convNew({ harness: 'none', project: 'sample' })).id
     if (cut && !lanes.some((l) => l.key === cut!.key)) {
-      const r = await w.port.laneStart({ conversation: root, run: 'crash', key: cut.key, role: cut.role as Role, prompt: 'x', noWait: true })
+      const r = await w.port.laneStart({
+        conversation: root,
+        run: 'crash',
+        key: cut.key,
+        role: cut.role as Role,
+        prompt: 'x',
+        noWait: true,
+      })
       assert.ok(existsSync(r.lane.cwd), `${where}: ${cut.key} launched again`)
     }
-    assert.equal(unclaimed(w.checkout, `${w.checkout}-lanes`, await w.port.laneList({})), [], `${where}: after the launch again`)
+    assert.equal(
+      unclaimed(w.checkout, `${w.checkout}-lanes`, await w.port.laneList({})),
+      [],
+      `${where}: after the launch again`,
+    )
   })
   try {
     await w.start()
@@ -234,7 +313,10 @@ test('issue 16 item 3: the kernel killed at each step of a launch: after the res
     await w.h.stop()
   }
   assert.ok(w.kills >= 20, `three launches have many kill points (${w.kills})`)
-  recordFigure('kernel killed at each step of three launches (builder, play, orchestrator)', `${w.kills} kill points, 0 worktrees, branches or directories left unclaimed, every launch cut short succeeded when tried again`)
+  recordFigure(
+    'kernel killed at each step of three launches (builder, play, orchestrator)',
+    `${w.kills} kill points, 0 worktrees, branches or directories left unclaimed, every launch cut short succeeded when tried again`,
+  )
 })
 
 test.run()

@@ -14,7 +14,10 @@ export function recordFigure(what: string, value: string) {
     const all: Record<string, string> = existsSync(FILE) ? JSON.parse(readFileSync(FILE, 'utf8')) : {}
     all[what] = value
     replace(FILE, JSON.stringify(all, null, 1))
-    replace(join(DIR, 'reliability.md'), ['| what | figure |', '|---|---|', ...Object.entries(all).map(([k, v]) => `| ${k} | ${v} |`)].join('\n') + '\n')
+    replace(
+      join(DIR, 'reliability.md'),
+      ['| what | figure |', '|---|---|', ...Object.entries(all).map(([k, v]) => `| ${k} | ${v} |`)].join('\n') + '\n',
+    )
   })
 }
 

@@ -31,7 +31,9 @@ const { applied } = reapKit(() => w)
 
 /** A file of the branch that this lane has on disk (a sparse lane has only those under src/). */
 function trackedFile(dir: string, rng: Rng): string {
-  const files = git(dir, 'ls-files').split('\n').filter((f) => existsSync(join(dir, f)) && lstatSync(join(dir, f)).isFile() && !f.startsWith('.'))
+  const files = git(dir, 'ls-files')
+    .split('\n')
+    .filter((f) => existsSync(join(dir, f)) && lstatSync(join(dir, f)).isFile() && !f.startsWith('.'))
   return rng.pick(files)
 }
 
@@ -41,7 +43,8 @@ function write(dir: string, path: string, bytes: Buffer | string) {
 }
 
 /** CRLF text that normalising would change. */
-const crlf = (rng: Rng) => Buffer.from(Array.from({ length: 1 + rng.int(5) }, (_, i) => `line ${i} ${rng.int(1000)}\r\n`).join(''))
+const crlf = (rng: Rng) =>
+  Buffer.from(Array.from({ length: 1 + rng.int(5) }, (_, i) => `line ${i} ${rng.int(1000)}\r\n`).join(''))
 
 /** Each kind: the change a lane makes; returns a process to end before the park, when it starts one. */
 const KINDS: Record<string, (dir: string, rng: Rng, i: number) => Promise<number | undefined> | undefined> = {
@@ -71,7 +74,8 @@ const KINDS: Record<string, (dir: string, rng: Rng, i: number) => Promise<number
   },
   'open file': async (dir, _rng, i) => {
     const log = join(dir, `log-${i}.txt`)
-    const script = "const fs = require('fs'); const fd = fs.openSync(process.argv[1], 'a'); let i = 0; setInterval(() => fs.writeSync(fd, `line ${++i}\\n`), 5)"
+    const script =
+      "const fs = require('fs'); const fd = fs.openSync(process.argv[1], 'a'); let i = 0; setInterval(() => fs.writeSync(fd, `line ${++i}\\n`), 5)"
     const writer = spawn(process.execPath, ['-e', script, log], { cwd: w.h.home, stdio: 'ignore', detached: true })
     await until(() => existsSync(log) && readFileSync(log).length > 0, 'the writer started')
     return writer.pid
@@ -85,7 +89,13 @@ const KINDS: Record<string, (dir: string, rng: Rng, i: number) => Promise<number
 
 /** Files the lane's checkout leaves out: those of the branch outside the sparse patterns. */
 function leftOutBySparse(dir: string): Set<string> {
-  return new Set(git(dir, 'ls-files', '-t').split('\n').filter((l) => l.startsWith('S ')).map((l) => l.slice(2)).filter((f) => !existsSync(join(dir, f))))
+  return new Set(
+    git(dir, 'ls-files', '-t')
+      .split('\n')
+      .filter((l) => l.startsWith('S '))
+      .map((l) => l.slice(2))
+      .filter((f) => !existsSync(join(dir, f))),
+  )
 }
 
 async function runCase(kind: string, i: number): Promise<void> {
@@ -93,7 +103,15 @@ async function runCase(kind: string, i: number): Promise<void> {
   const api = kernelApi(w.h)
   const key = `k${i}`
   const name = `r1-${key}-builder-i1`
-  const started = await api.post('/api/lanes', { run: 'r1', key, role: 'builder', harness: 'none', noWait: true, prompt: 'x', conversation: w.s.root })
+  const started = await api.post('/api/lanes', {
+    run: 'r1',
+    key,
+    role: 'builder',
+    harness: 'none',
+    noWait: true,
+    prompt: 'x',
+    conversation: w.s.root,
+  })
   assert.is(started.status, 201, JSON.stringify(started.body))
   const dir = join(w.lanes, `r1-${key}`)
   write(dir, `node_modules/dep-${i}/index.js`, 'x'.repeat(100 + i)) // ignored by the branch: left out
@@ -123,7 +141,11 @@ async function runCase(kind: string, i: number): Promise<void> {
   assert.match(parked.body.warnings.join('\n'), `node_modules/ (`)
   const back = applied(parked.body.parked.patch, `r1/${key}`, key)
   for (const p of Object.keys(back)) if (!(p in onDisk)) assert.ok(outside.has(p), `${p} came back but was not on disk`)
-  assert.equal(Object.fromEntries(Object.entries(back).filter(([p]) => p in onDisk)), onDisk, `${kind}, case ${i}, seed ${SEED}`)
+  assert.equal(
+    Object.fromEntries(Object.entries(back).filter(([p]) => p in onDisk)),
+    onDisk,
+    `${kind}, case ${i}, seed ${SEED}`,
+  )
 }
 
 test.before(async () => {
@@ -143,7 +165,12 @@ test(`each dirty-tree kind git status misreads, ${CASES} cases each: refused wit
   let i = 0
   for (const kind of Object.keys(KINDS)) {
     if (kind === 'sparse') {
-      const roles = Object.fromEntries(['builder', 'critic', 'verifier', 'play', 'orchestrator'].map((r) => [r, { model: `model-${r}`, harness: 'shell' }]))
+      const roles = Object.fromEntries(
+        ['builder', 'critic', 'verifier', 'play', 'orchestrator'].map((r) => [
+          r,
+          { model: `model-${r}`, harness: 'shell' },
+        ]),
+      )
       writeProjectsYaml(w.h.service, w.s.project, { gauntlet: { sparse_checkout: SPARSE, roles } })
     }
     parked[kind] = 0
@@ -159,7 +186,9 @@ test(`each dirty-tree kind git status misreads, ${CASES} cases each: refused wit
   }
   recordFigure(
     'dirty-tree kinds parked exactly, byte for byte (each also refused without --park, no byte changed)',
-    Object.entries(parked).map(([k, n]) => `${k} ${n}/${CASES}`).join(', '),
+    Object.entries(parked)
+      .map(([k, n]) => `${k} ${n}/${CASES}`)
+      .join(', '),
   )
   assert.equal(failures, [], `seed ${SEED}`)
   assert.is(readdirSync(w.lanes).length, 0, 'every lane reaped')

@@ -19,17 +19,45 @@ test.after.each(async () => {
 test('50 concurrent starts of different keys all succeed with consistent records and worktrees', async () => {
   const n = 50
   const results = await Promise.all(
-    Array.from({ length: n }, (_, i) => h.svc(['lane', 'start', '--run', 'r1', '--key', `k${i}`, '--role', 'builder', '--harness', 'none', '--prompt', 'x', '--no-wait'], { env: s.env })),
+    Array.from({ length: n }, (_, i) =>
+      h.svc(
+        [
+          'lane',
+          'start',
+          '--run',
+          'r1',
+          '--key',
+          `k${i}`,
+          '--role',
+          'builder',
+          '--harness',
+          'none',
+          '--prompt',
+          'x',
+          '--no-wait',
+        ],
+        { env: s.env },
+      ),
+    ),
   )
   for (const [i, r] of results.entries()) {
     assert.is(r.code, 0, r.stderr)
-    assert.match(r.stdout, new RegExp(`^Lane r1/k${i} builder i1: conv \\d+ \\(r1-k${i}-builder-i1\\) in ${s.lanesRoot}/r1-k${i}\\n$`))
+    assert.match(
+      r.stdout,
+      new RegExp(`^Lane r1/k${i} builder i1: conv \\d+ \\(r1-k${i}-builder-i1\\) in ${s.lanesRoot}/r1-k${i}\\n$`),
+    )
   }
-  const lanes = JSON.parse(await h.ok(['lane', 'list', '--run', 'r1', '--json'])) as { key: string; cwd: string; git?: { branch: string } }[]
+  const lanes = JSON.parse(await h.ok(['lane', 'list', '--run', 'r1', '--json'])) as {
+    key: string
+    cwd: string
+    git?: { branch: string }
+  }[]
   assert.is(lanes.length, n)
   assert.is(new Set(lanes.map((l) => l.key)).size, n)
   for (const l of lanes) assert.is(l.git?.branch, `r1/${l.key}`)
-  const worktrees = git(s.project.checkout, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).length
+  const worktrees = git(s.project.checkout, 'worktree', 'list', '--porcelain')
+    .split('\n')
+    .filter((l) => l.startsWith('worktree ')).length
   assert.is(worktrees, n + 1)
   assert.is(git(s.project.checkout, 'branch', '--list', 'r1/*').split('\n').length, n)
   assert.is(readdirSync(s.lanesRoot).length, n)
@@ -38,29 +66,59 @@ test('50 concurrent starts of different keys all succeed with consistent records
 
 test('concurrent reports, tells and reaps on one lane: each succeeds or is refused cleanly', async () => {
   const gate = join(h.home, 'go')
-  await h.ok(['lane', 'start', '--run', 'r1', '--key', 'p', '--role', 'play', '--prompt', `while [ ! -e ${gate} ]; do sleep 0.05; done; sleep 30`], { env: s.env })
+  await h.ok(
+    [
+      'lane',
+      'start',
+      '--run',
+      'r1',
+      '--key',
+      'p',
+      '--role',
+      'play',
+      '--prompt',
+      `while [ ! -e ${gate} ]; do sleep 0.05; done; sleep 30`,
+    ],
+    { env: s.env },
+  )
   const lane = 'r1-p-play-i1'
   const id = JSON.parse(await h.ok(['conv', 'show', lane, '--json'])).id as string
   const calls = [
-    ...Array.from({ length: 8 }, (_, i) => h.svc(['lane', 'report', '--stdin', '--status', 'blocked'], { env: { SERVICE_CONVERSATION: id }, input: `BLOCKED report ${i}` })),
+    ...Array.from({ length: 8 }, (_, i) =>
+      h.svc(['lane', 'report', '--stdin', '--status', 'blocked'], {
+        env: { SERVICE_CONVERSATION: id },
+        input: `BLOCKED report ${i}`,
+      }),
+    ),
     ...Array.from({ length: 8 }, (_, i) => h.svc(['tell', lane, `message ${i}`])),
     ...Array.from({ length: 3 }, () => h.svc(['lane', 'reap', lane])),
   ]
   const results = await Promise.all(calls)
   for (const r of results) {
     assert.ok(r.code === 0 || r.code === 4 || r.code === 1, `exit ${r.code}`)
-    if (r.code === 1) assert.ok(/^svc: .+\n(hint: .+\n)?$/.test(r.stderr), `a clean refusal: ${JSON.stringify(r.stderr)}`)
+    if (r.code === 1)
+      assert.ok(/^svc: .+\n(hint: .+\n)?$/.test(r.stderr), `a clean refusal: ${JSON.stringify(r.stderr)}`)
   }
   const reports = h.reports(lane) as { seq: number }[]
   const filed = results.slice(0, 8).filter((r) => r.code === 4).length
   assert.is(reports.length, filed, 'every acknowledged report is stored, no other')
-  assert.equal(reports.map((r) => r.seq), Array.from({ length: filed }, (_, i) => i + 1))
+  assert.equal(
+    reports.map((r) => r.seq),
+    Array.from({ length: filed }, (_, i) => i + 1),
+  )
   const reaped = results.slice(16).filter((r) => r.code === 0).length
   assert.is(reaped, 1, 'exactly one reap completes')
   assert.not.ok(existsSync(join(s.lanesRoot, 'r1-p-play-i1')))
-  const inbox = existsSync(join(h.service, 'agents', `conv-${lane}`, 'inbox.jsonl')) ? readFileSync(join(h.service, 'agents', `conv-${lane}`, 'inbox.jsonl'), 'utf8').trim().split('\n').length : 0
+  const inbox = existsSync(join(h.service, 'agents', `conv-${lane}`, 'inbox.jsonl'))
+    ? readFileSync(join(h.service, 'agents', `conv-${lane}`, 'inbox.jsonl'), 'utf8')
+        .trim()
+        .split('\n').length
+    : 0
   assert.is(inbox, results.slice(8, 16).filter((r) => r.code === 0).length, 'every acknowledged tell is in the inbox')
-  recordFigure('concurrent reports, tells and reaps on one lane', `19 calls: ${filed} reports, ${inbox} tells, 1 reap acknowledged; the rest refused on one line`)
+  recordFigure(
+    'concurrent reports, tells and reaps on one lane',
+    `19 calls: ${filed} reports, ${inbox} tells, 1 reap acknowledged; the rest refused on one line`,
+  )
 })
 
 test.run()

@@ -21,6 +21,9 @@ export function snapshot(roots: string[], repo?: string): string {
     }
   }
   roots.forEach(walk)
-  if (repo) lines.push(execFileSync('git', ['for-each-ref', '--format=%(refname) %(objectname)'], { cwd: repo, encoding: 'utf8' }))
+  if (repo)
+    lines.push(
+      execFileSync('git', ['for-each-ref', '--format=%(refname) %(objectname)'], { cwd: repo, encoding: 'utf8' }),
+    )
   return lines.sort().join('\n')
 }

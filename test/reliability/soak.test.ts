@@ -44,7 +44,14 @@ test(`random-kill soak: ${KILLS} SIGKILLs of the kernel at random moments under 
       let i = 0
       while (!stop) {
         try {
-          const lane = await p.laneStart({ conversation: root, run: 'soak', key: `c${n}-${i++}`, role: 'play', prompt: 'x', noWait: true })
+          const lane = await p.laneStart({
+            conversation: root,
+            run: 'soak',
+            key: `c${n}-${i++}`,
+            role: 'play',
+            prompt: 'x',
+            noWait: true,
+          })
           const entry = { conv: lane.lane.id, reports: [] as number[] }
           acks.push(entry)
           written++
@@ -70,7 +77,8 @@ test(`random-kill soak: ${KILLS} SIGKILLs of the kernel at random moments under 
       // on the machine's speed.
       await port().catch(() => undefined)
       const limit = Date.now() + 5000
-      while ((acks.length < kills / 4 || written < 3 * kills) && Date.now() < limit) await new Promise((r) => setTimeout(r, 10))
+      while ((acks.length < kills / 4 || written < 3 * kills) && Date.now() < limit)
+        await new Promise((r) => setTimeout(r, 10))
       await new Promise((r) => setTimeout(r, 30 + Math.random() * 300))
       const k = h.kernelFile()
       if (!k || !alive(k.pid)) continue
@@ -98,7 +106,10 @@ test(`random-kill soak: ${KILLS} SIGKILLs of the kernel at random moments under 
     // Reports too, not lanes alone: a report call failing every time would otherwise leave nothing to check.
     const reports = acks.reduce((sum, a) => sum + a.reports.length, 0)
     assert.ok(reports >= acks.length, `acknowledged reports to check (${reports} for ${acks.length} lanes)`)
-    recordFigure('random-kill soak under load (3 clients launching and reporting)', `${kills} SIGKILLs, ${failures} calls cut off and retried, ${checked} acknowledged writes checked, 0 lost`)
+    recordFigure(
+      'random-kill soak under load (3 clients launching and reporting)',
+      `${kills} SIGKILLs, ${failures} calls cut off and retried, ${checked} acknowledged writes checked, 0 lost`,
+    )
   } finally {
     await h.stop()
   }

@@ -7,7 +7,12 @@ import { h } from './dom.js'
  * self-marked wait, the composer's message is the answer. `done` says what happened. */
 export function askPanel(ref: string, ask: NeedsYouAsk, done: (msg: string) => void, ids = false) {
   const id = (name: string) => (ids ? name : undefined)
-  const message = h('input', { class: 'answer-message', id: id('answer-message'), placeholder: 'message (optional)', 'aria-label': 'answer message' })
+  const message = h('input', {
+    class: 'answer-message',
+    id: id('answer-message'),
+    placeholder: 'message (optional)',
+    'aria-label': 'answer message',
+  })
   const answer = async (decision: 'allow' | 'deny', text?: string) => {
     try {
       await api.answer(ref, decision, text || message.value || undefined)
@@ -19,12 +24,38 @@ export function askPanel(ref: string, ask: NeedsYouAsk, done: (msg: string) => v
   const detail =
     ask.kind === 'question'
       ? ask.questions.map((q) =>
-          h('div', { class: 'question' }, h('div', { class: 'q-text', 'data-question': '' }, q.header ? `${q.header}: ${q.question}` : q.question),
-            h('div', { class: 'options' }, q.options.map((o) => h('button', { class: 'option', 'data-option': o.label, title: o.description, onclick: () => answer('allow', o.label) }, o.label)))))
+          h(
+            'div',
+            { class: 'question' },
+            h('div', { class: 'q-text', 'data-question': '' }, q.header ? `${q.header}: ${q.question}` : q.question),
+            h(
+              'div',
+              { class: 'options' },
+              q.options.map((o) =>
+                h(
+                  'button',
+                  {
+                    class: 'option',
+                    'data-option': o.label,
+                    title: o.description,
+                    onclick: () => answer('allow', o.label),
+                  },
+                  o.label,
+                ),
+              ),
+            ),
+          ),
+        )
       : ask.kind === 'plan'
         ? h('pre', { class: 'plan', 'data-plan': '' }, ask.plan)
         : ask.kind === 'permission'
-          ? h('div', { class: 'permission' }, h('span', { class: 'chip tool', 'data-tool': ask.tool }, ask.tool), ' ', h('code', { class: 'tool-input' }, ask.input))
+          ? h(
+              'div',
+              { class: 'permission' },
+              h('span', { class: 'chip tool', 'data-tool': ask.tool }, ask.tool),
+              ' ',
+              h('code', { class: 'tool-input' }, ask.input),
+            )
           : null
   return h(
     'div',
@@ -33,6 +64,12 @@ export function askPanel(ref: string, ask: NeedsYouAsk, done: (msg: string) => v
     detail,
     ask.kind === 'mark'
       ? null
-      : h('div', { class: 'answer' }, message, h('button', { class: 'allow', id: id('allow'), onclick: () => answer('allow') }, 'Allow'), h('button', { class: 'deny', id: id('deny'), onclick: () => answer('deny') }, 'Deny')),
+      : h(
+          'div',
+          { class: 'answer' },
+          message,
+          h('button', { class: 'allow', id: id('allow'), onclick: () => answer('allow') }, 'Allow'),
+          h('button', { class: 'deny', id: id('deny'), onclick: () => answer('deny') }, 'Deny'),
+        ),
   )
 }

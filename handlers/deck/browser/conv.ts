@@ -14,7 +14,15 @@ function facts(d: ConvDetail, now: number): Child[] {
   return [
     activityChip(lane ?? c, now),
     h('span', { class: 'muted' }, [c.harness, c.model, c.cost ? costText(c.cost) : ''].filter(Boolean).join(' ')),
-    lane ? [h('span', { class: 'chip' }, `${lane.run}/${lane.key} ${lane.role} i${lane.iteration}`), lane.for ? h('span', { class: 'muted' }, `for ${cellsOf(lane).FOR}`) : null, reportCell(lane), gitCell(lane), verdictBadge(lane, lane.role === 'builder')] : null,
+    lane
+      ? [
+          h('span', { class: 'chip' }, `${lane.run}/${lane.key} ${lane.role} i${lane.iteration}`),
+          lane.for ? h('span', { class: 'muted' }, `for ${cellsOf(lane).FOR}`) : null,
+          reportCell(lane),
+          gitCell(lane),
+          verdictBadge(lane, lane.role === 'builder'),
+        ]
+      : null,
   ]
 }
 
@@ -22,16 +30,38 @@ function report(r: ReportView, stale: boolean) {
   return h(
     'article',
     { class: `report-card status-${r.status}`, 'data-report-seq': r.seq },
-    h('header', {}, h('span', { class: `chip report-${r.status}`, 'data-status': r.status }, r.status), h('span', { class: 'muted' }, `report ${r.seq} at ${clockTime(r.at)}`),
-      r.branch || r.head ? h('span', { class: 'muted' }, `${r.branch ?? '(detached)'}@${(r.head ?? '-').slice(0, 7)}`) : null),
+    h(
+      'header',
+      {},
+      h('span', { class: `chip report-${r.status}`, 'data-status': r.status }, r.status),
+      h('span', { class: 'muted' }, `report ${r.seq} at ${clockTime(r.at)}`),
+      r.branch || r.head
+        ? h('span', { class: 'muted' }, `${r.branch ?? '(detached)'}@${(r.head ?? '-').slice(0, 7)}`)
+        : null,
+    ),
     r.verdict
-      ? h('div', { class: 'verdict' },
-          h('span', { class: `badge verdict-${r.verdict}${stale ? ' stale' : ''}`, 'data-verdict': r.verdict }, `${r.verdict} ${r.defects ?? 0}`),
-          stale ? h('span', { class: 'stale-mark', 'data-stale': '' }, 'stale: the builder moved past the judged commit') : null,
+      ? h(
+          'div',
+          { class: 'verdict' },
+          h(
+            'span',
+            { class: `badge verdict-${r.verdict}${stale ? ' stale' : ''}`, 'data-verdict': r.verdict },
+            `${r.verdict} ${r.defects ?? 0}`,
+          ),
+          stale
+            ? h('span', { class: 'stale-mark', 'data-stale': '' }, 'stale: the builder moved past the judged commit')
+            : null,
           r.judged ? h('span', { class: 'muted' }, `judged ${r.judged.slice(0, 7)}`) : null,
           r.verdictFile ? h('span', { class: 'muted', 'data-verdict-file': '' }, r.verdictFile) : null,
-          r.defectList ? h('ol', { class: 'defects' }, r.defectList.map((d) => h('li', { 'data-defect': '' }, d))) : null,
-          r.defectProblem ? h('p', { class: 'error' }, r.defectProblem) : null)
+          r.defectList
+            ? h(
+                'ol',
+                { class: 'defects' },
+                r.defectList.map((d) => h('li', { 'data-defect': '' }, d)),
+              )
+            : null,
+          r.defectProblem ? h('p', { class: 'error' }, r.defectProblem) : null,
+        )
       : null,
     h('div', { class: 'report-body', 'data-report-body': '' }, markdown(r.body)),
   )
@@ -59,19 +89,52 @@ export function convPage(ref: string) {
     fill(must('#facts'), facts(d, now))
     must('#needs').hidden = !d.ask
     section('#needs-body', d.ask ?? null, () => (d.ask ? askPanel(c.id, d.ask, say, true) : null))
-    section('#chain', d.chain ?? null, () => (d.chain ? [h('span', { class: 'muted' }, 'chain '), h('span', { 'data-chain': '' }, d.chain)] : null))
+    section('#chain', d.chain ?? null, () =>
+      d.chain ? [h('span', { class: 'muted' }, 'chain '), h('span', { 'data-chain': '' }, d.chain)] : null,
+    )
     section('#worktree', [d.worktree, lane?.git, lane?.branch], () =>
       d.worktree
-        ? [h('span', { class: 'muted' }, 'worktree '), h('code', {}, d.worktree.cwd), d.worktree.exists ? null : h('span', { class: 'chip' }, 'removed'),
-            lane?.git ? h('span', { class: 'muted' }, ` upstream ${lane.git.upstream ?? '-'}, ahead ${lane.git.ahead ?? '-'}, behind ${lane.git.behind ?? '-'}, ${lane.git.dirty ? 'dirty' : 'clean'}`) : null]
-        : null)
+        ? [
+            h('span', { class: 'muted' }, 'worktree '),
+            h('code', {}, d.worktree.cwd),
+            d.worktree.exists ? null : h('span', { class: 'chip' }, 'removed'),
+            lane?.git
+              ? h(
+                  'span',
+                  { class: 'muted' },
+                  ` upstream ${lane.git.upstream ?? '-'}, ahead ${lane.git.ahead ?? '-'}, behind ${lane.git.behind ?? '-'}, ${lane.git.dirty ? 'dirty' : 'clean'}`,
+                )
+              : null,
+          ]
+        : null,
+    )
     section('#reports', [d.reports, lane?.verdict?.stale], () =>
-      d.reports.length ? d.reports.slice().reverse().map((r) => report(r, Boolean(r.verdict && lane?.verdict?.stale))) : h('p', { class: 'muted empty' }, 'no report yet'))
+      d.reports.length
+        ? d.reports
+            .slice()
+            .reverse()
+            .map((r) => report(r, Boolean(r.verdict && lane?.verdict?.stale)))
+        : h('p', { class: 'muted empty' }, 'no report yet'),
+    )
     section('#parked', d.parked, () =>
-      d.parked.length ? [h('h3', {}, 'Parked patches'), h('ul', {}, d.parked.map((p) => h('li', { 'data-parked': '' }, h('code', {}, p.patch), ' ', h('span', { class: 'muted' }, p.ref))))] : null)
+      d.parked.length
+        ? [
+            h('h3', {}, 'Parked patches'),
+            h(
+              'ul',
+              {},
+              d.parked.map((p) =>
+                h('li', { 'data-parked': '' }, h('code', {}, p.patch), ' ', h('span', { class: 'muted' }, p.ref)),
+              ),
+            ),
+          ]
+        : null,
+    )
     section('#contract', [d.contract, d.brief], () => [
       d.brief !== undefined ? h('details', { class: 'fold' }, h('summary', {}, 'Brief'), markdown(d.brief)) : null,
-      d.contract !== undefined ? h('details', { class: 'fold' }, h('summary', {}, 'Contract'), h('pre', { class: 'contract' }, d.contract)) : null,
+      d.contract !== undefined
+        ? h('details', { class: 'fold' }, h('summary', {}, 'Contract'), h('pre', { class: 'contract' }, d.contract))
+        : null,
     ])
     must('#diff-panel').hidden = !lane || lane.role === 'play'
     message.disabled = !d.composer.enabled
@@ -105,7 +168,11 @@ export function convPage(ref: string) {
   must('#reap-go').addEventListener('click', async () => {
     try {
       const r = await api.reap(ref, must<HTMLInputElement>('#park').checked, must<HTMLInputElement>('#keep').checked)
-      say(['reaped', r.parked ? `parked to ${r.parked.patch}` : '', r.archiveError ?? '', ...r.warnings].filter(Boolean).join('; '))
+      say(
+        ['reaped', r.parked ? `parked to ${r.parked.patch}` : '', r.archiveError ?? '', ...r.warnings]
+          .filter(Boolean)
+          .join('; '),
+      )
     } catch (err) {
       say((err as Error).message)
     }

@@ -19,9 +19,28 @@ export function diffPanel(ref: string) {
         out,
         h('p', { class: 'muted' }, `against ${d.base}`),
         h('pre', { class: 'diff-stat', 'data-diff-stat': '' }, d.stat || '(no change)'),
-        h('pre', { class: 'diff-patch', 'data-diff-patch': '' }, d.patch.split('\n').map((l) => h('span', { class: l.startsWith('+') ? 'add' : l.startsWith('-') ? 'del' : l.startsWith('@@') ? 'hunk' : '' }, `${l}\n`))),
+        h(
+          'pre',
+          { class: 'diff-patch', 'data-diff-patch': '' },
+          d.patch
+            .split('\n')
+            .map((l) =>
+              h(
+                'span',
+                { class: l.startsWith('+') ? 'add' : l.startsWith('-') ? 'del' : l.startsWith('@@') ? 'hunk' : '' },
+                `${l}\n`,
+              ),
+            ),
+        ),
         d.truncated
-          ? h('p', { class: 'more' }, `showing ${kb(shown)} of ${kb(d.bytes)} `, shown < MAX_DIFF_BYTES ? h('button', { id: 'diff-more', type: 'button', onclick: () => void load(next) }, 'more') : '(the most one page shows)')
+          ? h(
+              'p',
+              { class: 'more' },
+              `showing ${kb(shown)} of ${kb(d.bytes)} `,
+              shown < MAX_DIFF_BYTES
+                ? h('button', { id: 'diff-more', type: 'button', onclick: () => void load(next) }, 'more')
+                : '(the most one page shows)',
+            )
           : null,
       )
     } catch (e) {

@@ -13,7 +13,11 @@ const text = (s: unknown, keepLines = true): Text => document.createTextNode(pri
 /** A link target as given, if it is one of the deck's own paths or http(s); otherwise none. */
 const hrefOf = (href: string): string | undefined => (/^\/[a-z]/.test(href) ? href : safeHref(href))
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag)
   for (const [k, v] of Object.entries(attrs)) {
     if (typeof v === 'function') el.addEventListener(k.slice(2), v)

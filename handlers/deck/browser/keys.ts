@@ -41,10 +41,12 @@ export function installKeys() {
     const page = document.body.dataset.page
     if (e.key === 'j' || e.key === 'ArrowDown') go(() => move(1))
     else if (e.key === 'k' || e.key === 'ArrowUp') go(() => move(-1))
-    else if (e.key === 'Enter' && chosen()) go(() => chosen()!.querySelector<HTMLAnchorElement>('a[href^="/conv/"]')?.click())
+    else if (e.key === 'Enter' && chosen())
+      go(() => chosen()!.querySelector<HTMLAnchorElement>('a[href^="/conv/"]')?.click())
     else if (e.key === 'a') go(() => (chosen() ?? document).querySelector<HTMLElement>('.ask button')?.focus())
     else if (e.key === '/') go(() => document.querySelector<HTMLElement>('#search')?.focus())
     else if (e.key === 'c') go(() => document.querySelector<HTMLElement>('#message:not([disabled])')?.focus())
-    else if ((e.key === 'u' || e.key === 'Backspace') && page === 'conv') go(() => (history.length > 1 ? history.back() : location.assign('/')))
+    else if ((e.key === 'u' || e.key === 'Backspace') && page === 'conv')
+      go(() => (history.length > 1 ? history.back() : location.assign('/')))
   })
 }

@@ -21,10 +21,20 @@ function inbox(entries: InboxEntry[], now: number) {
     'ul',
     { class: 'inbox-list' },
     entries.map((e) =>
-      h('li', { class: 'inbox-entry', 'data-inbox': e.id, 'data-nav': `inbox-${e.id}` },
-        h('div', { class: 'inbox-head' }, h('a', { href: `/conv/${e.id}` }, `#${e.id} ${e.name}`), e.lane ? h('span', { class: 'chip role' }, `${e.lane.run}/${e.lane.key} ${e.lane.role} i${e.lane.iteration}`) : null,
-          h('span', { class: 'muted' }, `waiting ${age(e.since, now)}`)),
-        askPanel(e.id, e.ask, say)),
+      h(
+        'li',
+        { class: 'inbox-entry', 'data-inbox': e.id, 'data-nav': `inbox-${e.id}` },
+        h(
+          'div',
+          { class: 'inbox-head' },
+          h('a', { href: `/conv/${e.id}` }, `#${e.id} ${e.name}`),
+          e.lane
+            ? h('span', { class: 'chip role' }, `${e.lane.run}/${e.lane.key} ${e.lane.role} i${e.lane.iteration}`)
+            : null,
+          h('span', { class: 'muted' }, `waiting ${age(e.since, now)}`),
+        ),
+        askPanel(e.id, e.ask, say),
+      ),
     ),
   )
 }
@@ -70,9 +80,13 @@ export function listPage(page: 'deck' | 'agents', notifier: Notifier) {
     } else {
       // The deck shows each run's cost in its header; the tree, in one line above it.
       fill(must('#tree'), agentsTree(tree, now, search?.value ?? ''))
-      fill(must('#costs'), Object.entries(tree.costPerRun).map(([r, c], i) => [i ? ' · ' : '', h('span', {}, `run ${r}: ${usdText(c)}`)]))
+      fill(
+        must('#costs'),
+        Object.entries(tree.costPerRun).map(([r, c], i) => [i ? ' · ' : '', h('span', {}, `run ${r}: ${usdText(c)}`)]),
+      )
     }
-    for (const row of document.querySelectorAll<HTMLElement>('li[data-id] > .row')) row.dataset.nav = `row-${row.parentElement!.dataset.id}`
+    for (const row of document.querySelectorAll<HTMLElement>('li[data-id] > .row'))
+      row.dataset.nav = `row-${row.parentElement!.dataset.id}`
     restoreCurrent()
     document.body.dataset.drawn = String(Date.now())
   }
@@ -98,7 +112,8 @@ export function listPage(page: 'deck' | 'agents', notifier: Notifier) {
       row.replaceWith(fresh)
     }
     tree.counts = runCounts(Object.values(tree.lanes))
-    for (const run of new Set(ids.map((id) => tree.lanes[id!].run))) document.querySelector(`[data-run="${CSS.escape(run)}"] .counts`)?.replaceWith(countsOf(tree.counts[run]))
+    for (const run of new Set(ids.map((id) => tree.lanes[id!].run)))
+      document.querySelector(`[data-run="${CSS.escape(run)}"] .counts`)?.replaceWith(countsOf(tree.counts[run]))
     notifier.observe(tree)
     return true
   }

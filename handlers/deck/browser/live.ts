@@ -38,7 +38,9 @@ export function live(draw: () => Promise<void>, patch?: (changes: Change[]) => P
   const es = new EventSource('/api/events')
   es.addEventListener('change', async (e) => {
     performance.mark('svc:change')
-    const drawn = patch ? await patch(JSON.parse((e as MessageEvent<string>).data) as Change[]).catch(() => false) : false
+    const drawn = patch
+      ? await patch(JSON.parse((e as MessageEvent<string>).data) as Change[]).catch(() => false)
+      : false
     clearTimeout(settle)
     if (drawn) settle = setTimeout(() => void redraw(), SETTLE_MS)
     else void redraw()

@@ -11,7 +11,11 @@ function block(b: Block): Child {
     case 'para':
       return h('p', {}, b.children.map(inline))
     case 'list':
-      return h(b.ordered ? 'ol' : 'ul', {}, b.items.map((i) => h('li', {}, i.map(inline))))
+      return h(
+        b.ordered ? 'ol' : 'ul',
+        {},
+        b.items.map((i) => h('li', {}, i.map(inline))),
+      )
     case 'code':
       return h('pre', { class: 'code' }, h('code', {}, b.text))
     case 'rule':

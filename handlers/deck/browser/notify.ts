@@ -16,7 +16,9 @@ export class Notifier {
   }
 
   get on() {
-    return typeof Notification !== 'undefined' && Notification.permission === 'granted' && localStorage.getItem(KEY) === 'on'
+    return (
+      typeof Notification !== 'undefined' && Notification.permission === 'granted' && localStorage.getItem(KEY) === 'on'
+    )
   }
 
   private label() {
@@ -38,11 +40,16 @@ export class Notifier {
     const before = this.seen
     this.seen = { needs, reports }
     if (!before || !this.on) return
-    for (const e of tree.inbox) if (!before.needs.has(e.id)) this.raise(`#${e.id} ${e.name} needs you`, askText(e.ask), e.id)
+    for (const e of tree.inbox)
+      if (!before.needs.has(e.id)) this.raise(`#${e.id} ${e.name} needs you`, askText(e.ask), e.id)
     for (const [id, seq] of reports)
       if ((before.reports.get(id) ?? 0) < seq) {
         const l = tree.lanes[id]
-        this.raise(`#${id} ${l.run}/${l.key} ${l.role} reported ${l.report!.status}`, l.verdict && l.verdict.by === id ? `${l.verdict.value} (${l.verdict.defects} defects)` : l.name, id)
+        this.raise(
+          `#${id} ${l.run}/${l.key} ${l.role} reported ${l.report!.status}`,
+          l.verdict && l.verdict.by === id ? `${l.verdict.value} (${l.verdict.defects} defects)` : l.name,
+          id,
+        )
       }
   }
 

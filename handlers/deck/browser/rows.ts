@@ -16,7 +16,11 @@ export function activityChip(view: ConvView | LaneView, now: number) {
   const state = activityShown(view)
   const ev = `${e.source}${e.detail ? `: ${e.detail}` : ''}, ${age(e.at, now)} ago`
   return [
-    h('span', { class: `chip activity-${state}`, 'data-activity': view.activity, title: ev }, state + (!view.archived && view.reason ? ` (${view.reason})` : '')),
+    h(
+      'span',
+      { class: `chip activity-${state}`, 'data-activity': view.activity, title: ev },
+      state + (!view.archived && view.reason ? ` (${view.reason})` : ''),
+    ),
     h('span', { class: 'muted evidence' }, ev),
   ]
 }
@@ -29,20 +33,33 @@ export function verdictBadge(lane: LaneView, link: boolean) {
     title: v.stale ? 'stale: the branch moved past the judged commit' : `judged ${(v.judged ?? '').slice(0, 7)}`,
   }
   const label = [cellsOf(lane).VERDICT, v.stale ? h('span', { class: 'stale-mark', 'data-stale': '' }, ' stale') : null]
-  return link ? h('a', { ...attrs, 'data-verdict-link': v.by, href: `/conv/${v.by}` }, label) : h('span', { ...attrs, 'data-verdict': v.value }, label)
+  return link
+    ? h('a', { ...attrs, 'data-verdict-link': v.by, href: `/conv/${v.by}` }, label)
+    : h('span', { ...attrs, 'data-verdict': v.value }, label)
 }
 
 export function gitCell(l: LaneView) {
   const { 'BRANCH@SHA': at, AHEAD: ahead, DIRTY: dirty } = cellsOf(l)
   if (at === '-') return null
-  return h('span', { class: 'muted git', 'data-git': at }, at + (ahead !== '-' ? ` ahead ${ahead}` : '') + (dirty !== '-' ? ` dirty ${dirty}` : ''))
+  return h(
+    'span',
+    { class: 'muted git', 'data-git': at },
+    at + (ahead !== '-' ? ` ahead ${ahead}` : '') + (dirty !== '-' ? ` dirty ${dirty}` : ''),
+  )
 }
 
-export const reportCell = (l: Pick<LaneView | WorkerView, 'report'>) => h('span', { class: `report report-${l.report?.status ?? 'none'}`, 'data-report': l.report?.status ?? '' }, l.report ? `report: ${l.report.status}` : 'no report')
+export const reportCell = (l: Pick<LaneView | WorkerView, 'report'>) =>
+  h(
+    'span',
+    { class: `report report-${l.report?.status ?? 'none'}`, 'data-report': l.report?.status ?? '' },
+    l.report ? `report: ${l.report.status}` : 'no report',
+  )
 
 /** A worker's facts on its row: its iteration and its issue (a link when the issue has a web address). */
 function workerCells(w: WorkerView) {
-  const issue = /^https?:/.test(w.url ?? '') ? h('a', { class: 'issue', 'data-issue': w.issue, href: w.url! }, w.issue) : h('span', { class: 'issue', 'data-issue': w.issue }, w.issue)
+  const issue = /^https?:/.test(w.url ?? '')
+    ? h('a', { class: 'issue', 'data-issue': w.issue, href: w.url! }, w.issue)
+    : h('span', { class: 'issue', 'data-issue': w.issue }, w.issue)
   return [h('span', { class: 'chip role', 'data-role': 'worker' }, `worker i${w.iteration}`), issue]
 }
 
@@ -58,11 +75,24 @@ export function convRow(tree: DeckTree, id: string, now: number, continues?: str
     h('span', { class: 'id' }, `#${id}`),
     h('span', { class: 'name' }, h('a', { href: `/conv/${id}` }, c.title ? `${c.name} · ${c.title}` : c.name)),
     continues ? h('span', { class: 'continues', 'data-continues': continues }, `continues ← #${continues}`) : null,
-    l ? [h('span', { class: 'chip role', 'data-role': l.role }, `${l.role} i${l.iteration}`), h('span', { class: 'muted' }, `${l.run}/${l.key}`)] : w ? workerCells(w) : h('span', { class: 'chip' }, c.kind),
+    l
+      ? [
+          h('span', { class: 'chip role', 'data-role': l.role }, `${l.role} i${l.iteration}`),
+          h('span', { class: 'muted' }, `${l.run}/${l.key}`),
+        ]
+      : w
+        ? workerCells(w)
+        : h('span', { class: 'chip' }, c.kind),
     activityChip(l ?? c, now),
     l ? [reportCell(l), gitCell(l), verdictBadge(l, l.role === 'builder')] : w ? reportCell(w) : null,
     c.model ? h('span', { class: 'muted' }, c.model) : null,
     c.cost ? h('span', { class: 'muted cost' }, costText(c.cost)) : null,
-    orch !== undefined ? h('span', { class: 'muted orch-cost', 'data-orch-cost': orch.toFixed(2) }, `orchestrator total ${usdText(orch)}`) : null,
+    orch !== undefined
+      ? h(
+          'span',
+          { class: 'muted orch-cost', 'data-orch-cost': orch.toFixed(2) },
+          `orchestrator total ${usdText(orch)}`,
+        )
+      : null,
   )
 }

@@ -11,7 +11,13 @@ const COUNTED: (keyof RunCounts)[] = ['working', 'needs-you', 'idle', 'reported'
 
 /** A run's counts, as its header shows them. */
 export const countsOf = (counts: RunCounts) =>
-  h('span', { class: 'counts' }, COUNTED.map((k) => h('span', { class: `count count-${k}${counts[k] ? '' : ' zero'}`, 'data-count': k }, `${counts[k]} ${k}`)))
+  h(
+    'span',
+    { class: 'counts' },
+    COUNTED.map((k) =>
+      h('span', { class: `count count-${k}${counts[k] ? '' : ' zero'}`, 'data-count': k }, `${counts[k]} ${k}`),
+    ),
+  )
 
 /** The ids of every row the (filtered) tree shows. */
 function shown(roots: Node[], out = new Set<string>()): Set<string> {
@@ -39,13 +45,34 @@ export function runSections(tree: DeckTree, now: number) {
     return h(
       'section',
       { class: 'run', 'data-run': run },
-      h('h2', {}, h('span', { class: 'run-name' }, `run ${run}`),
+      h(
+        'h2',
+        {},
+        h('span', { class: 'run-name' }, `run ${run}`),
         countsOf(counts),
-        h('span', { class: 'run-cost', 'data-run-cost': run }, `run ${run}: ${usdText(tree.costPerRun[run] ?? 0)}`)),
+        h('span', { class: 'run-cost', 'data-run-cost': run }, `run ${run}: ${usdText(tree.costPerRun[run] ?? 0)}`),
+      ),
       [...keys.keys()].sort().map((key) =>
-        h('div', { class: 'key', 'data-key': key },
-          h('div', { class: 'chain', 'data-chain': `${run}/${key}` }, h('span', { class: 'key-name' }, key), ' ', tree.chains[run]?.[key] || '—'),
-          h('ul', { class: 'lanes' }, keys.get(key)!.sort(inIdOrder).map((l) => h('li', { 'data-id': l.id, 'data-kind': 'lane' }, convRow(tree, l.id, now)))))),
+        h(
+          'div',
+          { class: 'key', 'data-key': key },
+          h(
+            'div',
+            { class: 'chain', 'data-chain': `${run}/${key}` },
+            h('span', { class: 'key-name' }, key),
+            ' ',
+            tree.chains[run]?.[key] || '—',
+          ),
+          h(
+            'ul',
+            { class: 'lanes' },
+            keys
+              .get(key)!
+              .sort(inIdOrder)
+              .map((l) => h('li', { 'data-id': l.id, 'data-kind': 'lane' }, convRow(tree, l.id, now))),
+          ),
+        ),
+      ),
     )
   })
 }

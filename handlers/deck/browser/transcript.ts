@@ -13,7 +13,12 @@ export function transcript(ref: string): Promise<void> {
     .then(async () => {
       for (;;) {
         const t = await api.transcript(ref, cursor)
-        append(must('#transcript'), t.entries.map((e) => h('div', { class: `t-${e.kind}`, 'data-kind': e.kind }, `${clockTime(e.at)} ${e.kind} ${e.text}`)))
+        append(
+          must('#transcript'),
+          t.entries.map((e) =>
+            h('div', { class: `t-${e.kind}`, 'data-kind': e.kind }, `${clockTime(e.at)} ${e.kind} ${e.text}`),
+          ),
+        )
         const moved = t.cursor !== cursor
         cursor = t.cursor
         if (!t.more || !moved) break

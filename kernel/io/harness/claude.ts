@@ -1,5 +1,12 @@
 import type { NeedsYouReason } from '../../domain/keys.js'
-import { claudeResultError, claudeRetryText, errorIdlePhase, isFatalClaudeError, isRetrying, retryingPhase } from '../../domain/harness-signals.js'
+import {
+  claudeResultError,
+  claudeRetryText,
+  errorIdlePhase,
+  isFatalClaudeError,
+  isRetrying,
+  retryingPhase,
+} from '../../domain/harness-signals.js'
 import type { RunnerState } from '../../domain/runner-state.js'
 import { busy, failureText, hold, joinQueued, jsonEvent } from './common.js'
 import type { Answer, ProcessAdapter, Reduction, TranscriptLine } from './types.js'
@@ -64,11 +71,26 @@ function result(ev: Record<string, any>, state: RunnerState, now: number): Reduc
     gaveUp: undefined,
     ...(error ? { lastError: { at: now, message: error } } : {}),
   }
-  const transcript: TranscriptLine[] = [error ? { kind: 'error', text: `result: ${ev.subtype ?? ''}: ${error}` } : { kind: 'system', text: `result: ${ev.subtype ?? ''}` }]
+  const transcript: TranscriptLine[] = [
+    error
+      ? { kind: 'error', text: `result: ${ev.subtype ?? ''}: ${error}` }
+      : { kind: 'system', text: `result: ${ev.subtype ?? ''}` },
+  ]
   if (error && !state.turns && !state.gaveUp) {
-    return { state: { ...base, ...(state.spawnError ? {} : { spawnError: { at: now, message: error } }) }, transcript, closeInput: true }
+    return {
+      state: { ...base, ...(state.spawnError ? {} : { spawnError: { at: now, message: error } }) },
+      transcript,
+      closeInput: true,
+    }
   }
-  if (!held.length) return { state: { ...base, phase: error ? errorIdlePhase(error, now) : { value: 'idle', source: 'stream: result', at: now } }, transcript }
+  if (!held.length)
+    return {
+      state: {
+        ...base,
+        phase: error ? errorIdlePhase(error, now) : { value: 'idle', source: 'stream: result', at: now },
+      },
+      transcript,
+    }
   return {
     state: { ...base, queued: [], phase: { value: 'working', source: 'stream: result; held messages sent', at: now } },
     transcript,
@@ -80,12 +102,23 @@ function result(ev: Record<string, any>, state: RunnerState, now: number): Reduc
  * a fatal one on a first turn is a failure to start. */
 function assistant(ev: Record<string, any>, state: RunnerState, now: number): Reduction {
   const transcript = assistantLines((ev.message?.content ?? []) as Array<Record<string, any>>)
-  const progress: Partial<RunnerState> = isRetrying(state.phase) ? { phase: { value: 'working', source: 'stream: assistant', at: now } } : {}
+  const progress: Partial<RunnerState> = isRetrying(state.phase)
+    ? { phase: { value: 'working', source: 'stream: assistant', at: now } }
+    : {}
   if (typeof ev.error !== 'string') return { transcript, ...(progress.phase ? { state: progress } : {}) }
-  const message = transcript.filter((l) => l.kind === 'assistant').map((l) => l.text).join(' ') || ev.error
+  const message =
+    transcript
+      .filter((l) => l.kind === 'assistant')
+      .map((l) => l.text)
+      .join(' ') || ev.error
   const lines: TranscriptLine[] = [{ kind: 'error', text: `${ev.error}: ${message}` }]
-  if (!isFatalClaudeError(ev.error) || state.turns || state.gaveUp) return { state: { ...progress, lastError: { at: now, message } }, transcript: lines }
-  return { state: { ...progress, spawnError: { at: now, message }, lastError: { at: now, message } }, transcript: lines, closeInput: true }
+  if (!isFatalClaudeError(ev.error) || state.turns || state.gaveUp)
+    return { state: { ...progress, lastError: { at: now, message } }, transcript: lines }
+  return {
+    state: { ...progress, spawnError: { at: now, message }, lastError: { at: now, message } },
+    transcript: lines,
+    closeInput: true,
+  }
 }
 
 /** Harness `claude`: the Claude Code CLI in stream-json mode, one process for the whole conversation. Working from a
@@ -125,10 +158,16 @@ export const claudeAdapter: ProcessAdapter = {
       case 'system':
         if (ev.subtype === 'api_retry') {
           const text = claudeRetryText(ev)
-          return { state: { phase: retryingPhase(text, now) }, transcript: [{ kind: 'error', text: `retrying: ${text}` }] }
+          return {
+            state: { phase: retryingPhase(text, now) },
+            transcript: [{ kind: 'error', text: `retrying: ${text}` }],
+          }
         }
         return ev.subtype === 'init'
-          ? { state: { model: ev.model ?? state.model, session: ev.session_id ?? state.session }, transcript: [{ kind: 'system', text: `session ${ev.session_id ?? '?'} model ${ev.model ?? '?'}` }] }
+          ? {
+              state: { model: ev.model ?? state.model, session: ev.session_id ?? state.session },
+              transcript: [{ kind: 'system', text: `session ${ev.session_id ?? '?'} model ${ev.model ?? '?'}` }],
+            }
           : {}
       case 'assistant':
         return assistant(ev, state, now)
@@ -141,7 +180,13 @@ export const claudeAdapter: ProcessAdapter = {
         const kind = reasonFor(ev.request.tool_name)
         return {
           state: {
-            phase: { value: 'needs-you', reason: kind, source: 'stream: can_use_tool', at: now, detail: ev.request.tool_name },
+            phase: {
+              value: 'needs-you',
+              reason: kind,
+              source: 'stream: can_use_tool',
+              at: now,
+              detail: ev.request.tool_name,
+            },
             pending: { id: String(ev.request_id), kind, tool: ev.request.tool_name, input: ev.request.input, at: now },
           },
           transcript: [{ kind: 'tool', text: `needs you (${kind}): ${ev.request.tool_name}` }],
@@ -167,15 +212,38 @@ export const claudeAdapter: ProcessAdapter = {
   },
   answer(a, state, now) {
     const p = state.pending
-    if (!p || p.id !== a.id) return { transcript: [{ kind: 'system', text: `answer ${a.decision} to request ${a.id} ignored: the harness no longer waits on it` }] }
+    if (!p || p.id !== a.id)
+      return {
+        transcript: [
+          {
+            kind: 'system',
+            text: `answer ${a.decision} to request ${a.id} ignored: the harness no longer waits on it`,
+          },
+        ],
+      }
     return {
-      stdin: jsonLine({ type: 'control_response', response: { subtype: 'success', request_id: p.id, response: permissionResponse(p, a) } }),
-      state: { pending: undefined, phase: { value: 'working', source: `answer: ${a.decision}`, at: now, detail: p.tool } },
-      transcript: [{ kind: 'user', text: `${a.decision} (${p.kind}: ${p.tool ?? '?'})${a.message !== undefined ? `: ${a.message}` : ''}` }],
+      stdin: jsonLine({
+        type: 'control_response',
+        response: { subtype: 'success', request_id: p.id, response: permissionResponse(p, a) },
+      }),
+      state: {
+        pending: undefined,
+        phase: { value: 'working', source: `answer: ${a.decision}`, at: now, detail: p.tool },
+      },
+      transcript: [
+        {
+          kind: 'user',
+          text: `${a.decision} (${p.kind}: ${p.tool ?? '?'})${a.message !== undefined ? `: ${a.message}` : ''}`,
+        },
+      ],
     }
   },
   interrupt(state) {
-    return jsonLine({ type: 'control_request', request_id: `svc-interrupt-${state.turns ?? 0}`, request: { subtype: 'interrupt' } })
+    return jsonLine({
+      type: 'control_request',
+      request_id: `svc-interrupt-${state.turns ?? 0}`,
+      request: { subtype: 'interrupt' },
+    })
   },
   exited(exit, state, now) {
     // Ending before a first finished turn, unasked, is a failure to start (a bad flag, a missing login).

@@ -20,7 +20,8 @@ export function codexTurn(spec: LaunchSpec, text: string, thread?: string): Laun
 }
 
 const TOOL_ITEMS: Record<string, (item: Record<string, any>) => string> = {
-  command_execution: (i) => `$ ${i.command}${i.exit_code === null || i.exit_code === undefined ? '' : ` → exit ${i.exit_code}`}`,
+  command_execution: (i) =>
+    `$ ${i.command}${i.exit_code === null || i.exit_code === undefined ? '' : ` → exit ${i.exit_code}`}`,
   file_change: (i) => `changed ${(i.changes ?? []).map((c: Record<string, any>) => `${c.kind} ${c.path}`).join(', ')}`,
   mcp_tool_call: (i) => `${i.server}.${i.tool} ${JSON.stringify(i.arguments ?? {})}`,
   web_search: (i) => `search ${i.query}`,
@@ -37,21 +38,36 @@ function itemCompleted(item: Record<string, any>): Reduction {
 /** The turn is over: idle (with the error as evidence when it failed), unless messages are held; they start the next
  * process on exit. */
 function turnOver(state: RunnerState, source: string, now: number, error?: string): Partial<RunnerState> {
-  const phase: RunnerState['phase'] = state.queued?.length ? { value: 'working', source, at: now } : error ? errorIdlePhase(error, now) : { value: 'idle', source, at: now }
+  const phase: RunnerState['phase'] = state.queued?.length
+    ? { value: 'working', source, at: now }
+    : error
+      ? errorIdlePhase(error, now)
+      : { value: 'idle', source, at: now }
   return { phase, retrying: undefined }
 }
 
 function turnCompleted(ev: Record<string, any>, state: RunnerState, now: number): Reduction {
   const usage = codexThreadUsage(ev.usage)
   return {
-    state: { ...turnOver(state, 'stream: turn.completed', now), turns: (state.turns ?? 0) + 1, usage, cost: { usd: estimateUsd(state.model, usage), estimated: true, basis: CODEX_USAGE_BASIS } },
-    transcript: [{ kind: 'system', text: `turn completed; thread so far: ${usage.input} input (${usage.cachedInput} cached), ${usage.output} output tokens` }],
+    state: {
+      ...turnOver(state, 'stream: turn.completed', now),
+      turns: (state.turns ?? 0) + 1,
+      usage,
+      cost: { usd: estimateUsd(state.model, usage), estimated: true, basis: CODEX_USAGE_BASIS },
+    },
+    transcript: [
+      {
+        kind: 'system',
+        text: `turn completed; thread so far: ${usage.input} input (${usage.cachedInput} cached), ${usage.output} output tokens`,
+      },
+    ],
   }
 }
 
 /** A transient `error` event announces a retry; any other is the turn's error (a turn.failed follows). */
 function errorEvent(message: string, now: number): Reduction {
-  if (isCodexRetry(message)) return { state: { phase: retryingPhase(message, now) }, transcript: [{ kind: 'error', text: message }] }
+  if (isCodexRetry(message))
+    return { state: { phase: retryingPhase(message, now) }, transcript: [{ kind: 'error', text: message }] }
   return { state: { lastError: { at: now, message } }, transcript: [{ kind: 'error', text: message }] }
 }
 
@@ -68,11 +84,14 @@ export const codexAdapter: HarnessAdapter = {
   buildLaunch(spec) {
     if (spec.firstMessage === undefined) return undefined
     const plan = codexTurn(spec, spec.firstMessage)
-    return spec.resume ? { ...plan, notes: ['codex exec cannot fork a thread: this conversation starts a new one'] } : plan
+    return spec.resume
+      ? { ...plan, notes: ['codex exec cannot fork a thread: this conversation starts a new one'] }
+      : plan
   },
   started(now, spec) {
     const model = spec.model ? { model: spec.model } : {}
-    if (spec.firstMessage === undefined) return { state: { ...model, phase: { value: 'idle', source: 'launch: waiting for a first message', at: now } } }
+    if (spec.firstMessage === undefined)
+      return { state: { ...model, phase: { value: 'idle', source: 'launch: waiting for a first message', at: now } } }
     return { state: { ...model, phase: { value: 'working', source: 'launch: first message', at: now } } }
   },
   stdoutLine(line, state, now): Reduction {
@@ -80,21 +99,39 @@ export const codexAdapter: HarnessAdapter = {
     if (!ev) return { transcript: [{ kind: 'stdout', text: line }] }
     switch (ev.type) {
       case 'thread.started':
-        return { state: { session: String(ev.thread_id) }, transcript: [{ kind: 'system', text: `thread ${ev.thread_id}` }] }
+        return {
+          state: { session: String(ev.thread_id) },
+          transcript: [{ kind: 'system', text: `thread ${ev.thread_id}` }],
+        }
       case 'turn.started':
         return { state: { phase: { value: 'working', source: 'stream: turn.started', at: now } } }
       case 'item.started': {
         const item = ev.item ?? {}
-        const progress = isRetrying(state.phase) ? { state: { phase: { value: 'working' as const, source: 'stream: item.started', at: now } } } : {}
-        return { ...progress, ...(item.type === 'command_execution' ? { transcript: [{ kind: 'tool' as const, text: `$ ${item.command}` }] } : {}) }
+        const progress = isRetrying(state.phase)
+          ? { state: { phase: { value: 'working' as const, source: 'stream: item.started', at: now } } }
+          : {}
+        return {
+          ...progress,
+          ...(item.type === 'command_execution'
+            ? { transcript: [{ kind: 'tool' as const, text: `$ ${item.command}` }] }
+            : {}),
+        }
       }
       case 'item.completed':
-        return { ...itemCompleted(ev.item ?? {}), ...(isRetrying(state.phase) ? { state: { phase: { value: 'working' as const, source: 'stream: item.completed', at: now } } } : {}) }
+        return {
+          ...itemCompleted(ev.item ?? {}),
+          ...(isRetrying(state.phase)
+            ? { state: { phase: { value: 'working' as const, source: 'stream: item.completed', at: now } } }
+            : {}),
+        }
       case 'turn.completed':
         return turnCompleted(ev, state, now)
       case 'turn.failed': {
         const message = String(ev.error?.message ?? 'turn failed')
-        return { state: { ...turnOver(state, 'stream: turn.failed', now, message), lastError: { at: now, message } }, transcript: [{ kind: 'error', text: `turn failed: ${message}` }] }
+        return {
+          state: { ...turnOver(state, 'stream: turn.failed', now, message), lastError: { at: now, message } },
+          transcript: [{ kind: 'error', text: `turn failed: ${message}` }],
+        }
       }
       case 'error':
         return errorEvent(String(ev.message), now)
@@ -106,7 +143,13 @@ export const codexAdapter: HarnessAdapter = {
     if (busy(state)) return hold(text, state)
     return {
       spawn: codexTurn(spec, text, state.session),
-      state: { phase: { value: 'working', source: state.session ? 'launch: codex exec resume' : 'launch: first message', at: now } },
+      state: {
+        phase: {
+          value: 'working',
+          source: state.session ? 'launch: codex exec resume' : 'launch: first message',
+          at: now,
+        },
+      },
       transcript: [{ kind: 'user', text }],
     }
   },
@@ -115,25 +158,54 @@ export const codexAdapter: HarnessAdapter = {
     const failed = exit.code !== 0 || exit.signal !== null
     const gist = stderrGist(exit.stderrTail.filter((l) => !BANNER.test(l)))
     // A retry loop the runner interrupted leaves it idle with the retries as the error, whichever turn it was.
-    if (state.gaveUp) return afterTurn(state, spec, now, state.gaveUp.message, { gaveUp: undefined, retrying: undefined })
+    if (state.gaveUp)
+      return afterTurn(state, spec, now, state.gaveUp.message, { gaveUp: undefined, retrying: undefined })
     // A first turn that never completed is a failure to start (no login, a bad flag, an unknown model).
-    if (!state.turns && (failed || state.lastError)) return { end: true, state: { spawnError: { at: now, message: failureText('codex', { ...exit, stderrTail: gist ? [gist] : [] }, state) } } }
+    if (!state.turns && (failed || state.lastError))
+      return {
+        end: true,
+        state: {
+          spawnError: { at: now, message: failureText('codex', { ...exit, stderrTail: gist ? [gist] : [] }, state) },
+        },
+      }
     // This turn's own error (one said since the turn's phase was set), else how the process ended.
-    const own = state.lastError && state.phase && state.lastError.at >= state.phase.at ? state.lastError.message : undefined
-    const said = failed ? own ?? `codex ${exitText(exit)}${gist ? `: ${gist}` : ''}` : undefined
+    const own =
+      state.lastError && state.phase && state.lastError.at >= state.phase.at ? state.lastError.message : undefined
+    const said = failed ? (own ?? `codex ${exitText(exit)}${gist ? `: ${gist}` : ''}`) : undefined
     return afterTurn(state, spec, now, said, {})
   },
 }
 
 /** After a turn's process: held messages start the next one; else idle, with the error when the turn failed. */
-function afterTurn(state: RunnerState, spec: LaunchSpec, now: number, error: string | undefined, extra: Partial<RunnerState>): Reduction & { end: boolean } {
-  const transcript: TranscriptLine[] = error && error !== state.lastError?.message ? [{ kind: 'error', text: error }] : []
+function afterTurn(
+  state: RunnerState,
+  spec: LaunchSpec,
+  now: number,
+  error: string | undefined,
+  extra: Partial<RunnerState>,
+): Reduction & { end: boolean } {
+  const transcript: TranscriptLine[] =
+    error && error !== state.lastError?.message ? [{ kind: 'error', text: error }] : []
   const errorState: Partial<RunnerState> = error ? { lastError: { at: now, message: error } } : {}
   const held = state.queued ?? []
   if (held.length) {
-    return { end: false, transcript, spawn: codexTurn(spec, joinQueued(held), state.session), state: { ...extra, ...errorState, queued: [], phase: { value: 'working', source: 'launch: held messages', at: now } } }
+    return {
+      end: false,
+      transcript,
+      spawn: codexTurn(spec, joinQueued(held), state.session),
+      state: {
+        ...extra,
+        ...errorState,
+        queued: [],
+        phase: { value: 'working', source: 'launch: held messages', at: now },
+      },
+    }
   }
   if (error) return { end: false, transcript, state: { ...extra, ...errorState, phase: errorIdlePhase(error, now) } }
   if (state.phase?.value !== 'working') return { end: false, transcript, state: extra }
-  return { end: false, transcript, state: { ...extra, phase: { value: 'idle', source: 'process exit: the turn ended without completing', at: now } } }
+  return {
+    end: false,
+    transcript,
+    state: { ...extra, phase: { value: 'idle', source: 'process exit: the turn ended without completing', at: now } },
+  }
 }

@@ -2,7 +2,8 @@ import type { RunnerState } from '../../domain/runner-state.js'
 import type { ExitFacts, Reduction } from './types.js'
 
 /** `exited with code 1` or `was killed by SIGTERM`. */
-export const exitText = (e: Pick<ExitFacts, 'code' | 'signal'>) => (e.signal ? `was killed by ${e.signal}` : `exited with code ${e.code}`)
+export const exitText = (e: Pick<ExitFacts, 'code' | 'signal'>) =>
+  e.signal ? `was killed by ${e.signal}` : `exited with code ${e.code}`
 
 /** The telling line of what a process wrote on stderr: its last `error:` line (argument parsers add usage and
  * hints after it), else its last line. */

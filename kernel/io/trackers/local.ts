@@ -14,7 +14,10 @@ import type { IssueComment, IssueFacts, IssueState, Tracker } from './types.js'
 const timestamp = v.pipe(v.string('must be an ISO timestamp'), v.isoTimestamp('must be an ISO timestamp'))
 const FrontMatter = v.object(
   {
-    title: v.pipe(v.string('must be text'), v.check((t) => t.trim() !== '', 'must not be empty')),
+    title: v.pipe(
+      v.string('must be text'),
+      v.check((t) => t.trim() !== '', 'must not be empty'),
+    ),
     state: v.picklist(['open', 'closed'], 'must be open or closed'),
     created: timestamp,
     closed: v.optional(timestamp),
@@ -56,7 +59,12 @@ export class LocalIssues implements Tracker<number> {
     try {
       text = await readFile(path, 'utf8')
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new SvcError('not_found', `no issue local:${n} in project ${this.project}`, 'svc issue list shows the issues')
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+        throw new SvcError(
+          'not_found',
+          `no issue local:${n} in project ${this.project}`,
+          'svc issue list shows the issues',
+        )
       throw e
     }
     const { meta, body } = await parseIssueFile(path, text)
@@ -73,7 +81,10 @@ export class LocalIssues implements Tracker<number> {
     const issue = await this.read(n)
     if (issue.state === 'closed') return { issue, already: true }
     const closed = now.toISOString()
-    await writeFileAtomic(this.path(n), await render({ title: issue.title, state: 'closed', created: issue.created, closed }, issue.body))
+    await writeFileAtomic(
+      this.path(n),
+      await render({ title: issue.title, state: 'closed', created: issue.created, closed }, issue.body),
+    )
     return { issue: { ...issue, state: 'closed', closed }, already: false }
   }
 
@@ -86,7 +97,9 @@ export class LocalIssues implements Tracker<number> {
     await this.read(n)
     const dir = this.commentsDir(n)
     const numbers = (await numbersIn(dir)).sort((a, b) => a - b)
-    return Promise.all(numbers.map(async (k) => ({ id: String(k), body: await readFile(join(dir, `${k}.md`), 'utf8') })))
+    return Promise.all(
+      numbers.map(async (k) => ({ id: String(k), body: await readFile(join(dir, `${k}.md`), 'utf8') })),
+    )
   }
 
   async comment(n: number, body: string): Promise<{ posted: true; url: string }> {
@@ -123,15 +136,24 @@ async function render(meta: v.InferOutput<typeof FrontMatter>, body: string): Pr
 }
 
 /** The front matter and body of an issue file, or one line naming the file and what is wrong. */
-async function parseIssueFile(path: string, text: string): Promise<{ meta: { title: string; state: IssueState; created: string; closed?: string }; body: string }> {
+async function parseIssueFile(
+  path: string,
+  text: string,
+): Promise<{ meta: { title: string; state: IssueState; created: string; closed?: string }; body: string }> {
   const m = /^---\r?\n(?:([\s\S]*?)\r?\n)?---(?:\r?\n|$)/.exec(text)
-  if (!m) throw new SvcError('usage', `${path}: no front matter: the file must begin with a --- line, then title, state and created, then a --- line`)
+  if (!m)
+    throw new SvcError(
+      'usage',
+      `${path}: no front matter: the file must begin with a --- line, then title, state and created, then a --- line`,
+    )
   let doc: unknown
   try {
     doc = (await yaml()).parse(m[1] ?? '')
   } catch (e) {
     // The parser counts lines from the front matter's first; the file has the opening --- line before it.
-    const first = (e as Error).message.split('\n')[0].replace(/ at line (\d+), column (\d+):?$/, (_, l, c) => ` (line ${Number(l) + 1}, column ${c})`)
+    const first = (e as Error).message
+      .split('\n')[0]
+      .replace(/ at line (\d+), column (\d+):?$/, (_, l, c) => ` (line ${Number(l) + 1}, column ${c})`)
     throw new SvcError('usage', `${path}: the front matter is not valid YAML: ${first}`)
   }
   const r = v.safeParse(FrontMatter, doc)
