@@ -8,6 +8,7 @@ import { apiLanes } from './api-lanes.js'
 import { apiWorkers } from './api-workers.js'
 import { apiConvs } from './api-convs.js'
 import { events } from './events.js'
+import { apiSession } from './api-session.js'
 import { deckLogin } from './deck-login.js'
 import { deckPages } from './deck/pages.js'
 
@@ -29,6 +30,7 @@ export function createApp() {
   app.route('/api/lanes', apiLanes)
   app.route('/api/workers', apiWorkers)
   app.route('/api/events', events)
+  app.route('/api/session', apiSession)
   app.route('/api', apiConvs)
   app.route('/deck', deckLogin)
   app.route('/', deckPages)

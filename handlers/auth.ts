@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono'
 import { getCookie } from 'hono/cookie'
 import type { HandlerEnv } from './env.js'
 import { errorBody, toErrorResponse } from './errors.js'
+import { sessionPage } from './deck/pages.js'
 
 /** Compare in time that depends on the length of the expected value only. */
 export function constantTimeEqual(given: string, expected: string): boolean {
@@ -24,9 +25,11 @@ export function deckCookie(host: string): string {
  * else (the RPC, launching a lane, the lane list) needs the bearer token. */
 const DECK_ROUTES: [string, RegExp][] = [
   ['GET', /^\/(agents|conv\/[^/]+|deck\/client\.js)?$/],
-  ['GET', /^\/api\/(tree|events|convs\/[^/]+|convs\/[^/]+\/(transcript|detail|diff)|lanes\/[^/]+)$/],
+  ['GET', /^\/api\/(session|tree|events|convs\/[^/]+|convs\/[^/]+\/(transcript|detail|diff)|lanes\/[^/]+)$/],
   ['POST', /^\/api\/(convs\/[^/]+\/(tell|answer|stop)|lanes\/[^/]+\/reap)$/],
 ]
+/** The deck's pages (not its browser code or API). */
+const DECK_PAGE = /^\/(agents|conv\/[^/]+)?$/
 const isDeckRoute = (method: string, path: string) => DECK_ROUTES.some(([m, re]) => m === method && re.test(path))
 
 const WRONG_TOKEN = 'missing or wrong token'
@@ -55,11 +58,17 @@ export const guard: MiddlewareHandler<HandlerEnv> = async (c, next) => {
     return next()
   }
   const session = getCookie(c, deckCookie(host))
-  if (!session || !isDeckRoute(c.req.method, c.req.path)) return c.json(errorBody('unauthorized', WRONG_TOKEN), 401)
+  // A person opening a deck page gets a page saying what to run, never an error body.
+  const page = c.req.method === 'GET' && DECK_PAGE.test(c.req.path)
+  if (!session || !isDeckRoute(c.req.method, c.req.path)) {
+    if (page) return c.html(sessionPage('This browser holds no session for this deck.'), 401)
+    return c.json(errorBody('unauthorized', WRONG_TOKEN), 401)
+  }
   try {
     await c.env.port.deckSession({ session })
   } catch (e) {
     const { body, status } = toErrorResponse(e)
+    if (page) return c.html(sessionPage(body.error.message), status)
     return c.json(body, status)
   }
   await next()

@@ -2,6 +2,7 @@ import { Hono } from 'hono'
 import type { Child } from 'hono/jsx'
 import type { HandlerEnv } from '../env.js'
 import { toErrorResponse } from '../errors.js'
+import { raw } from 'hono/html'
 import { STYLE } from './style.js'
 
 /** The deck's pages, server-rendered with hono/jsx (every value escaped by construction). The pages are the frame;
@@ -13,7 +14,7 @@ const Layout = (p: { title: string; page: string; dataRef?: string; children: Ch
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <title>{p.title}</title>
-      <style>{STYLE}</style>
+      <style>{raw(STYLE)}</style>
     </head>
     <body data-page={p.page} data-ref={p.dataRef}>
       <header>
@@ -26,12 +27,18 @@ const Layout = (p: { title: string; page: string; dataRef?: string; children: Ch
             Agents
           </a>
         </nav>
+        <span id="conn" class="conn" data-conn="connecting" title="connecting to the kernel">
+          connecting
+        </span>
         <span id="status" class="status" role="status" aria-live="polite"></span>
         <span class="keys muted" title="j/k move · Enter open · a answer · / search · c composer · u back">
           j k ↵ a / c u
         </span>
       </header>
-      <main>{p.children}</main>
+      <main>
+        <div id="conn-banner" class="conn-banner" role="alert" hidden></div>
+        {p.children}
+      </main>
       <script type="module" src="/deck/client.js"></script>
     </body>
   </html>
@@ -138,6 +145,35 @@ const ConvPage = (p: { ref: string }) => (
     </div>
   </Layout>
 )
+
+/** What a browser without a (live) deck session sees instead of the deck: why, and what to run. */
+const SessionPage = (p: { message: string }) => (
+  <html lang="en">
+    <head>
+      <meta charset="utf-8" />
+      <title>Command Deck: no session</title>
+      <style>{raw(STYLE)}</style>
+    </head>
+    <body data-page="session">
+      <header>
+        <h1>Command Deck</h1>
+      </header>
+      <main>
+        <section class="panel session" data-session-lost="">
+          <h2>This browser has no deck session</h2>
+          <p data-reason="">{p.message}</p>
+          <p>
+            Run <code>svc deck</code> in a terminal and open the link it prints (it starts the kernel when none is
+            running). A link works once, for two minutes.
+          </p>
+        </section>
+      </main>
+    </body>
+  </html>
+)
+
+/** The page a browser sees on a deck page without a session, or with a spent link, as an HTML response. */
+export const sessionPage = (message: string) => '<!doctype html>' + String(<SessionPage message={message} />)
 
 /** The Command Deck, the Agents page, a conversation's page, and the browser code they load. */
 export const deckPages = new Hono<HandlerEnv>()

@@ -1,6 +1,6 @@
-/** The deck's one stylesheet. */
+/** The deck's one stylesheet, written into the page as it is (a constant of ours: nothing in it comes from outside). */
 export const STYLE = `
-:root { --fg:#1d2125; --muted:#66707a; --line:#e3e6ea; --bg:#f5f6f8; --card:#fff; --accent:#2457c5; --warn:#c26a00; --bad:#b3261e; --good:#167a2e; }
+:root { --fg:#1d2125; --muted:#5c6670; --line:#e3e6ea; --bg:#f5f6f8; --card:#fff; --accent:#2457c5; --warn:#9a5200; --bad:#b3261e; --good:#167a2e; }
 * { box-sizing: border-box; }
 body { font: 14px/1.45 system-ui, sans-serif; color: var(--fg); background: var(--bg); margin: 0; }
 header { display:flex; gap:18px; align-items:center; padding:10px 20px; background:#1f2a37; color:#fff; }
@@ -8,6 +8,11 @@ header h1 { font-size:16px; margin:0; font-weight:600; }
 header nav a { margin-right:14px; color:#c9d6ea; text-decoration:none; padding-bottom:2px; }
 header nav a.here { color:#fff; border-bottom:2px solid #7aa7ff; }
 header .status { flex:1; color:#ffd58a; font-size:13px; }
+header .conn { font-size:12px; font-weight:600; padding:1px 8px; border-radius:10px; background:#3a4757; color:#fff; }
+header .conn[data-conn="live"] { background:#1d6b34; } header .conn[data-conn="reconnecting"] { background:#7a4a00; } header .conn[data-conn="lost"] { background:#a3211a; }
+.conn-banner { border:2px solid var(--bad); background:#fff1f0; color:#1d2125; border-radius:8px; padding:10px 14px; margin:0 0 12px; }
+.conn-banner[data-conn="reconnecting"] { border-color:var(--warn); background:#fff8e6; }
+body[data-conn="lost"] main > :not(.conn-banner) { filter:grayscale(1); }
 header .keys { color:#9aa8b8; font-family: ui-monospace, monospace; }
 main { padding: 14px 20px; max-width: 1500px; }
 h2 { font-size:15px; margin:6px 0 10px; } h3 { font-size:14px; margin:14px 0 6px; }
@@ -24,7 +29,7 @@ input, select, textarea { font: inherit; padding:3px 6px; border:1px solid #c4cb
 .panel { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:10px 14px; margin:10px 0; }
 .inbox { border-left:4px solid var(--warn); }
 .count-badge { display:inline-block; min-width:22px; text-align:center; background:var(--warn); color:#fff; border-radius:11px; font-size:12px; padding:0 6px; }
-.count-badge[data-zero="true"] { background:#aab3bd; }
+.count-badge[data-zero="true"] { background:var(--muted); }
 .inbox-list { list-style:none; margin:0; padding:0; }
 .inbox-entry { padding:8px 6px; border-top:1px solid var(--line); } .inbox-entry:first-child { border-top:0; }
 .inbox-head { display:flex; gap:10px; align-items:baseline; margin-bottom:4px; }
@@ -36,7 +41,7 @@ input, select, textarea { font: inherit; padding:3px 6px; border:1px solid #c4cb
 .run { background:var(--card); border:1px solid var(--line); border-radius:8px; margin:12px 0; padding:8px 12px; }
 .run h2 { display:flex; gap:14px; align-items:baseline; flex-wrap:wrap; }
 .counts { display:flex; gap:6px; } .count { font-size:12px; font-weight:500; padding:1px 8px; border-radius:10px; background:#eef1f4; }
-.count.zero { opacity:.45; } .count-working:not(.zero) { background:#dff5e3; } .count-needs-you:not(.zero) { background:#ffe3b8; } .count-idle:not(.zero) { background:#e5ecff; } .count-stale:not(.zero) { background:#f7d9d7; }
+.count.zero { color:var(--muted); font-weight:400; } .count-working:not(.zero) { background:#dff5e3; } .count-needs-you:not(.zero) { background:#ffe3b8; } .count-idle:not(.zero) { background:#e5ecff; } .count-stale:not(.zero) { background:#f7d9d7; } .count-failed:not(.zero) { background:#ffd6d6; color:#8a1c15; font-weight:700; }
 .run-cost { margin-left:auto; color:var(--muted); font-weight:500; }
 .key { margin:6px 0 10px; content-visibility:auto; contain-intrinsic-size:auto 72px; }
 #tree > li { content-visibility:auto; contain-intrinsic-size:auto 40px; }
@@ -51,11 +56,11 @@ ul.tree ul { border-left:1px dashed #cfd5dc; margin-left:10px; }
 .row .name a { color: var(--fg); font-weight:500; text-decoration:none; } .row .name a:hover { text-decoration:underline; }
 .chip { font-size:12px; padding:1px 8px; border-radius:10px; background:#eef1f4; white-space:nowrap; }
 .activity-working { background:#dff5e3; } .activity-needs-you { background:#ffd08a; font-weight:600; } .activity-idle { background:#e5ecff; } .activity-starting { background:#f0eaff; }
-.activity-failed-to-start { background:#ffd6d6; } .activity-stopped, .activity-archived { background:#eceff1; color: var(--muted); }
+.activity-failed-to-start, .activity-failed { background:#ffd6d6; color:#8a1c15; font-weight:600; } .activity-stopped, .activity-archived { background:#eceff1; color: var(--muted); }
 .report-done { color:var(--good); } .report-blocked { color:var(--warn); } .report-failed { color:var(--bad); } .report-none { color:var(--muted); }
 .badge { font-size:12px; font-weight:600; padding:1px 7px; border-radius:4px; border:1px solid currentColor; text-decoration:none; }
 .verdict-WOWED, .verdict-PASS { color:var(--good); } .verdict-IMPRESSED { color:var(--accent); } .verdict-NOT_YET, .verdict-DEFECTS { color:var(--bad); }
-.stale { opacity: .7; } .stale-mark { color:var(--bad); font-size:12px; font-weight:600; margin-left:4px; }
+.stale { border-style:dashed; } .stale-mark { color:var(--bad); font-size:12px; font-weight:600; margin-left:4px; }
 .muted { color: var(--muted); font-size: 12px; }
 .continues { color:#7a4fc2; font-size:12px; }
 .empty { padding:6px 2px; }

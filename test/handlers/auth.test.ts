@@ -20,9 +20,6 @@ test('no token: 401 on every route, and the kernel is never asked', async () => 
     ['POST', '/api/convs/1/answer'],
     ['GET', '/api/events'],
     ['POST', '/rpc/kernelStatus'],
-    ['GET', '/'],
-    ['GET', '/agents'],
-    ['GET', '/conv/1'],
     ['GET', '/deck/client.js'],
     ['POST', '/deck/login'],
     ['GET', '/no/such/route'],
@@ -32,6 +29,31 @@ test('no token: 401 on every route, and the kernel is never asked', async () => 
     assert.equal(r, { status: 401, body: err('unauthorized', 'missing or wrong token') }, `${method} ${path}`)
   }
   assert.equal(calls, [])
+})
+
+/** A deck page answered without a session: an HTML page saying why and what to run. */
+async function sessionPageOf(res: Response | Promise<Response>) {
+  const r = await res
+  assert.match(r.headers.get('content-type') ?? '', 'text/html')
+  const html = await r.text()
+  assert.match(html, '<section class="panel session" data-session-lost="">')
+  assert.match(html, 'Run <code>svc deck</code> in a terminal and open the link it prints')
+  return { status: r.status, reason: /<p data-reason="">([^<]*)<\/p>/.exec(html)?.[1] }
+}
+
+test('a deck page without a session is a page saying what to run (401), not an error body', async () => {
+  const { ask, calls } = harness({ deckSession })
+  for (const path of ['/', '/agents', '/conv/1'])
+    assert.equal(
+      await sessionPageOf(ask(path, { token: null })),
+      { status: 401, reason: 'This browser holds no session for this deck.' },
+      path,
+    )
+  assert.equal(calls, [])
+  assert.equal(
+    await sessionPageOf(ask('/agents', { token: null, headers: { cookie: `svc_deck_4100=${'x'.repeat(43)}` } })),
+    { status: 401, reason: 'the deck session has expired or was revoked; run svc deck for a new link' },
+  )
 })
 
 test('a wrong token (any length), another scheme, or an empty bearer: 401', async () => {
@@ -77,6 +99,7 @@ const DECK_ROUTES: [string, string][] = [
   ['GET', '/agents'],
   ['GET', '/conv/7'],
   ['GET', '/deck/client.js'],
+  ['GET', '/api/session'],
   ['GET', '/api/tree'],
   ['GET', '/api/convs/7'],
   ['GET', '/api/convs/7/transcript'],
@@ -123,6 +146,13 @@ test("item 7: the deck session opens the deck's routes and nothing else; the ker
       `${method} ${path} is let through with the session (HTTP ${opened.status})`,
     )
     const stale = harness({ deckSession })
+    if (method === 'GET' && /^\/(agents|conv\/7)?$/.test(path)) {
+      const page = await sessionPageOf(
+        stale.ask(path, { token: null, headers: { cookie: `svc_deck_4100=${'x'.repeat(43)}` } }),
+      )
+      assert.is(page.status, 401, path)
+      continue
+    }
     const r = await answer(
       stale.ask(path, {
         method,
@@ -240,7 +270,7 @@ test('GET /deck/login with a used, expired or missing code: 401 with the kernel 
     const res = await ask(path, { token: null })
     assert.is(res.status, 401)
     assert.is(res.headers.get('set-cookie'), null)
-    assert.is(await res.text(), message + '\n')
+    assert.equal(await sessionPageOf(res), { status: 401, reason: message })
   }
   assert.equal(
     calls.map((c) => c.input),

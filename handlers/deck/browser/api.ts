@@ -7,19 +7,38 @@ import type {
   PortOutputs,
   ReapResult,
 } from '../../../kernel/port.js'
+import { unauthorized, unreachable } from './connection.js'
 import type { TranscriptPage } from '../../../kernel/domain/transcript.js'
 
 /** The deck's calls, typed with the port's own output types: the browser and the kernel share one contract. */
 async function call<T>(path: string, body?: unknown): Promise<T> {
-  const res = await fetch(path, {
-    credentials: 'same-origin',
-    ...(body === undefined
-      ? {}
-      : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  })
-  const out = (await res.json().catch(() => ({}))) as { error?: { message: string } }
-  if (!res.ok) throw new Error(out.error ? out.error.message : `HTTP ${res.status}`)
+  let res: Response
+  try {
+    res = await fetch(path, {
+      credentials: 'same-origin',
+      ...(body === undefined
+        ? {}
+        : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    })
+  } catch {
+    unreachable()
+    throw new Error('the kernel does not answer')
+  }
+  const out = (await res.json().catch(() => ({}))) as { error?: { code?: string; message: string; hint?: string } }
+  if (res.status === 401) unauthorized(out.error?.message ?? 'the deck session has ended')
+  if (!res.ok) throw new ApiError(out.error?.message ?? `HTTP ${res.status}`, res.status, out.error?.code)
   return out as T
+}
+
+/** A refused call: the kernel's message, with the HTTP status and the error code it came with. */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code?: string,
+  ) {
+    super(message)
+  }
 }
 
 const conv = (ref: string) => `/api/convs/${encodeURIComponent(ref)}`

@@ -1,3 +1,4 @@
+import { connected, onReturn, unreachable } from './connection.js'
 import { fill, must } from './dom.js'
 
 /** What the kernel says changed: the conversation's name and what of it. */
@@ -35,23 +36,31 @@ export function live(draw: () => Promise<void>, patch?: (changes: Change[]) => P
     } while (again)
     running = false
   }
-  const es = new EventSource('/api/events')
-  es.addEventListener('change', async (e) => {
-    performance.mark('svc:change')
-    const drawn = patch
-      ? await patch(JSON.parse((e as MessageEvent<string>).data) as Change[]).catch(() => false)
-      : false
-    clearTimeout(settle)
-    if (drawn) settle = setTimeout(() => void redraw(), SETTLE_MS)
-    else void redraw()
-  })
-  es.addEventListener('ready', () => {
-    document.body.dataset.live = 'yes'
-    void redraw()
-  })
-  es.addEventListener('error', () => {
-    document.body.dataset.live = 'no'
-  })
+  let es: EventSource | undefined
+  const open = () => {
+    es?.close()
+    es = new EventSource('/api/events')
+    es.addEventListener('change', async (e) => {
+      performance.mark('svc:change')
+      const drawn = patch
+        ? await patch(JSON.parse((e as MessageEvent<string>).data) as Change[]).catch(() => false)
+        : false
+      clearTimeout(settle)
+      if (drawn) settle = setTimeout(() => void redraw(), SETTLE_MS)
+      else void redraw()
+    })
+    es.addEventListener('ready', () => {
+      connected()
+      document.body.dataset.live = 'yes'
+      void redraw()
+    })
+    es.addEventListener('error', () => {
+      document.body.dataset.live = 'no'
+      unreachable()
+    })
+  }
+  onReturn(open)
+  open()
   void redraw()
 }
 

@@ -2,6 +2,7 @@ import { LIST_COLUMNS, activityShown, laneCells } from '../../../kernel/domain/l
 import { age, costText, usdText } from '../../../kernel/domain/format.js'
 import type { ConvView, DeckTree, LaneView, WorkerView } from '../../../kernel/port.js'
 import { h } from './dom.js'
+import { failure } from './failed.js'
 
 /** The parts of a conversation's row, the same on the Command Deck, the Agents page and a conversation's page. */
 
@@ -11,15 +12,16 @@ export const cellsOf = (lane: LaneView) => {
   return Object.fromEntries(LIST_COLUMNS.map((c, i) => [c, v[i]])) as Record<(typeof LIST_COLUMNS)[number], string>
 }
 
-export function activityChip(view: ConvView | LaneView, now: number) {
+export function activityChip(view: ConvView | LaneView, now: number, report?: { status: string }) {
   const e = view.evidence
-  const state = activityShown(view)
+  const failed = failure({ ...view, report: ('report' in view ? view.report : undefined) ?? report })
+  const state = failed ? 'failed' : activityShown(view)
   const ev = `${e.source}${e.detail ? `: ${e.detail}` : ''}, ${age(e.at, now)} ago`
   return [
     h(
       'span',
-      { class: `chip activity-${state}`, 'data-activity': view.activity, title: ev },
-      state + (!view.archived && view.reason ? ` (${view.reason})` : ''),
+      { class: `chip activity-${state}`, 'data-activity': view.activity, 'data-failed': failed, title: ev },
+      failed ? `failed (${failed})` : state + (!view.archived && view.reason ? ` (${view.reason})` : ''),
     ),
     h('span', { class: 'muted evidence' }, ev),
   ]
@@ -83,7 +85,7 @@ export function convRow(tree: DeckTree, id: string, now: number, continues?: str
       : w
         ? workerCells(w)
         : h('span', { class: 'chip' }, c.kind),
-    activityChip(l ?? c, now),
+    activityChip(l ?? c, now, w?.report),
     l ? [reportCell(l), gitCell(l), verdictBadge(l, l.role === 'builder')] : w ? reportCell(w) : null,
     c.model ? h('span', { class: 'muted' }, c.model) : null,
     c.cost ? h('span', { class: 'muted cost' }, costText(c.cost)) : null,

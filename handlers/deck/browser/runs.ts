@@ -3,21 +3,27 @@ import { inIdOrder } from '../../../kernel/domain/newest.js'
 import type { RunCounts } from '../../../kernel/domain/run-counts.js'
 import type { DeckTree, LaneView } from '../../../kernel/port.js'
 import { h } from './dom.js'
+import { failure } from './failed.js'
 import { convRow } from './rows.js'
 
 type Node = DeckTree['roots'][number]
 
-const COUNTED: (keyof RunCounts)[] = ['working', 'needs-you', 'idle', 'reported', 'stale']
+const COUNTED = ['working', 'needs-you', 'idle', 'failed', 'reported', 'stale'] as const
 
-/** A run's counts, as its header shows them. */
-export const countsOf = (counts: RunCounts) =>
-  h(
+/** A run's counts, as its header shows them: the kernel's, and the lanes that failed (see failure()). */
+export const countsOf = (tree: DeckTree, run: string) => {
+  const counts: Record<(typeof COUNTED)[number], number> = {
+    ...(tree.counts[run] as RunCounts),
+    failed: Object.values(tree.lanes).filter((l) => l.run === run && failure(l)).length,
+  }
+  return h(
     'span',
     { class: 'counts' },
     COUNTED.map((k) =>
       h('span', { class: `count count-${k}${counts[k] ? '' : ' zero'}`, 'data-count': k }, `${counts[k]} ${k}`),
     ),
   )
+}
 
 /** The ids of every row the (filtered) tree shows. */
 function shown(roots: Node[], out = new Set<string>()): Set<string> {
@@ -40,7 +46,6 @@ export function runSections(tree: DeckTree, now: number) {
   const runs = [...byRun.keys()].sort()
   if (!runs.length) return [h('p', { class: 'muted empty' }, 'no lanes')]
   return runs.map((run) => {
-    const counts = tree.counts[run]
     const keys = byRun.get(run)!
     return h(
       'section',
@@ -49,7 +54,7 @@ export function runSections(tree: DeckTree, now: number) {
         'h2',
         {},
         h('span', { class: 'run-name' }, `run ${run}`),
-        countsOf(counts),
+        countsOf(tree, run),
         h('span', { class: 'run-cost', 'data-run-cost': run }, `run ${run}: ${usdText(tree.costPerRun[run] ?? 0)}`),
       ),
       [...keys.keys()].sort().map((key) =>
