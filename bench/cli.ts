@@ -1,6 +1,6 @@
 import { benchHome, SVC, timeCommand, versus, type Figure } from './lib.js'
 import { createSampleProject, writeProjectsYaml } from '../cli/demo/sample-project.js'
-import { remotePort } from '../kernel/port-client.js'
+import { remotePort } from '../kernel/port/client.js'
 import { httpTransport, ensureKernel } from '../cli/connect.js'
 import { processIo } from '../cli/io.js'
 import { join } from 'node:path'

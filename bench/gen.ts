@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { ConversationRecord } from '../kernel/domain/conversation.js'
 import type { Report } from '../kernel/domain/report.js'
-import { convFiles } from '../kernel/home.js'
+import { convFiles } from '../kernel/io/home.js'
 import type { ReportsDoc } from '../kernel/domain/report.js'
 
 /** Write a store of `n` conversations straight to disk (as the kernel would have left them): the first `lanes` are

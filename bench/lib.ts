@@ -4,7 +4,7 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { makeServiceHome, serviceEnv } from '../fixtures/service-home.js'
-import { Limiter } from '../kernel/serial.js'
+import { Limiter } from '../kernel/queue/serial.js'
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 export const SVC = join(ROOT, 'dist', 'cli', 'main.js')

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { ensureKernel, httpTransport } from '../cli/connect.js'
 import { processIo } from '../cli/io.js'
 import { gitIn, writeProjectsYaml } from '../cli/demo/sample-project.js'
-import { remotePort } from '../kernel/port-client.js'
+import { remotePort } from '../kernel/port/client.js'
 import { bigProject } from './big-repo.js'
 import {
   benchHome,

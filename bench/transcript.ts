@@ -2,7 +2,7 @@ import { closeSync, openSync, readFileSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { ensureKernel, httpTransport } from '../cli/connect.js'
 import { processIo } from '../cli/io.js'
-import { remotePort } from '../kernel/port-client.js'
+import { remotePort } from '../kernel/port/client.js'
 import { benchHome, median, run, SVC, type Figure } from './lib.js'
 
 const TRANSCRIPT_MB = 200

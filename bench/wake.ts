@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { ensureKernel, httpTransport } from '../cli/connect.js'
 import { processIo } from '../cli/io.js'
-import { remotePort } from '../kernel/port-client.js'
+import { remotePort } from '../kernel/port/client.js'
 import { writeStore } from './gen.js'
 import { benchHome, median, percentile, SVC, type Figure } from './lib.js'
 

@@ -3,11 +3,11 @@ import { existsSync, openSync, closeSync, readFileSync, mkdirSync, statSync } fr
 import { request } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { SvcError } from '../kernel/domain/errors.js'
-import { homePaths, serviceHome } from '../kernel/home.js'
-import { readKernelFile, staleReason, type KernelFile } from '../kernel/kernel-file.js'
-import { remotePort, type Transport } from '../kernel/port-client.js'
-import type { KernelPort } from '../kernel/port.js'
-import { VERSION } from '../kernel/version.js'
+import { homePaths, serviceHome } from '../kernel/io/home.js'
+import { readKernelFile, staleReason, type KernelFile } from '../kernel/io/kernel-file.js'
+import { remotePort, type Transport } from '../kernel/port/client.js'
+import type { KernelPort } from '../kernel/port/port.js'
+import { VERSION } from '../kernel/io/version.js'
 import type { Io } from './io.js'
 
 const START_LIMIT_MS = 15_000

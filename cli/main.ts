@@ -2,7 +2,7 @@
 // Start-up is on every agent's hot path: `--version` answers before anything else is loaded.
 const argv = process.argv.slice(2)
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
-  const { VERSION } = await import('../kernel/version.js')
+  const { VERSION } = await import('../kernel/io/version.js')
   process.stdout.write(`svc ${VERSION}\n`)
 } else {
   // Whatever escapes (an error event nobody listened to, a rejection nobody caught) is still one line, never a

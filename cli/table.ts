@@ -1,4 +1,4 @@
-import type { KernelPort } from '../kernel/port.js'
+import type { KernelPort } from '../kernel/port/port.js'
 import type { Args, Io } from './io.js'
 
 export type Run = (port: KernelPort, args: Args, io: Io) => Promise<number>

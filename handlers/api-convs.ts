@@ -1,7 +1,7 @@
 import { Hono } from 'hono'
 import * as v from 'valibot'
 import { MAX_DIFF_BYTES } from '../kernel/domain/diff-limits.js'
-import { PortSchemas } from '../kernel/port.js'
+import { PortSchemas } from '../kernel/port/port.js'
 import type { HandlerEnv } from './env.js'
 import { jsonBody, query, respond } from './respond.js'
 

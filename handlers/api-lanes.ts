@@ -1,6 +1,6 @@
 import { Hono } from 'hono'
 import * as v from 'valibot'
-import { PortSchemas } from '../kernel/port.js'
+import { PortSchemas } from '../kernel/port/port.js'
 import type { HandlerEnv } from './env.js'
 import { jsonBody, query, respond } from './respond.js'
 

@@ -1,4 +1,4 @@
-import type { KernelPort } from '../kernel/port.js'
+import type { KernelPort } from '../kernel/port/port.js'
 
 /** What a handler gets from its host: the kernel (in process or over HTTP) and the token callers must show. */
 export interface HandlerEnv {

@@ -1,11 +1,11 @@
 import { Hono } from 'hono'
-import { PortSchemas, type PortMethod } from '../kernel/port.js'
+import { PortSchemas, type PortMethod } from '../kernel/port/port.js'
 import type { HandlerEnv } from './env.js'
 import { errorBody } from './errors.js'
 import { jsonBody, respond } from './respond.js'
 
 /** POST /rpc/<method>: every KernelPort method, its input validated by its schema. Generated from the table in
- * kernel/port.ts, never written per verb. */
+ * kernel/port/port.ts, never written per verb. */
 export const rpc = new Hono<HandlerEnv>().post('/:method', async (c) => {
   const method = c.req.param('method')
   if (!Object.hasOwn(PortSchemas, method)) return c.json(errorBody('not_found', `no method ${method}`), 404)

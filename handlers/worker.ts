@@ -1,5 +1,5 @@
 import { createApp } from './app.js'
-import { fetchTransport, remotePort } from '../kernel/port-client.js'
+import { fetchTransport, remotePort } from '../kernel/port/client.js'
 
 /** What wrangler.toml binds: where the kernel listens and its token. Callers of this worker show the same token. */
 interface WorkerEnv {

@@ -1,6 +1,6 @@
 import { SvcError } from '../../kernel/domain/errors.js'
 import { EFFORTS, HARNESSES, NEEDS_YOU_REASONS, PHASES } from '../../kernel/domain/keys.js'
-import type { ConvView } from '../../kernel/port.js'
+import type { ConvView } from '../../kernel/port/port.js'
 import { printable } from '../../kernel/domain/printable.js'
 import { clockTime, usdText } from '../../kernel/domain/format.js'
 import { age, json, line, textTable } from '../format.js'

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { rmSync, writeFileSync } from 'node:fs'
-import { homePaths } from '../../kernel/home.js'
+import { homePaths } from '../../kernel/io/home.js'
 import { ensureKernel, resolveHome } from '../connect.js'
 import { json } from '../format.js'
 import type { Io } from '../io.js'

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { SvcError } from '../../kernel/domain/errors.js'
-import type { IssueView } from '../../kernel/port.js'
+import type { IssueView } from '../../kernel/port/port.js'
 import { age, json, textTable } from '../format.js'
 import { oneOf, optionText, type Args } from '../io.js'
 import type { Run } from '../table.js'

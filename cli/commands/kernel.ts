@@ -1,6 +1,6 @@
 import { SvcError } from '../../kernel/domain/errors.js'
-import { homePaths } from '../../kernel/home.js'
-import { remotePort } from '../../kernel/port-client.js'
+import { homePaths } from '../../kernel/io/home.js'
+import { remotePort } from '../../kernel/port/client.js'
 import { ensureKernel, httpTransport, resolveHome } from '../connect.js'
 import type { Run } from '../table.js'
 import { existsSync } from 'node:fs'
@@ -49,7 +49,7 @@ export const stop: Run = async (_port, args, io) => {
 }
 
 export const runForeground: Run = async (_port, _args, io) => {
-  const { runKernel } = await import('../../kernel/server.js')
+  const { runKernel } = await import('../../kernel/server/server.js')
   await runKernel(resolveHome(io))
   return await new Promise<number>(() => {})
 }

@@ -6,7 +6,7 @@ import { json, line } from '../format.js'
 import { readBounded } from '../read-input.js'
 import { actingAs, oneOf } from '../io.js'
 import type { Run } from '../table.js'
-import type { ConvView } from '../../kernel/port.js'
+import type { ConvView } from '../../kernel/port/port.js'
 
 /** `svc lane report` and `svc worker report`: the same options, the same exit codes. */
 export const reportAs =

@@ -1,7 +1,7 @@
 import { harnessWords } from '../../kernel/domain/activity.js'
 import { LIST_COLUMNS, laneCells, showLine, stopLine } from '../../kernel/domain/list-show.js'
 import { json, line, textTable } from '../format.js'
-import type { ReapResult } from '../../kernel/port.js'
+import type { ReapResult } from '../../kernel/port/port.js'
 import { optionText, type Args, type Io } from '../io.js'
 import type { Run } from '../table.js'
 

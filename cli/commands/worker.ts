@@ -1,6 +1,6 @@
 import { activityShown } from '../../kernel/domain/list-show.js'
 import { EFFORTS, HARNESSES } from '../../kernel/domain/keys.js'
-import type { WorkerView } from '../../kernel/port.js'
+import type { WorkerView } from '../../kernel/port/port.js'
 import { json, line, textTable } from '../format.js'
 import { actingAs, oneOf, optionText } from '../io.js'
 import { withProgress } from '../progress.js'

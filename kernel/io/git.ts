@@ -3,7 +3,7 @@ import { join, resolve as resolvePath } from 'node:path'
 import { SvcError } from '../domain/errors.js'
 import { fetchServes } from '../domain/launch.js'
 import { availableParallelism } from 'node:os'
-import { KeyedQueue, Limiter } from '../serial.js'
+import { KeyedQueue, Limiter } from '../queue/serial.js'
 
 /** Git through zx: reads take no optional locks; fetch and worktree add/remove/prune run one at a time per
  * repository. A process result never leaves this file: callers get strings, booleans or an SvcError. */

@@ -4,7 +4,7 @@ import { open, unlink } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { SvcError } from '../domain/errors.js'
 import type { LaunchIntent } from '../domain/lane-claim.js'
-import { homePaths } from '../home.js'
+import { homePaths } from './home.js'
 import { createFileOnce, isTempName } from './atomic-file.js'
 
 /** Launch intents in the service home: one file per lane directory, created exclusively, so two launches can never

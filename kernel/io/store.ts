@@ -8,9 +8,9 @@ import { CONV_ID } from '../domain/keys.js'
 import { ReportsDocSchema, type Report, type ReportsDoc } from '../domain/report.js'
 import { checkShape, type Checked } from '../domain/shape.js'
 import type { Log } from './log.js'
-import { CONV_FILE_NAMES, convFiles, homePaths } from '../home.js'
+import { CONV_FILE_NAMES, convFiles, homePaths } from './home.js'
 import { isTempName, tempOwner, writeFileAtomic } from './atomic-file.js'
-import { KeyedQueue } from '../serial.js'
+import { KeyedQueue } from '../queue/serial.js'
 
 /** A store file that does not parse or does not hold what it should; it is left untouched. */
 class BadStoreFile extends SvcError {

@@ -1,5 +1,5 @@
 import type { ConversationRecord } from '../domain/conversation.js'
-import type { ConvView } from '../port.js'
+import type { ConvView } from '../port/port.js'
 import type { KernelContext, KernelEvent } from './context.js'
 
 /** Wait until a conversation has left `starting` (started, failed to start, or already ended), or the limit. Woken

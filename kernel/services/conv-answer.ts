@@ -1,6 +1,6 @@
 import { answerFits } from '../domain/needs-you-ask.js'
-import { convFiles } from '../home.js'
-import type { PortInput, PortOutputs } from '../port.js'
+import { convFiles } from '../io/home.js'
+import type { PortInput, PortOutputs } from '../port/port.js'
 import type { KernelContext } from './context.js'
 import { decided } from './decided.js'
 

@@ -1,6 +1,6 @@
 import { deriveActivity, newestPhase, type ActivityFacts, type ActivityView } from '../domain/activity.js'
 import { conversationKind, type ConversationRecord } from '../domain/conversation.js'
-import type { ConvView } from '../port.js'
+import type { ConvView } from '../port/port.js'
 import type { Procs } from '../io/adapters.js'
 import type { Runtime } from './runtime-facts.js'
 

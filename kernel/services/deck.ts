@@ -1,5 +1,5 @@
 import { buildTree, costPerOrchestrator, costPerRun, type TreeInput, type TreeNode } from '../domain/conv-tree.js'
-import type { ConvView, DeckTree, InboxEntry, LaneView, PortInput } from '../port.js'
+import type { ConvView, DeckTree, InboxEntry, LaneView, PortInput } from '../port/port.js'
 import type { KernelContext } from './context.js'
 import type { GitFactsCache } from './git-facts.js'
 import { laneViewsWithChains } from './lane-list.js'

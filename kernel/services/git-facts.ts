@@ -1,6 +1,6 @@
 import type { Adapters } from '../io/adapters.js'
 import type * as git from '../io/git.js'
-import { Limiter } from '../serial.js'
+import { Limiter } from '../queue/serial.js'
 
 /** A worktree's git facts are reused while its fingerprint (HEAD, index, top directory) is unchanged and they are
  * younger than this; an edit deeper in the tree shows within this time. */

@@ -12,7 +12,7 @@ import {
 import type { LocalIssue } from '../io/trackers/local.js'
 import { join } from '../io/paths.js'
 import type { IssueComment, IssueFacts } from '../io/trackers/types.js'
-import type { IssueView, PortInput } from '../port.js'
+import type { IssueView, PortInput } from '../port/port.js'
 import type { KernelContext } from './context.js'
 import { decided } from './decided.js'
 import { projectNamed } from '../domain/projects.js'

@@ -11,7 +11,7 @@ import {
 } from '../domain/wait.js'
 import { keysFit } from '../domain/keys.js'
 import type { ReportFrom } from '../domain/list-show.js'
-import type { PortInput, WaitResult } from '../port.js'
+import type { PortInput, WaitResult } from '../port/port.js'
 import type { KernelContext, KernelEvent } from './context.js'
 import { activityOf } from './conv-view.js'
 import { decided } from './decided.js'

@@ -1,7 +1,7 @@
 import { SvcError } from '../domain/errors.js'
 import { workDirOf } from '../domain/worker-rules.js'
 import { dirHolder, planUndo, type LaunchIntent, type UndoFacts, type UndoPlan } from '../domain/lane-claim.js'
-import { homePaths } from '../home.js'
+import { homePaths } from '../io/home.js'
 import type { KernelContext } from './context.js'
 
 /** A launch holds its directory through an intent written before git or the lanes root is touched, until the lane's

@@ -2,7 +2,7 @@ import { oneLine } from '../domain/errors.js'
 import { notificationText, type NotificationBody } from '../domain/notify-events.js'
 import { sinkTakes, type NotifyConfig, type NotifySink } from '../domain/notify-config.js'
 import { afterAttempt, type Attempt, type RetrySchedule } from '../domain/retry.js'
-import { DeliveryQueue } from '../delivery-queue.js'
+import { DeliveryQueue } from '../queue/delivery-queue.js'
 import type { Log } from '../io/log.js'
 import type { Adapters } from '../io/adapters.js'
 

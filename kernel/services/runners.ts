@@ -1,7 +1,7 @@
 import type { ConversationRecord } from '../domain/conversation.js'
 import type { LaunchSpec } from '../domain/runner-state.js'
 import { KEY_VARIABLE } from '../domain/acting-as.js'
-import { convFiles } from '../home.js'
+import { convFiles } from '../io/home.js'
 import type { Adapters } from '../io/adapters.js'
 import type { Log } from '../io/log.js'
 import type { RuntimeFacts } from './runtime-facts.js'

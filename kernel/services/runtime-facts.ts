@@ -1,7 +1,7 @@
 import type * as v from 'valibot'
 import { MarkStateSchema, RunnerStateSchema, type MarkState, type RunnerState } from '../domain/runner-state.js'
 import { checkShape } from '../domain/shape.js'
-import { convFiles } from '../home.js'
+import { convFiles } from '../io/home.js'
 import type { Files } from '../io/adapters.js'
 import type { Log } from '../io/log.js'
 

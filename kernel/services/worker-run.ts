@@ -13,8 +13,8 @@ import {
   type WorkerRow,
 } from '../domain/worker-rules.js'
 import { dirname, join } from '../io/paths.js'
-import type { IssueView, PortInput, PortOutputs } from '../port.js'
-import { KeyedQueue } from '../serial.js'
+import type { IssueView, PortInput, PortOutputs } from '../port/port.js'
+import { KeyedQueue } from '../queue/serial.js'
 import { awaitStart } from './await-start.js'
 import type { KernelContext } from './context.js'
 import { decided } from './decided.js'

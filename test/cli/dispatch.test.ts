@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { dispatch } from '../../cli/dispatch.js'
 import type { Io } from '../../cli/io.js'
-import type { KernelPort } from '../../kernel/port.js'
+import type { KernelPort } from '../../kernel/port/port.js'
 import { scratchDir } from '../helpers/home.js'
 
 const BASE = scratchDir('cli-dispatch')

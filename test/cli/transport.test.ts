@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createServer, type Socket } from 'node:net'
 import { httpTransport } from '../../cli/connect.js'
-import type { KernelFile } from '../../kernel/kernel-file.js'
+import type { KernelFile } from '../../kernel/io/kernel-file.js'
 
 // A request sent on a kept-alive connection that the kernel closed as idle in the same moment is reset before the
 // kernel read it (seen in a suite whose process was busy while the kernel's idle limit passed): the transport sends

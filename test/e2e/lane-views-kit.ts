@@ -5,7 +5,7 @@ import { promisify } from 'node:util'
 import { TestHome, alive, until } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
 import type { Report } from '../../kernel/domain/report.js'
-import type { PortInput } from '../../kernel/port.js'
+import type { PortInput } from '../../kernel/port/port.js'
 
 /** The shared world of the list, show, stop and reap suites: a throwaway home, the sample project, a root
  * conversation, and shell lanes gated on files in the test HOME. */

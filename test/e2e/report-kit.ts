@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { TestHome } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
-import type { PortInput } from '../../kernel/port.js'
+import type { PortInput } from '../../kernel/port/port.js'
 import { startRequest } from './lane-views-kit.js'
 
 /** What the report and wait suites share: a home with the sample project for each test (given to `use` before it

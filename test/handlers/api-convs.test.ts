@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { DeckTree } from '../../kernel/port.js'
+import type { DeckTree } from '../../kernel/port/port.js'
 import { NOW, answer, convView, emptyTree, err, harness, laneView, refuse } from './kit.js'
 
 // ---- GET /api/tree ----

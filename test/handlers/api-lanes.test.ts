@@ -1,7 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { MAX_BODY } from '../../handlers/app.js'
-import type { ReapResult } from '../../kernel/port.js'
+import type { ReapResult } from '../../kernel/port/port.js'
 import { answer, convView, err, harness, laneView, refuse } from './kit.js'
 
 const started = {

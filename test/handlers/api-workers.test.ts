@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { PortOutputs, WorkerView } from '../../kernel/port.js'
+import type { PortOutputs, WorkerView } from '../../kernel/port/port.js'
 import { answer, convView, err, harness, refuse } from './kit.js'
 
 /** The workers API (POST /api/workers, GET /api/workers?issue&parent, GET /api/workers/:name, POST

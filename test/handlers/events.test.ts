@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { POLL_MS } from '../../handlers/events.js'
 import { SvcError } from '../../kernel/domain/errors.js'
-import type { PortOutputs } from '../../kernel/port.js'
+import type { PortOutputs } from '../../kernel/port/port.js'
 import { answer, err, harness } from './kit.js'
 
 type Changes = PortOutputs['changes']

@@ -1,6 +1,6 @@
 import { createApp } from '../../handlers/app.js'
 import { SvcError, type ErrorCode } from '../../kernel/domain/errors.js'
-import type { ConvView, DeckTree, KernelPort, LaneView, PortMethod } from '../../kernel/port.js'
+import type { ConvView, DeckTree, KernelPort, LaneView, PortMethod } from '../../kernel/port/port.js'
 
 export const TOKEN = 'a'.repeat(64)
 export const HOST = '127.0.0.1:4100'

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { connect } from '../../cli/connect.js'
 import { processIo } from '../../cli/io.js'
 import { procStat } from '../../kernel/io/procs.js'
-import type { KernelPort } from '../../kernel/port.js'
+import type { KernelPort } from '../../kernel/port/port.js'
 import { makeServiceHome, serviceEnv, uniqueDir } from '../../fixtures/service-home.js'
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url))

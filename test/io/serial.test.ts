@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { KeyedQueue, Limiter } from '../../kernel/serial.js'
+import { KeyedQueue, Limiter } from '../../kernel/queue/serial.js'
 import { rejection } from '../helpers/home.js'
 
 // The kernel's two concurrency tools: one call at a time per key, and at most N calls at once.

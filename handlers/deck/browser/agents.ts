@@ -1,4 +1,4 @@
-import type { DeckTree } from '../../../kernel/port.js'
+import type { DeckTree } from '../../../kernel/port/port.js'
 import { h, type Child } from './dom.js'
 import { convRow } from './rows.js'
 

@@ -6,7 +6,7 @@ import type {
   LaneView,
   PortOutputs,
   ReapResult,
-} from '../../../kernel/port.js'
+} from '../../../kernel/port/port.js'
 import { unauthorized, unreachable } from './connection.js'
 import type { TranscriptPage } from '../../../kernel/domain/transcript.js'
 

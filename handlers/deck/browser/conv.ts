@@ -1,5 +1,5 @@
 import { clockTime, costText } from '../../../kernel/domain/format.js'
-import type { ConvDetail, ReportView } from '../../../kernel/port.js'
+import type { ConvDetail, ReportView } from '../../../kernel/port/port.js'
 import { api } from './api.js'
 import { askPanel } from './ask.js'
 import { fill, h, must, type Child } from './dom.js'

@@ -1,4 +1,4 @@
-import type { ConvView, LaneView } from '../../../kernel/port.js'
+import type { ConvView, LaneView } from '../../../kernel/port/port.js'
 
 type Viewed = Pick<ConvView | LaneView, 'activity' | 'archived' | 'evidence'> & {
   report?: { status: string }

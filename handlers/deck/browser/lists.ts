@@ -1,5 +1,5 @@
 import { age, usdText } from '../../../kernel/domain/format.js'
-import type { DeckTree, InboxEntry } from '../../../kernel/port.js'
+import type { DeckTree, InboxEntry } from '../../../kernel/port/port.js'
 import { agentsTree } from './agents.js'
 import { api } from './api.js'
 import { askPanel } from './ask.js'

@@ -1,5 +1,5 @@
 import { askText } from '../../../kernel/domain/needs-you-ask.js'
-import type { DeckTree } from '../../../kernel/port.js'
+import type { DeckTree } from '../../../kernel/port/port.js'
 import { h } from './dom.js'
 
 const KEY = 'svc-deck-notify'

@@ -1,6 +1,6 @@
 import { LIST_COLUMNS, activityShown, laneCells } from '../../../kernel/domain/list-show.js'
 import { age, costText, usdText } from '../../../kernel/domain/format.js'
-import type { ConvView, DeckTree, LaneView, WorkerView } from '../../../kernel/port.js'
+import type { ConvView, DeckTree, LaneView, WorkerView } from '../../../kernel/port/port.js'
 import { h } from './dom.js'
 import { failure } from './failed.js'
 

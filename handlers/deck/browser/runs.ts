@@ -1,7 +1,7 @@
 import { usdText } from '../../../kernel/domain/format.js'
 import { inIdOrder } from '../../../kernel/domain/newest.js'
 import type { RunCounts } from '../../../kernel/domain/run-counts.js'
-import type { DeckTree, LaneView } from '../../../kernel/port.js'
+import type { DeckTree, LaneView } from '../../../kernel/port/port.js'
 import { h } from './dom.js'
 import { failure } from './failed.js'
 import { convRow } from './rows.js'

@@ -1,4 +1,4 @@
-import { SvcError, isErrorCode } from './domain/errors.js'
+import { SvcError, isErrorCode } from '../domain/errors.js'
 import type { KernelPort } from './port.js'
 
 /** Sends one JSON request and returns the status and the parsed body. */

@@ -1,6 +1,6 @@
 import { readFileSync, renameSync } from 'node:fs'
-import type { ManifestRead } from './domain/self-check.js'
-import { processStartTime } from './io/procs.js'
+import type { ManifestRead } from '../domain/self-check.js'
+import { processStartTime } from './procs.js'
 
 /** kernel.json: the manifest of a running kernel, created exclusively (it is the lock), mode 0600. */
 export interface KernelFile {

@@ -1,9 +1,9 @@
 import * as v from 'valibot'
-import type { Activity, Evidence } from './domain/activity.js'
-import { EFFORTS, HARNESSES, type NeedsYouReason } from './domain/keys.js'
-import { MAX_TEXT, key, opt, ref, text } from './port-fields.js'
+import type { Activity, Evidence } from '../domain/activity.js'
+import { EFFORTS, HARNESSES, type NeedsYouReason } from '../domain/keys.js'
+import { MAX_TEXT, key, opt, ref, text } from './fields.js'
 
-/** The worker verbs of the KernelPort (kernel/port.ts): their inputs, and the view of a worker they answer with. */
+/** The worker verbs of the KernelPort (kernel/port/port.ts): their inputs, and the view of a worker they answer with. */
 
 export const WorkerSchemas = {
   workerRun: v.strictObject({

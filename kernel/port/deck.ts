@@ -1,6 +1,6 @@
-import type { NeedsYouAsk } from './domain/needs-you-ask.js'
-import type { Report } from './domain/report.js'
-import type { RunCounts } from './domain/run-counts.js'
+import type { NeedsYouAsk } from '../domain/needs-you-ask.js'
+import type { Report } from '../domain/report.js'
+import type { RunCounts } from '../domain/run-counts.js'
 import type { ConvView, LaneView, WorkerView } from './port.js'
 
 /** What the KernelPort answers the deck with: the tree of the Command Deck and the Agents page, and a

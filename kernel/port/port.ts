@@ -1,22 +1,22 @@
 import * as v from 'valibot'
-import type { Activity, Evidence } from './domain/activity.js'
-import type { NeedsYouReason } from './domain/keys.js'
-import type { LaneFacts, WorkerFacts } from './domain/conversation.js'
-import { HARNESSES, NEEDS_YOU_REASONS, PHASES, EFFORTS, ROLES } from './domain/keys.js'
-import type { Report } from './domain/report.js'
-import type { DoctorCheck } from './domain/doctor.js'
-import type { TranscriptPage } from './domain/transcript.js'
-import { MAX_DIFF_BYTES } from './domain/diff-limits.js'
-import type { ConvDetail, ConvDiff, DeckTree } from './port-deck.js'
-import type { ReportFrom } from './domain/list-show.js'
-import type { LaneView } from './domain/lane.js'
-import type { WorkerView } from './port-workers.js'
+import type { Activity, Evidence } from '../domain/activity.js'
+import type { NeedsYouReason } from '../domain/keys.js'
+import type { LaneFacts, WorkerFacts } from '../domain/conversation.js'
+import { HARNESSES, NEEDS_YOU_REASONS, PHASES, EFFORTS, ROLES } from '../domain/keys.js'
+import type { Report } from '../domain/report.js'
+import type { DoctorCheck } from '../domain/doctor.js'
+import type { TranscriptPage } from '../domain/transcript.js'
+import { MAX_DIFF_BYTES } from '../domain/diff-limits.js'
+import type { ConvDetail, ConvDiff, DeckTree } from './deck.js'
+import type { ReportFrom } from '../domain/list-show.js'
+import type { LaneView } from '../domain/lane.js'
+import type { WorkerView } from './workers.js'
 
 /** KernelPort: the whole contract between the kernel and its users (CLI, handlers). One method per verb, inputs
- * as valibot schemas; the RPC layer (handlers/rpc.ts, kernel/port-client.ts) is generated from this table. */
+ * as valibot schemas; the RPC layer (handlers/rpc.ts, kernel/port/client.ts) is generated from this table. */
 
-import { MAX_TEXT, ReportRequestSchema, key, opt, ref, text } from './port-fields.js'
-import { WorkerSchemas } from './port-workers.js'
+import { MAX_TEXT, ReportRequestSchema, key, opt, ref, text } from './fields.js'
+import { WorkerSchemas } from './workers.js'
 export { MAX_TEXT }
 export type { LaneView }
 
@@ -180,9 +180,9 @@ export interface ConvView {
   worker?: WorkerFacts
 }
 
-export type { TranscriptEntry } from './domain/transcript.js'
-export type { ConvDetail, ConvDiff, DeckTree, InboxEntry, ReportView } from './port-deck.js'
-export type { WorkerView } from './port-workers.js'
+export type { TranscriptEntry } from '../domain/transcript.js'
+export type { ConvDetail, ConvDiff, DeckTree, InboxEntry, ReportView } from './deck.js'
+export type { WorkerView } from './workers.js'
 
 export interface PortOutputs {
   kernelStatus: KernelStatus

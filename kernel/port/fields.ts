@@ -1,7 +1,7 @@
 import * as v from 'valibot'
-import { REPORT_STATUSES } from './domain/keys.js'
+import { REPORT_STATUSES } from '../domain/keys.js'
 
-/** The fields the port's input schemas are made of (kernel/port.ts, kernel/port-workers.ts). */
+/** The fields the port's input schemas are made of (kernel/port/port.ts, kernel/port/workers.ts). */
 
 /** The most characters a brief, a report body or a verdict file may hold (the CLI reads at most as many bytes). */
 export const MAX_TEXT = 1_000_000

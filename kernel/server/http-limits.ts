@@ -1,6 +1,6 @@
 import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
-import type { Log } from './io/log.js'
+import type { Log } from '../io/log.js'
 
 /** How long a client may take over its headers, and over its whole request (headers and body); a response the
  * client waits on (a long poll, the deck's events) is not bounded by either. */

@@ -4,29 +4,35 @@ import { chmodSync, mkdirSync, unlinkSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
-import { createApp } from '../handlers/app.js'
-import { CONV_FILE_NAMES, convFiles, homePaths } from './home.js'
-import { mayStillChange, type ConversationRecord } from './domain/conversation.js'
-import { realAdapters } from './io/adapters.js'
-import { createFileOnce } from './io/atomic-file.js'
-import { ConfigFile } from './io/config.js'
-import { fileLog } from './io/log.js'
-import { processStartTime } from './io/procs.js'
-import { testNumber, testTiming } from './io/test-timing.js'
-import { Store } from './io/store.js'
-import { watchAgents } from './io/watch.js'
+import { createApp } from '../../handlers/app.js'
+import { CONV_FILE_NAMES, convFiles, homePaths } from '../io/home.js'
+import { mayStillChange, type ConversationRecord } from '../domain/conversation.js'
+import { realAdapters } from '../io/adapters.js'
+import { createFileOnce } from '../io/atomic-file.js'
+import { ConfigFile } from '../io/config.js'
+import { fileLog } from '../io/log.js'
+import { processStartTime } from '../io/procs.js'
+import { testNumber, testTiming } from '../io/test-timing.js'
+import { Store } from '../io/store.js'
+import { watchAgents } from '../io/watch.js'
 import { kernelPort } from './kernel.js'
-import { readKernelFile, readManifestToken, setAsideKernelFile, staleReason, type KernelFile } from './kernel-file.js'
-import { checkManifest } from './domain/self-check.js'
+import {
+  readKernelFile,
+  readManifestToken,
+  setAsideKernelFile,
+  staleReason,
+  type KernelFile,
+} from '../io/kernel-file.js'
+import { checkManifest } from '../domain/self-check.js'
 import { HTTP_LIMITS, limitConnections, serverOptions, type HttpLimits } from './http-limits.js'
-import { KernelContext, type KernelEvent } from './services/context.js'
-import { Notifier } from './services/notifier.js'
-import { reconcile } from './services/reconcile.js'
-import { settleInterruptedLaunches } from './services/launch-intents.js'
-import { deliverPending } from './services/worker-report.js'
-import { Runners } from './services/runners.js'
-import { RuntimeFacts } from './services/runtime-facts.js'
-import { VERSION } from './version.js'
+import { KernelContext, type KernelEvent } from '../services/context.js'
+import { Notifier } from '../services/notifier.js'
+import { reconcile } from '../services/reconcile.js'
+import { settleInterruptedLaunches } from '../services/launch-intents.js'
+import { deliverPending } from '../services/worker-report.js'
+import { Runners } from '../services/runners.js'
+import { RuntimeFacts } from '../services/runtime-facts.js'
+import { VERSION } from '../io/version.js'
 
 const RECONCILE_EVERY_MS = 15_000
 /** How long a conversation may go without a runner before the reconcile marks it ended (its runner may be starting). */
@@ -62,7 +68,7 @@ export async function runKernel(home: string): Promise<void> {
   } catch (e) {
     return fatal((e as Error).message)
   }
-  const svcMain = fileURLToPath(new URL('../cli/main.js', import.meta.url))
+  const svcMain = fileURLToPath(new URL('../../cli/main.js', import.meta.url))
   const svcBinDir = join(home, 'bin')
   mkdirSync(svcBinDir, { recursive: true, mode: 0o700 })
   writeFileSync(join(svcBinDir, 'svc'), `#!/bin/sh\nexec '${process.execPath}' '${svcMain}' "$@"\n`, { mode: 0o755 })
