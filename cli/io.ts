@@ -21,14 +21,9 @@ export const processIo = (): Io => ({
   readStdin: () => readStdinBounded(process.stdin),
 })
 
-export type Args = Record<string, unknown> & { _: string[] }
-
-/** A string option's value, or undefined when it was not given. */
-export const optionText = (args: Args, flag: string) => (args[flag] === undefined ? undefined : String(args[flag]))
-
-/** A value from a fixed set, or a usage error naming the set. */
-export function oneOf<T extends string>(args: Args, flag: string, set: readonly T[]): T | undefined {
-  const v = optionText(args, flag)
+/** An option's value from a fixed set, or a usage error naming the set. */
+export function oneOf<A extends object, T extends string>(args: A, flag: keyof A & string, set: readonly T[]) {
+  const v = args[flag] as string | undefined
   if (v !== undefined && !(set as readonly string[]).includes(v))
     throw new SvcError('usage', `--${flag} must be one of ${set.join(', ')}, not '${v}'`)
   return v as T | undefined

@@ -4,8 +4,8 @@ import type { ConvView } from '../../kernel/port/port.js'
 import { printable } from '../../kernel/domain/printable.js'
 import { clockTime, usdText } from '../../kernel/domain/format.js'
 import { age, json, line, textTable } from '../format.js'
-import { actingAs, oneOf, optionText } from '../io.js'
-import type { Run } from '../table.js'
+import { actingAs, oneOf } from '../io.js'
+import type { Run } from '../verbs.js'
 
 const activityText = (v: ConvView) => v.activity + (v.reason ? ` (${v.reason})` : '')
 
@@ -45,16 +45,16 @@ function describe(v: ConvView): string {
     .join('')
 }
 
-export const convNew: Run = async (port, args, io) => {
+export const convNew: Run<'conv new'> = async (port, args, io) => {
   const v = await port.convNew({
-    project: optionText(args, 'project'),
+    project: args.project,
     harness: oneOf(args, 'harness', HARNESSES),
-    model: optionText(args, 'model'),
+    model: args.model,
     effort: oneOf(args, 'effort', EFFORTS),
-    cwd: args.project && !args.cwd ? undefined : resolveDir(optionText(args, 'cwd') ?? io.cwd, io.cwd),
-    prompt: optionText(args, 'prompt'),
-    name: optionText(args, 'name'),
-    title: optionText(args, 'title'),
+    cwd: args.project && !args.cwd ? undefined : resolveDir(args.cwd ?? io.cwd, io.cwd),
+    prompt: args.prompt,
+    name: args.name,
+    title: args.title,
   })
   io.out(args.json ? json(v) : `${v.id}\n`)
   return 0
@@ -62,7 +62,7 @@ export const convNew: Run = async (port, args, io) => {
 
 const resolveDir = (dir: string, cwd: string) => (dir.startsWith('/') ? dir : `${cwd}/${dir}`)
 
-export const convList: Run = async (port, args, io) => {
+export const convList: Run<'conv list'> = async (port, args, io) => {
   const list = await port.convList({ all: Boolean(args.all) })
   if (args.json) io.out(json(list))
   else
@@ -83,31 +83,31 @@ export const convList: Run = async (port, args, io) => {
   return 0
 }
 
-export const convShow: Run = async (port, args, io) => {
-  const v = await port.convShow({ conv: args._[0] })
+export const convShow: Run<'conv show'> = async (port, args, io) => {
+  const v = await port.convShow({ conv: args.conv })
   io.out(args.json ? json(v) : describe(v))
   return 0
 }
 
-export const convStop: Run = async (port, args, io) => {
-  const v = await port.convStop({ conv: args._[0] })
+export const convStop: Run<'conv stop'> = async (port, args, io) => {
+  const v = await port.convStop({ conv: args.conv })
   io.out(args.json ? json(v) : line(`conv ${v.id} (${v.name}) stopped`))
   return 0
 }
 
-export const convArchive: Run = async (port, args, io) => {
-  const v = await port.convArchive({ conv: args._[0] })
+export const convArchive: Run<'conv archive'> = async (port, args, io) => {
+  const v = await port.convArchive({ conv: args.conv })
   io.out(args.json ? json(v) : line(`conv ${v.id} (${v.name}) archived`))
   return 0
 }
 
 /** The whole transcript, a page at a time from the start (a page is bounded, so is the memory it takes). */
-export const convTranscript: Run = async (port, args, io) => {
+export const convTranscript: Run<'conv transcript'> = async (port, args, io) => {
   let cursor = 0
   let first = true
   if (args.json) io.out('[')
   for (;;) {
-    const page = await port.convTranscript({ conv: args._[0], cursor })
+    const page = await port.convTranscript({ conv: args.conv, cursor })
     for (const e of page.entries) {
       if (args.json) io.out(`${first ? '\n' : ',\n'}${JSON.stringify(e)}`)
       else io.out(`${clockTime(e.at)} ${printable(e.kind).padEnd(9)} ${printable(e.text, true)}\n`)
@@ -120,8 +120,8 @@ export const convTranscript: Run = async (port, args, io) => {
   return 0
 }
 
-export const convMark: Run = async (port, args, io) => {
-  const phase = args._[0]
+export const convMark: Run<'conv mark'> = async (port, args, io) => {
+  const phase = args.phase
   if (!(PHASES as readonly string[]).includes(phase))
     throw new SvcError('usage', `the state must be one of ${PHASES.join(', ')}, not '${phase}'`)
   const v = await port.convMark({
@@ -133,21 +133,21 @@ export const convMark: Run = async (port, args, io) => {
   return 0
 }
 
-export const tell: Run = async (port, args, io) => {
-  const r = await port.tell({ conv: args._[0], text: args._[1], force: Boolean(args.force), ...actingAs(io) })
+export const tell: Run<'tell'> = async (port, args, io) => {
+  const r = await port.tell({ conv: args.conv, text: args.text, force: Boolean(args.force), ...actingAs(io) })
   io.out(args.json ? json(r) : line(`sent to conv ${r.conv.id} (${r.conv.name})`))
   return 0
 }
 
 const successor =
-  (kind: 'handoff' | 'fork'): Run =>
+  (kind: 'handoff' | 'fork'): Run<'handoff' | 'fork'> =>
   async (port, args, io) => {
     const v = await port.successor({
       ...actingAs(io),
       kind,
       harness: oneOf(args, 'harness', HARNESSES),
-      model: optionText(args, 'model'),
-      prompt: optionText(args, 'prompt'),
+      model: args.model,
+      prompt: args.prompt,
     })
     io.out(args.json ? json(v) : `${v.id}\n`)
     return 0

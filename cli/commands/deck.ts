@@ -3,11 +3,12 @@ import { rmSync, writeFileSync } from 'node:fs'
 import { homePaths } from '../../kernel/io/home.js'
 import { ensureKernel, resolveHome } from '../connect.js'
 import { json } from '../format.js'
+import type { KernelPort } from '../../kernel/port/port.js'
 import type { Io } from '../io.js'
-import type { Run } from '../table.js'
+import type { Run } from '../verbs.js'
 
 /** The deck's address with a one-time login code (the token itself never goes into a URL). */
-export async function deckUrl(port: Parameters<Run>[0], kernelPort: number): Promise<string> {
+export async function deckUrl(port: KernelPort, kernelPort: number): Promise<string> {
   const { code } = await port.deckCode({})
   return `http://127.0.0.1:${kernelPort}/deck/login?code=${code}`
 }
@@ -26,7 +27,7 @@ function openPrivately(url: string, file: string, env: NodeJS.ProcessEnv): void 
     .unref()
 }
 
-export const run: Run = async (port, args, io: Io) => {
+export const run: Run<'deck'> = async (port, args, io: Io) => {
   if (args.revoke) {
     const { revoked } = await port.deckRevoke({})
     io.out(args.json ? json({ revoked }) : `revoked ${revoked} deck session(s); svc deck gives a new link\n`)

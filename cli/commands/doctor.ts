@@ -1,7 +1,7 @@
 import { SvcError } from '../../kernel/domain/errors.js'
 import type { DoctorCheck } from '../../kernel/domain/doctor.js'
 import { json, line } from '../format.js'
-import type { Run } from '../table.js'
+import type { Run } from '../verbs.js'
 
 const label = (c: DoctorCheck) => (!c.ok ? 'PROBLEM' : c.note ? 'note   ' : 'ok     ')
 const checkLines = (c: DoctorCheck) =>
@@ -9,7 +9,7 @@ const checkLines = (c: DoctorCheck) =>
 
 /** `svc doctor`: the kernel answering, harness CLIs and their versions, git and lsof, writable homes and lanes roots.
  * Exit 1 when anything is a problem. */
-export const run: Run = async (port, args, io) => {
+export const run: Run<'doctor'> = async (port, args, io) => {
   let report
   try {
     report = await port.doctor({})

@@ -3,16 +3,16 @@ import { resolve } from 'node:path'
 import { SvcError } from '../../kernel/domain/errors.js'
 import type { IssueView } from '../../kernel/port/port.js'
 import { age, json, textTable } from '../format.js'
-import { oneOf, optionText, type Args } from '../io.js'
-import type { Run } from '../table.js'
+import { oneOf } from '../io.js'
+import type { Args, Run } from '../verbs.js'
 
 /** `svc issue new|list|show|close`: the issues a worker can belong to. */
 
-function bodyOf(args: Args, cwd: string): string | undefined {
+function bodyOf(args: Args<'issue new'>, cwd: string): string | undefined {
   if (args.body !== undefined && args['body-file'] !== undefined)
     throw new SvcError('usage', 'pass one of --body or --body-file, not both')
-  if (args['body-file'] === undefined) return optionText(args, 'body')
-  const path = resolve(cwd, String(args['body-file']))
+  if (args['body-file'] === undefined) return args.body
+  const path = resolve(cwd, args['body-file'])
   try {
     return readFileSync(path, 'utf8')
   } catch (e) {
@@ -41,10 +41,10 @@ function describe(i: IssueView): string {
 }
 
 /** Prints the new issue's reference as its last (and only) line. */
-export const issueNew: Run = async (port, args, io) => {
+export const issueNew: Run<'issue new'> = async (port, args, io) => {
   if (args.title === undefined) throw new SvcError('usage', "--title is required: the issue's one-line title")
   const issue = await port.issueNew({
-    project: optionText(args, 'project'),
+    project: args.project,
     title: String(args.title),
     body: bodyOf(args, io.cwd),
     cwd: io.cwd,
@@ -53,9 +53,9 @@ export const issueNew: Run = async (port, args, io) => {
   return 0
 }
 
-export const issueList: Run = async (port, args, io) => {
+export const issueList: Run<'issue list'> = async (port, args, io) => {
   const list = await port.issueList({
-    project: optionText(args, 'project'),
+    project: args.project,
     state: oneOf(args, 'state', ['open', 'closed'] as const),
   })
   if (args.json) io.out(json(list))
@@ -69,14 +69,14 @@ export const issueList: Run = async (port, args, io) => {
   return 0
 }
 
-export const issueShow: Run = async (port, args, io) => {
-  const issue = await port.issueShow({ ref: args._[0], project: optionText(args, 'project'), cwd: io.cwd })
+export const issueShow: Run<'issue show'> = async (port, args, io) => {
+  const issue = await port.issueShow({ ref: args.ref, project: args.project, cwd: io.cwd })
   io.out(args.json ? json(issue) : describe(issue))
   return 0
 }
 
-export const issueClose: Run = async (port, args, io) => {
-  const r = await port.issueClose({ ref: args._[0], project: optionText(args, 'project'), cwd: io.cwd })
+export const issueClose: Run<'issue close'> = async (port, args, io) => {
+  const r = await port.issueClose({ ref: args.ref, project: args.project, cwd: io.cwd })
   io.out(args.json ? json(r) : r.already ? `${r.issue.ref} was already closed\n` : `closed ${r.issue.ref}\n`)
   return 0
 }

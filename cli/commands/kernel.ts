@@ -2,7 +2,7 @@ import { SvcError } from '../../kernel/domain/errors.js'
 import { homePaths } from '../../kernel/io/home.js'
 import { remotePort } from '../../kernel/port/client.js'
 import { ensureKernel, httpTransport, resolveHome } from '../connect.js'
-import type { Run } from '../table.js'
+import type { Run } from '../verbs.js'
 import { existsSync } from 'node:fs'
 
 const show = (json: boolean, k: { pid: number; port: number; version: string }, home: string) =>
@@ -10,13 +10,13 @@ const show = (json: boolean, k: { pid: number; port: number; version: string }, 
     ? JSON.stringify({ ...k, home }) + '\n'
     : `kernel ${k.version} running: pid ${k.pid}, port ${k.port}, home ${home}\n`
 
-export const start: Run = async (_port, args, io) => {
+export const start: Run<'kernel start'> = async (_port, args, io) => {
   const k = await ensureKernel(io)
   io.out(show(Boolean(args.json), k!, resolveHome(io)))
   return 0
 }
 
-export const status: Run = async (_port, args, io) => {
+export const status: Run<'kernel status'> = async (_port, args, io) => {
   const home = resolveHome(io)
   const k = await ensureKernel(io, false)
   if (!k) {
@@ -33,7 +33,7 @@ export const status: Run = async (_port, args, io) => {
   return 0
 }
 
-export const stop: Run = async (_port, args, io) => {
+export const stop: Run<'kernel stop'> = async (_port, args, io) => {
   const home = resolveHome(io)
   const k = await ensureKernel(io, false)
   if (!k) {
@@ -48,7 +48,7 @@ export const stop: Run = async (_port, args, io) => {
   return 0
 }
 
-export const runForeground: Run = async (_port, _args, io) => {
+export const runForeground: Run<'kernel run'> = async (_port, _args, io) => {
   const { runKernel } = await import('../../kernel/server/server.js')
   await runKernel(resolveHome(io))
   return await new Promise<number>(() => {})

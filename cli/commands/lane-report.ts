@@ -5,12 +5,12 @@ import { reportExitCode } from '../../kernel/domain/report-rules.js'
 import { json, line } from '../format.js'
 import { readBounded } from '../read-input.js'
 import { actingAs, oneOf } from '../io.js'
-import type { Run } from '../table.js'
+import type { Run } from '../verbs.js'
 import type { ConvView } from '../../kernel/port/port.js'
 
 /** `svc lane report` and `svc worker report`: the same options, the same exit codes. */
 export const reportAs =
-  (kind: 'lane' | 'worker'): Run =>
+  (kind: 'lane' | 'worker'): Run<'lane report' | 'worker report'> =>
   async (port, args, io) => {
     if ((args.file === undefined) === (args.stdin === undefined))
       throw new SvcError('usage', 'give exactly one of --file <path> or --stdin')
@@ -21,14 +21,14 @@ export const reportAs =
         throw new SvcError('usage', `--defects must be a whole number, 0 or more, not '${args.defects}'`)
       defects = Number(args.defects)
     }
-    const body = args.file !== undefined ? readBounded(io.cwd, String(args.file), 'report') : await io.readStdin()
-    const verdictPath = args['verdict-file'] === undefined ? undefined : resolve(io.cwd, String(args['verdict-file']))
+    const body = args.file !== undefined ? readBounded(io.cwd, args.file, 'report') : await io.readStdin()
+    const verdictPath = args['verdict-file'] === undefined ? undefined : resolve(io.cwd, args['verdict-file'])
     const r = await (kind === 'lane' ? port.laneReport : port.workerReport)({
       ...actingAs(io),
       body,
       status,
       allowUnpushed: args['allow-unpushed'] ? true : undefined,
-      verdict: args.verdict === undefined ? undefined : String(args.verdict),
+      verdict: args.verdict,
       defects,
       verdictFile: verdictPath
         ? { path: verdictPath, text: readBounded(io.cwd, verdictPath, 'verdict file') }

@@ -1,31 +1,31 @@
 import { SvcError } from '../../kernel/domain/errors.js'
 import { EFFORTS, HARNESSES, ROLES } from '../../kernel/domain/keys.js'
 import { json, line } from '../format.js'
-import { actingAs, oneOf, optionText } from '../io.js'
+import { actingAs, oneOf } from '../io.js'
 import { withProgress } from '../progress.js'
 import { readBounded } from '../read-input.js'
-import type { Run } from '../table.js'
+import type { Run } from '../verbs.js'
 
-export const run: Run = async (port, args, io) => {
+export const run: Run<'lane start'> = async (port, args, io) => {
   const role = oneOf(args, 'role', ROLES)
   if (!role) throw new SvcError('usage', '--role is required: one of builder, critic, verifier, play, orchestrator')
-  const brief = args.brief === undefined ? undefined : readBounded(io.cwd, String(args.brief), 'brief')
+  const brief = args.brief === undefined ? undefined : readBounded(io.cwd, args.brief, 'brief')
   const request = port.laneStart({
-    key: optionText(args, 'key'),
-    for: optionText(args, 'for'),
+    key: args.key,
+    for: args.for,
     role,
     brief,
-    prompt: optionText(args, 'prompt'),
-    run: optionText(args, 'run'),
-    parent: optionText(args, 'parent'),
-    project: optionText(args, 'project'),
-    model: optionText(args, 'model'),
+    prompt: args.prompt,
+    run: args.run,
+    parent: args.parent,
+    project: args.project,
+    model: args.model,
     harness: oneOf(args, 'harness', HARNESSES),
     effort: oneOf(args, 'effort', EFFORTS),
-    title: optionText(args, 'title'),
-    branch: optionText(args, 'branch'),
-    from: optionText(args, 'from'),
-    at: optionText(args, 'at'),
+    title: args.title,
+    branch: args.branch,
+    from: args.from,
+    at: args.at,
     reuse: args.reuse ? true : undefined,
     replace: args.replace ? true : undefined,
     noWait: args['no-wait'] ? true : undefined,

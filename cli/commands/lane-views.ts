@@ -2,11 +2,11 @@ import { harnessWords } from '../../kernel/domain/activity.js'
 import { LIST_COLUMNS, laneCells, showLine, stopLine } from '../../kernel/domain/list-show.js'
 import { json, line, textTable } from '../format.js'
 import type { ReapResult } from '../../kernel/port/port.js'
-import { optionText, type Args, type Io } from '../io.js'
-import type { Run } from '../table.js'
+import type { Io } from '../io.js'
+import type { Run } from '../verbs.js'
 
-export const list: Run = async (port, args, io) => {
-  const views = await port.laneList({ run: optionText(args, 'run'), parent: optionText(args, 'parent') })
+export const list: Run<'lane list'> = async (port, args, io) => {
+  const views = await port.laneList({ run: args.run, parent: args.parent })
   io.out(args.json ? json(views) : textTable([...LIST_COLUMNS], views.map(laneCells)))
   // What a harness said went wrong, one line per lane on stderr: the table keeps its columns, no failure stays hidden.
   if (!args.json)
@@ -17,22 +17,22 @@ export const list: Run = async (port, args, io) => {
   return 0
 }
 
-export const show: Run = async (port, args, io) => {
-  const lane = args._[0]
-  const r = await port.laneShow({ lane, run: optionText(args, 'run'), key: optionText(args, 'key') })
+export const show: Run<'lane show'> = async (port, args, io) => {
+  const lane = args.lane
+  const r = await port.laneShow({ lane, run: args.run, key: args.key })
   io.out(args.json ? json(r) : [r.chain, ...r.lanes.map(showLine)].map(line).join(''))
   return 0
 }
 
-export const stop: Run = async (port, args, io) => {
-  const v = await port.laneStop({ lane: args._[0] })
+export const stop: Run<'lane stop'> = async (port, args, io) => {
+  const v = await port.laneStop({ lane: args.lane })
   io.out(args.json ? json(v) : line(stopLine(v)))
   return 0
 }
 
-export const reap: Run = async (port, args, io) => {
+export const reap: Run<'lane reap'> = async (port, args, io) => {
   const r = await port.laneReap({
-    lane: args._[0],
+    lane: args.lane,
     park: args.park ? true : undefined,
     keep: args.keep ? true : undefined,
   })
@@ -43,7 +43,7 @@ export const reap: Run = async (port, args, io) => {
 /** What a reap of a lane or a worker prints. */
 export function printReap(
   io: Io,
-  args: Args,
+  args: { json?: true },
   r: Omit<ReapResult, 'lane'>,
   v: { who: string; id: string; branch?: string },
 ): number {

@@ -3,8 +3,8 @@ import { reportExitCode } from '../../kernel/domain/report-rules.js'
 import { WAIT_EXIT } from '../../kernel/domain/wait.js'
 import { json, line } from '../format.js'
 import type { KernelPort } from '../../kernel/port/port.js'
-import { optionText, type Args, type Io } from '../io.js'
-import type { Run } from '../table.js'
+import type { Io } from '../io.js'
+import type { Args, Run } from '../verbs.js'
 import { oneWaitForm } from '../../kernel/domain/wait.js'
 import { decided } from '../../kernel/services/decided.js'
 
@@ -24,17 +24,17 @@ async function waitFor(
   kind: 'lane' | 'worker',
   { set: run, project }: WaitSetArgs,
   port: KernelPort,
-  args: Args,
+  args: Args<'lane wait'> | Args<'worker wait'>,
   io: Io,
 ): Promise<number> {
-  const lane = args._[0]
+  const lane = kind === 'lane' ? (args as Args<'lane wait'>).lane : (args as Args<'worker wait'>).worker
   const setFlag = kind === 'lane' ? 'run' : 'issue'
-  const parent = optionText(args, 'parent')
+  const parent = args.parent
   decided(oneWaitForm([lane, run, parent], kind))
   let timeoutMs = Infinity
   if (args.timeout !== undefined) {
     const t = Number(args.timeout)
-    if (!/^\d+(\.\d+)?$/.test(String(args.timeout)) || !Number.isFinite(t))
+    if (!/^\d+(\.\d+)?$/.test(args.timeout) || !Number.isFinite(t))
       throw new SvcError('usage', `--timeout must be a number of seconds, not '${args.timeout}'`)
     timeoutMs = t * 1000
   }
@@ -45,7 +45,7 @@ async function waitFor(
         ? `svc ${kind} wait --${setFlag} ${run}`
         : `svc ${kind} wait --parent ${parent}`
   const next = (cursor: string | undefined) => io.err(line(`next: ${form}${cursor ? ` --after ${cursor}` : ''}`))
-  const after = optionText(args, 'after')
+  const after = args.after
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const pollMs = Math.max(0, Math.min(POLL_MS, deadline - Date.now()))
@@ -88,7 +88,7 @@ async function waitFor(
   }
 }
 
-export const run: Run = (port, args, io) => waitFor('lane', { set: optionText(args, 'run') }, port, args, io)
+export const run: Run<'lane wait'> = (port, args, io) => waitFor('lane', { set: args.run }, port, args, io)
 
-export const workerWait: Run = (port, args, io) =>
-  waitFor('worker', { set: optionText(args, 'issue'), project: optionText(args, 'project') }, port, args, io)
+export const workerWait: Run<'worker wait'> = (port, args, io) =>
+  waitFor('worker', { set: args.issue, project: args.project }, port, args, io)

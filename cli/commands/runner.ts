@@ -1,5 +1,5 @@
 import { runRunner } from '../../kernel/runner/runner.js'
 import { resolveHome } from '../connect.js'
-import type { Run } from '../table.js'
+import type { Run } from '../verbs.js'
 
-export const run: Run = async (_port, args, io) => runRunner(resolveHome(io), args._[0])
+export const run: Run<'runner'> = async (_port, args, io) => runRunner(resolveHome(io), args.name)

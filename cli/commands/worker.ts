@@ -2,27 +2,27 @@ import { activityShown } from '../../kernel/domain/list-show.js'
 import { EFFORTS, HARNESSES } from '../../kernel/domain/keys.js'
 import type { WorkerView } from '../../kernel/port/port.js'
 import { json, line, textTable } from '../format.js'
-import { actingAs, oneOf, optionText } from '../io.js'
+import { actingAs, oneOf } from '../io.js'
 import { withProgress } from '../progress.js'
 import { readBounded } from '../read-input.js'
-import type { Run } from '../table.js'
+import type { Run } from '../verbs.js'
 import { printReap } from './lane-views.js'
 
 const flag = (v: unknown) => (v ? true : undefined)
 
-export const run: Run = async (port, args, io) => {
-  const brief = args.brief === undefined ? undefined : readBounded(io.cwd, String(args.brief), 'brief')
+export const run: Run<'worker run'> = async (port, args, io) => {
+  const brief = args.brief === undefined ? undefined : readBounded(io.cwd, args.brief, 'brief')
   const request = port.workerRun({
-    issue: String(args._[0]),
+    issue: args.issue,
     brief,
-    prompt: optionText(args, 'prompt'),
-    project: optionText(args, 'project'),
+    prompt: args.prompt,
+    project: args.project,
     harness: oneOf(args, 'harness', HARNESSES),
-    model: optionText(args, 'model'),
+    model: args.model,
     effort: oneOf(args, 'effort', EFFORTS),
-    from: optionText(args, 'from'),
-    branch: optionText(args, 'branch'),
-    title: optionText(args, 'title'),
+    from: args.from,
+    branch: args.branch,
+    title: args.title,
     replace: flag(args.replace),
     reuse: flag(args.reuse),
     post: flag(args.post),
@@ -48,31 +48,31 @@ const cells = (v: WorkerView) => [
   v.cwd,
 ]
 
-export const list: Run = async (port, args, io) => {
+export const list: Run<'worker list'> = async (port, args, io) => {
   const views = await port.workerList({
-    issue: optionText(args, 'issue'),
-    parent: optionText(args, 'parent'),
-    project: optionText(args, 'project'),
+    issue: args.issue,
+    parent: args.parent,
+    project: args.project,
     cwd: io.cwd,
   })
   io.out(args.json ? json(views) : textTable(COLUMNS, views.map(cells)))
   return 0
 }
 
-export const show: Run = async (port, args, io) => {
-  const v = await port.workerGet({ worker: String(args._[0]) })
+export const show: Run<'worker show'> = async (port, args, io) => {
+  const v = await port.workerGet({ worker: args.worker })
   io.out(args.json ? json(v) : textTable(COLUMNS, [cells(v)]))
   return 0
 }
 
-export const stop: Run = async (port, args, io) => {
-  const v = await port.workerStop({ worker: String(args._[0]) })
+export const stop: Run<'worker stop'> = async (port, args, io) => {
+  const v = await port.workerStop({ worker: args.worker })
   io.out(args.json ? json(v) : line(`Worker ${v.issue} i${v.iteration} stopped: conv ${v.id} (${v.name})`))
   return 0
 }
 
-export const reap: Run = async (port, args, io) => {
-  const r = await port.workerReap({ worker: String(args._[0]), park: flag(args.park), keep: flag(args.keep) })
+export const reap: Run<'worker reap'> = async (port, args, io) => {
+  const r = await port.workerReap({ worker: args.worker, park: flag(args.park), keep: flag(args.keep) })
   const v = r.worker
   return printReap(io, args, r, { who: `worker ${v.issue} i${v.iteration}`, id: v.id, branch: v.branch })
 }

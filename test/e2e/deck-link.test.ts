@@ -73,7 +73,7 @@ test("item 8: on a terminal, svc deck opens a private file that leads to the dec
   // This process's PATH too, whichever environment the opener is started with.
   process.env.PATH = env.PATH
   try {
-    assert.is(await deck(await connect(io), { _: [] }, io), 0)
+    assert.is(await deck(await connect(io), {}, io), 0)
   } finally {
     process.env.PATH = path
   }

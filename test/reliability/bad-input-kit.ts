@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { findCommand } from '../../cli/dispatch.js'
+import { findVerb } from '../../cli/parse.js'
 import { TestHome, alive, until } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
 import { recordFigure } from './figures.js'
@@ -120,7 +120,7 @@ export function badInputSuite(label: string, figure: string): BadInput {
   k.cli = async (args, env = k.s.env) => {
     const r = await k.h.svc(args, { env, here: true })
     const what = JSON.stringify(args)
-    const verb = findCommand(args)?.name ?? args[0]
+    const verb = findVerb(args) ?? args[0]
     const family = shape(r.stderr.split('\n')[0], args)
     if (!verbs.has(verb) || !families.has(family)) {
       verbs.add(verb)
