@@ -306,9 +306,35 @@ export const VERBS = {
       json,
     },
   }),
+  'host add': verb({
+    positionals: ['<name>'],
+    description: 'Add a host lanes may run on, reached with ssh; it is reached once and its host key recorded',
+    options: {
+      ssh: s('user@address or user@address:port (required)'),
+      'lanes-root': s('Where lanes go on the host: an absolute path or ~/path (default ~/svc-lanes)'),
+      identity: s('Private key file to log in with (default: your ssh agent and keys)'),
+      'host-key': s("The host's public key ('<type> <base64>'); without it the first key seen is recorded"),
+      json,
+    },
+  }),
+  'host list': verb({
+    positionals: [],
+    description: 'List the hosts of hosts.yaml',
+    options: { json },
+  }),
+  'host show': verb({
+    positionals: ['<name>'],
+    description: 'Show a host and what it answers now; exit 1 when it does not',
+    options: { json },
+  }),
+  'host remove': verb({
+    positionals: ['<name>'],
+    description: 'Remove a host: its connection closed, its recorded key forgotten',
+    options: { json },
+  }),
   doctor: verb({
     positionals: [],
-    description: 'Check the harness CLIs, git, lsof, the lanes roots and the kernel; exit 1 on any problem',
+    description: 'Check the harness CLIs, git, lsof, the lanes roots, the hosts and the kernel; exit 1 on any problem',
     options: { json },
   }),
   runner: verb({

@@ -1,6 +1,7 @@
 /** `svc doctor`: what was found on this machine, and the checks (each problem with its fix) that follow from it. */
 
 import { describeNotifyConfig, type NotifyConfig } from './notify-config.js'
+import { hostFactsText, type HostView } from './hosts.js'
 
 export interface ToolFact {
   /** Where the program was found on the kernel's PATH; absent when it was not. */
@@ -87,6 +88,9 @@ export interface DoctorFacts {
   leftovers?: { detail: string; fix: string }[]
   /** notify.yaml: where notifications go, or what is wrong with it; neither when there is none. */
   notify?: { path: string; config?: NotifyConfig; problem?: string }
+  /** Each host of hosts.yaml as a probe over ssh found it; or why hosts.yaml could not be read. */
+  hosts?: HostView[]
+  hostsError?: { path: string; problem: string }
 }
 
 export interface DoctorCheck {
@@ -194,6 +198,18 @@ function ghCheck(gh: NonNullable<DoctorFacts['gh']>): DoctorCheck {
   }
 }
 
+/** A host answers with git (a lane's worktree is made there) and node (its runner); else what to do. */
+function hostCheck(h: HostView): DoctorCheck {
+  const name = `host ${h.name}`
+  if (h.problem)
+    return { name, ok: false, detail: h.problem.message, ...(h.problem.hint ? { fix: h.problem.hint } : {}) }
+  const facts = h.facts!
+  const detail = `${h.ssh}: ${hostFactsText(facts)}`
+  if (!facts.git) return { name, ok: false, detail, fix: `install git on ${h.name} (apt-get install git)` }
+  if (!facts.node) return { name, ok: false, detail, fix: `install Node 20 or newer on ${h.name}` }
+  return { name, ok: true, detail }
+}
+
 /** Every check, in the order shown: the kernel, the harness CLIs, git and lsof, the service home, the lanes roots,
  * notifications, gh, refused store files, what interrupted launches left. */
 export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
@@ -220,6 +236,9 @@ export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
       fix: `correct ${f.notify.path} (README, Notifications)`,
     })
   else if (f.notify?.config) checks.push({ name: 'notify', ok: true, detail: describeNotifyConfig(f.notify.config) })
+  if (f.hostsError)
+    checks.push({ name: 'hosts', ok: false, detail: f.hostsError.problem, fix: `correct ${f.hostsError.path}` })
+  for (const h of f.hosts ?? []) checks.push(hostCheck(h))
   if (f.gh) checks.push(ghCheck(f.gh))
   for (const b of f.badStoreFiles)
     checks.push({

@@ -22,6 +22,8 @@ import { dropIntent, intentFiles, intentPath, readIntent, recordIntent } from '.
 import { NotifyConfigFile } from './notify-config-file.js'
 import { runCommand } from './run-command.js'
 import { harnessFact, toolFact, writable } from './tools.js'
+import { HostsFile } from './hosts/hosts-file.js'
+import { controlDir, forgetHostKey, keyFingerprint, recordHostKey, recordedHostKey, runSsh } from './hosts/ssh.js'
 import { GhTracker, ghAuthStatus } from './trackers/gh.js'
 import { LocalIssues } from './trackers/local.js'
 import * as gitCore from './git.js'
@@ -49,6 +51,8 @@ export interface Adapters {
   notify: NotifyIo
   /** What svc doctor asks of the machine: the tools on the PATH, gh's login, a directory's write access. */
   tools: Tools
+  /** Other machines: hosts.yaml, the system ssh, the service's own known hosts (io/hosts). */
+  hosts: HostsIo
   git: Git
   procs: Procs
   clock: Clock
@@ -225,6 +229,17 @@ type NotifyIo = typeof realNotify
 const realTools = { harnessFact, toolFact, writable, ghAuthStatus }
 type Tools = typeof realTools
 
+const realHosts = {
+  file: (path: string) => new HostsFile(path),
+  runSsh,
+  controlDir,
+  forgetHostKey,
+  recordHostKey,
+  recordedHostKey,
+  keyFingerprint,
+}
+export type HostsIo = typeof realHosts
+
 export const realIds: Ids = {
   uuid: randomUUID,
   token: (bytes) => randomBytes(bytes).toString('base64url'),
@@ -241,6 +256,7 @@ export function realAdapters(): Adapters {
     trackers: realTrackers,
     notify: realNotify,
     tools: realTools,
+    hosts: realHosts,
     git: realGit,
     procs: realProcs,
     clock: { now: Date.now },

@@ -21,6 +21,10 @@ export const homePaths = (home: string) => ({
   launches: join(home, 'launches'),
   /** Where notifications go: a file of its own, so projects.yaml stays a mapping of project keys alone. */
   notify: join(home, 'notify.yaml'),
+  /** Other machines lanes may run on (svc host add), and the host keys the service has seen for them (never the
+   * user's own known hosts). */
+  hosts: join(home, 'hosts.yaml'),
+  knownHosts: join(home, 'hosts', 'known_hosts'),
 })
 
 export const convDir = (home: string, name: string) => join(home, 'agents', `conv-${name}`)

@@ -11,6 +11,7 @@ import type { ConvDetail, ConvDiff, DeckTree } from './deck.js'
 import type { ReportFrom } from '../domain/list-show.js'
 import type { LaneView } from '../domain/lane.js'
 import type { WorkerView } from './workers.js'
+import type { HostView } from '../domain/hosts.js'
 
 /** KernelPort: the whole contract between the kernel and its users (CLI, handlers). One method per verb, inputs
  * as valibot schemas; the RPC layer (handlers/rpc.ts, kernel/port/client.ts) is generated from this table. */
@@ -138,6 +139,16 @@ export const PortSchemas = {
   deckSession: v.strictObject({ session: text(200) }),
   ...WorkerSchemas,
   deckRevoke: v.strictObject({}),
+  hostAdd: v.strictObject({
+    name: text(100),
+    ssh: text(300),
+    lanesRoot: opt(text(4096)),
+    identity: opt(text(4096)),
+    hostKey: opt(text(20_000)),
+  }),
+  hostList: v.strictObject({}),
+  hostShow: v.strictObject({ name: text(100) }),
+  hostRemove: v.strictObject({ name: text(100) }),
 } as const
 
 export type PortMethod = keyof typeof PortSchemas
@@ -183,6 +194,7 @@ export interface ConvView {
 export type { TranscriptEntry } from '../domain/transcript.js'
 export type { ConvDetail, ConvDiff, DeckTree, InboxEntry, ReportView } from './deck.js'
 export type { WorkerView } from './workers.js'
+export type { HostView } from '../domain/hosts.js'
 
 export interface PortOutputs {
   kernelStatus: KernelStatus
@@ -228,6 +240,10 @@ export interface PortOutputs {
   workerGet: WorkerView
   workerStop: WorkerView
   workerReap: Omit<ReapResult, 'lane'> & { worker: WorkerView }
+  hostAdd: HostView
+  hostList: HostView[]
+  hostShow: HostView
+  hostRemove: HostView
 }
 
 /** An issue a worker can belong to, as `svc issue` shows it. `project` and the times for local issues only. */

@@ -28,6 +28,7 @@ import { workerReport } from '../services/worker-report.js'
 import { workerGet, workerList, workerReap, workerStop, workerWait } from '../services/worker-views.js'
 import { readTranscriptPage } from '../io/transcript-page.js'
 import { convFiles } from '../io/home.js'
+import { hostAdd, hostList, hostRemove, hostShow } from '../services/hosts.js'
 
 /** The kernel's own KernelPort: every verb, in process. */
 export function kernelPort(
@@ -109,5 +110,9 @@ export function kernelPort(
     workerGet: (input) => workerGet(ctx, input.worker),
     workerStop: (input) => workerStop(ctx, input),
     workerReap: (input) => workerReap(ctx, gitFacts, input),
+    hostAdd: (input) => hostAdd(ctx, input),
+    hostList: () => hostList(ctx),
+    hostShow: (input) => hostShow(ctx, input.name),
+    hostRemove: (input) => hostRemove(ctx, input.name),
   }
 }

@@ -1,3 +1,4 @@
+import { closeMasters } from '../services/hosts.js'
 import { serve } from '@hono/node-server'
 import { randomBytes } from 'node:crypto'
 import { chmodSync, mkdirSync, unlinkSync, writeFileSync } from 'node:fs'
@@ -104,6 +105,8 @@ export async function runKernel(home: string): Promise<void> {
       } catch {}
     }
     await watcher?.close().catch(() => {})
+    // Connection masters to hosts would outlive the kernel by their persist time: they end with it.
+    await Promise.race([closeMasters(ctx), new Promise((r) => setTimeout(r, 1000).unref())])
     server.close()
     server.closeAllConnections?.()
     setTimeout(() => process.exit(0), 200).unref()

@@ -7,6 +7,7 @@ import { homePaths } from '../io/home.js'
 import type { KernelContext } from './context.js'
 import { lanesRootOf } from './project.js'
 import { launchLeftovers } from './launch-intents.js'
+import { probeHosts } from './hosts.js'
 
 /** The nearest directory that exists at or above `path`. */
 function existingAncestor(files: Files, path: string): string {
@@ -44,6 +45,11 @@ export async function doctor(
   } catch (e) {
     configError = e instanceof SvcError ? e.message : `${ctx.config.path}: ${(e as Error).message}`
   }
+  let hostsError: DoctorFacts['hostsError']
+  const hosts = probeHosts(ctx).catch((e) => {
+    hostsError = { path: homePaths(ctx.home).hosts, problem: (e as Error).message }
+    return []
+  })
   const [claude, codex, git, lsof, gh] = await Promise.all([
     ctx.io.tools.harnessFact('claude'),
     ctx.io.tools.harnessFact('codex'),
@@ -70,6 +76,8 @@ export async function doctor(
     gh,
     badStoreFiles: [...ctx.store.badFiles].map(([path, problem]) => ({ path, problem })),
     leftovers: await launchLeftovers(ctx),
+    hosts: await hosts,
+    ...(hostsError ? { hostsError } : {}),
     notify: {
       path: homePaths(ctx.home).notify,
       ...(await ctx.io.notify.configFile(homePaths(ctx.home).notify).read()),

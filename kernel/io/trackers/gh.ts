@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { runCaptured } from '../run-captured.js'
 import * as v from 'valibot'
 import { GH_INSTALL, GH_LOGIN } from '../../domain/doctor.js'
 import { SvcError, oneLine } from '../../domain/errors.js'
@@ -126,28 +126,11 @@ function runGh(args: string[], opts: GhOptions = {}, input?: string): Promise<Ra
     NO_COLOR: '1',
     CLICOLOR: '0',
   }
-  return new Promise((resolve) => {
-    const child = spawn('gh', args, { env, stdio: ['pipe', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    let timedOut = false
-    const timer = setTimeout(() => {
-      timedOut = true
-      child.kill('SIGKILL')
-    }, opts.timeoutMs ?? 30_000)
-    child.stdout.on('data', (d) => (stdout += d))
-    child.stderr.on('data', (d) => (stderr += d))
-    child.stdin.on('error', () => {})
-    child.on('error', (e) => {
-      clearTimeout(timer)
-      resolve({ code: null, stdout, stderr: e.message, missing: (e as NodeJS.ErrnoException).code === 'ENOENT' })
-    })
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr, timedOut })
-    })
-    child.stdin.end(input ?? '')
-  })
+  return runCaptured('gh', args, { env, timeoutMs: opts.timeoutMs ?? 30_000, input }).then((r) =>
+    r.spawnError
+      ? { code: null, stdout: r.stdout, stderr: r.spawnError.message, missing: r.spawnError.code === 'ENOENT' }
+      : { code: r.code, stdout: r.stdout, stderr: r.stderr, timedOut: Boolean(r.timedOut) },
+  )
 }
 
 /** `gh auth status`: logged in or not, and the line that says so. Exit 0 is logged in; gh prints its account

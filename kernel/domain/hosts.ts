@@ -1,0 +1,334 @@
+/** Hosts (issue 27): other machines lanes may run on, reached with the system ssh. hosts.yaml in the service home
+ * maps a host's name to how it is reached; these are its rules: what a name, a target and an entry may be, the ssh
+ * command line every connection uses, and what a probe's answer means. */
+
+import * as v from 'valibot'
+import { ALLOWED, allow, refuse, type Decision } from './refusal.js'
+import { issueText, type Checked } from './shape.js'
+
+/** A host's name: short, lower-case, usable in a path and a ref. */
+export const HOST_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/
+const USER = /^[a-z_][a-z0-9_.-]{0,31}$/
+const HOSTNAME =
+  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*$/
+const IPV6 = /^[0-9A-Fa-f:.]{2,45}$/
+
+/** Where a host's lanes go when hosts.yaml names no lanes root: under the remote user's home. */
+export const DEFAULT_REMOTE_LANES_ROOT = '~/svc-lanes'
+
+/** The first contact with a host waits this long for the connection; a later one as long. */
+export const CONNECT_TIMEOUT_S = 5
+/** A connection master stays up this long after its last use, so that the next command pays no handshake. */
+export const CONTROL_PERSIST_S = 60
+
+export interface SshTarget {
+  user: string
+  address: string
+  port?: number
+}
+
+/** `user@addr`, `user@addr:port` or `user@[v6]:port`: nothing ssh could read as an option or a second argument. */
+export function parseSshTarget(text: string): Decision<{ target: SshTarget }> {
+  const bad = (why: string) =>
+    refuse('usage', `--ssh ${JSON.stringify(text)}: ${why}`, 'give it as user@address, or user@address:port')
+  const at = text.indexOf('@')
+  if (at < 0) return bad('no user; expected user@address')
+  const user = text.slice(0, at)
+  let rest = text.slice(at + 1)
+  if (!USER.test(user)) return bad(`the user ${JSON.stringify(user)} is not a user name`)
+  let portText: string | undefined
+  let address: string
+  if (rest.startsWith('[')) {
+    const close = rest.indexOf(']')
+    if (close < 0) return bad('an unclosed [')
+    address = rest.slice(1, close)
+    rest = rest.slice(close + 1)
+    if (rest && !rest.startsWith(':')) return bad('expected :port after ]')
+    portText = rest ? rest.slice(1) : undefined
+    if (!IPV6.test(address) || !address.includes(':')) return bad(`${address} is not an IPv6 address`)
+  } else {
+    const colon = rest.lastIndexOf(':')
+    address = colon < 0 ? rest : rest.slice(0, colon)
+    portText = colon < 0 ? undefined : rest.slice(colon + 1)
+    if (!HOSTNAME.test(address)) return bad(`${JSON.stringify(address)} is not a host name or an IPv4 address`)
+  }
+  if (portText === undefined) return allow({ target: { user, address } })
+  const port = Number(portText)
+  if (!/^\d{1,5}$/.test(portText) || port < 1 || port > 65535) return bad(`the port ${portText} is not 1-65535`)
+  return allow({ target: { user, address, port } })
+}
+
+/** The `ssh` value as written back: the form parseSshTarget reads. */
+export const sshTargetText = (t: SshTarget) =>
+  `${t.user}@${t.address.includes(':') ? `[${t.address}]` : t.address}${t.port ? `:${t.port}` : ''}`
+
+/** A remote lanes root: an absolute path or one under the remote home (`~/...`), with no `..`, on one line. */
+export function remoteRootProblem(root: string): string | undefined {
+  if (!(root.startsWith('/') || root === '~' || root.startsWith('~/')))
+    return `the lanes root ${JSON.stringify(root)} is neither absolute nor under ~/`
+  if (root === '/' || root === '~') return `the lanes root ${root} would be the whole ${root === '/' ? 'disk' : 'home'}`
+  if (root.split('/').includes('..')) return `the lanes root ${JSON.stringify(root)} holds ..`
+  if (/[\0-\x1f\x7f'"\\$`]/.test(root))
+    return `the lanes root ${JSON.stringify(root)} holds a quote, $ or a control character`
+  return undefined
+}
+
+const HostEntrySchema = v.strictObject({
+  ssh: v.pipe(
+    v.string(),
+    v.check((s) => parseSshTarget(s).ok, 'user@address or user@address:port'),
+  ),
+  lanes_root: v.optional(
+    v.pipe(
+      v.string(),
+      v.check((s) => remoteRootProblem(s) === undefined, 'an absolute path or ~/path with no .. and no quotes'),
+    ),
+  ),
+  identity: v.optional(
+    v.pipe(
+      v.string(),
+      v.check((s) => s.startsWith('/') && !/[\0-\x1f]/.test(s), 'an absolute path of a private key file'),
+    ),
+  ),
+})
+
+const HostsFileSchema = v.record(
+  v.pipe(
+    v.string(),
+    v.check((s) => HOST_NAME.test(s), 'a host name of lower-case letters, digits and "-" (at most 32)'),
+  ),
+  HostEntrySchema,
+)
+
+export type HostEntry = v.InferOutput<typeof HostEntrySchema>
+export type Hosts = Record<string, HostEntry>
+
+/** hosts.yaml's document checked: the hosts, or the first thing wrong with it on one line (file named by the caller). */
+export function checkHostsFile(doc: unknown): Checked<Hosts> {
+  if (doc === null || doc === undefined) return { ok: true, value: {} }
+  if (typeof doc !== 'object' || Array.isArray(doc))
+    return { ok: false, problem: '(top level): expected a mapping of host names to entries' }
+  const r = v.safeParse(HostsFileSchema, doc)
+  return r.success ? { ok: true, value: r.output } : { ok: false, problem: issueText(r.issues) }
+}
+
+/** A host named by a user: an own key of hosts.yaml. */
+export const hostEntry = (hosts: Hosts, name: string): HostEntry | undefined =>
+  Object.hasOwn(hosts, name) ? hosts[name] : undefined
+
+export const hostFound = (hosts: Hosts, name: string): Decision<{ entry: HostEntry }> => {
+  const entry = hostEntry(hosts, name)
+  if (entry) return allow({ entry })
+  const known = Object.keys(hosts)
+  return refuse(
+    'not_found',
+    `no host ${JSON.stringify(name)} in hosts.yaml`,
+    known.length ? `hosts: ${known.join(', ')}` : 'add one: svc host add <name> --ssh user@address',
+  )
+}
+
+export interface HostAddInput {
+  name: string
+  ssh: string
+  lanesRoot?: string
+  identity?: string
+  hostKey?: string
+}
+
+/** A public host key as `type base64`, the form of a known-hosts line after its names. */
+const HOST_KEY =
+  /^(ssh-ed25519|ecdsa-sha2-nistp(256|384|521)|ssh-rsa|sk-ssh-ed25519@openssh\.com) [A-Za-z0-9+/]{16,}={0,2}$/
+
+/** `svc host add`: the entry to write, or why not (a bad name, target, root or key path; a name already taken). */
+export function planHostAdd(hosts: Hosts, input: HostAddInput): Decision<{ entry: HostEntry; target: SshTarget }> {
+  if (!HOST_NAME.test(input.name))
+    return refuse(
+      'usage',
+      `host name ${JSON.stringify(input.name)}: use lower-case letters, digits and "-", at most 32, starting with a letter or digit`,
+    )
+  if (hostEntry(hosts, input.name))
+    return refuse(
+      'conflict',
+      `host ${input.name} is already in hosts.yaml (${hosts[input.name].ssh})`,
+      `svc host remove ${input.name} first, or pick another name`,
+    )
+  const target = parseSshTarget(input.ssh)
+  if (!target.ok) return target
+  if (input.lanesRoot !== undefined) {
+    const problem = remoteRootProblem(input.lanesRoot)
+    if (problem) return refuse('usage', `--lanes-root: ${problem}`, 'give an absolute path, or one under ~/')
+  }
+  if (input.identity !== undefined && !input.identity.startsWith('/'))
+    return refuse('usage', `--identity ${JSON.stringify(input.identity)}: give the key file's absolute path`)
+  if (input.hostKey !== undefined && !HOST_KEY.test(input.hostKey.trim()))
+    return refuse(
+      'usage',
+      `--host-key: expected "<type> <base64>" as in the host's /etc/ssh/ssh_host_ed25519_key.pub`,
+      'or leave it out: the first connection records the key and shows its fingerprint',
+    )
+  const entry: HostEntry = {
+    ssh: sshTargetText(target.target),
+    ...(input.lanesRoot !== undefined ? { lanes_root: input.lanesRoot } : {}),
+    ...(input.identity !== undefined ? { identity: input.identity } : {}),
+  }
+  return allow({ entry, target: target.target })
+}
+
+/** `svc host remove`: refused while a live lane is placed on the host (its events come home through it). */
+export function hostRemovable(name: string, liveLanes: string[]): Decision {
+  if (!liveLanes.length) return ALLOWED
+  return refuse(
+    'conflict',
+    `host ${name} has ${liveLanes.length} live lane${liveLanes.length === 1 ? '' : 's'}: ${liveLanes.join(', ')}`,
+    'stop or reap them first (svc lane stop <lane>)',
+  )
+}
+
+/** The service's own files every ssh connection uses: its known hosts (never the user's) and where its masters'
+ * sockets live. */
+export interface SshPlaces {
+  knownHosts: string
+  /** A short directory (a socket path is limited to about 100 bytes); `%C` names the socket inside it. */
+  controlDir: string
+}
+
+/** The name a host's key is recorded under in the service's known hosts: its host name here, not its address, so
+ * that the entry follows the host and a remove finds it. */
+export const hostKeyAlias = (name: string) => `svc-host-${name}`
+
+/** The ssh options of every connection to a host: no questions (BatchMode), a bounded connect, one master connection
+ * per host shared by every command, keep-alives that notice a dead link, and the host's key checked against the
+ * service's known hosts only: `learn` accepts a host's first key (svc host add), otherwise a key must already be
+ * there and match. */
+export function sshOptions(
+  name: string,
+  entry: HostEntry,
+  places: SshPlaces,
+  opts: { learn?: boolean } = {},
+): string[] {
+  const target = parseSshTarget(entry.ssh)
+  if (!target.ok) throw new Error(`hosts.yaml entry ${name} was not checked: ${target.message}`)
+  const t = target.target
+  const o = (kv: string) => ['-o', kv]
+  return [
+    ...o('BatchMode=yes'),
+    ...o(`ConnectTimeout=${CONNECT_TIMEOUT_S}`),
+    ...o('ServerAliveInterval=5'),
+    ...o('ServerAliveCountMax=2'),
+    ...o('ControlMaster=auto'),
+    ...o(`ControlPath=${places.controlDir}/%C`),
+    ...o(`ControlPersist=${CONTROL_PERSIST_S}`),
+    ...o(`StrictHostKeyChecking=${opts.learn ? 'accept-new' : 'yes'}`),
+    ...o(`UserKnownHostsFile=${places.knownHosts}`),
+    ...o('GlobalKnownHostsFile=/dev/null'),
+    ...o(`HostKeyAlias=${hostKeyAlias(name)}`),
+    ...o('HashKnownHosts=no'),
+    ...o('UpdateHostKeys=no'),
+    ...o('LogLevel=ERROR'),
+    ...(entry.identity ? [...o(`IdentityFile=${entry.identity}`), ...o('IdentitiesOnly=yes')] : []),
+    ...(t.port ? ['-p', String(t.port)] : []),
+    '-l',
+    t.user,
+    '--',
+    t.address,
+  ]
+}
+
+/** What a probe runs on the host: one line per fact, `key=value`, so any POSIX shell answers it the same way. */
+export const PROBE_SCRIPT =
+  'echo "os=$(uname -sm)"; echo "git=$(git --version 2>/dev/null)"; echo "node=$(node --version 2>/dev/null)"; echo "home=$HOME"'
+
+export interface ProbeAnswer {
+  /** ssh's exit code (255: ssh itself failed), null when it was killed past its deadline. */
+  code: number | null
+  stdout: string
+  stderr: string
+  timedOut?: boolean
+}
+
+export interface HostFacts {
+  os: string
+  git?: string
+  node?: string
+  home: string
+}
+
+/** What a probe's answer means: the host's facts, or one line saying what failed and how to fix it. */
+export function readProbe(
+  name: string,
+  entry: HostEntry,
+  knownHosts: string,
+  a: ProbeAnswer,
+): Decision<{ facts: HostFacts }> {
+  const said =
+    a.stderr
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l && !/^Warning: Permanently added/.test(l)) ?? ''
+  const at = `host ${name} (${entry.ssh})`
+  if (a.timedOut) return refuse('unavailable', `${at} did not answer in time`, 'check that it is up and reachable')
+  if (a.code !== 0) {
+    if (
+      /REMOTE HOST IDENTIFICATION HAS CHANGED|Host key verification failed|host key for .* has changed/i.test(a.stderr)
+    )
+      return refuse(
+        'unavailable',
+        `${at}: its host key is not the one recorded in ${knownHosts}`,
+        `if the host was reinstalled: svc host remove ${name}, then svc host add ${name} --ssh ${entry.ssh} again`,
+      )
+    if (/No .* host key is known|Host key .* not in known hosts/i.test(a.stderr))
+      return refuse(
+        'unavailable',
+        `${at}: its host key is not recorded in ${knownHosts}`,
+        `svc host remove ${name}, then add it again`,
+      )
+    if (/Permission denied/i.test(said))
+      return refuse(
+        'unavailable',
+        `${at} refused the key: ${said}`,
+        entry.identity
+          ? `add the public key of ${entry.identity} to ~/.ssh/authorized_keys of ${entry.ssh}`
+          : `give a key the host accepts: svc host remove ${name}; svc host add ${name} --ssh ${entry.ssh} --identity <key file>`,
+      )
+    if (/timed out|No route to host|Connection refused|Network is unreachable|Could not resolve/i.test(said))
+      return refuse(
+        'unavailable',
+        `${at} is unreachable: ${said}`,
+        'check that it is up, its sshd runs and the address is right',
+      )
+    if (a.code === 255) return refuse('unavailable', `${at}: ssh failed: ${said || 'exit 255'}`)
+    return refuse('unavailable', `${at}: the probe exited ${a.code}${said ? `: ${said}` : ''}`)
+  }
+  const fact = (k: string) =>
+    a.stdout
+      .split('\n')
+      .find((l) => l.startsWith(`${k}=`))
+      ?.slice(k.length + 1)
+      .trim()
+  const os = fact('os')
+  const home = fact('home')
+  if (!os || !home)
+    return refuse(
+      'unavailable',
+      `${at} answered the probe with something else: ${JSON.stringify(a.stdout.slice(0, 80))}`,
+    )
+  const git = fact('git') || undefined
+  const node = fact('node') || undefined
+  return allow({ facts: { os, home, ...(git ? { git } : {}), ...(node ? { node } : {}) } })
+}
+
+/** A host as `svc host list|show` and doctor show it: its entry, its recorded key, and (when probed) what it
+ * answered or why it did not. */
+export interface HostView {
+  name: string
+  ssh: string
+  lanesRoot: string
+  identity?: string
+  /** The fingerprint of the host key the service recorded for it. */
+  hostKey?: string
+  facts?: HostFacts
+  problem?: { message: string; hint?: string }
+}
+
+/** One line of `svc host list` / doctor for a host that answered. */
+export const hostFactsText = (f: HostFacts) => `${f.os}; ${f.git ?? 'no git'}; ${f.node ? `node ${f.node}` : 'no node'}`
