@@ -37,6 +37,10 @@ input, select, textarea { font: inherit; padding:3px 6px; border:1px solid #c4cb
 .ask .plan { background:#fbf7ef; border:1px solid #f0dfbf; padding:8px; white-space:pre-wrap; margin:4px 0; }
 .ask .answer { display:flex; gap:8px; margin-top:6px; } .ask .answer input { flex:1; max-width:420px; }
 .question .q-text { margin:2px 0; }
+.inbox-entry.held { background:#f3f4f6; } .inbox-entry.held .said { margin:2px 0; font-size:13px; }
+.pending-answer { font-weight:500; } button.undo { border-color:var(--accent); color:var(--accent); font-weight:600; }
+.ask .mark-answer { flex:1; max-width:520px; } .elsewhere { margin:6px 0 0; }
+.chip.project { background:#e5ecff; }
 .tool-input { background:#f3f4f6; padding:1px 5px; border-radius:4px; overflow-wrap:anywhere; }
 .run { background:var(--card); border:1px solid var(--line); border-radius:8px; margin:12px 0; padding:8px 12px; }
 .run h2 { display:flex; gap:14px; align-items:baseline; flex-wrap:wrap; }

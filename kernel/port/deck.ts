@@ -28,6 +28,7 @@ export interface InboxEntry {
   id: string
   name: string
   title?: string
+  project?: string
   lane?: { run: string; key: string; role: string; iteration: number }
   since: number
   ask: NeedsYouAsk

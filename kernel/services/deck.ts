@@ -68,6 +68,7 @@ function inboxOf(views: ConvView[], lanes: Record<string, LaneView>): InboxEntry
         id: v.id,
         name: v.name,
         ...(v.title ? { title: v.title } : {}),
+        ...(v.project ? { project: v.project } : {}),
         ...(l ? { lane: { run: l.run, key: l.key, role: l.role, iteration: l.iteration } } : {}),
         since: v.pending?.at ?? v.evidence.at,
         ask: needsYouAsk(v.pending, v.reason),

@@ -7,8 +7,8 @@ import { buildAndReport } from '../helpers/project.js'
 import { criticScript } from '../e2e/api-kit.js'
 
 /** The deck's pages against a real kernel: a conversation page that says what happened (reports, verdict with its
- * defects, chain, contract and brief, the change against its base with its "more"), the needs-you inbox answered
- * from the Command Deck, by keyboard too, browser notifications (opt-in), and hostile text through every field.
+ * defects, chain, contract and brief, the change against its base with its "more"), browser notifications (opt-in),
+ * and hostile text through every field.
  * Screenshots go to test-artifacts/screenshots/. */
 
 interface World extends DeckWorld {
@@ -201,74 +201,6 @@ pages('notifications, opt-in: a lane reporting and a conversation turning needs-
   const got = (await notes(w)).map((n) => n.title).sort()
   assert.equal(got, [`#${asks} c${asks} needs you`, `#${p.body.lane.id} r1/n builder reported done`].sort())
   assert.ok((await notes(w)).some((n) => n.body === 'permission for Bash: rm -rf build'))
-})
-
-pages('the needs-you inbox on the Command Deck: what it asks and the answer right there, by keyboard', async (w) => {
-  await w.page.goto(`${w.api.base}/`)
-  const entry = w.page.locator('#inbox [data-inbox]')
-  await entry.locator('[data-ask="permission"]').waitFor(WAIT)
-  assert.is(await w.page.locator('#inbox-count').textContent(), '1')
-  assert.is((await entry.locator('[data-tool]').textContent())!.trim(), 'Bash')
-  assert.is((await entry.locator('.tool-input').textContent())!.trim(), 'rm -rf build')
-  await shot(w, 'deck-inbox-permission.png')
-  const id = (await entry.getAttribute('data-inbox'))!
-  // j: the first item (the inbox entry), a: its first answer control, Enter: press it.
-  await w.page.keyboard.press('j')
-  assert.ok(await entry.evaluate((e) => e.classList.contains('current')))
-  await w.page.keyboard.press('a')
-  assert.is(await w.page.evaluate(() => document.activeElement?.textContent), 'Allow')
-  await w.page.keyboard.press('Enter')
-  await w.page.locator('#status').filter({ hasText: 'answered allow' }).waitFor(WAIT)
-
-  await entry.locator('[data-ask="question"]').waitFor(WAIT)
-  assert.equal(await entry.locator('[data-option]').allTextContents(), ['Postgres', 'SQLite'])
-  assert.is(
-    (await entry.locator('[data-question]').textContent())!.trim(),
-    'Database: Which database should the new service use?',
-  )
-  await shot(w, 'deck-inbox-question.png')
-  await w.page.keyboard.press('a')
-  assert.is(await w.page.evaluate(() => document.activeElement?.textContent), 'Postgres')
-  await w.page.keyboard.press('Enter')
-
-  await entry.locator('[data-plan]').filter({ hasText: '1. Add the storage module' }).waitFor(WAIT)
-  await shot(w, 'deck-inbox-plan.png')
-  await entry.locator('.answer-message').fill('smaller steps')
-  await entry.locator('button.deny').click()
-  await w.page.locator('#inbox .empty').filter({ hasText: 'nobody is waiting on you' }).waitFor(WAIT)
-  const said = ((await w.api.get(`/api/convs/${id}/transcript`)).body.entries as { kind: string; text: string }[])
-    .filter((e) => e.kind === 'user')
-    .map((e) => e.text)
-  assert.equal(said.slice(-3), [
-    'allow (permission: Bash)',
-    'allow (question: AskUserQuestion): Postgres',
-    'deny (plan: ExitPlanMode): smaller steps',
-  ])
-
-  // Through the list and back, without a mouse: j moves down the rows, Enter opens, u goes back.
-  const first = (await w.page.locator('#runs li[data-id] > .row').first().getAttribute('data-nav'))!
-  await w.page.keyboard.press('j')
-  assert.is(await w.page.locator('.row.current').getAttribute('data-nav'), first)
-  await w.page.keyboard.press('j')
-  const second = (await w.page.locator('.row.current').getAttribute('data-nav'))!
-  assert.is.not(second, first)
-  await w.page.keyboard.press('k')
-  assert.is(await w.page.locator('.row.current').getAttribute('data-nav'), first)
-  await w.page.keyboard.press('Enter')
-  await w.page.waitForURL(`**/conv/${first.replace('row-', '')}`)
-  await w.page
-    .locator('#title')
-    .filter({ hasText: `#${first.replace('row-', '')} ` })
-    .waitFor(WAIT)
-  assert.ok(await w.page.isDisabled('#message'), 'a stopped builder: its composer is disabled')
-  await w.page.keyboard.press('c')
-  assert.is.not(
-    await w.page.evaluate(() => document.activeElement?.id),
-    'message',
-    'c does not reach a disabled composer',
-  )
-  await w.page.keyboard.press('u')
-  await w.page.waitForURL(`${w.api.base}/`)
 })
 
 /** Each payload, run, would set window.__pwned; markdown tricks would make a link that runs script. */

@@ -292,19 +292,30 @@ deck('needs-you: what the harness asks shows on its page and is answered there',
   ).trim()
   await w.page.goto(`${w.api.base}/conv/${id}`)
   const needs = w.page.locator('#needs-what')
-  await needs.filter({ hasText: 'permission for Bash: rm -rf build' }).waitFor(WAIT)
+  // What it asks, once: the head names the kind and the tool, the detail below holds the rest.
+  await needs.filter({ hasText: 'permission for Bash' }).waitFor(WAIT)
+  assert.is((await w.page.locator('#needs .tool-input').textContent())!.trim(), 'rm -rf build')
+  assert.is((await needs.textContent())!.trim(), 'permission for Bash')
   assert.ok(await w.page.isVisible('#needs'))
   assert.is(await w.page.getAttribute('#facts [data-activity]', 'data-activity'), 'needs-you')
   await shot(w, 'conv-needs-you.png')
   await w.page.click('#allow')
-  await w.page.locator('#status').filter({ hasText: 'answered allow' }).waitFor(WAIT)
-
-  await needs
-    .filter({ hasText: 'question for AskUserQuestion: Which database should the new service use?' })
+  await w.page.locator('#needs [data-pending="allow"]').waitFor(WAIT)
+  await w.page
+    .locator('#status')
+    .filter({ hasText: `answered allow to #${id} c${id} (permission for Bash: rm -rf build)` })
     .waitFor(WAIT)
+
+  await needs.filter({ hasText: 'question for AskUserQuestion' }).waitFor(WAIT)
+  assert.is(
+    (await w.page.locator('#needs-body').textContent())!.split('Which database should the new service use?').length,
+    2,
+    'the question is printed once',
+  )
   await w.page.fill('#answer-message', 'Postgres')
   await w.page.click('#allow')
-  await needs.filter({ hasText: 'plan for ExitPlanMode: 1. Add the storage module' }).waitFor(WAIT)
+  await needs.filter({ hasText: 'plan for ExitPlanMode' }).waitFor(WAIT)
+  assert.is((await w.page.locator('#needs-body').textContent())!.split('1. Add the storage module').length, 2)
   await w.page.fill('#answer-message', 'smaller steps')
   await w.page.click('#deny')
   await w.page.locator('#facts [data-activity="idle"]').waitFor(WAIT)

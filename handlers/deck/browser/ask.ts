@@ -1,24 +1,96 @@
 import { askText, type NeedsYouAsk } from '../../../kernel/domain/needs-you-ask.js'
 import { api } from './api.js'
-import { h } from './dom.js'
+import { fill, h } from './dom.js'
+import { refusalInPageWords } from './words.js'
+
+/** How long an Allow of a permission waits, with Undo beside it, before it is sent: letting a tool run is the answer
+ * that cannot be taken back. */
+export const UNDO_MS = 3000
+
+/** Who is being answered, as the words after an answer name it. */
+export interface Asker {
+  id: string
+  name: string
+}
+
+/** What the ask is about, once: the detail below (the question, the plan, the tool and its input) is not repeated. */
+const askHead = (a: NeedsYouAsk) =>
+  a.kind === 'mark' ? askText(a) : `${a.kind}${a.kind === 'permission' || a.tool ? ` for ${a.tool}` : ''}`
 
 /** What a needs-you conversation asks, with the answer controls right there: a question's options as buttons (the
  * chosen one is the answer's message), Allow and Deny with an optional message for a permission or a plan, and for a
- * self-marked wait, the composer's message is the answer. `done` says what happened. */
-export function askPanel(ref: string, ask: NeedsYouAsk, done: (msg: string) => void, ids = false) {
+ * self-marked wait a field whose text is sent to it as a message (on a conversation's page, its composer is that
+ * field). An Allow of a permission is sent after UNDO_MS unless undone. `done` hears what was said, naming for whom,
+ * or why it was refused. */
+export function askPanel(who: Asker, ask: NeedsYouAsk, done: (msg: string, answered: boolean) => void, ids = false) {
   const id = (name: string) => (ids ? name : undefined)
+  const whom = `#${who.id} ${who.name}`
   const message = h('input', {
     class: 'answer-message',
     id: id('answer-message'),
     placeholder: 'message (optional)',
     'aria-label': 'answer message',
   })
-  const answer = async (decision: 'allow' | 'deny', text?: string) => {
+  const send = async (decision: 'allow' | 'deny', text?: string) => {
     try {
-      await api.answer(ref, decision, text || message.value || undefined)
-      done(`answered ${decision}`)
+      await api.answer(who.id, decision, text || message.value || undefined)
+      done(`answered ${decision} to ${whom} (${askText(ask)})`, true)
     } catch (e) {
-      done((e as Error).message)
+      done(refusalInPageWords((e as Error).message), false)
+    }
+  }
+  const controls = h('div', { class: 'answer' })
+  const answerRow = () =>
+    fill(
+      controls,
+      message,
+      h('button', { class: 'allow', id: id('allow'), onclick: () => allow() }, 'Allow'),
+      h('button', { class: 'deny', id: id('deny'), onclick: () => void send('deny') }, 'Deny'),
+    )
+  /** A permission's Allow waits with Undo in its place (Enter again on it undoes, never confirms). */
+  const allow = () => {
+    if (ask.kind !== 'permission') return void send('allow')
+    const timer = setTimeout(() => void send('allow'), UNDO_MS)
+    const undo = h(
+      'button',
+      {
+        class: 'undo',
+        'data-undo': '',
+        onclick: () => {
+          clearTimeout(timer)
+          answerRow()
+          done(`not sent: the allow to ${whom} was undone`, false)
+        },
+      },
+      'Undo',
+    )
+    fill(
+      controls,
+      h(
+        'span',
+        { class: 'pending-answer', 'data-pending': 'allow' },
+        `Allowing ${ask.tool}${ask.input ? `: ${ask.input}` : ''} for ${whom} in ${UNDO_MS / 1000} s `,
+      ),
+      undo,
+    )
+    undo.focus()
+  }
+  answerRow()
+  const markField = h('input', {
+    class: 'mark-answer',
+    'data-mark-answer': '',
+    placeholder: `answer ${whom} with a message`,
+    'aria-label': `message to ${whom}`,
+  })
+  const tell = async (e: Event) => {
+    e.preventDefault()
+    if (!markField.value.trim()) return
+    try {
+      await api.tell(who.id, markField.value)
+      done(`sent to ${whom}: ${markField.value}`, true)
+      markField.value = ''
+    } catch (err) {
+      done(refusalInPageWords((err as Error).message), false)
     }
   }
   const detail =
@@ -38,7 +110,7 @@ export function askPanel(ref: string, ask: NeedsYouAsk, done: (msg: string) => v
                     class: 'option',
                     'data-option': o.label,
                     title: o.description,
-                    onclick: () => answer('allow', o.label),
+                    onclick: () => send('allow', o.label),
                   },
                   o.label,
                 ),
@@ -60,16 +132,12 @@ export function askPanel(ref: string, ask: NeedsYouAsk, done: (msg: string) => v
   return h(
     'div',
     { class: 'ask', 'data-ask': ask.kind },
-    h('div', { class: 'needs-what', id: id('needs-what') }, askText(ask)),
+    h('div', { class: 'needs-what', id: id('needs-what') }, askHead(ask)),
     detail,
-    ask.kind === 'mark'
-      ? null
-      : h(
-          'div',
-          { class: 'answer' },
-          message,
-          h('button', { class: 'allow', id: id('allow'), onclick: () => answer('allow') }, 'Allow'),
-          h('button', { class: 'deny', id: id('deny'), onclick: () => answer('deny') }, 'Deny'),
-        ),
+    ask.kind !== 'mark'
+      ? controls
+      : ids
+        ? null
+        : h('form', { class: 'answer', onsubmit: tell }, markField, h('button', { type: 'submit' }, 'Send')),
   )
 }

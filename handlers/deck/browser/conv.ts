@@ -88,7 +88,7 @@ export function convPage(ref: string) {
     fill(must('#title'), `#${c.id} ${c.name}${c.title ? ` · ${c.title}` : ''}`)
     fill(must('#facts'), facts(d, now))
     must('#needs').hidden = !d.ask
-    section('#needs-body', d.ask ?? null, () => (d.ask ? askPanel(c.id, d.ask, say, true) : null))
+    section('#needs-body', d.ask ?? null, () => (d.ask ? askPanel(c, d.ask, (msg) => say(msg), true) : null))
     section('#chain', d.chain ?? null, () =>
       d.chain ? [h('span', { class: 'muted' }, 'chain '), h('span', { 'data-chain': '' }, d.chain)] : null,
     )

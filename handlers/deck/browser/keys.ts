@@ -1,5 +1,5 @@
 /** The keyboard, on every page: j / k (or the arrows) move through the rows and the inbox, Enter opens the row's
- * conversation, a goes to the first answer control of the chosen entry (or of the page), / to the search, c to the
+ * conversation, a goes to the first answer control of the chosen entry (or of the page: a self-marked wait's field), / to the search, c to the
  * composer, Escape leaves a field, u or Backspace goes back to the list. */
 const NAV = '[data-nav]'
 
@@ -43,7 +43,8 @@ export function installKeys() {
     else if (e.key === 'k' || e.key === 'ArrowUp') go(() => move(-1))
     else if (e.key === 'Enter' && chosen())
       go(() => chosen()!.querySelector<HTMLAnchorElement>('a[href^="/conv/"]')?.click())
-    else if (e.key === 'a') go(() => (chosen() ?? document).querySelector<HTMLElement>('.ask button')?.focus())
+    else if (e.key === 'a')
+      go(() => (chosen() ?? document).querySelector<HTMLElement>('.ask .mark-answer, .ask button')?.focus())
     else if (e.key === '/') go(() => document.querySelector<HTMLElement>('#search')?.focus())
     else if (e.key === 'c') go(() => document.querySelector<HTMLElement>('#message:not([disabled])')?.focus())
     else if ((e.key === 'u' || e.key === 'Backspace') && page === 'conv')

@@ -1,11 +1,11 @@
-import { age, usdText } from '../../../kernel/domain/format.js'
-import type { DeckTree, InboxEntry } from '../../../kernel/port/port.js'
+import { usdText } from '../../../kernel/domain/format.js'
+import type { DeckTree } from '../../../kernel/port/port.js'
 import { agentsTree } from './agents.js'
 import { api } from './api.js'
-import { askPanel } from './ask.js'
+import { Inbox } from './inbox.js'
 import { fill, h, must } from './dom.js'
 import { restoreCurrent } from './keys.js'
-import { live, say, type Change } from './live.js'
+import { live, type Change } from './live.js'
 import type { Notifier } from './notify.js'
 import { countsOf, runSections } from './runs.js'
 import { convRow } from './rows.js'
@@ -13,31 +13,6 @@ import { runCounts } from '../../../kernel/domain/run-counts.js'
 
 /** More changed lanes than this at once are drawn by the full redraw. */
 const PATCH_MOST = 8
-
-/** The needs-you inbox: each waiting conversation, what it asks, and the controls to answer it right there. */
-function inbox(entries: InboxEntry[], now: number) {
-  if (!entries.length) return h('p', { class: 'muted empty' }, 'nobody is waiting on you')
-  return h(
-    'ul',
-    { class: 'inbox-list' },
-    entries.map((e) =>
-      h(
-        'li',
-        { class: 'inbox-entry', 'data-inbox': e.id, 'data-nav': `inbox-${e.id}` },
-        h(
-          'div',
-          { class: 'inbox-head' },
-          h('a', { href: `/conv/${e.id}` }, `#${e.id} ${e.name}`),
-          e.lane
-            ? h('span', { class: 'chip role' }, `${e.lane.run}/${e.lane.key} ${e.lane.role} i${e.lane.iteration}`)
-            : null,
-          h('span', { class: 'muted' }, `waiting ${age(e.since, now)}`),
-        ),
-        askPanel(e.id, e.ask, say),
-      ),
-    ),
-  )
-}
 
 /** The run and parent filters, from the address; changing one reloads with it. */
 function filters(tree: DeckTree, params: URLSearchParams) {
@@ -63,19 +38,13 @@ export function listPage(page: 'deck' | 'agents', notifier: Notifier) {
   const q = new URLSearchParams()
   for (const k of ['run', 'parent']) if (params.get(k)) q.set(k, params.get(k)!)
   let last: DeckTree | undefined
-  // The inbox is redrawn only when what it asks changes: a message being typed into it survives other changes.
-  let inboxShown = ''
+  const inbox = page === 'deck' ? new Inbox(must('#inbox'), must('#inbox-count')) : undefined
   const search = document.querySelector<HTMLInputElement>('#search')
   const render = () => {
     const tree = last!
     const now = Date.now()
     if (page === 'deck') {
-      const sig = JSON.stringify(tree.inbox.map((e) => [e.id, e.ask]))
-      if (sig !== inboxShown) fill(must('#inbox'), inbox(tree.inbox, now))
-      inboxShown = sig
-      const count = must('#inbox-count')
-      count.textContent = String(tree.inbox.length)
-      count.dataset.zero = String(!tree.inbox.length)
+      inbox!.draw(tree.inbox, params.get('run') ?? undefined)
       fill(must('#runs'), runSections(tree, now))
     } else {
       // The deck shows each run's cost in its header; the tree, in one line above it.
