@@ -1,14 +1,16 @@
 import { spawn } from 'node:child_process'
 import { existsSync, openSync, closeSync, readFileSync, mkdirSync, statSync } from 'node:fs'
-import { request } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { SvcError } from '../kernel/domain/errors.js'
 import { homePaths, serviceHome } from '../kernel/io/home.js'
 import { readKernelFile, staleReason, type KernelFile } from '../kernel/io/kernel-file.js'
-import { remotePort, type Transport } from '../kernel/port/client.js'
+import { remotePort } from '../kernel/port/client.js'
 import type { KernelPort } from '../kernel/port/port.js'
 import { VERSION } from '../kernel/io/version.js'
 import type { Io } from './io.js'
+import { httpTransport, unresponsive } from './transport.js'
+
+export { httpTransport }
 
 const START_LIMIT_MS = 15_000
 
@@ -27,81 +29,28 @@ export function resolveHome(io: Io): string {
   return dir
 }
 
-const quieted = new WeakSet<object>()
-
-/** HTTP over node:http (quicker to load than fetch, which matters on every CLI call). A request sent on a kept-alive
- * connection that the kernel closed as idle in the same moment is reset before the kernel read it: that one is sent
- * again, once, on a new connection. */
-export const httpTransport =
-  (k: KernelFile): Transport =>
-  (path, body) =>
-    send(k, path, body, true)
-
-const send = (k: KernelFile, path: string, body: unknown, mayResend: boolean): ReturnType<Transport> =>
-  new Promise((resolve, reject) => {
-    const data = JSON.stringify(body)
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port: k.port,
-        path,
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${k.token}`,
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(data),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = []
-        res.on('data', (c) => chunks.push(c))
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8')
-          try {
-            resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) })
-          } catch {
-            resolve({
-              status: res.statusCode ?? 0,
-              body: {
-                error: {
-                  code: 'internal',
-                  message: `kernel answered HTTP ${res.statusCode} with a body that is not JSON`,
-                },
-              },
-            })
-          }
-        })
-        res.on('error', reject)
-      },
-    )
-    req.on('error', (e: NodeJS.ErrnoException) => {
-      if (mayResend && req.reusedSocket && e.code === 'ECONNRESET') send(k, path, body, false).then(resolve, reject)
-      else reject(transportError(k, e))
-    })
-    // A kernel that refuses a request (a body over its limit) answers and closes before the body is all sent: the
-    // write then fails on the socket after the answer was taken, which is no error of this call.
-    req.on('socket', (s) => {
-      if (quieted.has(s)) return // a kept-alive socket carries many requests: one listener is enough
-      quieted.add(s)
-      s.on('error', () => {})
-    })
-    req.end(data)
-  })
-
-/** A refused connection means the request reached no kernel: it is marked so that it may be sent again. */
-function transportError(k: KernelFile, e: NodeJS.ErrnoException): SvcError {
-  const err = new SvcError('unavailable', `kernel on port ${k.port} did not answer: ${e.message}`)
-  if (e.code === 'ECONNREFUSED') Object.assign(err, { notDelivered: true })
-  return err
-}
-
-async function answers(k: KernelFile): Promise<boolean> {
+/** Undefined when the kernel answers a status check, else why not. */
+async function unanswered(k: KernelFile): Promise<SvcError | undefined> {
   try {
     const r = await httpTransport(k)('/rpc/kernelStatus', {})
-    return r.status === 200
-  } catch {
-    return false
+    return r.status === 200 ? undefined : unresponsive(k, `it answered a status check with HTTP ${r.status}`)
+  } catch (e) {
+    return e instanceof SvcError ? e : new SvcError('unavailable', String(e))
   }
+}
+
+/** A live kernel holds kernel.json, yet this process cannot reach it (a sandbox without the loopback, a firewall):
+ * starting another would only lose the race for kernel.json to it, so the caller is told what to do instead. */
+function unreachable(k: KernelFile, path: string, e: SvcError): SvcError {
+  const why = e.message.replace(/^kernel on port \d+ did not answer: /, '')
+  return Object.assign(
+    new SvcError(
+      'unavailable',
+      `cannot reach the kernel on port ${k.port} (pid ${k.pid}) that holds ${path}: ${why}`,
+      `if this runs in a sandbox, let it connect to 127.0.0.1:${k.port}; else end that kernel with kill ${k.pid} (the next svc call starts a new one)`,
+    ),
+    { unresponsive: true },
+  )
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -125,7 +74,18 @@ export async function ensureKernel(io: Io, start = true): Promise<KernelFile | u
   const paths = homePaths(home)
   const current = readKernelFile(paths.kernelJson)
   const reason = staleReason(current, VERSION)
-  if (current && !reason && (await answers(current))) return current
+  if (current && !reason) {
+    let why = await unanswered(current)
+    // A kernel that is stopping refuses connections a moment before it gives up kernel.json.
+    for (let i = 0; why && (why as { notDelivered?: boolean }).notDelivered && i < 20; i++) {
+      await sleep(50)
+      if (staleReason(readKernelFile(paths.kernelJson), VERSION) !== undefined) break
+      why = await unanswered(current)
+    }
+    if (!why) return current
+    if (!staleReason(readKernelFile(paths.kernelJson), VERSION))
+      throw (why as { unresponsive?: boolean }).unresponsive ? why : unreachable(current, paths.kernelJson, why)
+  }
   if (!start) return undefined
   if (current && reason?.includes('runs version')) {
     // A kernel of another version: ask it to stop, then start ours.
@@ -138,7 +98,19 @@ export async function ensureKernel(io: Io, start = true): Promise<KernelFile | u
   try {
     logSize = statSync(paths.kernelLog).size
   } catch {}
-  const log = openSync(paths.kernelLog, 'a', 0o600)
+  let log: number
+  try {
+    log = openSync(paths.kernelLog, 'a', 0o600)
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? String(e)
+    throw new SvcError(
+      'unavailable',
+      `no kernel answers for ${home}, and none can be started from here: ${paths.kernelLog} cannot be opened (${code})`,
+      current
+        ? `if this runs in a sandbox, let it connect to 127.0.0.1:${current.port} and run svc kernel start outside it`
+        : 'run svc kernel start where the service home is writable',
+    )
+  }
   const main = fileURLToPath(new URL('./main.js', import.meta.url))
   // The kernel is no conversation: it keeps neither the identity nor the key of the one that happened to start it.
   const { SERVICE_CONVERSATION: _c, SERVICE_CONVERSATION_KEY: _k, ...env } = io.env
@@ -156,7 +128,7 @@ export async function ensureKernel(io: Io, start = true): Promise<KernelFile | u
   if (io.isTTY) io.err('svc: starting the kernel...\n')
   while (Date.now() < deadline) {
     const k = readKernelFile(paths.kernelJson)
-    if (k && !staleReason(k, VERSION) && (await answers(k))) return k
+    if (k && !staleReason(k, VERSION) && !(await unanswered(k))) return k
     if (exited && !k) {
       const why = startFailure(paths.kernelLog, logSize)
       if (why) throw new SvcError('unavailable', `the kernel failed to start: ${why}`)

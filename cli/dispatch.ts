@@ -76,7 +76,16 @@ export function lazyPort(io: Io): KernelPort {
             real = undefined
             continue
           }
-          if (!(e instanceof SvcError && e.code === 'unavailable' && REPEATABLE.has(method) && attempt < 50)) throw e
+          // A kernel that holds kernel.json but gives no answer is not restarting: waiting on would hang the call.
+          const restarting = !(e as { unresponsive?: boolean }).unresponsive
+          if (!(
+            e instanceof SvcError &&
+            e.code === 'unavailable' &&
+            restarting &&
+            REPEATABLE.has(method) &&
+            attempt < 50
+          ))
+            throw e
           real = undefined
           await new Promise((r) => setTimeout(r, Math.min(1000, 50 * (attempt + 1))))
         }

@@ -6,6 +6,7 @@ import { json, line } from '../format.js'
 import { readBounded } from '../read-input.js'
 import { actingAs, oneOf } from '../io.js'
 import type { Run } from '../verbs.js'
+import { keepUnsentReport } from './report-kept.js'
 import type { ConvView } from '../../kernel/port/port.js'
 
 /** `svc lane report` and `svc worker report`: the same options, the same exit codes. */
@@ -23,7 +24,8 @@ export const reportAs =
     }
     const body = args.file !== undefined ? readBounded(io.cwd, args.file, 'report') : await io.readStdin()
     const verdictPath = args['verdict-file'] === undefined ? undefined : resolve(io.cwd, args['verdict-file'])
-    const r = await (kind === 'lane' ? port.laneReport : port.workerReport)({
+    const send = kind === 'lane' ? port.laneReport : port.workerReport
+    const r = await send({
       ...actingAs(io),
       body,
       status,
@@ -33,6 +35,9 @@ export const reportAs =
       verdictFile: verdictPath
         ? { path: verdictPath, text: readBounded(io.cwd, verdictPath, 'verdict file') }
         : undefined,
+    }).catch((e) => {
+      // The kernel could not be reached or stopped answering: what the lane wrote must not be lost with the call.
+      throw e instanceof SvcError && e.code === 'unavailable' ? keepUnsentReport(io, args, kind, body, e) : e
     })
     const view = 'lane' in r ? r.lane : r.worker
     const verdict = r.report.verdict ? ` ${r.report.verdict} (${r.report.defects} defects)` : ''
