@@ -18,6 +18,7 @@ export function parseVerb<N extends VerbName>(name: N, rest: string[]): Args<N> 
   const spec: VerbSpec = VERBS[name]
   const usage = (message: string) => new SvcError('usage', message, `svc ${name} --help`)
   const options = Object.fromEntries(Object.entries(spec.options).map(([flag, o]) => [flag, { type: o.type }]))
+  rest = joinNegativeValues(spec, rest)
   let parsed
   try {
     parsed = parseArgs({ args: rest, options, strict: true, allowPositionals: true, tokens: true })
@@ -40,6 +41,21 @@ export function parseVerb<N extends VerbName>(name: N, rest: string[]): Args<N> 
     if (positionals[i] !== undefined) args[p.slice(1, -1)] = positionals[i]
   })
   return args as Args<N>
+}
+
+/** A negative number after a string option is that option's value (`--defects -1`), so that the verb's own check
+ * says what is wrong with it rather than the parser taking it for an unknown flag. */
+function joinNegativeValues(spec: VerbSpec, rest: string[]): string[] {
+  const out: string[] = []
+  for (let i = 0; i < rest.length; i++) {
+    const flag = rest[i].startsWith('--') ? rest[i].slice(2) : undefined
+    const next = rest[i + 1]
+    if (flag && Object.hasOwn(spec.options, flag) && spec.options[flag].type === 'string' && /^-\d/.test(next ?? '')) {
+      out.push(`${rest[i]}=${next}`)
+      i++
+    } else out.push(rest[i])
+  }
+  return out
 }
 
 /** What was wrong with the options, said the way the rest of svc says it. */

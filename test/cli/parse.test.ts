@@ -21,6 +21,8 @@ const CASES: [string[], unknown][] = [
   [['lane', 'start', '--key=-x'], { key: '-x' }],
   [['lane', 'start', '--key', '-x'], "option --key needs a value (one that starts with '-' is written --key=-x)"],
   [['lane', 'start', '--key'], 'option --key needs a value'],
+  [['lane', 'report', '--defects', '-1'], { defects: '-1' }],
+  [['lane', 'wait', '--timeout', '-5', 'r1/a'], { timeout: '-5', lane: 'r1/a' }],
   [['lane', 'start', '--reuse=yes'], 'option --reuse takes no value'],
   [['lane', 'wait', '--run', 'a', '--run', 'b'], 'option --run given twice'],
   [['conv', 'list', '--bogus'], "unknown option --bogus for 'svc conv list'"],
