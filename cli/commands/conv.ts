@@ -2,6 +2,7 @@ import { SvcError } from '../../kernel/domain/errors.js'
 import { EFFORTS, HARNESSES, NEEDS_YOU_REASONS, PHASES } from '../../kernel/domain/keys.js'
 import type { ConvView } from '../../kernel/port/port.js'
 import { printable } from '../../kernel/domain/printable.js'
+import { activityShown } from '../../kernel/domain/list-show.js'
 import { clockTime, usdText } from '../../kernel/domain/format.js'
 import { age, json, line, textTable } from '../format.js'
 import { actingAs, oneOf } from '../io.js'
@@ -69,15 +70,7 @@ export const convList: Run<'conv list'> = async (port, args, io) => {
     io.out(
       textTable(
         ['ID', 'NAME', 'KIND', 'PARENT', 'HARNESS', 'ACTIVITY', 'AGE'],
-        list.map((v) => [
-          v.id,
-          v.name,
-          v.kind,
-          v.parent ?? '-',
-          v.harness,
-          v.archived ? 'archived' : activityText(v),
-          age(v.createdAt),
-        ]),
+        list.map((v) => [v.id, v.name, v.kind, v.parent ?? '-', v.harness, activityShown(v), age(v.createdAt)]),
       ),
     )
   return 0

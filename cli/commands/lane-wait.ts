@@ -76,7 +76,11 @@ async function waitFor(
     if (r.kind === 'exited' || r.kind === 'idle') {
       if (args.json) io.out(json(r))
       io.err(line(`svc: ${r.detail}`))
-      next(r.cursor)
+      // What gets the lanes going again (a message, then the same wait; a respawn), not the same wait alone.
+      const steps = r.next ?? []
+      const again = `${form}${r.cursor ? ` --after ${r.cursor}` : ''}`
+      for (const step of steps) io.err(line(`next: ${step.startsWith('svc tell ') ? `${step} && ${again}` : step}`))
+      if (!steps.length) next(r.cursor)
       return WAIT_EXIT.noReport
     }
     if (Date.now() >= deadline) {

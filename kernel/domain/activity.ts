@@ -74,6 +74,18 @@ export function harnessWords(a: ActivityView): string | undefined {
   return `${a.value}${a.reason ? ` (${a.reason})` : ''} (${a.evidence.source}: ${a.evidence.detail})`
 }
 
+/** A harness turn: from a message to the harness to the idle that ends it (runner-state.ts `turn`). */
+export interface Turn {
+  started: number
+  ended?: number
+}
+
+/** Issue 24, status truth: the harness's last turn ended, nothing is pending (idle: no question, no held message),
+ * and no report was filed since that turn began. No report will come by itself: the lane shows `idle (no report)` and
+ * a wait counts it as exited (SPEC.md 4.1 wait exit 2) at once, not after the idle limit. */
+export const turnEndedWithoutReport = (a: ActivityView, turn: Turn | undefined, reports: { at: number }[]): boolean =>
+  a.value === 'idle' && turn?.ended !== undefined && !reports.some((r) => r.at >= turn.started)
+
 /** SPEC.md 3 related rule 3 and 4.2: a critic or verifier that has filed its done report takes no further messages
  * (the caller waives this with --force). `reports` are the conversation's own. */
 export function takesMessages(

@@ -3,11 +3,17 @@
 
 /** A cost as the list and the deck print it: `~` marks an estimate. */
 export function costText(c: { usd: number; estimated: boolean }): string {
-  return `${c.estimated ? '~' : ''}$${c.usd.toFixed(2)}`
+  return `${c.estimated ? '~' : ''}${usdText(c.usd)}`
 }
 
-/** A sum of dollars, as the deck's run and orchestrator totals print it. */
-export const usdText = (usd: number) => `$${usd.toFixed(2)}`
+/** Dollars as every table, show and the deck print them: cents, and under a cent its first two significant digits
+ * (`$0.0035`, `$0.00012`), so a small cost never reads as nothing. */
+export function usdText(usd: number): string {
+  if (!(usd > 0) || usd >= 0.00995) return `$${usd.toFixed(2)}`
+  if (usd < 1e-8) return '<$0.00000001'
+  const digits = Math.min(8, 1 - Math.floor(Math.log10(usd)))
+  return `$${usd.toFixed(digits).replace(/0+$/, '')}`
+}
 
 /** How long ago `ms` was, at `now`: the largest whole unit (s, m, h, d). */
 export function age(ms: number, now: number): string {

@@ -35,6 +35,23 @@ export const errorIdlePhase = (message: string, at: number): Phase => ({
 
 export const isRetrying = (phase: RunnerState['phase']): boolean => phase?.source === 'retrying'
 
+/** Nothing ran yet: no finished turn and no work seen. Only then is a failure a failure to start; a first turn that
+ * ran tool calls or gave output and then failed (a 529, a 401, a broken stream) is a turn that failed. */
+export const nothingRan = (state: Pick<RunnerState, 'turns' | 'worked'>): boolean => !state.turns && !state.worked
+
+/** The state that records the harness's first work (`what`: a tool call, output); nothing once it is recorded. */
+export const firstWork = (state: Pick<RunnerState, 'worked'>, what: string, at: number): Partial<RunnerState> =>
+  state.worked ? {} : { worked: { at, detail: what } }
+
+/** The turn a phase change leaves: working or needs-you continues the open turn or begins one; idle ends the open
+ * one. A message sent while a turn runs is held and joins it, so a turn spans a message to the idle that answers it. */
+export function nextTurn(turn: RunnerState['turn'], phase: RunnerState['phase'], now: number): RunnerState['turn'] {
+  const open = turn !== undefined && turn.ended === undefined
+  if (!phase) return turn
+  if (phase.value !== 'idle') return open ? turn : { started: now }
+  return open ? { ...turn, ended: now } : turn
+}
+
 /** The error text of a claude `result` event, or undefined for a turn that succeeded. Error results carry
  * `errors[]` (and often no `result`); an API failure is `is_error` with the message in `result`. */
 export function claudeResultError(ev: {

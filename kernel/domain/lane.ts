@@ -50,6 +50,8 @@ export interface LaneView {
   reason?: NeedsYouReason
   /** Where the activity came from, and when. */
   evidence: Evidence
+  /** Idle because its harness's turn ended with nothing pending and no report filed in it (`idle (no report)`). */
+  noReport?: true
   for?: { id: string; key: string; iteration: number; sha?: string }
   report?: { seq: number; status: string; at: number }
   verdict?: { value: string; defects: number; by: string; file?: string; judged?: string; stale: boolean }
@@ -75,7 +77,10 @@ export type LaneRef = Pick<LaneView, 'id' | 'name' | 'run' | 'key' | 'role' | 'i
 export type LanePlace = Pick<LaneFacts, 'run' | 'key' | 'role' | 'iteration'>
 
 /** What a show line prints. */
-export type LaneShown = Pick<LaneView, 'id' | 'role' | 'iteration' | 'archived' | 'activity' | 'verdict'>
+export type LaneShown = Pick<
+  LaneView,
+  'id' | 'role' | 'iteration' | 'archived' | 'activity' | 'reason' | 'noReport' | 'verdict'
+>
 
 /** What a list row's cells are made of (the CLI's list and the deck's rows alike). */
 export type LaneCellsInput = Pick<
@@ -86,6 +91,8 @@ export type LaneCellsInput = Pick<
   | 'role'
   | 'iteration'
   | 'activity'
+  | 'reason'
+  | 'noReport'
   | 'archived'
   | 'report'
   | 'for'

@@ -45,8 +45,15 @@ export function laneCells(v: LaneCellsInput): string[] {
   ]
 }
 
-/** SPEC.md 4.1 list and show: what a row shows for its activity; an archived one shows `archived`. */
-export const activityShown = (v: { archived?: boolean; activity: string }) => (v.archived ? 'archived' : v.activity)
+/** SPEC.md 4.1 list and show: what a row shows for its activity; an archived one shows `archived`. Every table says
+ * why: needs-you with its reason (`needs-you (permission)`), an idle lane whose turn ended with no report as
+ * `idle (no report)`. */
+export const activityShown = (v: {
+  archived?: boolean
+  activity: string
+  reason?: string
+  noReport?: boolean
+}): string => (v.archived ? 'archived' : v.activity + (v.reason ? ` (${v.reason})` : v.noReport ? ' (no report)' : ''))
 
 /** Who filed a report a wait returns: a lane, or a worker (role `worker`, known by its issue). */
 export type ReportFrom = LaneRef | { id: string; name: string; role: 'worker'; iteration: number; issue: string }

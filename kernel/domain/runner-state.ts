@@ -41,6 +41,11 @@ export const RunnerStateSchema = v.object({
   queued: opt(v.array(v.string())),
   /** Turns the harness finished (a `result`, a `turn.completed`). */
   turns: opt(num),
+  /** The first work the harness was seen doing (a tool call, the model's output): after it, a failure is a failed
+   * turn, never a failure to start. */
+  worked: opt(v.object({ ...at, detail: v.string() })),
+  /** The turn under way (from a message to the harness) or the last one, with when it ended. */
+  turn: opt(v.object({ started: num, ended: opt(num) })),
   /** The last error the harness reported (a failed turn, an exit), kept for the evidence. */
   lastError: opt(v.object({ ...at, message: v.string() })),
   /** Tokens used so far, for harnesses that report no price (the cost is then an estimate from these). */

@@ -41,16 +41,27 @@ export const WAIT_EXIT = { noReport: 2, timeout: 3 } as const
 /** SPEC.md 8 and 4.1 wait exit 2: a lane idle this long with no report makes `wait` exit 2. */
 export const IDLE_LIMIT_MS = 10 * 60 * 1000
 
+/** Who a wait member is, for the step that gets it going again: a lane's place, or a worker's issue. */
+export type WaitPlace =
+  { kind: 'lane'; run: string; key: string; role: string; judges: boolean } | { kind: 'worker'; issue: string }
+
 export interface WaitMember {
   name: string
   activity: ActivityView
   reports: Report[]
+  /** Its harness's turn ended with nothing pending and no report filed in it (activity.ts turnEndedWithoutReport). */
+  noReport?: boolean
+  place?: WaitPlace
+  /** The brief it was started with (a file), for a respawn. */
+  brief?: string
+  /** It has filed a report at some time (before the cursor too): then an end is its own, no respawn is due. */
+  filedAny?: boolean
 }
 
 type WaitPick =
   | { kind: 'report'; member: WaitMember; report: Report; cursor: Cursor }
-  | { kind: 'exited'; detail: string }
-  | { kind: 'idle'; detail: string }
+  | { kind: 'exited'; detail: string; next: string[] }
+  | { kind: 'idle'; detail: string; next: string[] }
   | { kind: 'pending' }
 
 const stalled = (a: ActivityView, now: number, limitMs: number) => a.value === 'idle' && now - a.evidence.at >= limitMs
@@ -58,8 +69,36 @@ const stalled = (a: ActivityView, now: number, limitMs: number) => a.value === '
 /** How a limit reads in a message: minutes, or seconds under one (a test build shortens it). */
 const limitText = (ms: number) => (ms >= 60_000 ? `${ms / 60_000} minutes` : `${ms / 1000} s`)
 
-/** SPEC.md 4.1 wait: the oldest report after the cursor, else exit 2 when no member can still report (all exited, or
- * the live ones idle for 10 minutes: `idleLimitMs`), else keep waiting. `after` is a cursor over (time, name, seq). */
+/** A word for the shell, single-quoted unless it needs no quotes. */
+export const shellWord = (s: string) => (/^[A-Za-z0-9_./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`)
+
+/** Issue 24: the command that gets a member going again when a wait ends with no report from it: a message to a
+ * harness that is alive and waits (its turn ended, or it stayed idle), a respawn in its directory with its brief for
+ * one that ended without ever reporting. Undefined for a member that needs nothing (it exited after its report). */
+export function nextStep(m: WaitMember): string | undefined {
+  const verb = m.place?.kind === 'worker' ? 'worker' : 'lane'
+  if (!hasEnded(m.activity.value)) {
+    const failed = m.activity.evidence.source === 'error'
+    const text = `${failed ? 'Your last turn ended with an error and no report' : 'Your turn ended without a report'}. Go on with the brief, then file your report with svc ${verb} report.`
+    return `svc tell conv-${m.name} ${shellWord(text)}`
+  }
+  if (m.filedAny || m.reports.length || !m.place) return undefined
+  const brief = m.brief ? `--brief ${shellWord(m.brief)}` : ''
+  if (m.place.kind === 'worker') return `svc worker run ${shellWord(m.place.issue)} --reuse ${brief}`.trimEnd()
+  const { run, key, role, judges } = m.place
+  return `svc lane start --run ${run} ${judges ? '--for' : '--key'} ${key} --role ${role} --reuse ${brief}`.trimEnd()
+}
+
+/** The words of a member's activity: `idle (error: <text>)` when its harness said what went wrong. */
+const activityWords = (a: ActivityView) =>
+  a.evidence.detail && ['error', 'spawn'].includes(a.evidence.source)
+    ? `${a.value} (${a.evidence.source}: ${a.evidence.detail})`
+    : `${a.value}: ${a.evidence.source}`
+
+/** SPEC.md 4.1 wait: the oldest report after the cursor, else exit 2 when no member can still report (all exited,
+ * their turns ended with no report (issue 24: a harness that waits on a message has, for the wait, exited), or the
+ * live ones idle for 10 minutes: `idleLimitMs`), else keep waiting. `after` is a cursor over (time, name, seq). An
+ * exit 2 carries the steps that get the members going again (nextStep), not the same wait. */
 export function pickNext(
   members: WaitMember[],
   after: Cursor | undefined,
@@ -75,18 +114,22 @@ export function pickNext(
       if (isAfter(cursor, after) && (!best || compareCursor(cursor, best.cursor) < 0)) best = { member, report, cursor }
     }
   if (best) return { kind: 'report', ...best }
-  if (!members.length) return { kind: 'exited', detail: `${what} has no ${unit}s` }
-  const live = members.filter((m) => !hasEnded(m.activity.value))
-  if (!live.length)
-    return {
-      kind: 'exited',
-      detail:
-        members.length === 1
-          ? `${what} exited (${members[0].activity.value}: ${members[0].activity.evidence.source}) with no report`
-          : `every ${unit} of ${what} has exited with no further report`,
-    }
-  if (live.every((m) => stalled(m.activity, now, idleLimitMs)))
-    return { kind: 'idle', detail: `${what} stayed idle for ${limitText(idleLimitMs)} with no report` }
+  if (!members.length) return { kind: 'exited', detail: `${what} has no ${unit}s`, next: [] }
+  const next = () => members.map(nextStep).filter((s): s is string => s !== undefined)
+  const waiting = members.filter((m) => !hasEnded(m.activity.value) && !m.noReport)
+  if (!waiting.length) {
+    const turnsOver = members.some((m) => m.noReport)
+    const one = members[0]
+    const detail =
+      members.length > 1
+        ? `every ${unit} of ${what} has ${turnsOver ? 'exited or ended its turn' : 'exited'} with no further report`
+        : one.noReport
+          ? `${what} ended its turn with no report (${activityWords(one.activity)})`
+          : `${what} exited (${activityWords(one.activity)}) with no report`
+    return { kind: 'exited', detail, next: next() }
+  }
+  if (waiting.every((m) => stalled(m.activity, now, idleLimitMs)))
+    return { kind: 'idle', detail: `${what} stayed idle for ${limitText(idleLimitMs)} with no report`, next: next() }
   return { kind: 'pending' }
 }
 

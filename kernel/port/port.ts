@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import type { Activity, Evidence } from '../domain/activity.js'
+import type { Activity, Evidence, Turn } from '../domain/activity.js'
 import type { NeedsYouReason } from '../domain/keys.js'
 import type { LaneFacts, WorkerFacts } from '../domain/conversation.js'
 import { HARNESSES, NEEDS_YOU_REASONS, PHASES, EFFORTS, ROLES } from '../domain/keys.js'
@@ -185,6 +185,8 @@ export interface ConvView {
   evidence: Evidence
   ended?: Evidence
   cost?: { usd: number; estimated: boolean; basis?: string }
+  /** The harness's turn under way or its last one (activity.ts turnEndedWithoutReport reads it). */
+  turn?: Turn
   /** The request a needs-you harness waits on; `input` is the tool's input (a question's questions, a plan). */
   pending?: { kind: string; tool?: string; input?: unknown; at: number }
   lane?: LaneFacts
@@ -273,6 +275,6 @@ export interface ReapResult {
 export type WaitResult =
   | { kind: 'report'; lane: ReportFrom; report: Report; cursor: string }
   | { kind: 'pending'; cursor?: string }
-  | { kind: 'exited'; detail: string; cursor?: string }
-  | { kind: 'idle'; detail: string; cursor?: string }
+  | { kind: 'exited'; detail: string; cursor?: string; next?: string[] }
+  | { kind: 'idle'; detail: string; cursor?: string; next?: string[] }
 export type KernelPort = { [M in PortMethod]: (input: PortInput<M>) => Promise<PortOutputs[M]> }

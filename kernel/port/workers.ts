@@ -60,5 +60,7 @@ export interface WorkerView {
   activity: Activity
   reason?: NeedsYouReason
   evidence: Evidence
+  /** Idle because its harness's turn ended with nothing pending and no report filed in it (`idle (no report)`). */
+  noReport?: true
   report?: { seq: number; status: string; at: number }
 }

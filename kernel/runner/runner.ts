@@ -1,5 +1,5 @@
 import { appendFileSync, existsSync, readFileSync, watch } from 'node:fs'
-import { nextRetryWatch, retryLimitMs, retryVerdict } from '../domain/harness-signals.js'
+import { nextRetryWatch, nextTurn, retryLimitMs, retryVerdict } from '../domain/harness-signals.js'
 import type { LaunchSpec, RunnerState } from '../domain/runner-state.js'
 import { KEY_VARIABLE } from '../domain/acting-as.js'
 import { convFiles } from '../io/home.js'
@@ -62,7 +62,12 @@ export async function runRunner(home: string, name: string): Promise<number> {
 
   const apply = (r: Reduction) => {
     if (r.state) state = { ...state, ...r.state }
-    if (r.state?.phase) state = { ...state, retrying: nextRetryWatch(state.retrying, state.phase, Date.now()) }
+    if (r.state?.phase)
+      state = {
+        ...state,
+        retrying: nextRetryWatch(state.retrying, state.phase, Date.now()),
+        turn: nextTurn(state.turn, state.phase, Date.now()),
+      }
     record(r.transcript)
     if (r.stdin) child?.write(r.stdin)
     if (r.closeInput) child?.closeInput()

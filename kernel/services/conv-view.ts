@@ -50,6 +50,7 @@ export function convView(rec: ConversationRecord, rt: Runtime, now: number, isAl
       : a.evidence,
     ended: facts.ended,
     cost: rt.state?.cost,
+    ...(rt.state?.turn ? { turn: rt.state.turn } : {}),
     pending: rt.state?.pending
       ? {
           kind: rt.state.pending.kind,

@@ -1,4 +1,5 @@
-import { readsGitFacts } from '../domain/activity.js'
+import { readsGitFacts, turnEndedWithoutReport } from '../domain/activity.js'
+import { activityOf } from './conv-view.js'
 import { inIdOrder } from '../domain/newest.js'
 import { chainFound, inChain, isLane, type LaneChainNow, type LaneRecord } from '../domain/lane.js'
 import { chainText, rowVerdict } from '../domain/chains.js'
@@ -83,6 +84,7 @@ function rowsOf({ chosen, views, facts, infos, group }: Awaited<ReturnType<typeo
       activity: v.activity,
       ...(v.reason ? { reason: v.reason } : {}),
       evidence: v.evidence,
+      ...(turnEndedWithoutReport(activityOf(v), v.turn, info.reports) ? { noReport: true as const } : {}),
       ...(rec.lane.for ? { for: rec.lane.for } : {}),
       ...(r ? { report: { seq: r.seq, status: r.status, at: r.at } } : {}),
       ...(verdict ? { verdict } : {}),

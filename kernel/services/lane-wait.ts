@@ -9,7 +9,9 @@ import {
   type Cursor,
   type WaitMember,
 } from '../domain/wait.js'
-import { keysFit } from '../domain/keys.js'
+import { isJudgeRole, keysFit } from '../domain/keys.js'
+import { turnEndedWithoutReport } from '../domain/activity.js'
+import { convFiles } from '../io/home.js'
 import type { ReportFrom } from '../domain/list-show.js'
 import type { PortInput, WaitResult } from '../port/port.js'
 import type { KernelContext, KernelEvent } from './context.js'
@@ -25,6 +27,18 @@ const laneRef = (r: ConversationRecord): ReportFrom =>
   r.lane
     ? { id: r.id, name: r.name, run: r.lane.run, key: r.lane.key, role: r.lane.role, iteration: r.lane.iteration }
     : { id: r.id, name: r.name, role: 'worker', iteration: r.worker!.iteration, issue: r.worker!.issue }
+
+/** Who a member is and the brief it was started with: what a step that gets it going again names. */
+function placeOf(ctx: KernelContext, r: ConversationRecord): Pick<WaitMember, 'place' | 'brief'> {
+  const dir = convFiles(ctx.home, r.name).dir
+  if (r.lane)
+    return {
+      place: { kind: 'lane', run: r.lane.run, key: r.lane.key, role: r.lane.role, judges: isJudgeRole(r.lane.role) },
+      brief: convFiles(ctx.home, r.name).brief,
+    }
+  if (r.worker) return { place: { kind: 'worker', issue: r.worker.issue }, brief: `${dir}/worker-brief.md` }
+  return {}
+}
 
 /** What one wait watches: one lane or worker, or a set (a run, an issue, a parent's lanes or workers). */
 interface WaitSet {
@@ -100,11 +114,19 @@ export async function waitOn(
     const now = ctx.io.clock.now()
     const recs = set.members()
     const members: WaitMember[] = await Promise.all(
-      recs.map(async (r) => ({
-        name: r.name,
-        activity: activityOf(ctx.view(r, now)),
-        reports: (await ctx.store.reports(r.name)).filter((x) => x.seq > set.afterSeq),
-      })),
+      recs.map(async (r) => {
+        const view = ctx.view(r, now)
+        const activity = activityOf(view)
+        const all = await ctx.store.reports(r.name)
+        return {
+          name: r.name,
+          activity,
+          reports: all.filter((x) => x.seq > set.afterSeq),
+          noReport: turnEndedWithoutReport(activity, view.turn, all),
+          filedAny: all.length > 0,
+          ...placeOf(ctx, r),
+        }
+      }),
     )
     const pick = pickNext(members, set.after, now, set.what, idleMs(ctx), set.unit)
     if (pick.kind === 'report') {

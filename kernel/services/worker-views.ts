@@ -1,3 +1,5 @@
+import { turnEndedWithoutReport } from '../domain/activity.js'
+import { activityOf } from './conv-view.js'
 import type { ConversationRecord } from '../domain/conversation.js'
 import { inIdOrder } from '../domain/newest.js'
 import { formatCursor } from '../domain/wait.js'
@@ -40,7 +42,8 @@ export async function workerViews(ctx: KernelContext, pick: (r: ConversationReco
     recs.map(async (rec) => {
       const w = rec.worker!
       const v = ctx.view(rec, now)
-      const newest = (await ctx.store.reports(rec.name)).at(-1)
+      const reports = await ctx.store.reports(rec.name)
+      const newest = reports.at(-1)
       return {
         id: rec.id,
         name: rec.name,
@@ -59,6 +62,7 @@ export async function workerViews(ctx: KernelContext, pick: (r: ConversationReco
         activity: v.activity,
         ...(v.reason ? { reason: v.reason } : {}),
         evidence: v.evidence,
+        ...(turnEndedWithoutReport(activityOf(v), v.turn, reports) ? { noReport: true as const } : {}),
         ...(newest ? { report: { seq: newest.seq, status: newest.status, at: newest.at } } : {}),
       }
     }),

@@ -10,6 +10,7 @@ import {
   newestPhase,
   readsGitFacts,
   takesMessages,
+  turnEndedWithoutReport,
   type Activity,
   type ActivityFacts,
   type Evidence,
@@ -316,3 +317,19 @@ test('readsGitFacts (SPEC.md 3): git-backed lanes that are not archived (nor rea
 })
 
 test.run()
+
+test('turnEndedWithoutReport: idle after a turn that ended with no report filed since it began; nothing else', () => {
+  const idle = { value: 'idle' as const, evidence: ev('stream: result', CREATED + 50) }
+  const turn = { started: CREATED + 10, ended: CREATED + 50 }
+  const rows: [string, Parameters<typeof turnEndedWithoutReport>, boolean][] = [
+    ['turn over, no report', [idle, turn, []], true],
+    ['turn over, a report from an earlier turn', [idle, turn, [{ at: CREATED + 5 }]], true],
+    ['turn over, a report in it', [idle, turn, [{ at: CREATED + 20 }]], false],
+    ['turn still open', [idle, { started: CREATED + 10 }, []], false],
+    ['no turn known (no runner: a mark, a human shell)', [idle, undefined, []], false],
+    ['working', [{ ...idle, value: 'working' }, turn, []], false],
+    ['needs-you: something is pending', [{ ...idle, value: 'needs-you', reason: 'permission' }, turn, []], false],
+    ['stopped', [{ ...idle, value: 'stopped' }, turn, []], false],
+  ]
+  for (const [name, args, want] of rows) assert.is(turnEndedWithoutReport(...args), want, name)
+})

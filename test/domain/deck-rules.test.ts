@@ -31,6 +31,13 @@ test('costText, usdText, clockTime: one formatter of money and time for the CLI 
     [costText({ usd: 0.0213, estimated: false }), '$0.02'],
     [costText({ usd: 1.235, estimated: true }), '~$1.24'],
     [usdText(0), '$0.00'],
+    [usdText(0.0035), '$0.0035'],
+    [costText({ usd: 0.0035, estimated: true }), '~$0.0035'],
+    [usdText(0.00012345), '$0.00012'],
+    [usdText(0.003), '$0.003'],
+    [usdText(0.009949), '$0.0099'],
+    [usdText(0.00996), '$0.01'],
+    [usdText(1e-9), '<$0.00000001'],
     [usdText(12.5), '$12.50'],
     [clockTime(Date.UTC(2026, 0, 2, 3, 4, 5)), '03:04:05'],
   ]

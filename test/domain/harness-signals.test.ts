@@ -5,7 +5,10 @@ import {
   claudeRetryText,
   isCodexRetry,
   isFatalClaudeError,
+  firstWork,
   nextRetryWatch,
+  nextTurn,
+  nothingRan,
   retryLimitMs,
   retryVerdict,
   RETRY_LIMIT_MS,
@@ -106,3 +109,29 @@ test('codex usage of a thread: the newest running total, so three equal turns co
 })
 
 test.run()
+
+test('nothingRan: a failure is a failure to start only before any finished turn and any work', () => {
+  const rows: [string, Parameters<typeof nothingRan>[0], boolean][] = [
+    ['fresh', {}, true],
+    ['a finished turn', { turns: 1 }, false],
+    ['work seen in the first turn', { worked: { at: NOW, detail: 'a tool call' } }, false],
+  ]
+  for (const [name, state, want] of rows) assert.is(nothingRan(state), want, name)
+  assert.equal(firstWork({}, 'output', NOW), { worked: { at: NOW, detail: 'output' } })
+  assert.equal(firstWork({ worked: { at: 1, detail: 'a tool call' } }, 'output', NOW), {}, 'only the first is kept')
+})
+
+test('nextTurn: working or needs-you opens a turn (or goes on with the open one), idle ends it', () => {
+  const p = (value: 'working' | 'idle' | 'needs-you') => ({ value, source: 's', at: NOW })
+  const rows: [string, Parameters<typeof nextTurn>, ReturnType<typeof nextTurn>][] = [
+    ['a first message', [undefined, p('working'), NOW], { started: NOW }],
+    ['idle with no first message', [undefined, p('idle'), NOW], undefined],
+    ['goes on', [{ started: 1 }, p('working'), NOW], { started: 1 }],
+    ['waits on the user inside the turn', [{ started: 1 }, p('needs-you'), NOW], { started: 1 }],
+    ['ends', [{ started: 1 }, p('idle'), NOW], { started: 1, ended: NOW }],
+    ['idle again keeps the end', [{ started: 1, ended: 5 }, p('idle'), NOW], { started: 1, ended: 5 }],
+    ['a new message opens a new turn', [{ started: 1, ended: 5 }, p('working'), NOW], { started: NOW }],
+    ['no phase: unchanged', [{ started: 1 }, undefined, NOW], { started: 1 }],
+  ]
+  for (const [name, args, want] of rows) assert.equal(nextTurn(...args), want, name)
+})

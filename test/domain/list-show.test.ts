@@ -42,9 +42,12 @@ test('startLine, stopLine, showLine: the SPEC.md 4.1 forms word for word', () =>
   for (const [name, v, want] of rows) assert.is(showLine(v), want, name)
 })
 
-test('activityShown: an archived row shows archived, whatever its activity', () => {
-  const rows: [string, { archived?: boolean; activity: string }, string][] = [
+test('activityShown: an archived row shows archived, whatever its activity; needs-you its reason; a turn over idle (no report)', () => {
+  const rows: [string, { archived?: boolean; activity: string; reason?: string; noReport?: boolean }, string][] = [
     ['live', { activity: 'working' }, 'working'],
+    ['needs-you with its reason', { activity: 'needs-you', reason: 'permission' }, 'needs-you (permission)'],
+    ['a turn ended with no report', { activity: 'idle', noReport: true }, 'idle (no report)'],
+    ['archived needs no reason', { archived: true, activity: 'stopped', reason: 'plan' }, 'archived'],
     ['not archived', { archived: false, activity: 'stopped' }, 'stopped'],
     ['archived', { archived: true, activity: 'stopped' }, 'archived'],
   ]

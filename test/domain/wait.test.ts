@@ -13,7 +13,9 @@ import {
   isAfter,
   oneWaitForm,
   parseCursor,
+  nextStep,
   pickNext,
+  shellWord,
   type Cursor,
   type WaitMember,
 } from '../../kernel/domain/wait.js'
@@ -85,7 +87,7 @@ test('pickNext: a row per case of the wait rules', () => {
 
 test('pickNext: a set of workers is named so: no workers, every worker exited', () => {
   const none = pickNext([], undefined, NOW, 'issue local:3', IDLE_LIMIT_MS, 'worker')
-  assert.equal(none, { kind: 'exited', detail: 'issue local:3 has no workers' })
+  assert.equal(none, { kind: 'exited', detail: 'issue local:3 has no workers', next: [] })
   const gone = pickNext(
     [member('a', 'stopped', 0), member('b', 'stopped', 0)],
     undefined,
@@ -94,7 +96,11 @@ test('pickNext: a set of workers is named so: no workers, every worker exited', 
     IDLE_LIMIT_MS,
     'worker',
   )
-  assert.equal(gone, { kind: 'exited', detail: 'every worker of issue local:3 has exited with no further report' })
+  assert.equal(gone, {
+    kind: 'exited',
+    detail: 'every worker of issue local:3 has exited with no further report',
+    next: [],
+  })
 })
 
 test('pickNext: more rows of the wait rules (one lane, the cursor, live activities)', () => {
@@ -132,6 +138,86 @@ test('pickNext: more rows of the wait rules (one lane, the cursor, live activiti
           : `${p.kind}: ${p.detail}`
     assert.is(got, want, name)
   }
+})
+
+const place = { kind: 'lane' as const, run: 'r1', key: 'b', role: 'builder', judges: false }
+const turnOver = (name: string, source = 'stream: result', detail?: string): WaitMember => ({
+  ...member(name, 'idle', NOW - 1),
+  activity: { value: 'idle', evidence: { source, at: NOW - 1, ...(detail ? { detail } : {}) } },
+  noReport: true,
+  place,
+})
+
+test('pickNext: a harness whose turn ended with no report and nothing pending has, for the wait, exited: exit 2 at once', () => {
+  const CASES: [string, WaitMember[], string][] = [
+    ['one lane, its turn over', [turnOver('a')], 'exited: run r1 ended its turn with no report (idle: stream: result)'],
+    [
+      'one lane, its turn failed after work',
+      [turnOver('a', 'error', 'API Error: 529 overloaded')],
+      'exited: run r1 ended its turn with no report (idle (error: API Error: 529 overloaded))',
+    ],
+    [
+      'a turn over and a lane stopped',
+      [turnOver('a'), member('b', 'stopped', 0)],
+      'exited: every lane of run r1 has exited or ended its turn with no further report',
+    ],
+    ['a turn over, another lane still working: keep waiting', [turnOver('a'), member('b', 'working', NOW)], 'pending'],
+    [
+      'a turn over, another idle past the limit',
+      [turnOver('a'), member('b', 'idle', 0)],
+      'idle: run r1 stayed idle for 10 minutes with no report',
+    ],
+  ]
+  for (const [name, members, want] of CASES) {
+    const p = pickNext(members, undefined, NOW, 'run r1')
+    assert.is(p.kind === 'pending' ? 'pending' : p.kind === 'report' ? 'report' : `${p.kind}: ${p.detail}`, want, name)
+  }
+})
+
+test('nextStep: a message to a harness that waits, a respawn with its brief for one that ended unreported, nothing after a report', () => {
+  const brief = '/home/u/.service/agents/conv-r1-b-builder-i1/lane-brief.md'
+  const ended = (value: Activity, extra: Partial<WaitMember> = {}): WaitMember => ({
+    ...member('r1-b-builder-i1', value, 0),
+    place,
+    brief,
+    ...extra,
+  })
+  const CASES: [string, WaitMember, string | undefined][] = [
+    [
+      'turn over: tell it to go on and report',
+      turnOver('r1-b-builder-i1'),
+      "svc tell conv-r1-b-builder-i1 'Your turn ended without a report. Go on with the brief, then file your report with svc lane report.'",
+    ],
+    [
+      'turn failed: tell it so',
+      turnOver('r1-b-builder-i1', 'error', 'x'),
+      "svc tell conv-r1-b-builder-i1 'Your last turn ended with an error and no report. Go on with the brief, then file your report with svc lane report.'",
+    ],
+    [
+      'a builder that failed to start: respawn in its directory with its brief',
+      ended('failed-to-start'),
+      `svc lane start --run r1 --key b --role builder --reuse --brief ${brief}`,
+    ],
+    [
+      'a critic is named by the builder it judges',
+      ended('stopped', { place: { ...place, role: 'critic', judges: true } }),
+      `svc lane start --run r1 --for b --role critic --reuse --brief ${brief}`,
+    ],
+    [
+      'a worker: run again on its issue',
+      ended('stopped', { place: { kind: 'worker', issue: 'local:3' }, brief: '/h/my brief.md' }),
+      "svc worker run local:3 --reuse --brief '/h/my brief.md'",
+    ],
+    ['stopped after a report (before the cursor): nothing to do', ended('stopped', { filedAny: true }), undefined],
+  ]
+  for (const [name, m, want] of CASES) assert.is(nextStep(m), want, name)
+  const p = pickNext([turnOver('r1-b-builder-i1')], undefined, NOW, 'lane r1/b builder i1')
+  assert.equal(p.kind !== 'report' && p.kind !== 'pending' ? p.next : [], [nextStep(turnOver('r1-b-builder-i1'))])
+})
+
+test('shellWord: plain words stay bare; anything else single-quoted, a quote inside escaped', () => {
+  assert.is(shellWord('conv-r1-b'), 'conv-r1-b')
+  assert.is(shellWord("it's here"), `'it'\\''s here'`)
 })
 
 test('exit codes for wait and report (SPEC.md 4.1): 0 done, 4 blocked or failed, 2 no report, 3 timeout; idle limit 10 minutes', () => {

@@ -404,6 +404,27 @@ test('fatal assistant error kinds on a first turn are failures to start; later, 
   }
 })
 
+test('a first turn that worked (a tool call, output) and then failed is idle (error: …), never a failure to start', () => {
+  const worked: RunnerState = { ...working(), worked: { at: NOW - 5, detail: 'a tool call' } }
+  const result = line({ type: 'result', subtype: 'success', is_error: true, result: 'API Error: 529 overloaded' })
+  const r = claudeAdapter.stdoutLine(result, worked, NOW)
+  assert.equal(r.state?.phase, { value: 'idle', source: 'error', detail: 'API Error: 529 overloaded', at: NOW })
+  assert.is(r.state?.spawnError, undefined)
+  assert.is(r.closeInput, undefined, 'the CLI stays, a message can go on with the work')
+  const fatal = line({
+    type: 'assistant',
+    message: { content: [{ type: 'text', text: 'API Error: 401 invalid x-api-key' }] },
+    error: 'authentication_failed',
+  })
+  const f = claudeAdapter.stdoutLine(fatal, worked, NOW)
+  assert.equal(f.state, { lastError: { at: NOW, message: 'API Error: 401 invalid x-api-key' } })
+  assert.is(f.closeInput, undefined)
+  assert.is(claudeAdapter.stdoutLine(fatal, working(), NOW).state?.worked, undefined, 'the CLI’s own error is no work')
+  assert.equal(claudeAdapter.exited(exit(1), { ...worked, lastError: { at: NOW, message: 'gone' } }, NOW, spec()), {
+    end: true,
+  })
+})
+
 test('the CLI’s own notes in the user’s place reach the transcript', () => {
   const r = claudeAdapter.stdoutLine(
     line({

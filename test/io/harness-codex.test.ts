@@ -234,6 +234,32 @@ test('a later turn that fails is reported; the conversation goes on, idle with t
   })
 })
 
+test('a first turn that ran a command and then failed (a 529, a broken stream) is idle (error: …), not a failure to start', () => {
+  const started = codexAdapter.stdoutLine(
+    JSON.stringify({ type: 'item.started', item: { id: 'i1', type: 'command_execution', command: 'git add -A' } }),
+    { ...freshState(), phase: { value: 'working', source: 'x', at: NOW } },
+    NOW,
+  )
+  assert.equal(started.state, { worked: { at: NOW, detail: 'stream: item.started command_execution' } })
+  const warning = codexAdapter.stdoutLine(
+    JSON.stringify({ type: 'item.completed', item: { id: 'i0', type: 'error', message: 'model metadata missing' } }),
+    freshState(),
+    NOW,
+  )
+  assert.is(warning.state, undefined, 'a warning is no work')
+  const state: RunnerState = {
+    ...freshState(),
+    ...started.state,
+    session: 't',
+    phase: { value: 'idle', source: 'error', detail: 'unexpected status 529', at: NOW + 1 },
+    lastError: { at: NOW + 1, message: 'unexpected status 529' },
+  }
+  const r = codexAdapter.exited(exit(1), state, NOW + 2, spec())
+  assert.is(r.end, false)
+  assert.is(r.state?.spawnError, undefined)
+  assert.equal(r.state?.phase, { value: 'idle', source: 'error', detail: 'unexpected status 529', at: NOW + 2 })
+})
+
 test('a stop ends the conversation whatever the exit', () => {
   assert.equal(codexAdapter.exited(exit(null, { signal: 'SIGTERM', stopping: true }), freshState(), NOW, spec()), {
     end: true,

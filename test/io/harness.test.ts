@@ -187,9 +187,10 @@ test('claude stdoutLine: a non-init system event changes nothing', () => {
   )
 })
 
-test('claude stdoutLine: assistant text and tool use become transcript lines, no phase change', () => {
+test('claude stdoutLine: assistant text and tool use become transcript lines, no phase change; the first work is recorded once', () => {
   const r = claudeAdapter.stdoutLine(STREAM[1], emptyState(), NOW)
-  assert.is(r.state, undefined)
+  assert.equal(r.state, { worked: { at: NOW, detail: 'a tool call' } })
+  assert.is(claudeAdapter.stdoutLine(STREAM[1], { ...emptyState(), ...r.state }, NOW + 1).state, undefined)
   assert.is(r.transcript?.length, 2)
   assert.equal(r.transcript?.[0], { kind: 'assistant', text: 'Looking at the repo.' })
   assert.is(r.transcript?.[1].kind, 'tool')

@@ -15,13 +15,18 @@ export const cellsOf = (lane: LaneView) => {
 export function activityChip(view: ConvView | LaneView, now: number, report?: { status: string }) {
   const e = view.evidence
   const failed = failure({ ...view, report: ('report' in view ? view.report : undefined) ?? report })
-  const state = failed ? 'failed' : activityShown(view)
+  const state = activityShown(view)
   const ev = `${e.source}${e.detail ? `: ${e.detail}` : ''}, ${age(e.at, now)} ago`
   return [
     h(
       'span',
-      { class: `chip activity-${state}`, 'data-activity': view.activity, 'data-failed': failed, title: ev },
-      failed ? `failed (${failed})` : state + (!view.archived && view.reason ? ` (${view.reason})` : ''),
+      {
+        class: `chip activity-${failed ? 'failed' : view.archived ? 'archived' : view.activity}`,
+        'data-activity': view.activity,
+        'data-failed': failed,
+        title: ev,
+      },
+      failed ? `failed (${failed})` : state,
     ),
     h('span', { class: 'muted evidence' }, ev),
   ]

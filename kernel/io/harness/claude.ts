@@ -5,6 +5,8 @@ import {
   errorIdlePhase,
   isFatalClaudeError,
   isRetrying,
+  firstWork,
+  nothingRan,
   retryingPhase,
 } from '../../domain/harness-signals.js'
 import type { RunnerState } from '../../domain/runner-state.js'
@@ -56,9 +58,9 @@ function userEvent(content: unknown): TranscriptLine[] {
   })
 }
 
-/** A turn's end. An error result names its error as the evidence: a first turn that failed is a failure to start
- * (the CLI's input is closed, it ends), a later one leaves it idle with the error, and so does a retry loop the
- * runner interrupted. Held messages go to the CLI as the next turn either way, unless it is ending. */
+/** A turn's end. An error result names its error as the evidence: a first turn that failed before any work is a
+ * failure to start (the CLI's input is closed, it ends); a turn that worked first, or a later one, leaves it idle with
+ * the error, and so does a retry loop the runner interrupted. Held messages go to the CLI as the next turn either way, unless it is ending. */
 function result(ev: Record<string, any>, state: RunnerState, now: number): Reduction {
   const held = state.queued ?? []
   const said = claudeResultError(ev)
@@ -76,7 +78,7 @@ function result(ev: Record<string, any>, state: RunnerState, now: number): Reduc
       ? { kind: 'error', text: `result: ${ev.subtype ?? ''}: ${error}` }
       : { kind: 'system', text: `result: ${ev.subtype ?? ''}` },
   ]
-  if (error && !state.turns && !state.gaveUp) {
+  if (error && nothingRan(state) && !state.gaveUp) {
     return {
       state: { ...base, ...(state.spawnError ? {} : { spawnError: { at: now, message: error } }) },
       transcript,
@@ -98,21 +100,28 @@ function result(ev: Record<string, any>, state: RunnerState, now: number): Reduc
   }
 }
 
-/** An assistant message: its text and tool calls, progress after a retry, and its error (SDKAssistantMessage.error):
- * a fatal one on a first turn is a failure to start. */
+/** An assistant message: its text and tool calls (the model's work), progress after a retry, and its error
+ * (SDKAssistantMessage.error): a fatal one before any work is a failure to start. The CLI's own error message (with
+ * `error` set) is no work of the model. */
 function assistant(ev: Record<string, any>, state: RunnerState, now: number): Reduction {
   const transcript = assistantLines((ev.message?.content ?? []) as Array<Record<string, any>>)
   const progress: Partial<RunnerState> = isRetrying(state.phase)
     ? { phase: { value: 'working', source: 'stream: assistant', at: now } }
     : {}
-  if (typeof ev.error !== 'string') return { transcript, ...(progress.phase ? { state: progress } : {}) }
+  if (typeof ev.error !== 'string') {
+    const worked = transcript.length
+      ? firstWork(state, transcript.some((l) => l.kind === 'tool') ? 'a tool call' : 'output', now)
+      : {}
+    const changed = { ...progress, ...worked }
+    return { transcript, ...(Object.keys(changed).length ? { state: changed } : {}) }
+  }
   const message =
     transcript
       .filter((l) => l.kind === 'assistant')
       .map((l) => l.text)
       .join(' ') || ev.error
   const lines: TranscriptLine[] = [{ kind: 'error', text: `${ev.error}: ${message}` }]
-  if (!isFatalClaudeError(ev.error) || state.turns || state.gaveUp)
+  if (!isFatalClaudeError(ev.error) || !nothingRan(state) || state.gaveUp)
     return { state: { ...progress, lastError: { at: now, message } }, transcript: lines }
   return {
     state: { ...progress, spawnError: { at: now, message }, lastError: { at: now, message } },
@@ -246,8 +255,8 @@ export const claudeAdapter: ProcessAdapter = {
     })
   },
   exited(exit, state, now) {
-    // Ending before a first finished turn, unasked, is a failure to start (a bad flag, a missing login).
-    if (exit.stopping || state.spawnError || state.turns) return { end: true }
+    // Ending unasked before anything ran is a failure to start (a bad flag, a missing login); after work it is not.
+    if (exit.stopping || state.spawnError || !nothingRan(state)) return { end: true }
     // It ended while the runner interrupted a retry loop: the retries are its error, not a failure to start.
     if (state.gaveUp) return { end: true, state: { lastError: { at: now, message: state.gaveUp.message } } }
     return { end: true, state: { spawnError: { at: now, message: failureText('claude', exit, state) } } }

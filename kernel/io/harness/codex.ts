@@ -1,5 +1,12 @@
 import type { LaunchSpec, RunnerState } from '../../domain/runner-state.js'
-import { errorIdlePhase, isCodexRetry, isRetrying, retryingPhase } from '../../domain/harness-signals.js'
+import {
+  errorIdlePhase,
+  firstWork,
+  isCodexRetry,
+  isRetrying,
+  nothingRan,
+  retryingPhase,
+} from '../../domain/harness-signals.js'
 import { CODEX_USAGE_BASIS, codexThreadUsage, estimateUsd } from '../../domain/token-cost.js'
 import { busy, exitText, failureText, hold, joinQueued, stderrGist, jsonEvent } from './common.js'
 import type { HarnessAdapter, LaunchPlan, Reduction, TranscriptLine } from './types.js'
@@ -64,6 +71,17 @@ function turnCompleted(ev: Record<string, any>, state: RunnerState, now: number)
   }
 }
 
+/** An item is the model's work (a command, a change, a message; a warning is not): the first one is recorded, and
+ * after a retry it is progress. */
+function progress(state: RunnerState, item: Record<string, any>, source: string, now: number): Reduction {
+  const worked = item.type && item.type !== 'error' ? firstWork(state, `${source} ${String(item.type)}`, now) : {}
+  const changed: Partial<RunnerState> = {
+    ...worked,
+    ...(isRetrying(state.phase) ? { phase: { value: 'working', source, at: now } } : {}),
+  }
+  return Object.keys(changed).length ? { state: changed } : {}
+}
+
 /** A transient `error` event announces a retry; any other is the turn's error (a turn.failed follows). */
 function errorEvent(message: string, now: number): Reduction {
   if (isCodexRetry(message))
@@ -107,23 +125,15 @@ export const codexAdapter: HarnessAdapter = {
         return { state: { phase: { value: 'working', source: 'stream: turn.started', at: now } } }
       case 'item.started': {
         const item = ev.item ?? {}
-        const progress = isRetrying(state.phase)
-          ? { state: { phase: { value: 'working' as const, source: 'stream: item.started', at: now } } }
-          : {}
         return {
-          ...progress,
+          ...progress(state, item, 'stream: item.started', now),
           ...(item.type === 'command_execution'
             ? { transcript: [{ kind: 'tool' as const, text: `$ ${item.command}` }] }
             : {}),
         }
       }
       case 'item.completed':
-        return {
-          ...itemCompleted(ev.item ?? {}),
-          ...(isRetrying(state.phase)
-            ? { state: { phase: { value: 'working' as const, source: 'stream: item.completed', at: now } } }
-            : {}),
-        }
+        return { ...itemCompleted(ev.item ?? {}), ...progress(state, ev.item ?? {}, 'stream: item.completed', now) }
       case 'turn.completed':
         return turnCompleted(ev, state, now)
       case 'turn.failed': {
@@ -160,8 +170,8 @@ export const codexAdapter: HarnessAdapter = {
     // A retry loop the runner interrupted leaves it idle with the retries as the error, whichever turn it was.
     if (state.gaveUp)
       return afterTurn(state, spec, now, state.gaveUp.message, { gaveUp: undefined, retrying: undefined })
-    // A first turn that never completed is a failure to start (no login, a bad flag, an unknown model).
-    if (!state.turns && (failed || state.lastError))
+    // A first turn that failed before any work is a failure to start (no login, a bad flag, an unknown model).
+    if (nothingRan(state) && (failed || state.lastError))
       return {
         end: true,
         state: {
