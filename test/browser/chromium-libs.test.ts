@@ -60,7 +60,7 @@ function packagesOf(paths: string[]): Map<string, string | undefined> {
 
 libs('the browser npm installs needs only libraries it ships or the base system has: ldd finds every one', async () => {
   await chromiumExecutable()
-  const dir = chromiumDir()
+  const dir = realpathSync(chromiumDir())
   const files = elfFiles(dir)
   assert.ok(files.includes(join(dir, 'chromium')), 'the executable is among the files checked')
   const system = new Set<string>()
@@ -77,7 +77,7 @@ libs(
   'what the running browser has loaded after drawing a page: only its own libraries and those of the base system',
   async () => {
     const exe = await chromiumExecutable()
-    const dir = chromiumDir()
+    const dir = realpathSync(chromiumDir())
     const browser = await chromium.launch({ executablePath: exe, headless: true, args: CHROMIUM_ARGS })
     let loaded: Set<string>
     try {
