@@ -120,3 +120,51 @@ export function leftOutNote(paths: { path: string; bytes: number }[], shown = 5)
     shown,
   )}`
 }
+
+/** Attributes that never change a file's bytes between the repository and the disk. Any other attribute might (a
+ * filter, line endings, an encoding, one a newer git adds), so a path that has one is read back as raw bytes. */
+const KEEPS_BYTES = new Set([
+  'diff',
+  'merge',
+  'whitespace',
+  'export-ignore',
+  'export-subst',
+  'delta',
+  'conflict-marker-size',
+  'binary',
+  'lockable',
+])
+
+/** The paths whose bytes on disk may differ from their blob: all of them when core.autocrlf is on, else those with
+ * an attribute that may convert (`attrs` as `git check-attr -a` lists them: path, attribute, value). An unset
+ * `text` converts nothing. */
+export function convertingPaths(
+  paths: string[],
+  attrs: { path: string; attr: string; value: string }[],
+  autocrlf: string | undefined,
+): string[] {
+  const crlf = (autocrlf ?? '').trim().toLowerCase()
+  if (crlf && !['false', 'no', 'off', '0'].includes(crlf)) return paths
+  const converting = new Set(
+    attrs
+      .filter((a) => !KEEPS_BYTES.has(a.attr) && !a.attr.startsWith('linguist-'))
+      .filter((a) => !(a.attr === 'text' && a.value === 'unset'))
+      .map((a) => a.path),
+  )
+  return paths.filter((p) => converting.has(p))
+}
+
+/** A tracked file as three blob ids: its raw bytes on disk, those bytes through git's filters (what `git status`
+ * compares), and the raw bytes a checkout of HEAD writes at its path; and HEAD's own blob. */
+export interface ConvertedFacts {
+  path: string
+  head: string
+  raw: string
+  filtered: string
+  checkout: string
+}
+
+/** Work only filters or line-ending conversion hide: git calls the file unchanged (its filtered bytes are HEAD's),
+ * but a checkout of HEAD would not write the bytes on disk. */
+export const convertedWork = (files: ConvertedFacts[]): string[] =>
+  files.filter((f) => f.filtered === f.head && f.raw !== f.checkout).map((f) => f.path)

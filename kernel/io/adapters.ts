@@ -28,7 +28,8 @@ import { GhTracker, ghAuthStatus } from './trackers/gh.js'
 import { LocalIssues } from './trackers/local.js'
 import * as gitCore from './git.js'
 import { diffAgainst } from './git-diff.js'
-import { cleanTree, diffBinaryToFile, keepTree, treeFromPatch } from './git-patch.js'
+import { cleanTree, diffBinaryToFile, keepTree, rawMismatches, treeFromPatch } from './git-patch.js'
+import { checkoutTree, convertedFiles } from './git-raw.js'
 import { addedGitlinks, snapshotTree } from './git-snapshot.js'
 import { ignoredAtLaunch, unseenWork } from './git-unseen.js'
 import { dirIdOf, entriesOf, identityOf, worktreeAt, writeLaunchId } from './lane-dir.js'
@@ -201,6 +202,9 @@ const realGit = {
   addedGitlinks,
   diffBinaryToFile,
   treeFromPatch,
+  rawMismatches,
+  checkoutTree,
+  convertedFiles,
   keepTree,
   cleanTree,
   ignoredAtLaunch,

@@ -1,14 +1,16 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { git } from './git.js'
-import { withTempIndex } from './git-snapshot.js'
+import { isFile, rawIds, regularFiles, withTempIndex } from './git-raw.js'
+import { join } from 'node:path'
 
 /** The parked patch: written from a snapshot tree, proved to give it back, the tree kept, the worktree cleaned. */
 
-/** Apply the patch file to HEAD in a temporary index and return the resulting tree: proof that it reproduces the
- * work. The index takes the patch's bytes as they are, so equal trees mean equal bytes. */
-export async function treeFromPatch(dir: string, patchPath: string): Promise<string> {
+/** Apply the patch file to `base` in a temporary index and return the resulting tree: proof that it reproduces the
+ * work. The index takes the patch's bytes as they are (no filter, attribute or conversion comes between), so equal
+ * trees mean equal bytes. */
+export async function treeFromPatch(dir: string, patchPath: string, base = 'HEAD'): Promise<string> {
   return withTempIndex(dir, 'verify', async (_, e) => {
-    await git(dir, ['read-tree', 'HEAD'], e)
+    await git(dir, ['read-tree', base], e)
     if (statSync(patchPath).size > 0)
       await git(dir, ['apply', '--cached', '--binary', '--whitespace=nowarn', patchPath], e)
     return (await git(dir, ['write-tree'], e)).trim()
@@ -60,16 +62,44 @@ export function quoteAmbiguousHeaders(patch: Buffer): Buffer {
   return Buffer.from(lines.join('\n'), 'latin1')
 }
 
-/** Keep a tree reachable: a commit on top of HEAD, named by a ref under refs/svc/parked/. */
-export async function keepTree(dir: string, tree: string, ref: string, message: string): Promise<string> {
-  const commit = (
-    await git(dir, ['commit-tree', tree, '-p', 'HEAD', '-m', message], {
-      GIT_AUTHOR_NAME: 'svc',
-      GIT_AUTHOR_EMAIL: 'svc@localhost',
-      GIT_COMMITTER_NAME: 'svc',
-      GIT_COMMITTER_EMAIL: 'svc@localhost',
-    })
-  ).trim()
+/** The files of `tree` whose raw bytes on disk (no filter, attribute or conversion) are not its blobs: none, when
+ * the tree holds every byte of the worktree. A file absent from disk (outside a sparse checkout's patterns) must be
+ * as it is in `base`. */
+export async function rawMismatches(dir: string, tree: string, base: string): Promise<string[]> {
+  const files = await regularFiles(dir, { tree })
+  const absent = [...files.keys()].filter((p) => !isFile(join(dir, p)))
+  const before = absent.length ? await regularFiles(dir, { tree: base }) : new Map()
+  const paths = [...files.keys()].filter((p) => isFile(join(dir, p)))
+  const ids = await rawIds(dir, paths, false)
+  return [
+    ...absent.filter((p) => before.get(p)?.id !== files.get(p)!.id),
+    ...paths.filter((p, i) => ids[i] !== files.get(p)!.id),
+  ]
+}
+
+const SVC_ID = {
+  GIT_AUTHOR_NAME: 'svc',
+  GIT_AUTHOR_EMAIL: 'svc@localhost',
+  GIT_COMMITTER_NAME: 'svc',
+  GIT_COMMITTER_EMAIL: 'svc@localhost',
+}
+
+/** Keep a tree reachable: a commit on top of HEAD, named by a ref under refs/svc/parked/. A `base` tree other than
+ * HEAD's (the bytes a checkout wrote, where attributes convert them) gets a commit of its own between. */
+export async function keepTree(
+  dir: string,
+  tree: string,
+  ref: string,
+  message: string,
+  base?: string,
+): Promise<string> {
+  let parent = 'HEAD'
+  const head = (await git(dir, ['rev-parse', 'HEAD^{tree}'])).trim()
+  if (base && base !== head)
+    parent = (
+      await git(dir, ['commit-tree', base, '-p', 'HEAD', '-m', 'svc: HEAD as a checkout wrote it (raw bytes)'], SVC_ID)
+    ).trim()
+  const commit = (await git(dir, ['commit-tree', tree, '-p', parent, '-m', message], SVC_ID)).trim()
   await git(dir, ['update-ref', ref, commit])
   return commit
 }

@@ -1,27 +1,10 @@
-import { copyFileSync, existsSync, lstatSync, rmSync, statSync, utimesSync } from 'node:fs'
+import { copyFileSync, existsSync, lstatSync, statSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
-import { SvcError } from '../domain/errors.js'
-import { git, worktreeGitDir } from './git.js'
+import { git } from './git.js'
+import { isFile, mayConvert, nul, rawIds, regularFiles, withTempIndex } from './git-raw.js'
 import { unseenWork } from './git-unseen.js'
 
 /** The snapshot of a worktree for a park: every byte of its work in a tree, through a temporary index. */
-
-/** Run `fn` with an index file of its own in the worktree's git directory (and the environment naming it for
- * git), removed afterwards whatever happens: the worktree's own index is never touched. */
-export async function withTempIndex<T>(
-  dir: string,
-  label: string,
-  fn: (index: string, env: Record<string, string>, gitDir: string) => Promise<T>,
-): Promise<T> {
-  const gitDir = worktreeGitDir(dir)
-  if (!gitDir) throw new SvcError('conflict', `${dir} is not a git worktree`)
-  const index = join(gitDir, `svc-${label}-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`)
-  try {
-    return await fn(index, { GIT_INDEX_FILE: index }, gitDir)
-  } finally {
-    rmSync(index, { force: true })
-  }
-}
 
 /** No line-ending conversion, and no refusal over one, while the snapshot's index is filled. */
 const RAW = {
@@ -31,11 +14,6 @@ const RAW = {
   GIT_CONFIG_KEY_1: 'core.safecrlf',
   GIT_CONFIG_VALUE_1: 'false',
 }
-
-const nul = (paths: string[]) => paths.map((p) => p + '\0').join('')
-/** A path as `hash-object --stdin-paths` reads it back: C-quoted, so any byte but NUL passes. */
-const cQuote = (p: string) =>
-  `"${p.replace(/[\\"]/g, '\\$&').replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t')}"`
 
 /** Regular files added or changed in the index against HEAD, with their mode. */
 async function changedFiles(dir: string, env: Record<string, string>): Promise<Map<string, string>> {
@@ -55,11 +33,7 @@ async function changedFiles(dir: string, env: Record<string, string>): Promise<M
 async function storeRaw(dir: string, files: Map<string, string>, env: Record<string, string>): Promise<void> {
   if (!files.size) return
   const paths = [...files.keys()]
-  const ids = (
-    await git(dir, ['hash-object', '-w', '--no-filters', '--stdin-paths'], env, paths.map(cQuote).join('\n') + '\n')
-  )
-    .trim()
-    .split('\n')
+  const ids = await rawIds(dir, paths, true)
   await git(
     dir,
     ['update-index', '-z', '--index-info'],
@@ -103,6 +77,11 @@ export async function snapshotTree(dir: string, launchedAt: number): Promise<str
       const st = lstatSync(join(dir, p), { throwIfNoEntry: false })
       if (st?.isFile() && !files.has(p)) files.set(p, st.mode & 0o100 ? '100755' : '100644')
     }
+    // A file git may convert is stored as its raw bytes even where its filtered bytes are HEAD's: a clean filter
+    // that drops lines, or a line-ending conversion, would otherwise hide the change.
+    const all = await regularFiles(dir, { env })
+    for (const p of await mayConvert(dir, [...all.keys()]))
+      if (!files.has(p) && isFile(join(dir, p))) files.set(p, all.get(p)!.mode)
     await storeRaw(dir, files, env)
     return (await git(dir, ['write-tree'], env)).trim()
   })

@@ -19,7 +19,7 @@ import {
   unpushedWarning,
   type ReapFacts,
 } from '../domain/reap.js'
-import { leftOutNote } from '../domain/unseen-work.js'
+import { leftOutNote, someOf } from '../domain/unseen-work.js'
 import { notOwnDirectory, reappearedWarning } from '../domain/lane-claim.js'
 import { convFiles } from '../io/home.js'
 import type { Files } from '../io/adapters.js'
@@ -84,10 +84,14 @@ async function gather(
     own && (!gitBacked || gitDir) ? notOwnDirectory(lane, rec.cwd, ctx.io.dirs.identityOf(rec.cwd)) : undefined
   const notOwn = claim && !claim.ok ? claim : undefined
   const worktree = gitDir !== undefined && !notOwn
-  const [status, unseen] = worktree
-    ? await Promise.all([ctx.io.git.statusFacts(rec.cwd), ctx.io.git.unseenWork(rec.cwd, rec.createdAt)])
+  const [status, unseen, converted] = worktree
+    ? await Promise.all([
+        ctx.io.git.statusFacts(rec.cwd),
+        ctx.io.git.unseenWork(rec.cwd, rec.createdAt),
+        ctx.io.git.convertedFiles(rec.cwd),
+      ])
     : []
-  const unseenPaths = unseen ? [...unseen.flagged, ...unseen.hidden] : []
+  const unseenPaths = unseen ? [...unseen.flagged, ...unseen.hidden, ...converted!] : []
   const state = ctx.facts.get(rec.name).state
   const pids = { runnerPid: state?.runner?.pid, harnessPid: state?.harness?.pid }
   const processes = dirReal
@@ -150,19 +154,34 @@ async function parkWork(
   paths: number,
 ): Promise<NonNullable<ReapResult['parked']>> {
   const dir = rec.cwd
+  // The patch goes from the bytes a checkout of HEAD wrote to the bytes on disk, both raw.
+  const base = await ctx.io.git.checkoutTree(dir)
   const tree = await ctx.io.git.snapshotTree(dir, rec.createdAt)
   const nested = await ctx.io.git.addedGitlinks(dir, tree)
   decided(nestedRepoRefusal(dir, nested))
   const name = parkedPatchName(new Date(ctx.io.clock.now()))
   const path = join(convFiles(ctx.home, rec.name).dir, name)
   const made = await ctx.io.writes.publishFileOnce(path, async (tmp) => {
-    await ctx.io.git.diffBinaryToFile(dir, 'HEAD', tree, tmp)
-    if ((await ctx.io.git.treeFromPatch(dir, tmp)) !== tree)
+    await ctx.io.git.diffBinaryToFile(dir, base, tree, tmp)
+    if ((await ctx.io.git.treeFromPatch(dir, tmp, base)) !== tree)
       throw new SvcError('conflict', 'refused: the parked patch does not reproduce the worktree; nothing was cleaned')
+    // The proof on the bytes themselves: every file the patch gives back is, byte for byte, the file on disk.
+    const differ = await ctx.io.git.rawMismatches(dir, tree, base)
+    if (differ.length)
+      throw new SvcError(
+        'conflict',
+        `refused: the parked patch does not give back the bytes on disk of ${someOf(differ, 3)}; nothing was cleaned`,
+      )
   })
   if (!made) throw new SvcError('conflict', `refused: ${path} already exists; nothing was cleaned`)
   const ref = parkedRef(rec.name, name)
-  await ctx.io.git.keepTree(dir, tree, ref, `svc: parked work of conv ${rec.id} (${rec.name})\n\nThe patch: ${path}`)
+  await ctx.io.git.keepTree(
+    dir,
+    tree,
+    ref,
+    `svc: parked work of conv ${rec.id} (${rec.name})\n\nThe patch: ${path}`,
+    base,
+  )
   // Just before the tree is cleaned: it still holds exactly what the patch reproduces.
   if ((await ctx.io.git.snapshotTree(dir, rec.createdAt)) !== tree)
     throw new SvcError(

@@ -16,8 +16,9 @@ import {
 } from 'node:fs'
 import { join } from 'node:path'
 import { gitTry } from '../../kernel/io/git.js'
-import { diffBinaryToFile, quoteAmbiguousHeaders, treeFromPatch } from '../../kernel/io/git-patch.js'
+import { diffBinaryToFile, quoteAmbiguousHeaders, rawMismatches, treeFromPatch } from '../../kernel/io/git-patch.js'
 import { addedGitlinks, snapshotTree } from '../../kernel/io/git-snapshot.js'
+import { checkoutTree, convertedFiles } from '../../kernel/io/git-raw.js'
 
 // The park helpers of kernel/io/git.ts: a worktree's every change, through a patch file, back to the same tree.
 
@@ -53,6 +54,71 @@ async function roundTrip(dir: string): Promise<{ tree: string; back: string; pat
 }
 
 test.after(() => rmSync(BASE, { recursive: true, force: true }))
+
+/** The raw park of a worktree: base (what a checkout wrote), snapshot, patch, and the tree the patch gives back. */
+async function rawPark(dir: string) {
+  const base = await checkoutTree(dir)
+  const tree = await snapshotTree(dir, Date.now())
+  const path = join(BASE, `p${n++}.patch`)
+  await diffBinaryToFile(dir, base, tree, path)
+  return { base, tree, back: await treeFromPatch(dir, path, base), mismatches: await rawMismatches(dir, tree, base) }
+}
+
+/** The raw bytes of a file in a tree. */
+const blob = (dir: string, tree: string, path: string) =>
+  execFileSync('git', ['cat-file', 'blob', `${tree}:${path}`], { cwd: dir, env })
+
+test('a clean filter that drops lines hides no work from the park: the lines are found, parked as raw bytes, and the proof agrees', async () => {
+  const dir = repo({ '.gitattributes': '*.nb filter=strip\n', 'book.nb': 'cell 1\n', 'other.txt': 'x\n' })
+  git(dir, 'config', 'filter.strip.clean', "sed '/^out:/d'")
+  git(dir, 'config', 'filter.strip.smudge', 'cat')
+  writeFileSync(join(dir, 'book.nb'), 'cell 1\nout: 42\n')
+  git(dir, 'add', 'book.nb')
+  assert.is(git(dir, 'status', '--porcelain'), '', 'git status sees nothing')
+  assert.equal(await convertedFiles(dir), ['book.nb'])
+  const { base, tree, back, mismatches } = await rawPark(dir)
+  assert.is(back, tree)
+  assert.equal(mismatches, [])
+  assert.is(blob(dir, tree, 'book.nb').toString(), 'cell 1\nout: 42\n')
+  assert.is(base, git(dir, 'rev-parse', 'HEAD^{tree}'), 'a checkout writes HEAD as it is')
+})
+
+test('line endings a conversion hides are work: CRLF turned to LF under text eol=crlf is parked as raw bytes; an untouched CRLF file is not', async () => {
+  const dir = repo({ '.gitattributes': '*.txt text eol=crlf\n', 'a.txt': 'one\ntwo\n', 'b.txt': 'b\n' })
+  rmSync(join(dir, 'a.txt'))
+  rmSync(join(dir, 'b.txt'))
+  git(dir, 'checkout', '--', '.')
+  assert.is(readFileSync(join(dir, 'a.txt'), 'latin1'), 'one\r\ntwo\r\n', 'a checkout writes CRLF')
+  writeFileSync(join(dir, 'a.txt'), 'one\ntwo\n')
+  git(dir, 'add', 'a.txt')
+  assert.is(git(dir, 'status', '--porcelain'), '', 'git status sees nothing')
+  assert.equal(await convertedFiles(dir), ['a.txt'])
+  const { base, tree, back, mismatches } = await rawPark(dir)
+  assert.is(back, tree)
+  assert.equal(mismatches, [])
+  assert.is(blob(dir, tree, 'a.txt').toString('latin1'), 'one\ntwo\n')
+  assert.is(blob(dir, base, 'a.txt').toString('latin1'), 'one\r\ntwo\r\n')
+  assert.is(
+    git(dir, 'diff-tree', '-r', '--name-only', base, tree),
+    'a.txt',
+    'the untouched b.txt is the same in both: not in the patch',
+  )
+})
+
+test('rawMismatches names a file whose bytes on disk are not those of the tree', async () => {
+  const dir = repo({ 'a.txt': 'a\n', 'b.txt': 'b\n' })
+  const tree = git(dir, 'rev-parse', 'HEAD^{tree}')
+  assert.equal(await rawMismatches(dir, tree, tree), [])
+  writeFileSync(join(dir, 'b.txt'), 'B\n')
+  assert.equal(await rawMismatches(dir, tree, tree), ['b.txt'])
+  rmSync(join(dir, 'a.txt'))
+  const empty = git(dir, 'hash-object', '-t', 'tree', '-w', '/dev/null')
+  assert.equal(
+    await rawMismatches(dir, tree, empty),
+    ['a.txt', 'b.txt'],
+    'a file absent from disk must be as in the base',
+  )
+})
 
 test('names whose folder ends with a space: an empty file added or removed, a mode change; git apply takes the patch back', async () => {
   const dir = repo({ 'gone /empty': '', 'keep /mode.sh': 'echo\n', 'a.txt': 'a\n' })

@@ -1,0 +1,107 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { git } from '../helpers/home.js'
+import { kernelApi } from './api-kit.js'
+import { World, filesOf, gitEnv, treeOfPatch } from './lane-views-kit.js'
+import { reapKit } from './reap-kit.js'
+
+// `svc lane reap --park` keeps raw bytes (SPEC.md 4.1 reap step 4): work that git's filters and line-ending
+// conversion hide from `git status` is refused without --park and parked byte for byte with it; the patch gives
+// back the bytes on disk when applied with no filter, attribute or conversion in between.
+
+let w: World
+const { capture } = reapKit(() => w)
+let n = 0
+
+const BASE: Record<string, string> = {
+  '.gitattributes': '*.nb filter=strip\n*.win text eol=crlf\n',
+  'book.nb': 'cell 1\n',
+  'dos.win': 'one\ntwo\n',
+}
+
+function write(dir: string, path: string, bytes: Buffer | string) {
+  mkdirSync(dirname(join(dir, path)), { recursive: true })
+  writeFileSync(join(dir, path), bytes)
+}
+
+test.before(async () => {
+  w = await new World('park-raw').begin()
+  for (const [p, c] of Object.entries(BASE)) write(w.checkout, p, c)
+  // A clean filter that drops output lines, as notebook strippers do; the lanes share the checkout's config.
+  git(w.checkout, 'config', 'filter.strip.clean', "sed '/^out:/d'")
+  git(w.checkout, 'config', 'filter.strip.smudge', 'cat')
+  git(w.checkout, 'add', '-A')
+  git(w.checkout, 'commit', '-qm', 'a filter and line endings')
+  git(w.checkout, 'push', '-q', 'origin', 'main')
+})
+test.after(async () => {
+  await w.stop()
+})
+
+/** A lane with no harness, its worktree at the branch's head; returns its name and directory. */
+async function lane(): Promise<{ name: string; dir: string; key: string }> {
+  const key = `k${n++}`
+  const started = await kernelApi(w.h).post('/api/lanes', {
+    run: 'r1',
+    key,
+    role: 'builder',
+    harness: 'none',
+    noWait: true,
+    prompt: 'x',
+    conversation: w.s.root,
+  })
+  assert.is(started.status, 201, JSON.stringify(started.body))
+  return { name: `r1-${key}-builder-i1`, dir: join(w.lanes, `r1-${key}`), key }
+}
+
+/** The hidden change is refused without --park (nothing changes), then parked: the kept ref holds the raw bytes,
+ * and the patch applied to the ref's base in an index (no filter, no conversion) gives back the ref's tree. */
+async function refusedThenParkedRaw(name: string, dir: string, key: string, path: string) {
+  assert.is(git(dir, 'status', '--porcelain'), '', 'git status shows nothing')
+  const bytes = readFileSync(join(dir, path))
+  const before = await capture(name, dir, `r1/${key}`)
+  const api = kernelApi(w.h)
+  const refused = await api.post(`/api/lanes/${name}/reap`, { park: false })
+  assert.is(refused.status, 409, JSON.stringify(refused.body))
+  assert.is(
+    refused.body.error.message,
+    `refused: ${dir} has uncommitted changes (1 path, 1 of them hidden from git status: ${path}); commit them, or pass --park to save them to a patch`,
+  )
+  assert.equal(await capture(name, dir, `r1/${key}`), before, 'a refused reap changes nothing')
+  const parked = await api.post(`/api/lanes/${name}/reap`, { park: true })
+  assert.is(parked.status, 200, JSON.stringify(parked.body))
+  assert.not.ok(existsSync(dir), 'the worktree is removed')
+  const { patch, ref } = parked.body.parked
+  assert.ok(readFileSync(patch).length > 0, 'the patch is not empty')
+  assert.equal(execFileSync('git', ['cat-file', 'blob', `${ref}:${path}`], { cwd: w.checkout, env: gitEnv }), bytes)
+  assert.is(await treeOfPatch(w.checkout, `${ref}^`, patch), git(w.checkout, 'rev-parse', `${ref}^{tree}`))
+}
+
+test('a clean filter that drops lines hides no work: refused without --park, parked as raw bytes with it', async () => {
+  const { name, dir, key } = await lane()
+  write(dir, 'book.nb', 'cell 1\nout: 42\n')
+  git(dir, 'add', 'book.nb') // the filter stores the old blob: git sees nothing to commit
+  await refusedThenParkedRaw(name, dir, key, 'book.nb')
+})
+
+test('line endings a conversion hides are work: CRLF turned to LF under text eol=crlf is refused, then parked raw', async () => {
+  const { name, dir, key } = await lane()
+  assert.is(readFileSync(join(dir, 'dos.win'), 'latin1'), 'one\r\ntwo\r\n', 'a checkout writes CRLF')
+  write(dir, 'dos.win', 'one\ntwo\n')
+  git(dir, 'add', 'dos.win')
+  await refusedThenParkedRaw(name, dir, key, 'dos.win')
+})
+
+test('untouched files a conversion changes on checkout are no work: a lane that changed nothing else reaps clean', async () => {
+  const { name, dir } = await lane()
+  const files = filesOf(dir, false)
+  assert.is(files['dos.win'], `file 644 ${Buffer.from('one\r\ntwo\r\n').toString('base64')}`)
+  const r = await kernelApi(w.h).post(`/api/lanes/${name}/reap`, { park: false })
+  assert.is(r.status, 200, JSON.stringify(r.body))
+  assert.is(r.body.parked, undefined)
+})
+
+test.run()
