@@ -25,7 +25,7 @@ const DiffQuery = v.strictObject({
   ),
 })
 
-/** What the deck needs beyond the lanes API: the tree, one conversation with its page's detail, its change, its transcript, tell, answers, stop. */
+/** What the deck needs beyond the lanes API: the tree, one conversation with its page's detail, its change, its transcript, tell, answers, stop, archive. */
 export const apiConvs = new Hono<HandlerEnv>()
   .get('/tree', async (c) => {
     const q = query(c, PortSchemas.deckTree)
@@ -40,6 +40,7 @@ export const apiConvs = new Hono<HandlerEnv>()
     return respond(c, () => c.env.port.convDiff({ conv: c.req.param('ref'), ...q.value }))
   })
   .post('/convs/:ref/stop', (c) => respond(c, () => c.env.port.convStop({ conv: c.req.param('ref') })))
+  .post('/convs/:ref/archive', (c) => respond(c, () => c.env.port.convArchive({ conv: c.req.param('ref') })))
   .get('/convs/:ref/transcript', async (c) => {
     const q = query(c, TranscriptQuery)
     if (!q.ok) return q.res

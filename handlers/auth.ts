@@ -21,12 +21,13 @@ export function deckCookie(host: string): string {
   return port ? `svc_deck_${port}` : 'svc_deck'
 }
 
-/** The deck's routes: its pages and what its browser code calls. Only these take the deck's session; everything
- * else (the RPC, launching a lane, the lane list) needs the bearer token. */
+/** The deck's routes: its pages and what its browser code calls (launching a lane or a worker among them: a person
+ * starts work from the page). Only these take the deck's session; everything else (the RPC, the lane list) needs the
+ * bearer token. */
 const DECK_ROUTES: [string, RegExp][] = [
   ['GET', /^\/(agents|conv\/[^/]+|deck\/client\.js)?$/],
   ['GET', /^\/api\/(session|tree|events|convs\/[^/]+|convs\/[^/]+\/(transcript|detail|diff)|lanes\/[^/]+)$/],
-  ['POST', /^\/api\/(convs\/[^/]+\/(tell|answer|stop)|lanes\/[^/]+\/reap)$/],
+  ['POST', /^\/api\/(convs\/[^/]+\/(tell|answer|stop|archive)|lanes\/[^/]+\/reap|lanes|workers)$/],
 ]
 /** The deck's pages (not its browser code or API). */
 const DECK_PAGE = /^\/(agents|conv\/[^/]+)?$/

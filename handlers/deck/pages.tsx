@@ -44,7 +44,7 @@ const Layout = (p: { title: string; page: string; dataRef?: string; children: Ch
   </html>
 )
 
-const Filters = (p: { search?: boolean }) => (
+const Filters = (p: { hideFinished?: boolean }) => (
   <div class="filters">
     <label>
       Run{' '}
@@ -55,22 +55,95 @@ const Filters = (p: { search?: boolean }) => (
     <label>
       Parent <input id="parent" size={8} placeholder="conv id" />
     </label>
-    {p.search ? (
-      <input
-        id="search"
-        type="search"
-        placeholder="search: id, name, run/key, model, activity (/)"
-        aria-label="search"
-      />
+    <input
+      id="search"
+      type="search"
+      placeholder="search: id, name, title, run/key, model, activity (/)"
+      aria-label="search"
+    />
+    {p.hideFinished ? (
+      <label>
+        <input type="checkbox" id="hide-finished" /> hide finished
+      </label>
     ) : null}
     <span id="notify-slot"></span>
     <span id="costs" class="costs muted"></span>
   </div>
 )
 
+/** A labelled control of the start forms. */
+const Field = (p: { name: string; id?: string; wide?: boolean; children: Child }) => (
+  <label id={p.id} class={p.wide ? 'wide' : undefined}>
+    {p.name} {p.children}
+  </label>
+)
+
+/** What both start forms ask: who launches, the harness, the brief, and whether to replace a live one. */
+const Launch = (p: { form: 'start' | 'worker'; brief: string; rows: number; children: Child }) => (
+  <>
+    <Field name="as">
+      <select id={`${p.form}-as`} required></select>
+    </Field>
+    {p.children}
+    <Field name="harness">
+      <select id={`${p.form}-harness`}></select>
+    </Field>
+    <Field name="brief" wide>
+      <textarea id={`${p.form}-brief`} rows={p.rows} placeholder={p.brief}></textarea>
+    </Field>
+    <label>
+      <input type="checkbox" id={`${p.form}-replace`} /> replace the live one
+    </label>
+  </>
+)
+
+/** Start work from the page: a lane (svc lane start) or a worker on an issue (svc worker run). */
+const StartPanel = () => (
+  <details id="start" class="panel start">
+    <summary>Start a lane or a worker</summary>
+    <div class="start-forms">
+      <form id="start-form" class="start-form" aria-label="start a lane">
+        <h3>A lane</h3>
+        <Launch form="start" brief="What the lane is to do" rows={3}>
+          <Field name="role">
+            <select id="start-role"></select>
+          </Field>
+          <Field name="key">
+            <input id="start-key" size={12} placeholder="e.g. parser" />
+          </Field>
+          <Field name="judging builder" id="start-for-field">
+            <input id="start-for" size={12} placeholder="builder key" />
+          </Field>
+          <Field name="run">
+            <input id="start-run" size={10} placeholder="run key" />
+          </Field>
+          <Field name="model">
+            <input id="start-model" size={14} placeholder="(the role's)" />
+          </Field>
+          <Field name="title">
+            <input id="start-title" size={18} />
+          </Field>
+        </Launch>
+        <button type="submit">Start lane</button>
+      </form>
+      <form id="worker-form" class="start-form" aria-label="run a worker on an issue">
+        <h3>A worker on an issue</h3>
+        <Launch form="worker" brief="(the issue's text)" rows={2}>
+          <Field name="issue">
+            <input id="worker-issue" size={16} required placeholder="local:3 or gh:owner/repo#3" />
+          </Field>
+        </Launch>
+        <button type="submit">Run worker</button>
+      </form>
+    </div>
+    <p id="start-result" class="start-result" role="status"></p>
+  </details>
+)
+
 const DeckPage = () => (
   <Layout title="Command Deck" page="deck">
-    <Filters />
+    <Filters hideFinished />
+    <StartPanel />
     <section class="panel inbox" aria-labelledby="inbox-title">
       <h2 id="inbox-title">
         Needs you{' '}
@@ -86,7 +159,7 @@ const DeckPage = () => (
 
 const AgentsPage = () => (
   <Layout title="Agents" page="agents">
-    <Filters search />
+    <Filters />
     <ul id="tree" class="tree"></ul>
   </Layout>
 )
@@ -127,19 +200,37 @@ const ConvPage = (p: { ref: string }) => (
         <p id="composer-reason" class="muted"></p>
         <div class="panel actions">
           <button id="stop" type="button" hidden>
-            Stop
+            Stop…
           </button>
-          <span id="reap" hidden>
+          <button
+            id="respawn"
+            type="button"
+            hidden
+            title="a new conversation in the same directory, with the same brief"
+          >
+            Respawn in its directory
+          </button>
+          <button id="archive" type="button" hidden>
+            Archive
+          </button>
+          <span id="reap" class="reap" hidden>
             <label>
               <input type="checkbox" id="park" /> park uncommitted work
             </label>{' '}
             <label>
               <input type="checkbox" id="keep" /> keep listed
             </label>{' '}
-            <button id="reap-go" type="button">
-              Reap
+            <button id="reap-go" type="button" class="danger">
+              Reap…
             </button>
           </span>
+        </div>
+        <div id="confirm" class="panel confirm" role="alertdialog" aria-labelledby="confirm-what" hidden>
+          <p id="confirm-what"></p>
+          <button id="confirm-cancel" type="button">
+            Cancel
+          </button>{' '}
+          <button id="confirm-go" type="button" class="danger"></button>
         </div>
       </div>
     </div>

@@ -80,9 +80,17 @@ ul.tree ul { border-left:1px dashed #cfd5dc; margin-left:10px; }
 details.fold { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:6px 12px; margin:8px 0; } details.fold summary { cursor:pointer; font-weight:600; }
 pre.contract { white-space:pre-wrap; font-size:12px; }
 pre.transcript { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:10px; max-height:60vh; overflow:auto; white-space:pre-wrap; overflow-wrap:anywhere; margin:0; }
+.tool-name { font-weight:600; color:var(--fg); } .tool-main { background:#f3f4f6; color:var(--fg); padding:0 4px; border-radius:3px; } .tool-field { padding-left:2em; }
 .t-user { color:#2457c5; } .t-assistant { color:#1d2125; } .t-stderr, .t-error { color:#b3261e; } .t-system, .t-tool { color: var(--muted); }
 form.composer { display:flex; gap:8px; margin-top:10px; } form.composer textarea { flex:1; min-height:52px; }
-.actions { display:flex; gap:14px; align-items:center; }
+.actions { display:flex; gap:14px; align-items:center; flex-wrap:wrap; } .actions .reap { margin-left:auto; padding-left:18px; border-left:1px solid var(--line); }
+button.danger { border-color:var(--bad); color:var(--bad); font-weight:600; }
+.confirm { border-left:4px solid var(--bad); } .confirm p { margin:0 0 8px; font-weight:500; overflow-wrap:anywhere; }
+.start summary { cursor:pointer; font-weight:600; } .start-forms { display:flex; flex-wrap:wrap; gap:24px; }
+.start-form { display:flex; flex-wrap:wrap; gap:8px 12px; align-items:center; flex:1; min-width:420px; } .start-form h3 { flex-basis:100%; margin:8px 0 0; }
+.start-form .wide { flex-basis:100%; display:flex; gap:8px; } .start-form textarea { flex:1; }
+.start-result { margin:8px 0 0; overflow-wrap:anywhere; }
+.archived-run { border-style:dashed; } .hidden-note { margin:4px 0; }
 .needs { border-left:4px solid var(--warn); }
 pre.diff-stat, pre.diff-patch { background:var(--card); border:1px solid var(--line); border-radius:6px; padding:8px; overflow:auto; font-size:12px; margin:6px 0; }
 pre.diff-patch { max-height:50vh; } .diff-patch .add { color:var(--good); } .diff-patch .del { color:var(--bad); } .diff-patch .hunk { color:#7a4fc2; }

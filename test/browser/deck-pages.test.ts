@@ -135,6 +135,7 @@ pages(
     await w.page.locator('#stop').waitFor({ state: 'visible', ...WAIT })
     assert.not.ok(await w.page.isDisabled('#message'), 'a live lane takes messages')
     await w.page.click('#stop')
+    await w.page.click('#confirm-go')
     await w.page.locator('#status').filter({ hasText: 'stopped: stopped' }).waitFor(WAIT)
     await w.page.locator('#facts [data-activity="stopped"]').waitFor(WAIT)
     await w.page

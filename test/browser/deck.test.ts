@@ -341,16 +341,22 @@ deck(
     await w.page.goto(`${w.api.base}/conv/${id}`)
     await w.page.locator('#reap').waitFor({ state: 'visible', ...WAIT })
     await w.page.click('#reap-go')
+    assert.match(
+      (await w.page.locator('#confirm-what').textContent())!,
+      `Reap #${id} r1-d-builder-i1? Its directory ${dir} is removed (refused if it holds uncommitted work)`,
+    )
+    await w.page.click('#confirm-go')
     await w.page
       .locator('#status')
       .filter({
-        hasText: `refused: ${dir} has uncommitted changes (1 path); commit them, or pass --park to save them to a patch`,
+        hasText: `refused: ${dir} has uncommitted changes (1 path); commit them, or tick “park uncommitted work” to save them to a patch`,
       })
       .waitFor(WAIT)
     assert.ok(existsSync(join(dir, 'wip.txt')), 'a refused reap cleans nothing')
 
     await w.page.check('#park')
     await w.page.click('#reap-go')
+    await w.page.click('#confirm-go')
     await w.page.locator('#status').filter({ hasText: 'reaped; parked to ' }).waitFor(WAIT)
     const patch = (await text(w, '#status')).replace('reaped; parked to ', '')
     assert.match(patch, new RegExp(`^${join(w.h.service, 'agents', 'conv-r1-d-builder-i1')}/parked-.+\\.patch$`))

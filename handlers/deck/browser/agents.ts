@@ -5,7 +5,7 @@ import { convRow } from './rows.js'
 type Node = DeckTree['roots'][number]
 
 /** The words a row is found by: id, name, title, lane, model, activity. */
-function haystack(tree: DeckTree, id: string): string {
+export function haystack(tree: DeckTree, id: string): string {
   const c = tree.conversations[id]
   const l = tree.lanes[id]
   const w = tree.workers?.[id]

@@ -56,6 +56,10 @@ export const api = {
   answer: (ref: string, decision: 'allow' | 'deny', message?: string) =>
     call<PortOutputs['convAnswer']>(`${conv(ref)}/answer`, { decision, message }),
   stop: (ref: string) => call<ConvView>(`${conv(ref)}/stop`, {}),
+  archive: (ref: string) => call<ConvView>(`${conv(ref)}/archive`, {}),
+  /** POST /api/lanes: the options of svc lane start (no brief file: its text as prompt). */
+  launch: (body: Record<string, unknown>) => call<PortOutputs['laneStart']>('/api/lanes', body),
+  worker: (body: Record<string, unknown>) => call<PortOutputs['workerRun']>('/api/workers', body),
   reap: (ref: string, park: boolean, keep: boolean) =>
     call<ReapResult>(`/api/lanes/${encodeURIComponent(ref)}/reap`, { park, keep }),
 }

@@ -1,6 +1,6 @@
 import { clockTime, costText } from '../../../kernel/domain/format.js'
 import type { ConvDetail, ReportView } from '../../../kernel/port/port.js'
-import { api } from './api.js'
+import { api, ApiError } from './api.js'
 import { askPanel } from './ask.js'
 import { fill, h, must, type Child } from './dom.js'
 import { live, say } from './live.js'
@@ -8,6 +8,8 @@ import { markdown } from './md.js'
 import { activityChip, cellsOf, gitCell, reportCell, verdictBadge } from './rows.js'
 import { transcript } from './transcript.js'
 import { diffPanel } from './diff.js'
+import { actions } from './conv-actions.js'
+import { isLive } from '../../../kernel/domain/activity.js'
 
 function facts(d: ConvDetail, now: number): Child[] {
   const { conv: c, lane } = d
@@ -80,8 +82,16 @@ function section(sel: string, value: unknown, draw: () => Child) {
 export function convPage(ref: string) {
   const composer = must<HTMLFormElement>('#composer')
   const message = must<HTMLTextAreaElement>('#message')
+  let current: ConvDetail | undefined
   const draw = async () => {
-    const d = await api.detail(ref)
+    let d: ConvDetail
+    try {
+      d = await api.detail(ref)
+    } catch (e) {
+      // No such conversation (or no valid reference): nothing here takes a message or an action.
+      if (e instanceof ApiError && e.status >= 400 && e.status < 500 && e.status !== 401) unknown(e.message)
+      throw e
+    }
     const { conv: c, lane } = d
     const now = Date.now()
     document.title = `#${c.id} ${c.name}`
@@ -140,11 +150,27 @@ export function convPage(ref: string) {
     message.disabled = !d.composer.enabled
     composer.querySelector('button')!.disabled = !d.composer.enabled
     fill(must('#composer-reason'), d.composer.reason ?? '')
-    must('#stop').hidden = !['working', 'idle', 'needs-you', 'starting'].includes(c.activity)
+    current = d
+    const running = isLive(c.activity)
+    must('#stop').hidden = !running
     must('#reap').hidden = !lane || lane.archived
+    must('#archive').hidden = running || c.archived
+    must('#respawn').hidden =
+      !lane || running || lane.archived || lane.report?.status === 'done' || d.brief === undefined
     await transcript(ref)
     document.body.dataset.drawn = String(Date.now())
   }
+  const unknown = (why: string) => {
+    message.disabled = true
+    composer.querySelector('button')!.disabled = true
+    fill(must('#composer-reason'), `nothing to send to: ${why}`)
+    fill(must('#title'), why)
+    for (const sel of ['#stop', '#reap', '#archive', '#respawn', '#diff-panel']) must(sel).hidden = true
+    document.body.dataset.unknown = 'yes'
+  }
+  // Until the page knows the conversation, its composer sends nothing.
+  message.disabled = true
+  composer.querySelector('button')!.disabled = true
   live(draw)
   diffPanel(ref)
   composer.addEventListener('submit', async (e) => {
@@ -157,24 +183,5 @@ export function convPage(ref: string) {
       say((err as Error).message)
     }
   })
-  must('#stop').addEventListener('click', async () => {
-    try {
-      const v = await api.stop(ref)
-      say(`stopped: ${v.activity}`)
-    } catch (err) {
-      say((err as Error).message)
-    }
-  })
-  must('#reap-go').addEventListener('click', async () => {
-    try {
-      const r = await api.reap(ref, must<HTMLInputElement>('#park').checked, must<HTMLInputElement>('#keep').checked)
-      say(
-        ['reaped', r.parked ? `parked to ${r.parked.patch}` : '', r.archiveError ?? '', ...r.warnings]
-          .filter(Boolean)
-          .join('; '),
-      )
-    } catch (err) {
-      say((err as Error).message)
-    }
-  })
+  actions(ref, () => current)
 }

@@ -3,6 +3,7 @@ import type { DeckTree } from '../../../kernel/port/port.js'
 import { agentsTree } from './agents.js'
 import { api } from './api.js'
 import { Inbox } from './inbox.js'
+import { fillLaunchers } from './start.js'
 import { fill, h, must } from './dom.js'
 import { restoreCurrent } from './keys.js'
 import { live, type Change } from './live.js'
@@ -10,6 +11,8 @@ import type { Notifier } from './notify.js'
 import { countsOf, runSections } from './runs.js'
 import { convRow } from './rows.js'
 import { runCounts } from '../../../kernel/domain/run-counts.js'
+
+const HIDE_FINISHED = 'svc-deck-hide-finished'
 
 /** More changed lanes than this at once are drawn by the full redraw. */
 const PATCH_MOST = 8
@@ -32,7 +35,8 @@ function onFilter(id: string) {
   })
 }
 
-/** The Command Deck (inbox and runs) and the Agents page (every conversation as a tree, searchable). */
+/** The Command Deck (inbox and runs, searchable, finished lanes hideable) and the Agents page (every conversation as
+ * a tree, searchable). */
 export function listPage(page: 'deck' | 'agents', notifier: Notifier) {
   const params = new URLSearchParams(location.search)
   const q = new URLSearchParams()
@@ -45,7 +49,11 @@ export function listPage(page: 'deck' | 'agents', notifier: Notifier) {
     const now = Date.now()
     if (page === 'deck') {
       inbox!.draw(tree.inbox, params.get('run') ?? undefined)
-      fill(must('#runs'), runSections(tree, now))
+      fillLaunchers(tree)
+      fill(
+        must('#runs'),
+        runSections(tree, now, { search: search?.value ?? '', hideFinished: hideFinished?.checked ?? false }),
+      )
     } else {
       // The deck shows each run's cost in its header; the tree, in one line above it.
       fill(must('#tree'), agentsTree(tree, now, search?.value ?? ''))
@@ -60,6 +68,16 @@ export function listPage(page: 'deck' | 'agents', notifier: Notifier) {
     document.body.dataset.drawn = String(Date.now())
   }
   search?.addEventListener('input', () => last && render())
+  // Hide finished is this browser's choice, kept across visits.
+  const hideFinished = document.querySelector<HTMLInputElement>('#hide-finished')
+  if (hideFinished) {
+    hideFinished.checked = localStorage.getItem(HIDE_FINISHED) === 'on'
+    hideFinished.addEventListener('change', () => {
+      if (hideFinished.checked) localStorage.setItem(HIDE_FINISHED, 'on')
+      else localStorage.removeItem(HIDE_FINISHED)
+      if (last) render()
+    })
+  }
   onFilter('run')
   onFilter('parent')
   must('#notify-slot').replaceWith(notifier.button)

@@ -1,0 +1,46 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { closeDeckWorld, openDeckWorld, shot, WAIT, type DeckWorld } from '../helpers/deck-browser.js'
+
+/** A conversation's page: one that does not exist takes no message, and tool calls read as what they do. */
+
+const conv = suite<DeckWorld>('deck conversation page')
+
+conv.before(async (w) => {
+  await openDeckWorld(w, 'browser-conv')
+  await w.page.goto(JSON.parse(await w.h.ok(['deck', '--json', '--no-open'])).url)
+})
+conv.after(closeDeckWorld)
+
+conv('an unknown conversation: the page says so and its composer is disabled', async (w) => {
+  await w.page.goto(`${w.api.base}/conv/999`)
+  await w.page.waitForFunction(() => document.body.dataset.unknown === 'yes', undefined, WAIT)
+  assert.ok(await w.page.isDisabled('#message'))
+  assert.ok(await w.page.isDisabled('#composer button[type="submit"]'))
+  assert.match((await w.page.locator('#composer-reason').textContent())!, /^nothing to send to: .*999/)
+  for (const sel of ['#stop', '#reap', '#archive', '#respawn']) assert.ok(await w.page.isHidden(sel), sel)
+  await shot(w, 'conv-unknown.png')
+})
+
+conv('tool calls read as the tool, what it runs, and its other fields, not as JSON', async (w) => {
+  const id = (
+    await w.h.ok([
+      ...['conv', 'new', '--harness', 'claude', '--model', 'claude-test-1'],
+      ...['--cwd', w.h.home, '--prompt', 'scenario:asks set up storage'],
+    ])
+  ).trim()
+  await w.page.goto(`${w.api.base}/conv/${id}`)
+  const call = w.page
+    .locator('#transcript [data-kind="tool"]')
+    .filter({ has: w.page.locator('[data-tool-name="Bash"]') })
+  await call.first().waitFor(WAIT)
+  assert.is((await call.first().locator('.tool-main').textContent())!, 'rm -rf build')
+  assert.is(
+    (await call.first().locator('[data-field="description"]').textContent())!,
+    'description: Remove the stale build directory',
+  )
+  assert.not.match((await call.first().textContent())!, '{"command"')
+  await shot(w, 'conv-tool-calls.png')
+})
+
+conv.run()
