@@ -19,6 +19,8 @@ export interface TreeFacts {
   head?: string
   branch?: string
   upstream?: string
+  /** The upstream is configured, but origin has no such branch yet. */
+  upstreamGone?: boolean
   ahead?: number
 }
 
@@ -138,6 +140,11 @@ export function builderDoneClean(
     return refuse(
       'conflict',
       `refused: branch ${tree.branch ?? '(detached)'} has no upstream; push it with git push -u origin HEAD`,
+    )
+  if (tree.upstreamGone)
+    return refuse(
+      'conflict',
+      `refused: branch ${tree.branch} is not on ${tree.upstream} yet; push it with git push -u origin HEAD`,
     )
   if ((tree.ahead ?? 0) > 0)
     return refuse(

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { NEEDS_YOU_REASONS, PHASES } from './keys.js'
+import type { EffectivePermissions } from './permissions.js'
 
 const num = v.pipe(v.number(), v.finite())
 const opt = v.optional
@@ -89,4 +90,6 @@ export interface LaunchSpec {
   /** Conversation to resume (a successor continuing its source's session). */
   resume?: string
   play: boolean
+  /** What the harness may do unasked, in its own mechanism (absent: the harness's own defaults). */
+  permissions?: EffectivePermissions
 }

@@ -197,6 +197,8 @@ const realGit = {
   unpushedCount: gitCore.unpushedCount,
   unreachableWithoutHead: gitCore.unreachableWithoutHead,
   keepHead: gitCore.keepHead,
+  gitPlaces: gitCore.gitPlaces,
+  presetUpstream: gitCore.presetUpstream,
   diffAgainst,
   snapshotTree,
   addedGitlinks,

@@ -3,13 +3,21 @@ import * as v from 'valibot'
 import { SvcError } from '../domain/errors.js'
 import { EFFORTS, HARNESSES, ROLES } from '../domain/keys.js'
 import { isWithin } from '../domain/configuration.js'
+import { PERMISSION_MODES } from '../domain/permissions.js'
 import { issueText } from '../domain/shape.js'
 import { CachedFile, parseYamlText, yamlParse } from './yaml-file.js'
+
+const Permissions = v.strictObject({
+  mode: v.optional(v.picklist(PERMISSION_MODES)),
+  allow: v.optional(v.array(v.pipe(v.string(), v.nonEmpty('a permission rule such as Bash(npm test:*)')))),
+  writable: v.optional(v.array(v.pipe(v.string(), v.regex(/^\//, 'an absolute directory path')))),
+})
 
 const RoleConfig = v.strictObject({
   model: v.optional(v.string()),
   effort: v.optional(v.picklist(EFFORTS)),
   harness: v.optional(v.picklist(HARNESSES)),
+  permissions: v.optional(Permissions),
 })
 
 const Gauntlet = v.strictObject({

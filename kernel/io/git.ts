@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { join, resolve as resolvePath } from 'node:path'
 import { SvcError } from '../domain/errors.js'
 import { fetchServes } from '../domain/launch.js'
+import type { GitPlaces } from '../domain/permissions.js'
 import { availableParallelism } from 'node:os'
 import { KeyedQueue, Limiter } from '../queue/serial.js'
 
@@ -204,6 +205,8 @@ export interface GitFacts {
   branch?: string
   head?: string
   upstream?: string
+  /** The upstream is configured but origin has no such branch (nothing pushed yet, or it was deleted). */
+  upstreamGone?: boolean
   ahead?: number
   behind?: number
   dirty: boolean
@@ -239,6 +242,8 @@ function parseStatus(out: string): GitFacts {
       facts.dirtyPaths++
     }
   }
+  // git prints no ahead/behind line for an upstream that does not exist.
+  if (facts.upstream && facts.ahead === undefined) facts.upstreamGone = true
   return facts
 }
 
@@ -286,4 +291,32 @@ export async function keepHead(dir: string, ref: string): Promise<string> {
   const head = (await git(dir, ['rev-parse', '--verify', 'HEAD^{commit}'])).trim()
   await git(dir, ['update-ref', ref, head])
   return head
+}
+
+/** Where git writes when a commit and a push are made in `dir`'s worktree (real paths): its git directory, the
+ * common directory, and origin when it is a directory here. Undefined outside a git worktree. */
+export async function gitPlaces(dir: string): Promise<GitPlaces | undefined> {
+  const gitDir = worktreeGitDir(dir)
+  if (!gitDir || !existsSync(gitDir)) return undefined
+  let commonDir = gitDir
+  const pointer = join(gitDir, 'commondir')
+  if (existsSync(pointer)) commonDir = resolvePath(gitDir, readFileSync(pointer, 'utf8').trim())
+  const url = (await run(dir, ['config', '--get', 'remote.origin.url'])).stdout.trim()
+  const local = url.startsWith('file://') ? url.slice(7) : url.startsWith('/') ? url : undefined
+  return {
+    gitDir: realpathSync(gitDir),
+    commonDir: realpathSync(commonDir),
+    ...(local && existsSync(local) ? { localRemote: realpathSync(local) } : {}),
+  }
+}
+
+/** Record origin's same-named branch as `branch`'s upstream before its first push (what `git push -u` records),
+ * for a lane whose sandbox keeps the repository's config read-only. Kept as it is when an upstream is set. */
+export async function presetUpstream(repo: string, dir: string, branch: string): Promise<void> {
+  await serialized(repo, async () => {
+    if ((await run(dir, ['config', '--get', `branch.${branch}.remote`])).ok) return
+    if (!(await run(dir, ['remote', 'get-url', 'origin'])).ok) return
+    await git(dir, ['config', `branch.${branch}.remote`, 'origin'])
+    await git(dir, ['config', `branch.${branch}.merge`, `refs/heads/${branch}`])
+  })
 }

@@ -19,6 +19,7 @@ import { projectEntry } from '../domain/configuration.js'
 import { isAbsolute, resolve as resolvePath } from '../io/paths.js'
 import type { ConvView, PortInput, PortOutputs } from '../port/port.js'
 import type { KernelContext } from './context.js'
+import { harnessPermissions } from './harness-permissions.js'
 import { harnessEnv } from './launch-env.js'
 import { newConversationKey } from './conversation-key.js'
 import { decided } from './decided.js'
@@ -122,6 +123,7 @@ async function writeConversation(
       session: ctx.io.ids.uuid(),
       resume: n.resume,
       play: Boolean(n.play),
+      permissions: await harnessPermissions(ctx, { ...n, play: Boolean(n.play) }),
     }
     await ctx.runners.start(rec, spec, key?.key)
   }

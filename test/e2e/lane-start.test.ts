@@ -103,7 +103,7 @@ test('builder i1: worktree <run>-<key> on branch <run>/<key> cut from origin/mai
 test('builder i2 is cut from the i1 branch (with i1 work in it), i3 with --from from the given ref', async () => {
   await w.begin()
   const script = [
-    `echo "$SERVICE_CONVERSATION $(command -v svc)" > ${q(join(w.out, 'i1.env'))}`,
+    `echo "$SERVICE_CONVERSATION $(type -P svc)" > ${q(join(w.out, 'i1.env'))}`,
     `cp "$SERVICE_CONTRACT" ${q(join(w.out, 'i1.contract'))}`,
     'echo one > one.txt',
     'git add one.txt',

@@ -9,6 +9,7 @@ import {
   nothingRan,
   retryingPhase,
 } from '../../domain/harness-signals.js'
+import { claudePermissionArgs } from '../../domain/permissions.js'
 import type { RunnerState } from '../../domain/runner-state.js'
 import { busy, failureText, hold, joinQueued, jsonEvent } from './common.js'
 import type { Answer, ProcessAdapter, Reduction, TranscriptLine } from './types.js'
@@ -145,6 +146,7 @@ export const claudeAdapter: ProcessAdapter = {
     if (spec.resume) args.push('--resume', spec.resume, '--fork-session')
     if (spec.session) args.push('--session-id', spec.session)
     args.push('--permission-prompt-tool', 'stdio')
+    if (spec.permissions) args.push(...claudePermissionArgs(spec.permissions.claude))
     // A play lane gets no project instruction file: project (and local) settings carry CLAUDE.md.
     if (spec.play) args.push('--setting-sources', 'user')
     return {

@@ -7,6 +7,7 @@ import {
   nothingRan,
   retryingPhase,
 } from '../../domain/harness-signals.js'
+import { codexPermissionArgs } from '../../domain/permissions.js'
 import { CODEX_USAGE_BASIS, codexThreadUsage, estimateUsd } from '../../domain/token-cost.js'
 import { busy, exitText, failureText, hold, joinQueued, stderrGist, jsonEvent } from './common.js'
 import type { HarnessAdapter, LaunchPlan, Reduction, TranscriptLine } from './types.js'
@@ -20,7 +21,8 @@ export function codexTurn(spec: LaunchSpec, text: string, thread?: string): Laun
   if (spec.effort) args.push('-c', `model_reasoning_effort="${spec.effort}"`)
   // A play lane reads no project instruction file (AGENTS.md): a project doc budget of 0 bytes loads none.
   if (spec.play) args.push('-c', 'project_doc_max_bytes=0')
-  args.push('-s', 'workspace-write', '--skip-git-repo-check')
+  args.push(...(spec.permissions ? codexPermissionArgs(spec.permissions.codex) : ['-s', 'workspace-write']))
+  args.push('--skip-git-repo-check')
   if (thread) args.push('resume', thread)
   args.push('--', text)
   return { command: 'codex', args, stdin: 'none' }

@@ -1,0 +1,94 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { gitIn } from '../../cli/demo/sample-project.js'
+import { setupProject } from '../helpers/project.js'
+import { realHarnessHome, type RealHome } from '../helpers/real-harness.js'
+
+/** Codex lanes do their whole job from inside Codex's own sandbox: the real codex (node_modules) runs the stand-in
+ * model's commands with its shell tool, so a builder really commits, pushes and reports, a critic files its verdict
+ * on that commit, and an orchestrator launches a lane and waits for it. */
+
+const MODEL = 'gpt-5-codex'
+let r: RealHome
+test.after.each(async () => {
+  await r?.stop()
+})
+
+/** A brief the stand-in model runs as one shell command through codex's shell tool. */
+const exec = (command: string) => `scenario:exec\n\n\`\`\`sh\n${command}\n\`\`\`\n`
+
+const start = (key: string, role: string, brief: string, ...more: string[]) => [
+  'lane',
+  'start',
+  '--run',
+  'r1',
+  ...(role === 'critic' ? ['--for', key] : ['--key', key]),
+  '--role',
+  role,
+  '--harness',
+  'codex',
+  '--model',
+  MODEL,
+  '--prompt',
+  brief,
+  ...more,
+]
+
+test('codex builder commits, pushes and reports from its sandbox; a codex critic files a verdict on that commit', async () => {
+  r = await realHarnessHome('codex-lanes')
+  const { h } = r
+  const s = await setupProject(h)
+  const started = await h.svc(
+    start(
+      'b',
+      'builder',
+      exec(
+        // svc is on the PATH of codex's shell, and a login shell (whose profile resets PATH) finds it too.
+        `type -P svc && echo work > work.txt && git add work.txt && git commit -qm work && git push -q -u origin HEAD && bash -lc 'printf "built work.txt\\n" | svc lane report --stdin'`,
+      ),
+    ),
+    { env: s.env },
+  )
+  assert.is(started.code, 0, started.stderr)
+  const waited = await h.svc(['lane', 'wait', 'conv-r1-b-builder-i1', '--timeout', '25'], { env: s.env })
+  assert.is(waited.code, 0, waited.stderr)
+  assert.match(waited.stdout, 'built work.txt')
+  const head = gitIn(`${s.lanesRoot}/r1-b`, 'rev-parse', 'HEAD').trim()
+  assert.is(gitIn(s.project.origin, 'rev-parse', 'refs/heads/r1/b').trim(), head, 'the branch is on origin')
+  assert.is(gitIn(s.project.checkout, 'log', '-1', '--format=%s', 'r1/b').trim(), 'work')
+
+  const critic = await h.svc(
+    start(
+      'b',
+      'critic',
+      exec(
+        'git rev-parse HEAD > /tmp/judged-$$ && echo \'{"defects":[]}\' > /tmp/verdict-$$.json && printf "judged %s\\n" "$(cat /tmp/judged-$$)" | svc lane report --stdin --verdict IMPRESSED --verdict-file /tmp/verdict-$$.json',
+      ),
+    ),
+    { env: s.env },
+  )
+  assert.is(critic.code, 0, critic.stderr)
+  const verdict = await h.svc(['lane', 'wait', 'conv-r1-b-critic-i1', '--timeout', '25'], { env: s.env })
+  assert.is(verdict.code, 0, verdict.stderr)
+  assert.match(verdict.stdout, `judged ${head}`)
+  const list = await h.ok(['lane', 'list', '--run', 'r1'])
+  assert.match(list, /r1\/b +critic +i1 .*IMPRESSED/)
+})
+
+test('codex orchestrator launches a lane from its sandbox and waits for its report', async () => {
+  r = await realHarnessHome('codex-orch')
+  const { h } = r
+  const s = await setupProject(h)
+  const brief = exec(
+    "svc lane start --key sub --role builder --harness shell --prompt 'svc lane report --allow-unpushed --stdin <<EOF\nsub done\nEOF' >/dev/null && svc lane wait --run r1 --timeout 20 | grep -q 'sub done' && echo 'run over' | svc lane report --stdin",
+  )
+  const started = await h.svc(start('o', 'orchestrator', brief), { env: s.env })
+  assert.is(started.code, 0, started.stderr)
+  const waited = await h.svc(['lane', 'wait', 'conv-r1-o-orchestrator-i1', '--timeout', '25'], { env: s.env })
+  assert.is(waited.code, 0, waited.stderr)
+  assert.match(waited.stdout, 'run over')
+  const list = await h.ok(['lane', 'list', '--run', 'r1'])
+  assert.match(list, /r1\/sub +builder +i1/)
+})
+
+test.run()
