@@ -52,6 +52,9 @@ export interface LaneView {
   evidence: Evidence
   /** Idle because its harness's turn ended with nothing pending and no report filed in it (`idle (no report)`). */
   noReport?: true
+  /** Present when the lane failed (domain/lane-failure): it ended with no report after a spawn error, an exit code
+   * other than 0, a signal or a vanished runner; the evidence says which. Its activity still reads per SPEC.md 3. */
+  failed?: Evidence
   for?: { id: string; key: string; iteration: number; sha?: string }
   report?: { seq: number; status: string; at: number }
   verdict?: { value: string; defects: number; by: string; file?: string; judged?: string; stale: boolean }

@@ -9,6 +9,7 @@ import { showForm } from '../domain/list-show.js'
 import type { LaneView, PortInput } from '../port/port.js'
 import type { KernelContext } from './context.js'
 import { decided } from './decided.js'
+import { laneFailure } from '../domain/lane-failure.js'
 import type { GitFactsCache } from './git-facts.js'
 
 const lanes = (ctx: KernelContext) => ctx.store.all().filter(isLane)
@@ -39,7 +40,15 @@ async function readLanes(ctx: KernelContext, cache: GitFactsCache, pick: (r: Lan
   const groupInfos = new Map(
     [...groups].map(([g, recs]) => [g, recs.filter((r) => infos.has(r.id)).map((r) => infos.get(r.id)!)]),
   )
-  return { chosen, views, facts, infos, group: (run: string, key: string) => groupInfos.get(groupKey(run, key)) ?? [] }
+  const ends = new Map(chosen.map((rec) => [rec.id, ctx.facts.get(rec.name).state?.ended ?? rec.ended]))
+  return {
+    chosen,
+    views,
+    facts,
+    infos,
+    ends,
+    group: (run: string, key: string) => groupInfos.get(groupKey(run, key)) ?? [],
+  }
 }
 
 const groupKey = (run: string, key: string) => `${run}\0${key}`
@@ -59,13 +68,19 @@ export async function laneViews(
   return rowsOf(await readLanes(ctx, cache, pick))
 }
 
-function rowsOf({ chosen, views, facts, infos, group }: Awaited<ReturnType<typeof readLanes>>): LaneView[] {
+function rowsOf({ chosen, views, facts, infos, ends, group }: Awaited<ReturnType<typeof readLanes>>): LaneView[] {
   return chosen.sort(inIdOrder).map((rec) => {
     const info = infos.get(rec.id)!
     const v = views.get(rec.id)!
     const g = gitOf(facts, rec)
     const r = newestReport(info)
     const verdict = rowVerdict(info, group(rec.lane.run, rec.lane.key))
+    const failed = laneFailure({
+      activity: v.activity,
+      reported: info.reports.length > 0,
+      ...(v.activity === 'failed-to-start' ? { spawnError: v.evidence } : {}),
+      end: ends.get(rec.id),
+    })
     return {
       id: rec.id,
       name: rec.name,
@@ -86,6 +101,7 @@ function rowsOf({ chosen, views, facts, infos, group }: Awaited<ReturnType<typeo
       evidence: v.evidence,
       ...(turnEndedWithoutReport(activityOf(v), v.turn, info.reports) ? { noReport: true as const } : {}),
       ...(rec.lane.for ? { for: rec.lane.for } : {}),
+      ...(failed ? { failed } : {}),
       ...(r ? { report: { seq: r.seq, status: r.status, at: r.at } } : {}),
       ...(verdict ? { verdict } : {}),
       ...(rec.lane.branch ? { branch: rec.lane.branch } : {}),

@@ -51,10 +51,14 @@ const lane = (over: Partial<CountedLane>): CountedLane => ({
   archived: false,
   ...over,
 })
-test('runCounts: each lane once by activity (archived and the rest as other), plus reported, and stale for a judge whose own verdict went stale', () => {
+test('runCounts: each lane once by activity (archived and the rest as other), plus reported, stale for a judge whose own verdict went stale, and failed unless archived', () => {
   const CASES: [string, CountedLane[], Record<string, Record<string, number>>][] = [
     ['none', [], {}],
-    ['one working', [lane({})], { r1: { working: 1, 'needs-you': 0, idle: 0, other: 0, reported: 0, stale: 0 } }],
+    [
+      'one working',
+      [lane({})],
+      { r1: { working: 1, 'needs-you': 0, idle: 0, other: 0, reported: 0, stale: 0, failed: 0 } },
+    ],
     [
       'every bucket',
       [
@@ -65,10 +69,13 @@ test('runCounts: each lane once by activity (archived and the rest as other), pl
         lane({ activity: 'starting' }),
         lane({ activity: 'idle', archived: true }),
         lane({ run: 'r2', activity: 'idle', verdict: { stale: false, by: '1' } }),
+        lane({ activity: 'stopped', failed: { source: 'process exit' } }),
+        lane({ activity: 'failed-to-start', failed: { source: 'spawn' } }),
+        lane({ activity: 'stopped', archived: true, failed: { source: 'process exit' } }),
       ],
       {
-        r1: { working: 0, 'needs-you': 1, idle: 1, other: 4, reported: 2, stale: 1 },
-        r2: { working: 0, 'needs-you': 0, idle: 1, other: 0, reported: 0, stale: 0 },
+        r1: { working: 0, 'needs-you': 1, idle: 1, other: 7, reported: 2, stale: 1, failed: 2 },
+        r2: { working: 0, 'needs-you': 0, idle: 1, other: 0, reported: 0, stale: 0, failed: 0 },
       },
     ],
   ]
