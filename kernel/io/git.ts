@@ -262,8 +262,7 @@ export function worktreeGitDir(dir: string): string | undefined {
 }
 
 /** A cheap fingerprint of what `git status` depends on most: HEAD, the index, and the top directory. */
-export function worktreeStamp(dir: string): string {
-  const gitDir = worktreeGitDir(dir)
+export function worktreeStamp(dir: string, gitDir = worktreeGitDir(dir)): string {
   const m = (p: string) => {
     try {
       const s = statSync(p, { throwIfNoEntry: false })

@@ -53,3 +53,57 @@ export function watchAgents(dirs: string[], onEvent: (e: ConvFileEvent) => void)
     ready,
   }
 }
+
+/** Watches lane worktrees: their files, and their own git files (HEAD, index, the reflog a commit appends to). */
+export interface WorktreeWatcher {
+  /** Watch a worktree and the git directory it uses (the `.git` it names); a change under either calls onChange. */
+  add(dir: string, gitDir: string | undefined): void
+  /** Stop watching a worktree (its lane is reaped or archived). */
+  remove(dir: string): void
+  close(): Promise<void>
+}
+
+/** Names that never change what `git status` says, or that are too big to watch: dependencies, a repository's
+ * objects and other worktrees' files (when the git directory is a checkout's own `.git`). */
+const UNWATCHED = new Set(['node_modules', '.git', 'objects', 'worktrees', 'modules'])
+
+/** One watcher over many worktrees (one inotify watch per directory). A change anywhere in a worktree, or to its
+ * git files, is reported once per event as the worktree's directory; the reader decides what it means. An error
+ * (the system's limit of watches reached) is reported to onError, and that worktree is read as before: on request. */
+export function watchWorktrees(onChange: (dir: string) => void, onError: (e: Error) => void): WorktreeWatcher {
+  /** Each watched root (a worktree or its git directory) and the worktree it belongs to. */
+  const roots = new Map<string, string>()
+  const byDir = new Map<string, string[]>()
+  const watcher: FSWatcher = watch([], {
+    ignoreInitial: true,
+    ignored: (path: string) => {
+      const b = basename(path)
+      return roots.has(path) ? false : UNWATCHED.has(b) || b.endsWith('.lock')
+    },
+  })
+  const emit = (path: string) => {
+    for (let p = path; ; p = dirname(p)) {
+      const dir = roots.get(p)
+      if (dir) return onChange(dir)
+      if (dirname(p) === p) return
+    }
+  }
+  watcher.on('all', (_event, path) => emit(path)).on('error', (e) => onError(e as Error))
+  return {
+    add(dir, gitDir) {
+      if (byDir.has(dir)) return
+      const mine = [dir, ...(gitDir && !gitDir.startsWith(dir + '/') ? [gitDir] : [])]
+      byDir.set(dir, mine)
+      for (const r of mine) roots.set(r, dir)
+      watcher.add(mine)
+    },
+    remove(dir) {
+      const mine = byDir.get(dir)
+      if (!mine) return
+      byDir.delete(dir)
+      for (const r of mine) roots.delete(r)
+      watcher.unwatch(mine)
+    },
+    close: () => watcher.close(),
+  }
+}

@@ -15,12 +15,13 @@ export interface DeckTree {
   workers: Record<string, WorkerView>
   costPerRun: Record<string, number>
   costPerOrchestrator: Record<string, number>
+  /** Every run, whatever the filter. */
   runs: string[]
-  /** Per run: its lanes counted by activity, reported and stale. */
+  /** Per run shown: its lanes counted by activity, reported, stale and failed. */
   counts: Record<string, RunCounts>
   /** Per run, per lane key: the chain of builders and critics as `svc lane show` prints it. */
   chains: Record<string, Record<string, string>>
-  /** Every conversation waiting on a person (whatever the filter), oldest wait first, with what it asks. */
+  /** Every conversation shown (the filter applies) waiting on a person, oldest wait first, with what it asks. */
   inbox: InboxEntry[]
 }
 

@@ -5,7 +5,7 @@ import { awaitStart } from '../services/await-start.js'
 import { laneStart } from '../services/lane-start.js'
 import { laneReport } from '../services/lane-report.js'
 import { laneWait } from '../services/lane-wait.js'
-import { laneList, laneShow, laneViews, laneViewsWithChains, worktreesFingerprint } from '../services/lane-list.js'
+import { laneList, laneShow, laneViews, laneViewsWithChains } from '../services/lane-list.js'
 import { convDetail, convDiff } from '../services/conv-detail.js'
 import { deckClientText } from '../io/deck-client.js'
 import { laneReap } from '../services/lane-reap.js'
@@ -33,9 +33,9 @@ import { hostAdd, hostList, hostRemove, hostShow } from '../services/hosts.js'
 /** The kernel's own KernelPort: every verb, in process. */
 export function kernelPort(
   ctx: KernelContext,
-  opts: { startedAt: number; port: () => number; stop: () => void },
+  opts: { startedAt: number; port: () => number; stop: () => void; gitFacts?: GitFactsCache },
 ): KernelPort {
-  const gitFacts = new GitFactsCache(ctx.io)
+  const gitFacts = opts.gitFacts ?? new GitFactsCache(ctx.io)
   const changeLog = new ChangeLog(ctx)
   const lists = new ViewCache<LaneView[]>(ctx, LIST_MAX_AGE_MS)
   const deck = new DeckAccess(ctx.io)
@@ -71,8 +71,7 @@ export function kernelPort(
     laneStart: (input) => laneStart(ctx, input),
     laneReport: (input) => laneReport(ctx, input),
     laneWait: (input) => laneWait(ctx, input),
-    laneList: (input) =>
-      lists.get(JSON.stringify(input), worktreesFingerprint(ctx), () => laneList(ctx, gitFacts, input)),
+    laneList: (input) => lists.get(JSON.stringify(input), () => laneList(ctx, gitFacts, input)),
     laneShow: (input) => laneShow(ctx, gitFacts, input),
     laneGet: async (input) => {
       const rec = ctx.resolveLane(input.lane)
@@ -85,8 +84,7 @@ export function kernelPort(
     },
     laneReap: (input) => laneReap(ctx, gitFacts, input),
     changes: (input) => changeLog.since(input.after, input.timeoutMs),
-    deckTree: (input) =>
-      trees.get(JSON.stringify(input), worktreesFingerprint(ctx), () => deckTree(ctx, gitFacts, input)),
+    deckTree: (input) => trees.get(JSON.stringify(input), () => deckTree(ctx, gitFacts, input)),
     convDetail: (input) =>
       convDetail(ctx, input, async (rec) => {
         if (!rec.lane) return undefined

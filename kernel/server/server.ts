@@ -14,7 +14,7 @@ import { fileLog } from '../io/log.js'
 import { processStartTime } from '../io/procs.js'
 import { testNumber, testTiming } from '../io/test-timing.js'
 import { Store } from '../io/store.js'
-import { watchAgents } from '../io/watch.js'
+import { watchAgents, watchWorktrees } from '../io/watch.js'
 import { kernelPort } from './kernel.js'
 import {
   readKernelFile,
@@ -33,6 +33,7 @@ import { settleInterruptedLaunches } from '../services/launch-intents.js'
 import { deliverPending } from '../services/worker-report.js'
 import { Runners } from '../services/runners.js'
 import { RuntimeFacts } from '../services/runtime-facts.js'
+import { warmGitFacts, watchedGitFacts } from '../services/git-watch.js'
 import { VERSION } from '../io/version.js'
 
 const RECONCILE_EVERY_MS = 15_000
@@ -105,6 +106,7 @@ export async function runKernel(home: string): Promise<void> {
       } catch {}
     }
     await watcher?.close().catch(() => {})
+    await gitFacts.close().catch(() => {})
     // Connection masters to hosts would outlive the kernel by their persist time: they end with it.
     await Promise.race([closeMasters(ctx), new Promise((r) => setTimeout(r, 1000).unref())])
     server.close()
@@ -113,7 +115,21 @@ export async function runKernel(home: string): Promise<void> {
   }
 
   const limits = httpLimits()
-  const port = kernelPort(ctx, { startedAt, port: () => boundPort, stop: () => void stop('kernel stop requested') })
+  let watchProblem = ''
+  const gitFacts = watchedGitFacts(ctx, (onChange) =>
+    watchWorktrees(onChange, (e) => {
+      // Logged once per kind of problem: the limit of watches, once reached, would repeat for every worktree.
+      if (e.message === watchProblem) return
+      watchProblem = e.message
+      log('warn', `watching lane worktrees: ${e.message}; their git facts are read again on a report or a new state`)
+    }),
+  )
+  const port = kernelPort(ctx, {
+    startedAt,
+    port: () => boundPort,
+    stop: () => void stop('kernel stop requested'),
+    gitFacts,
+  })
   const app = createApp()
   let ready!: () => void
   const readyP = new Promise<void>((r) => (ready = r))
@@ -197,7 +213,7 @@ export async function runKernel(home: string): Promise<void> {
   )
   const w = watcher
   ctx.events.on('change', (e: KernelEvent) => {
-    if (e.fromWatcher && e.what !== 'state') return
+    if (e.what === 'git' || (e.fromWatcher && e.what !== 'state')) return
     const rec = store.getByName(e.name)
     if (rec && changing(rec)) w.add(convFiles(home, e.name).dir)
     else if (rec) w.remove(convFiles(home, e.name).dir)
@@ -205,6 +221,7 @@ export async function runKernel(home: string): Promise<void> {
   await watcher.ready
   new Notifier(ctx, paths.notify).start()
   ready()
+  void warmGitFacts(ctx, gitFacts).catch((e) => log('error', `git facts: ${e.message}`))
   void store
     .removeStaleTemps()
     .then((removed) => removed.forEach((t) => log('warn', `removed temp file of an interrupted write: ${t}`)))

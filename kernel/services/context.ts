@@ -16,7 +16,8 @@ import { decided } from './decided.js'
 
 export interface KernelEvent {
   name: string
-  what: 'state' | 'report' | 'record' | 'transcript'
+  /** `git`: the git facts of the lane's worktree changed (services/git-facts). */
+  what: 'state' | 'report' | 'record' | 'transcript' | 'git'
   /** Seen by the file watcher (rather than announced by the kernel's own write). */
   fromWatcher?: boolean
 }

@@ -7,26 +7,18 @@ import { needsYouAsk } from '../domain/needs-you-ask.js'
 import { runCounts } from '../domain/run-counts.js'
 import { workerViews } from './worker-views.js'
 
-/** The deck's tree: every conversation (archived lanes too), filtered by run or by parent. */
+/** The deck's tree: every conversation (archived lanes too), filtered by run or by parent. The shape is found from
+ * the records alone; only the conversations shown are then read (their state, reports and git facts), so a filter
+ * to one run costs that run, not the store. */
 export async function deckTree(
   ctx: KernelContext,
   cache: GitFactsCache,
   input: PortInput<'deckTree'>,
 ): Promise<DeckTree> {
   const now = ctx.io.clock.now()
-  const recs = ctx.store.all().filter((r) => !r.archived || r.lane || r.worker)
-  const views = Object.fromEntries(recs.map((r) => [r.id, ctx.view(r, now)]))
-  const read = await laneViewsWithChains(ctx, cache, (r) => recs.includes(r))
-  const lanes = Object.fromEntries(read.views.map((l) => [l.id, l]))
-  const workers = Object.fromEntries((await workerViews(ctx, (r) => recs.includes(r))).map((w) => [w.id, w]))
-  const inputs: TreeInput[] = recs.map((r) => ({
-    id: r.id,
-    parent: r.parent,
-    successor: r.successor,
-    lane: r.lane,
-    cost: views[r.id].cost,
-  }))
-  let roots = buildTree(inputs)
+  const all = ctx.store.all().filter((r) => !r.archived || r.lane || r.worker)
+  const byId = new Map(all.map((r) => [r.id, r]))
+  let roots = buildTree(all.map((r) => ({ id: r.id, parent: r.parent, successor: r.successor, lane: r.lane })))
   if (input.parent !== undefined) {
     const id = ctx.resolve(input.parent).id
     const find = (ns: TreeNode[]): TreeNode | undefined =>
@@ -37,28 +29,47 @@ export async function deckTree(
     const run = input.run
     // A successor of a lane of the run keeps using the run (SPEC.md 8, pairing and chains): it stays beside its lanes.
     const keep = (n: TreeNode, heldByRunLane: boolean): TreeNode | undefined => {
-      const own = lanes[n.id]
+      const own = byId.get(n.id)?.lane
       if (own && own.run !== run) return undefined
       const children = n.children.map((c) => keep(c, Boolean(own))).filter((c): c is TreeNode => Boolean(c))
       return own || children.length || (n.continues && heldByRunLane) ? { ...n, children } : undefined
     }
     roots = roots.map((n) => keep(n, false)).filter((c): c is TreeNode => Boolean(c))
   }
+  const shown = new Set<string>()
+  const visit = (n: TreeNode) => {
+    shown.add(n.id)
+    n.children.forEach(visit)
+  }
+  roots.forEach(visit)
+  const recs = all.filter((r) => shown.has(r.id))
+  const views = Object.fromEntries(recs.map((r) => [r.id, ctx.view(r, now)]))
+  const read = await laneViewsWithChains(ctx, cache, (r) => shown.has(r.id))
+  const lanes = Object.fromEntries(read.views.map((l) => [l.id, l]))
+  const workers = Object.fromEntries((await workerViews(ctx, (r) => shown.has(r.id))).map((w) => [w.id, w]))
+  const inputs: TreeInput[] = recs.map((r) => ({
+    id: r.id,
+    parent: r.parent,
+    successor: r.successor,
+    lane: r.lane,
+    cost: views[r.id].cost,
+  }))
   return {
     roots,
     conversations: views,
     lanes,
     workers,
     costPerRun: costPerRun(inputs),
-    costPerOrchestrator: costPerOrchestrator(inputs, buildTree(inputs)),
-    runs: [...new Set(Object.values(lanes).map((l) => l.run))].sort(),
+    costPerOrchestrator: costPerOrchestrator(inputs, roots),
+    // Every run, whatever the filter: the deck offers them all to choose from.
+    runs: [...new Set(all.flatMap((r) => (r.lane ? [r.lane.run] : [])))].sort(),
     counts: runCounts(Object.values(lanes)),
     chains: read.chains,
     inbox: inboxOf(Object.values(views), lanes),
   }
 }
 
-/** Every conversation waiting on a person, the longest wait first, with what it asks. */
+/** Every conversation shown that waits on a person, the longest wait first, with what it asks. */
 function inboxOf(views: ConvView[], lanes: Record<string, LaneView>): InboxEntry[] {
   return views
     .filter((v) => v.activity === 'needs-you')

@@ -119,13 +119,6 @@ export async function laneViewsWithChains(ctx: KernelContext, cache: GitFactsCac
   return { views: rowsOf(read), chains }
 }
 
-/** The git state of every worktree a list could show, as cheap file stamps: equal stamps, equal git facts. */
-export const worktreesFingerprint = (ctx: KernelContext) =>
-  lanes(ctx)
-    .filter(readsGitFacts)
-    .map((r) => ctx.io.git.worktreeStamp(r.cwd))
-    .join('|')
-
 export async function laneList(
   ctx: KernelContext,
   cache: GitFactsCache,

@@ -41,7 +41,7 @@ export class Notifier {
   /** Follow the kernel's changes; the block is read now, so a bad one is in kernel.log from the start. */
   start(): void {
     this.ctx.events.on('change', (e: KernelEvent) => {
-      if (e.what === 'transcript') return
+      if (e.what === 'transcript' || e.what === 'git') return
       this.serial
         .run(e.name, () => this.handle(e.name, e.what === 'report'))
         .catch((err: Error) => this.ctx.log('error', `notify: conv-${e.name}: ${oneLine(err.message, 300)}`))

@@ -1,0 +1,84 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { git } from '../helpers/home.js'
+import { World } from './lane-views-kit.js'
+
+// A lane's git facts follow its worktree: read once, then again only when the worktree moves (watched) or its lane
+// reports; a change is announced as the lane's `git` change, with no request asking. A filtered deck reads only the
+// lanes it shows.
+
+let w: World
+test.before.each(async () => {
+  w = await new World('git-watch').begin()
+})
+test.after.each(async () => {
+  await w.stop()
+})
+
+/** Wait for the kernel to announce a `git` change of the lane, without asking for any list or lane meanwhile. */
+async function gitChange(after: number, name: string): Promise<number> {
+  const port = await w.h.port()
+  const deadline = Date.now() + 10_000
+  while (Date.now() < deadline) {
+    const r = await port.changes({ after, timeoutMs: 1000 })
+    if (r.changes.some((c) => c.name === name && c.what === 'git')) return r.last
+    after = r.last
+  }
+  throw new Error(`no git change of ${name} was announced`)
+}
+
+test('an edit deep in a worktree, then a commit, are announced as git changes of its lane and shown without a re-read of the rest', async () => {
+  await w.start(['--key', 'b', '--role', 'builder', '--prompt', w.gate('end')])
+  await w.start(['--key', 'c', '--role', 'builder', '--prompt', w.gate('end')])
+  const dir = join(w.lanes, 'r1-b')
+  // A directory below the top one: a file written there changes neither HEAD, the index nor the top directory.
+  mkdirSync(join(dir, 'src', 'deep'), { recursive: true })
+  const port = await w.h.port()
+  const first = await port.laneGet({ lane: 'r1-b-builder-i1' })
+  const other = await port.laneGet({ lane: 'r1-c-builder-i1' })
+  assert.is(first.git?.dirty, false)
+  let last = (await port.changes({ after: 0, timeoutMs: 0 })).last
+
+  writeFileSync(join(dir, 'src', 'deep', 'new.txt'), 'new\n')
+  last = await gitChange(last, 'r1-b-builder-i1')
+  const edited = await port.laneGet({ lane: 'r1-b-builder-i1' })
+  assert.is(edited.git?.dirty, true)
+  assert.is(edited.git?.head, first.git?.head)
+
+  git(dir, 'add', '-A')
+  git(dir, 'commit', '-qm', 'deep')
+  await gitChange(last, 'r1-b-builder-i1')
+  const committed = await port.laneGet({ lane: 'r1-b-builder-i1' })
+  assert.is(committed.git?.head, git(dir, 'rev-parse', 'HEAD'))
+  assert.is.not(committed.git?.head, first.git?.head)
+  assert.is(committed.git?.dirty, false)
+  // The worktree that did not move was not read again: its facts are those of the first read.
+  assert.is((await port.laneGet({ lane: 'r1-c-builder-i1' })).git?.asOf, other.git?.asOf)
+  w.open('end')
+})
+
+test('the deck filtered to one run reads and answers that run alone: its lanes, their launchers, their counts', async () => {
+  await w.start(['--key', 'a', '--role', 'play', '--prompt', 'exit 0'], 'r1')
+  await w.start(['--key', 'b', '--role', 'builder', '--prompt', 'exit 0'], 'r1')
+  await w.start(['--key', 'x', '--role', 'builder', '--prompt', 'exit 0'], 'r2')
+  const port = await w.h.port()
+  const all = await port.deckTree({})
+  assert.equal(
+    Object.values(all.lanes)
+      .map((l) => l.run)
+      .sort(),
+    ['r1', 'r1', 'r2'],
+  )
+  const one = await port.deckTree({ run: 'r2' })
+  assert.equal(
+    Object.values(one.lanes).map((l) => `${l.run}/${l.key}`),
+    ['r2/x'],
+  )
+  assert.equal(Object.keys(one.conversations).sort(), [w.s.root, Object.keys(one.lanes)[0]].sort())
+  assert.equal(Object.keys(one.counts), ['r2'])
+  assert.equal(one.runs, ['r1', 'r2'], 'every run is offered, whatever the filter')
+})
+
+test.run()
