@@ -21,7 +21,7 @@ export interface DeckTree {
   counts: Record<string, RunCounts>
   /** Per run, per lane key: the chain of builders and critics as `svc lane show` prints it. */
   chains: Record<string, Record<string, string>>
-  /** Every conversation shown (the filter applies) waiting on a person, oldest wait first, with what it asks. */
+  /** Every conversation waiting on a person (whatever the filter), oldest wait first, with what it asks. */
   inbox: InboxEntry[]
 }
 

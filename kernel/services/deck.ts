@@ -1,5 +1,6 @@
 import { buildTree, costPerOrchestrator, costPerRun, type TreeInput, type TreeNode } from '../domain/conv-tree.js'
-import type { ConvView, DeckTree, InboxEntry, LaneView, PortInput } from '../port/port.js'
+import type { ConvView, DeckTree, InboxEntry, PortInput } from '../port/port.js'
+import { isDriven } from '../domain/conversation.js'
 import type { KernelContext } from './context.js'
 import type { GitFactsCache } from './git-facts.js'
 import { laneViewsWithChains } from './lane-list.js'
@@ -65,16 +66,24 @@ export async function deckTree(
     runs: [...new Set(all.flatMap((r) => (r.lane ? [r.lane.run] : [])))].sort(),
     counts: runCounts(Object.values(lanes)),
     chains: read.chains,
-    inbox: inboxOf(Object.values(views), lanes),
+    // Whatever the filter (the page says how many wait in other runs): of the conversations not shown, only those a
+    // runner still drives can be waiting on a person.
+    inbox: inboxOf([
+      ...Object.values(views),
+      ...ctx.store
+        .all()
+        .filter((r) => !shown.has(r.id) && isDriven(r))
+        .map((r) => ctx.view(r, now)),
+    ]),
   }
 }
 
-/** Every conversation shown that waits on a person, the longest wait first, with what it asks. */
-function inboxOf(views: ConvView[], lanes: Record<string, LaneView>): InboxEntry[] {
+/** Every conversation that waits on a person, the longest wait first, with what it asks. */
+function inboxOf(views: ConvView[]): InboxEntry[] {
   return views
     .filter((v) => v.activity === 'needs-you')
     .map((v) => {
-      const l = lanes[v.id]
+      const l = v.lane
       return {
         id: v.id,
         name: v.name,

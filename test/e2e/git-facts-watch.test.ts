@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { git } from '../helpers/home.js'
+import { git, until } from '../helpers/home.js'
 import { World } from './lane-views-kit.js'
 
 // A lane's git facts follow its worktree: read once, then again only when the worktree moves (watched) or its lane
@@ -37,7 +37,6 @@ test('an edit deep in a worktree, then a commit, are announced as git changes of
   mkdirSync(join(dir, 'src', 'deep'), { recursive: true })
   const port = await w.h.port()
   const first = await port.laneGet({ lane: 'r1-b-builder-i1' })
-  const other = await port.laneGet({ lane: 'r1-c-builder-i1' })
   assert.is(first.git?.dirty, false)
   let last = (await port.changes({ after: 0, timeoutMs: 0 })).last
 
@@ -47,6 +46,8 @@ test('an edit deep in a worktree, then a commit, are announced as git changes of
   assert.is(edited.git?.dirty, true)
   assert.is(edited.git?.head, first.git?.head)
 
+  await w.harnessPid('r1-c-builder-i1')
+  const other = await port.laneGet({ lane: 'r1-c-builder-i1' })
   git(dir, 'add', '-A')
   git(dir, 'commit', '-qm', 'deep')
   await gitChange(last, 'r1-b-builder-i1')
@@ -59,17 +60,22 @@ test('an edit deep in a worktree, then a commit, are announced as git changes of
   w.open('end')
 })
 
-test('the deck filtered to one run reads and answers that run alone: its lanes, their launchers, their counts', async () => {
+test('the deck filtered to one run reads and answers that run alone (its lanes, their launchers, their counts); the inbox and the runs stay whole', async () => {
   await w.start(['--key', 'a', '--role', 'play', '--prompt', 'exit 0'], 'r1')
   await w.start(['--key', 'b', '--role', 'builder', '--prompt', 'exit 0'], 'r1')
   await w.start(['--key', 'x', '--role', 'builder', '--prompt', 'exit 0'], 'r2')
+  const asking = await w.start(
+    ['--key', 'q', '--role', 'builder', '--prompt', `svc conv mark needs-you --reason question\n${w.gate('end')}`],
+    'r3',
+  )
   const port = await w.h.port()
+  await until(async () => (await port.convShow({ conv: asking })).activity === 'needs-you', 'q waits on a person')
   const all = await port.deckTree({})
   assert.equal(
     Object.values(all.lanes)
       .map((l) => l.run)
       .sort(),
-    ['r1', 'r1', 'r2'],
+    ['r1', 'r1', 'r2', 'r3'],
   )
   const one = await port.deckTree({ run: 'r2' })
   assert.equal(
@@ -78,7 +84,13 @@ test('the deck filtered to one run reads and answers that run alone: its lanes, 
   )
   assert.equal(Object.keys(one.conversations).sort(), [w.s.root, Object.keys(one.lanes)[0]].sort())
   assert.equal(Object.keys(one.counts), ['r2'])
-  assert.equal(one.runs, ['r1', 'r2'], 'every run is offered, whatever the filter')
+  assert.equal(one.runs, ['r1', 'r2', 'r3'], 'every run is offered, whatever the filter')
+  assert.equal(
+    one.inbox.map((e) => e.id),
+    [asking],
+    'the inbox holds who waits in every run',
+  )
+  w.open('end')
 })
 
 test.run()
