@@ -26,6 +26,8 @@ export interface ReapFacts {
   locked?: string
   /** Git-backed lanes, after the stop: the worktree's index lock file, when one is there (a park needs it gone). */
   indexLock?: string
+  /** Git-backed lanes: submodules checked out inside the worktree (a repository of their own at a gitlink path). */
+  submodules?: string[]
 }
 
 /** A process that uses the lane's directory. */
@@ -73,6 +75,9 @@ function firstRefusal(f: ReapFacts, limitS: number): string | undefined {
     return `refused: ${f.dirReal} is no longer a git worktree; look at it, then remove it yourself`
   if (f.locked !== undefined)
     return `refused: the worktree ${f.dirReal} is locked (${f.locked || 'no reason given'}); unlock it with git worktree unlock once nothing is using it`
+  // A patch records a submodule's commit, never its files, and git removes no worktree that holds one.
+  if (f.submodules?.length)
+    return `refused: ${f.dirReal} holds ${f.submodules.length === 1 ? 'a checked-out submodule' : `${f.submodules.length} checked-out submodules`} (${someOf(f.submodules, 3)}) whose work a patch cannot carry; commit and push ${f.submodules.length === 1 ? 'its' : 'their'} work, run git submodule deinit --all in ${f.dirReal}, then reap again`
   if (f.dirtyPaths > 0 && !f.park)
     return `refused: ${f.dirReal} has uncommitted changes (${f.dirtyPaths} path${f.dirtyPaths === 1 ? '' : 's'}${unseenNote(f.unseenPaths ?? [])}); commit them, or pass --park to save them to a patch`
   // A park cleans the tree, which git refuses while an index lock is there; a clean tree is removed all the same.

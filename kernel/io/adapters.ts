@@ -29,7 +29,7 @@ import { LocalIssues } from './trackers/local.js'
 import * as gitCore from './git.js'
 import { diffAgainst } from './git-diff.js'
 import { cleanTree, diffBinaryToFile, keepTree, rawMismatches, treeFromPatch } from './git-patch.js'
-import { checkoutTree, convertedFiles } from './git-raw.js'
+import { checkedOutSubmodules, checkoutTree, convertedFiles } from './git-raw.js'
 import { addedGitlinks, snapshotTree } from './git-snapshot.js'
 import { ignoredAtLaunch, unseenWork } from './git-unseen.js'
 import { dirIdOf, entriesOf, identityOf, worktreeAt, writeLaunchId } from './lane-dir.js'
@@ -207,6 +207,7 @@ const realGit = {
   rawMismatches,
   checkoutTree,
   convertedFiles,
+  checkedOutSubmodules,
   keepTree,
   cleanTree,
   ignoredAtLaunch,

@@ -1,4 +1,5 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs'
+import { createReadStream, createWriteStream, rmSync, statSync } from 'node:fs'
+import { pipeline } from 'node:stream/promises'
 import { git } from './git.js'
 import { isFile, rawIds, regularFiles, withTempIndex } from './git-raw.js'
 import { join } from 'node:path'
@@ -19,7 +20,9 @@ export async function treeFromPatch(dir: string, patchPath: string, base = 'HEAD
 
 /** Write the patch from `from` to `to` into a file, byte for byte: git writes it itself, because the text of a
  * file in another encoding is not UTF-8 and must never pass through a string. No text conversion, no external
- * diff, no renames and the standard a/ b/ prefixes, so `git apply` takes it back whatever the configuration. */
+ * diff, no renames and the standard a/ b/ prefixes, so `git apply` takes it back whatever the configuration. The
+ * headers are mended on the way from git's file to `path` in pieces: a patch of any size costs the kernel a few
+ * megabytes and never holds it up. */
 export async function diffBinaryToFile(dir: string, from: string, to: string, path: string): Promise<void> {
   const args = [
     'diff',
@@ -33,12 +36,17 @@ export async function diffBinaryToFile(dir: string, from: string, to: string, pa
     '--src-prefix=a/',
     '--dst-prefix=b/',
   ]
-  await git(dir, [...args, `--output=${path}`, from, to], {
-    GIT_CONFIG_COUNT: '1',
-    GIT_CONFIG_KEY_0: 'core.quotePath',
-    GIT_CONFIG_VALUE_0: 'true',
-  })
-  writeFileSync(path, quoteAmbiguousHeaders(readFileSync(path)))
+  const raw = `${path}.git.tmp`
+  try {
+    await git(dir, [...args, `--output=${raw}`, from, to], {
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'core.quotePath',
+      GIT_CONFIG_VALUE_0: 'true',
+    })
+    await pipeline(createReadStream(raw, { highWaterMark: 1 << 20 }), quoteAmbiguousHeaders, createWriteStream(path))
+  } finally {
+    rmSync(raw, { force: true })
+  }
 }
 
 const HEADER = 'diff --git '
@@ -46,20 +54,53 @@ const HEADER = 'diff --git '
 /** `git apply` cannot tell where the name ends in an unquoted header `diff --git a/<p> b/<p>` when a directory in
  * <p> ends with a space and the section has no ---/+++ lines (an empty file added or deleted, a mode change).
  * Such headers are written quoted, which it reads unambiguously. With core.quotePath an unquoted name holds no
- * quote, backslash, control or non-ASCII byte, so quoting needs no escapes. Other lines stay byte for byte. */
-export function quoteAmbiguousHeaders(patch: Buffer): Buffer {
-  const lines = patch.toString('latin1').split('\n')
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]
-    if (!line.startsWith(HEADER + 'a/') || !line.includes(' ', HEADER.length)) continue
-    const rest = line.slice(HEADER.length)
-    const len = (rest.length - 5) / 2
-    if (!Number.isInteger(len) || len < 1) continue
-    const name = rest.slice(2, 2 + len)
-    if (rest.slice(2 + len, 5 + len) !== ' b/' || rest.slice(5 + len) !== name || !name.includes(' ')) continue
-    lines[i] = `${HEADER}"a/${name}" "b/${name}"`
+ * quote, backslash, control or non-ASCII byte, so quoting needs no escapes. */
+function quoteHeader(line: string): string {
+  if (!line.startsWith(HEADER + 'a/') || !line.includes(' ', HEADER.length)) return line
+  const rest = line.slice(HEADER.length)
+  const len = (rest.length - 5) / 2
+  if (!Number.isInteger(len) || len < 1) return line
+  const name = rest.slice(2, 2 + len)
+  if (rest.slice(2 + len, 5 + len) !== ' b/' || rest.slice(5 + len) !== name || !name.includes(' ')) return line
+  return `${HEADER}"a/${name}" "b/${name}"`
+}
+
+/** A patch in pieces, with each header quoteHeader mends; every other byte passes as it came, a line of any length
+ * included (only a line that may be a header is ever held whole). */
+export async function* quoteAmbiguousHeaders(patch: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  const head = Buffer.from(HEADER, 'latin1')
+  // `held`: the start of a line that may still turn out a header; `passing`: inside a line that is none.
+  let held: Buffer = Buffer.alloc(0)
+  let passing = false
+  for await (const chunk of patch) {
+    const out: Buffer[] = []
+    let at = 0
+    while (at < chunk.length) {
+      const nl = chunk.indexOf(10, at)
+      const end = nl < 0 ? chunk.length : nl + 1
+      const piece = chunk.subarray(at, end)
+      at = end
+      if (passing) out.push(piece)
+      else {
+        held = held.length ? Buffer.concat([held, piece]) : piece
+        const known = Math.min(held.length, head.length)
+        if (!held.subarray(0, known).equals(head.subarray(0, known))) {
+          out.push(held)
+          passing = true
+        } else if (nl >= 0) {
+          const line = held.toString('latin1')
+          out.push(Buffer.from(quoteHeader(line.slice(0, -1)) + '\n', 'latin1'))
+        }
+        if (nl < 0 && passing) held = Buffer.alloc(0)
+      }
+      if (nl >= 0) {
+        passing = false
+        held = Buffer.alloc(0)
+      }
+    }
+    if (out.length) yield Buffer.concat(out)
   }
-  return Buffer.from(lines.join('\n'), 'latin1')
+  if (held.length && !passing) yield Buffer.from(quoteHeader(held.toString('latin1')), 'latin1')
 }
 
 /** The files of `tree` whose raw bytes on disk (no filter, attribute or conversion) are not its blobs: none, when

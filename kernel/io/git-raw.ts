@@ -1,4 +1,4 @@
-import { lstatSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, lstatSync, mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { convertedWork, convertingPaths } from '../domain/unseen-work.js'
 import { git, gitTry, worktreeGitDir } from './git.js'
@@ -146,4 +146,15 @@ export async function convertedFiles(dir: string): Promise<string[]> {
       checkout: checkout[i],
     })),
   )
+}
+
+/** Gitlinks of the index whose folder holds a repository of its own: submodules checked out in the worktree. */
+export async function checkedOutSubmodules(dir: string): Promise<string[]> {
+  const found: string[] = []
+  for (const rec of (await git(dir, ['ls-files', '-s', '-z'])).split('\0')) {
+    const tab = rec.indexOf('\t')
+    if (tab > 0 && rec.startsWith('160000 ') && existsSync(join(dir, rec.slice(tab + 1), '.git')))
+      found.push(rec.slice(tab + 1))
+  }
+  return found
 }

@@ -110,6 +110,7 @@ async function gather(
     unseenPaths,
     park,
     ...(worktree ? lockOf(ctx, rec.cwd) : {}),
+    ...(worktree ? { submodules: await ctx.io.git.checkedOutSubmodules(rec.cwd) } : {}),
     // A git command of the lane may hold the index lock until the stop; after it, a lock left behind is checked.
     ...(worktree && stopped ? indexLockOf(ctx, rec.cwd) : {}),
     worktree,

@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { execFileSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { git } from '../helpers/home.js'
@@ -33,8 +34,16 @@ test.before(async () => {
   // A clean filter that drops output lines, as notebook strippers do; the lanes share the checkout's config.
   git(w.checkout, 'config', 'filter.strip.clean', "sed '/^out:/d'")
   git(w.checkout, 'config', 'filter.strip.smudge', 'cat')
+  // A submodule, from a repository of its own.
+  const sub = join(w.h.home, 'sub-src')
+  mkdirSync(sub)
+  git(sub, 'init', '-q', '-b', 'main')
+  write(sub, 'inner.txt', 'inner\n')
+  git(sub, 'add', '-A')
+  git(sub, 'commit', '-qm', 'inner')
+  git(w.checkout, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', sub, 'sub')
   git(w.checkout, 'add', '-A')
-  git(w.checkout, 'commit', '-qm', 'a filter and line endings')
+  git(w.checkout, 'commit', '-qm', 'a filter, line endings, a submodule')
   git(w.checkout, 'push', '-q', 'origin', 'main')
 })
 test.after(async () => {
@@ -102,6 +111,62 @@ test('untouched files a conversion changes on checkout are no work: a lane that 
   const r = await kernelApi(w.h).post(`/api/lanes/${name}/reap`, { park: false })
   assert.is(r.status, 200, JSON.stringify(r.body))
   assert.is(r.body.parked, undefined)
+})
+
+test('a checked-out submodule with work inside and at the top: --park is refused before anything is touched', async () => {
+  const { name, dir, key } = await lane()
+  git(dir, '-c', 'protocol.file.allow=always', 'submodule', 'update', '--init', '-q')
+  write(dir, 'sub/inner.txt', 'edited inside\n')
+  write(dir, 'top.txt', 'edited at the top\n')
+  const before = await capture(name, dir, `r1/${key}`)
+  const inner = filesOf(join(dir, 'sub'))
+  for (const park of [true, false]) {
+    const r = await kernelApi(w.h).post(`/api/lanes/${name}/reap`, { park })
+    assert.is(r.status, 409, JSON.stringify(r.body))
+    assert.is(
+      r.body.error.message,
+      `refused: ${dir} holds a checked-out submodule (sub) whose work a patch cannot carry; commit and push its work, run git submodule deinit --all in ${dir}, then reap again`,
+    )
+    assert.equal(await capture(name, dir, `r1/${key}`), before, 'nothing changed')
+    assert.equal(filesOf(join(dir, 'sub')), inner, 'nothing changed in the submodule')
+  }
+})
+
+/** The kernel's peak resident memory so far (VmHWM), in bytes. */
+const peakRss = (pid: number) =>
+  Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024
+
+test('a 30 MB file is parked in pieces: the kernel keeps answering and its peak memory does not grow with the patch', async () => {
+  const { name, dir, key } = await lane()
+  const big = randomBytes(30 * 1024 * 1024)
+  write(dir, 'big.bin', big)
+  const api = kernelApi(w.h)
+  const pid = w.h.kernelFile()!.pid
+  await api.get('/api/lanes')
+  const peakBefore = peakRss(pid)
+  let parking = true
+  let slowest = 0
+  const asking = (async () => {
+    while (parking) {
+      const t0 = performance.now()
+      await api.get(`/api/lanes/${name}`)
+      slowest = Math.max(slowest, performance.now() - t0)
+    }
+  })()
+  const parked = await api.post(`/api/lanes/${name}/reap`, { park: true })
+  parking = false
+  await asking
+  assert.is(parked.status, 200, JSON.stringify(parked.body))
+  const grown = peakRss(pid) - peakBefore
+  assert.ok(grown < 40 * 1024 * 1024, `the kernel's peak memory grew by ${(grown / 2 ** 20).toFixed(1)} MB`)
+  assert.ok(slowest < 1000, `a request waited ${slowest.toFixed(0)} ms during the park`)
+  const { ref } = parked.body.parked
+  assert.ok(
+    execFileSync('git', ['cat-file', 'blob', `${ref}:big.bin`], { cwd: w.checkout, maxBuffer: 64 * 2 ** 20 }).equals(
+      big,
+    ),
+  )
+  assert.ok(existsSync(parked.body.parked.patch) && key)
 })
 
 test.run()

@@ -158,20 +158,30 @@ test('a configuration that would make an unappliable patch is ignored: no prefix
   assert.is(back, tree)
 })
 
-test('quoteAmbiguousHeaders quotes only unquoted headers with a space, and leaves every other byte alone', () => {
+/** The patch through quoteAmbiguousHeaders, fed in pieces of `size` bytes. */
+async function quoted(patch: Buffer, size: number): Promise<string> {
+  async function* pieces() {
+    for (let i = 0; i < patch.length; i += size) yield patch.subarray(i, i + size)
+  }
+  const out: Buffer[] = []
+  for await (const b of quoteAmbiguousHeaders(pieces())) out.push(b)
+  return Buffer.concat(out).toString('latin1')
+}
+
+test('quoteAmbiguousHeaders quotes only unquoted headers with a space, and leaves every other byte alone, however the patch is cut into pieces', async () => {
   const patch = Buffer.concat([
     Buffer.from('diff --git a/x /y b/x /y\nnew file mode 100644\n'),
     Buffer.from(
       'diff --git a/plain b/plain\n--- a/plain\n+++ b/plain\n@@ -1 +1 @@\n-diff --git a/q r b/q r\n+\xff\n',
       'latin1',
     ),
-    Buffer.from('diff --git "a/t\\tab" "b/t\\tab"\n'),
+    Buffer.from('diff --git "a/t\\tab" "b/t\\tab"\ndiff\n' + 'x'.repeat(5000) + '\ndiff --git a/e f b/e f'),
   ])
-  const out = quoteAmbiguousHeaders(patch)
-  assert.is(
-    out.toString('latin1'),
-    'diff --git "a/x /y" "b/x /y"\nnew file mode 100644\ndiff --git a/plain b/plain\n--- a/plain\n+++ b/plain\n@@ -1 +1 @@\n-diff --git a/q r b/q r\n+\xff\ndiff --git "a/t\\tab" "b/t\\tab"\n',
-  )
+  const want =
+    'diff --git "a/x /y" "b/x /y"\nnew file mode 100644\ndiff --git a/plain b/plain\n--- a/plain\n+++ b/plain\n@@ -1 +1 @@\n-diff --git a/q r b/q r\n+\xff\ndiff --git "a/t\\tab" "b/t\\tab"\ndiff\n' +
+    'x'.repeat(5000) +
+    '\ndiff --git "a/e f" "b/e f"'
+  for (const size of [1, 2, 3, 7, 11, 64, 1 << 20]) assert.is(await quoted(patch, size), want, `pieces of ${size}`)
 })
 
 test('snapshotTree sees an edit of the same size in the same second as the index (a racily clean entry)', async () => {
