@@ -7,8 +7,8 @@ import { buildAndReport } from '../helpers/project.js'
 import { criticScript } from '../e2e/api-kit.js'
 
 /** The deck's pages against a real kernel: a conversation page that says what happened (reports, verdict with its
- * defects, chain, contract and brief, the change against its base with its "more"), browser notifications (opt-in),
- * and hostile text through every field.
+ * defects, chain, contract and brief, the change against its base with its "more"), and
+ * hostile text through every field.
  * Screenshots go to test-artifacts/screenshots/. */
 
 interface World extends DeckWorld {
@@ -17,28 +17,9 @@ interface World extends DeckWorld {
 
 const pages = suite<World>('deck pages')
 
-/** Stands in for the browser's Notification (a headless browser shows none): records what the deck raises. */
-const NOTIFICATION_RECORDER = () => {
-  const w = window as unknown as { __notes: { title: string; body?: string }[]; Notification: unknown }
-  w.__notes = []
-  class Recorder {
-    static permission = 'default'
-    static async requestPermission() {
-      Recorder.permission = 'granted'
-      return 'granted'
-    }
-    onclick: (() => void) | null = null
-    constructor(title: string, o?: { body?: string }) {
-      w.__notes.push({ title, body: o?.body })
-    }
-  }
-  w.Notification = Recorder
-}
-
 pages.before(async (w) => {
   await openDeckWorld(w, 'browser-pages')
   w.dialogs = []
-  await w.browser.addInitScript(NOTIFICATION_RECORDER)
   w.page.on('dialog', (d) => {
     w.dialogs.push(d.message())
     void d.dismiss()
@@ -50,9 +31,6 @@ pages.before(async (w) => {
 pages.after(closeDeckWorld)
 
 const launch = launchLane
-const notes = (w: World) =>
-  w.page.evaluate(() => (window as unknown as { __notes: { title: string; body?: string }[] }).__notes)
-
 pages(
   'a conversation page says what happened: reports with their bodies, the verdict with the defects of its file, the chain, brief and contract',
   async (w) => {
@@ -175,34 +153,6 @@ pages(
     assert.match((await w.page.locator('[data-diff-patch]').textContent())!, '+60000\n')
   },
 )
-
-pages('notifications, opt-in: a lane reporting and a conversation turning needs-you each raise one', async (w) => {
-  await w.page.goto(`${w.api.base}/`)
-  await w.page.locator('#notify').filter({ hasText: 'Notify me' }).waitFor(WAIT)
-  await w.page.waitForFunction(() => document.body.dataset.drawn, undefined, WAIT)
-  await w.page.click('#notify')
-  await w.page.locator('#notify').filter({ hasText: 'Notifications on' }).waitFor(WAIT)
-  assert.equal(await notes(w), [], 'what was there before raises nothing')
-  const p = await launch(w, { key: 'n', role: 'builder', prompt: buildAndReport('all done') })
-  const asks = (
-    await w.h.ok([
-      'conv',
-      'new',
-      '--harness',
-      'claude',
-      '--model',
-      'claude-test-1',
-      '--cwd',
-      w.h.home,
-      '--prompt',
-      'scenario:asks set up storage',
-    ])
-  ).trim()
-  await until(async () => (await notes(w)).length >= 2, 'two notifications')
-  const got = (await notes(w)).map((n) => n.title).sort()
-  assert.equal(got, [`#${asks} c${asks} needs you`, `#${p.body.lane.id} r1/n builder reported done`].sort())
-  assert.ok((await notes(w)).some((n) => n.body === 'permission for Bash: rm -rf build'))
-})
 
 /** Each payload, run, would set window.__pwned; markdown tricks would make a link that runs script. */
 const PAYLOADS = [

@@ -80,7 +80,7 @@ export function listPage(page: 'deck' | 'agents', notifier: Notifier) {
   }
   onFilter('run')
   onFilter('parent')
-  must('#notify-slot').replaceWith(notifier.button)
+  must('#notify-slot').replaceWith(notifier.button, notifier.choices)
   /** A few lanes changed: their rows and their runs' counts are drawn in place at once (the full tree follows). */
   const patch = async (changes: Change[]) => {
     const tree = last
