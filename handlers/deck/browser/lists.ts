@@ -100,7 +100,7 @@ export function listPage(page: 'deck' | 'agents', notifier: Notifier) {
     }
     tree.counts = runCounts(Object.values(tree.lanes))
     for (const run of new Set(ids.map((id) => tree.lanes[id!].run)))
-      document.querySelector(`[data-run="${CSS.escape(run)}"] .counts`)?.replaceWith(countsOf(tree, run))
+      document.querySelector(`[data-run="${CSS.escape(run)}"] .counts`)?.replaceWith(countsOf(tree.counts[run]))
     notifier.observe(tree)
     return true
   }

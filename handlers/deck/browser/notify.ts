@@ -113,7 +113,7 @@ export class Notifier {
       const failed = failure(l)
       if (failed)
         out.push({
-          key: `failed:${l.id}:${l.evidence.at}`,
+          key: `failed:${l.id}:${l.failed?.at}`,
           kind: 'failed',
           title: `#${l.id} ${l.run}/${l.key} ${l.role} failed`,
           body: failed,

@@ -12,9 +12,9 @@ export const cellsOf = (lane: LaneView) => {
   return Object.fromEntries(LIST_COLUMNS.map((c, i) => [c, v[i]])) as Record<(typeof LIST_COLUMNS)[number], string>
 }
 
-export function activityChip(view: ConvView | LaneView, now: number, report?: { status: string }) {
+export function activityChip(view: ConvView | LaneView, now: number) {
   const e = view.evidence
-  const failed = failure({ ...view, report: ('report' in view ? view.report : undefined) ?? report })
+  const failed = failure(view)
   const state = activityShown(view)
   const ev = `${e.source}${e.detail ? `: ${e.detail}` : ''}, ${age(e.at, now)} ago`
   return [
@@ -90,7 +90,7 @@ export function convRow(tree: DeckTree, id: string, now: number, continues?: str
       : w
         ? workerCells(w)
         : h('span', { class: 'chip' }, c.kind),
-    activityChip(l ?? c, now, w?.report),
+    activityChip(l ?? c, now),
     l ? [reportCell(l), gitCell(l), verdictBadge(l, l.role === 'builder')] : w ? reportCell(w) : null,
     c.model ? h('span', { class: 'muted' }, c.model) : null,
     c.cost ? h('span', { class: 'muted cost' }, costText(c.cost)) : null,

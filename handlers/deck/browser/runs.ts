@@ -11,20 +11,15 @@ type Node = DeckTree['roots'][number]
 
 const COUNTED = ['working', 'needs-you', 'idle', 'failed', 'reported', 'stale'] as const
 
-/** A run's counts, as its header shows them: the kernel's, and the lanes that failed (see failure()). */
-export const countsOf = (tree: DeckTree, run: string) => {
-  const counts: Record<(typeof COUNTED)[number], number> = {
-    ...(tree.counts[run] as RunCounts),
-    failed: Object.values(tree.lanes).filter((l) => l.run === run && failure(l)).length,
-  }
-  return h(
+/** A run's counts, as its header shows them. */
+export const countsOf = (counts: RunCounts) =>
+  h(
     'span',
     { class: 'counts' },
     COUNTED.map((k) =>
       h('span', { class: `count count-${k}${counts[k] ? '' : ' zero'}`, 'data-count': k }, `${counts[k]} ${k}`),
     ),
   )
-}
 
 /** The ids of every row the (filtered) tree shows. */
 function shown(roots: Node[], out = new Set<string>()): Set<string> {
@@ -80,7 +75,7 @@ export function runSections(tree: DeckTree, now: number, triage: Triage) {
         'h2',
         {},
         h('span', { class: 'run-name' }, `run ${run}`),
-        countsOf(tree, run),
+        countsOf(tree.counts[run]),
         h('span', { class: 'run-cost', 'data-run-cost': run }, `run ${run}: ${usdText(tree.costPerRun[run] ?? 0)}`),
       ),
       [...keys.keys()].sort().map((key) =>
