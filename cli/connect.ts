@@ -55,6 +55,12 @@ function unreachable(k: KernelFile, path: string, e: SvcError): SvcError {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
+/** A status check that met a kernel on its way out: the connection refused, or reset under the request. */
+const stopping = (e: SvcError) => {
+  const f = e as { notDelivered?: boolean; errno?: string }
+  return f.notDelivered === true || f.errno === 'ECONNRESET' || f.errno === 'EPIPE'
+}
+
 /** Why the kernel we started did not come up: its last fatal line in kernel.log. */
 function startFailure(logPath: string, since: number): string | undefined {
   try {
@@ -80,8 +86,9 @@ export async function ensureKernel(io: Io, start = true): Promise<KernelFile | u
     return current
   if (current && !reason) {
     let why = await unanswered(current)
-    // A kernel that is stopping refuses connections a moment before it gives up kernel.json.
-    for (let i = 0; why && (why as { notDelivered?: boolean }).notDelivered && i < 20; i++) {
+    // A kernel that is stopping (or being killed) refuses or resets connections a moment before it gives up
+    // kernel.json, or before its process is gone.
+    for (let i = 0; why && stopping(why) && i < 40; i++) {
       await sleep(50)
       if (staleReason(readKernelFile(paths.kernelJson), VERSION) !== undefined) break
       why = await unanswered(current)

@@ -164,7 +164,9 @@ function send(
 
 /** A refused connection means the request reached no kernel: it is marked so that it may be sent again. */
 function transportError(k: KernelFile, e: NodeJS.ErrnoException): SvcError {
-  const err = new SvcError('unavailable', `kernel on port ${k.port} did not answer: ${e.message}`)
+  const err = Object.assign(new SvcError('unavailable', `kernel on port ${k.port} did not answer: ${e.message}`), {
+    errno: e.code,
+  })
   if (e.code === 'ECONNREFUSED') Object.assign(err, { notDelivered: true })
   return err
 }
