@@ -4,6 +4,7 @@ import { MAX_DIFF_BYTES } from '../kernel/domain/diff-limits.js'
 import { PortSchemas } from '../kernel/port/port.js'
 import type { HandlerEnv } from './env.js'
 import { jsonBody, query, respond } from './respond.js'
+import { errorBody } from './errors.js'
 
 const TellBody = v.omit(PortSchemas.tell, ['conv', 'conversation', 'conversationKey'])
 const AnswerBody = v.omit(PortSchemas.convAnswer, ['conv'])
@@ -12,7 +13,7 @@ const TranscriptQuery = v.strictObject({
   cursor: v.optional(v.pipe(v.string(), v.regex(/^\d{1,15}$/, 'must be a whole number'), v.transform(Number))),
 })
 
-/** `maxBytes`: how much of the patch to answer (the deck's "more"). */
+/** `maxBytes`: how much of the patch (a change, or a parked one) to answer (the deck's "more"). */
 const DiffQuery = v.strictObject({
   maxBytes: v.optional(
     v.pipe(
@@ -25,7 +26,7 @@ const DiffQuery = v.strictObject({
   ),
 })
 
-/** What the deck needs beyond the lanes API: the tree, one conversation with its page's detail, its change, its transcript, tell, answers, stop, archive. */
+/** What the deck needs beyond the lanes API: the tree, one conversation with its page's detail, its change, its transcript, a parked patch, tell, answers, stop, archive. */
 export const apiConvs = new Hono<HandlerEnv>()
   .get('/tree', async (c) => {
     const q = query(c, PortSchemas.deckTree)
@@ -38,6 +39,13 @@ export const apiConvs = new Hono<HandlerEnv>()
     const q = query(c, DiffQuery)
     if (!q.ok) return q.res
     return respond(c, () => c.env.port.convDiff({ conv: c.req.param('ref'), ...q.value }))
+  })
+  .get('/convs/:ref/parked/:patch', async (c) => {
+    const q = query(c, DiffQuery)
+    if (!q.ok) return q.res
+    const parsed = v.safeParse(PortSchemas.convParked.entries.patch, c.req.param('patch'))
+    if (!parsed.success) return c.json(errorBody('usage', `patch: ${parsed.issues[0].message}`), 400)
+    return respond(c, () => c.env.port.convParked({ conv: c.req.param('ref'), patch: parsed.output, ...q.value }))
   })
   .post('/convs/:ref/stop', (c) => respond(c, () => c.env.port.convStop({ conv: c.req.param('ref') })))
   .post('/convs/:ref/archive', (c) => respond(c, () => c.env.port.convArchive({ conv: c.req.param('ref') })))

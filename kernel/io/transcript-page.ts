@@ -26,7 +26,8 @@ function entriesOf(chunk: Buffer): TranscriptEntry[] {
   return out
 }
 
-async function readAt(fh: FileHandle, from: number, length: number): Promise<Buffer> {
+/** Up to `length` bytes of an open file from `from`. */
+export async function readAt(fh: FileHandle, from: number, length: number): Promise<Buffer> {
   const buf = Buffer.alloc(length)
   let n = 0
   while (n < length) {

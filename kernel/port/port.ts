@@ -120,6 +120,12 @@ export const PortSchemas = {
     conv: ref,
     maxBytes: opt(v.pipe(v.number(), v.integer(), v.minValue(1024), v.maxValue(MAX_DIFF_BYTES))),
   }),
+  /** A patch a reap parked (by its file name), up to `maxBytes` of it: the deck shows what was saved. */
+  convParked: v.strictObject({
+    conv: ref,
+    patch: v.pipe(text(300), v.regex(/^parked-[^/]+\.patch$/, 'must be the name of a parked patch file')),
+    maxBytes: opt(v.pipe(v.number(), v.integer(), v.minValue(1024), v.maxValue(MAX_DIFF_BYTES))),
+  }),
   /** The deck's compiled browser code. */
   deckClient: v.strictObject({}),
   deckCode: v.strictObject({}),
@@ -225,6 +231,7 @@ export interface PortOutputs {
   deckTree: DeckTree
   convDetail: ConvDetail
   convDiff: ConvDiff
+  convParked: { patch: string; text: string; bytes: number; truncated: boolean }
   deckClient: { js: string }
   deckCode: { code: string; expiresAt: number }
   /** A deck session: the deck's cookie, accepted on the deck's routes only. */

@@ -28,6 +28,8 @@ import { workerReport } from '../services/worker-report.js'
 import { workerGet, workerList, workerReap, workerStop, workerWait } from '../services/worker-views.js'
 import { readTranscriptPage } from '../io/transcript-page.js'
 import { convFiles } from '../io/home.js'
+import { readHead } from '../io/file-head.js'
+import { SvcError } from '../domain/errors.js'
 import { hostAdd, hostList, hostRemove, hostShow } from '../services/hosts.js'
 
 /** The kernel's own KernelPort: every verb, in process. */
@@ -92,6 +94,13 @@ export function kernelPort(
         return { view: read.views[0], chain: read.chains[rec.lane.run][rec.lane.key] }
       }),
     convDiff: (input) => convDiff(ctx, input, input.maxBytes ?? DIFF_PAGE_BYTES),
+    convParked: async (input) => {
+      const rec = ctx.resolve(input.conv)
+      const most = input.maxBytes ?? DIFF_PAGE_BYTES
+      const head = await readHead(`${convFiles(ctx.home, rec.name).dir}/${input.patch}`, most)
+      if (!head) throw new SvcError('not_found', `conv ${rec.id} (${rec.name}) parked no ${input.patch}`)
+      return { patch: input.patch, text: head.text, bytes: head.bytes, truncated: head.bytes > most }
+    },
     deckClient: async () => ({ js: await deckClientText() }),
     deckCode: async () => deck.issue(),
     deckRedeem: async (input) => deck.redeem(input.code),

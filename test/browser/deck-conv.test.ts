@@ -1,8 +1,10 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { closeDeckWorld, openDeckWorld, shot, WAIT, type DeckWorld } from '../helpers/deck-browser.js'
+import { closeDeckWorld, launchLane, openDeckWorld, shot, WAIT, type DeckWorld } from '../helpers/deck-browser.js'
+import { until } from '../helpers/home.js'
 
-/** A conversation's page: one that does not exist takes no message, and tool calls read as what they do. */
+/** A conversation's page: one that does not exist takes no message, tool calls read as what they do, and a parked
+ * patch can be read. */
 
 const conv = suite<DeckWorld>('deck conversation page')
 
@@ -41,6 +43,24 @@ conv('tool calls read as the tool, what it runs, and its other fields, not as JS
   )
   assert.not.match((await call.first().textContent())!, '{"command"')
   await shot(w, 'conv-tool-calls.png')
+})
+
+conv('a parked patch is viewable from its page: what the reap saved, line by line', async (w) => {
+  const dirty = await launchLane(w, { key: 'd', role: 'builder', prompt: 'echo half done > wip.txt' })
+  const id = dirty.body.lane.id
+  await until(async () => (await w.api.get(`/api/lanes/${id}`)).body.activity === 'stopped', 'the lane to end')
+  const reaped = await w.api.post(`/api/lanes/${id}/reap`, { park: true })
+  assert.is(reaped.status, 200, JSON.stringify(reaped.body))
+  const name = (reaped.body.parked.patch as string).split('/').at(-1)!
+  await w.page.goto(`${w.api.base}/conv/${id}`)
+  await w.page.click(`[data-view-parked="${name}"]`)
+  const patch = w.page.locator(`[data-parked-patch="${name}"]`)
+  await patch.waitFor(WAIT)
+  assert.match((await patch.textContent())!, '+half done')
+  assert.is(await patch.locator('.add').filter({ hasText: '+half done' }).count(), 1)
+  const bad = await w.page.evaluate(async (u) => (await fetch(u)).status, `/api/convs/${id}/parked/..%2Fstate.json`)
+  assert.is(bad, 400, 'only a parked patch of its own')
+  await shot(w, 'conv-parked-view.png')
 })
 
 conv.run()

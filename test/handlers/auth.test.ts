@@ -105,6 +105,7 @@ const DECK_ROUTES: [string, string][] = [
   ['GET', '/api/convs/7/transcript'],
   ['GET', '/api/convs/7/detail'],
   ['GET', '/api/convs/7/diff'],
+  ['GET', '/api/convs/7/parked/parked-1.patch'],
   ['POST', '/api/convs/7/tell'],
   ['POST', '/api/convs/7/answer'],
   ['POST', '/api/convs/7/stop'],

@@ -50,6 +50,10 @@ export const api = {
   detail: (ref: string) => call<ConvDetail>(`${conv(ref)}/detail`),
   diff: (ref: string, maxBytes?: number) =>
     call<ConvDiff>(`${conv(ref)}/diff${maxBytes ? `?maxBytes=${maxBytes}` : ''}`),
+  parked: (ref: string, patch: string, maxBytes?: number) =>
+    call<PortOutputs['convParked']>(
+      `${conv(ref)}/parked/${encodeURIComponent(patch)}${maxBytes ? `?maxBytes=${maxBytes}` : ''}`,
+    ),
   transcript: (ref: string, cursor?: number) =>
     call<TranscriptPage>(`${conv(ref)}/transcript${cursor === undefined ? '' : `?cursor=${cursor}`}`),
   tell: (ref: string, text: string) => call<PortOutputs['tell']>(`${conv(ref)}/tell`, { text }),

@@ -7,7 +7,7 @@ import { live, say } from './live.js'
 import { markdown } from './md.js'
 import { activityChip, cellsOf, gitCell, reportCell, verdictBadge } from './rows.js'
 import { transcript } from './transcript.js'
-import { diffPanel } from './diff.js'
+import { diffPanel, kbOf, patchView } from './diff.js'
 import { actions } from './conv-actions.js'
 import { isLive } from '../../../kernel/domain/activity.js'
 
@@ -133,9 +133,34 @@ export function convPage(ref: string) {
             h(
               'ul',
               {},
-              d.parked.map((p) =>
-                h('li', { 'data-parked': '' }, h('code', {}, p.patch), ' ', h('span', { class: 'muted' }, p.ref)),
-              ),
+              d.parked.map((p) => {
+                const shown = h('div', { class: 'parked-view' })
+                const name = p.patch.split('/').at(-1)!
+                const view = async () => {
+                  try {
+                    const got = await api.parked(ref, name)
+                    fill(
+                      shown,
+                      patchView(got.text, { 'data-parked-patch': name }),
+                      got.truncated
+                        ? h('p', { class: 'more' }, `showing the first ${kbOf(got.text.length)} of ${kbOf(got.bytes)}`)
+                        : null,
+                    )
+                  } catch (e) {
+                    say((e as Error).message)
+                  }
+                }
+                return h(
+                  'li',
+                  { 'data-parked': '' },
+                  h('code', {}, p.patch),
+                  ' ',
+                  h('span', { class: 'muted' }, p.ref),
+                  ' ',
+                  h('button', { type: 'button', 'data-view-parked': name, onclick: () => void view() }, 'view'),
+                  shown,
+                )
+              }),
             ),
           ]
         : null,

@@ -3,7 +3,23 @@ import { api } from './api.js'
 import { fill, h, must } from './dom.js'
 import { say } from './live.js'
 
-const kb = (n: number) => `${Math.ceil(n / 1024)} KB`
+/** A patch's lines, added ones and removed ones marked. */
+export const patchView = (patch: string, attrs: Record<string, string>) =>
+  h(
+    'pre',
+    { class: 'diff-patch', ...attrs },
+    patch
+      .split('\n')
+      .map((l) =>
+        h(
+          'span',
+          { class: l.startsWith('+') ? 'add' : l.startsWith('-') ? 'del' : l.startsWith('@@') ? 'hunk' : '' },
+          `${l}\n`,
+        ),
+      ),
+  )
+
+export const kbOf = (n: number) => `${Math.ceil(n / 1024)} KB`
 
 /** The builder's change against its base, loaded when asked: the stat, the patch up to a cap, and a clear "more"
  * that asks for four times as much, up to the kernel's limit. */
@@ -19,24 +35,12 @@ export function diffPanel(ref: string) {
         out,
         h('p', { class: 'muted' }, `against ${d.base}`),
         h('pre', { class: 'diff-stat', 'data-diff-stat': '' }, d.stat || '(no change)'),
-        h(
-          'pre',
-          { class: 'diff-patch', 'data-diff-patch': '' },
-          d.patch
-            .split('\n')
-            .map((l) =>
-              h(
-                'span',
-                { class: l.startsWith('+') ? 'add' : l.startsWith('-') ? 'del' : l.startsWith('@@') ? 'hunk' : '' },
-                `${l}\n`,
-              ),
-            ),
-        ),
+        patchView(d.patch, { 'data-diff-patch': '' }),
         d.truncated
           ? h(
               'p',
               { class: 'more' },
-              `showing ${kb(shown)} of ${kb(d.bytes)} `,
+              `showing ${kbOf(shown)} of ${kbOf(d.bytes)} `,
               shown < MAX_DIFF_BYTES
                 ? h('button', { id: 'diff-more', type: 'button', onclick: () => void load(next) }, 'more')
                 : '(the most one page shows)',
