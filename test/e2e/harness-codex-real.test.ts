@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { createServer } from 'node:net'
 import { TURN_USAGE } from '../../fixtures/model-script.js'
 import { CODEX_USAGE_BASIS, estimateUsd } from '../../kernel/domain/token-cost.js'
+import { usdText } from '../../kernel/domain/format.js'
 import { insideConv, rpc, trackActivity, untilActivity } from '../helpers/activity.js'
 import { alive, until } from '../helpers/home.js'
 import { realHarnessHome, type RealHome } from '../helpers/real-harness.js'
@@ -48,8 +49,9 @@ test('codex usage: three resumed turns cost three times one turn, never more; a 
   assert.is(api.turnRequests().length, 3)
   assert.match(
     await h.ok(['conv', 'show', id]),
-    `\ncost: $${three.cost.usd.toFixed(2)} (estimate from ${CODEX_USAGE_BASIS})\n`,
+    `\ncost: ${usdText(three.cost.usd)} (estimate from ${CODEX_USAGE_BASIS})\n`,
   )
+  assert.match(usdText(three.cost.usd), /^\$0\.00[1-9]\d?$/, 'a cost under a cent shows its digits, never $0.00')
 
   await h.ok(['tell', id, 'scenario:http-400 break'])
   const failed = await until(async () => {
