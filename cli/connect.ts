@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { SvcError } from '../kernel/domain/errors.js'
 import { homePaths, serviceHome } from '../kernel/io/home.js'
 import { readKernelFile, staleReason, type KernelFile } from '../kernel/io/kernel-file.js'
-import { remotePort } from '../kernel/port/client.js'
+import { remotePort, type Transport } from '../kernel/port/client.js'
 import type { KernelPort } from '../kernel/port/port.js'
 import { VERSION } from '../kernel/io/version.js'
 import type { Io } from './io.js'
@@ -153,14 +153,18 @@ export async function ensureKernel(io: Io, start = true): Promise<KernelFile | u
   )
 }
 
-/** A port on the kernel of this home. Unless `verify`, a kernel.json naming a live kernel of this version is
+/** A transport to the kernel of this home. Unless `verify`, a kernel.json naming a live kernel of this version is
  * trusted without a round trip (the kernel claims it only once it listens); a refused request then says so. */
-export async function connect(io: Io, verify = true): Promise<KernelPort> {
+export async function kernelTransport(io: Io, verify = true): Promise<Transport> {
   let k: KernelFile | undefined
   if (!verify) {
     const current = readKernelFile(homePaths(resolveHome(io)).kernelJson)
     if (current && !staleReason(current, VERSION)) k = current
   }
   k ??= await ensureKernel(io)
-  return remotePort(httpTransport(k!))
+  return httpTransport(k!)
 }
+
+/** A port on the kernel of this home. */
+export const connect = async (io: Io, verify = true): Promise<KernelPort> =>
+  remotePort(await kernelTransport(io, verify))

@@ -1,6 +1,7 @@
 import { appendFileSync, existsSync } from 'node:fs'
 import { SvcError, oneLine } from '../kernel/domain/errors.js'
 import { homePaths, serviceHome } from '../kernel/io/home.js'
+import { remotePort, type Transport } from '../kernel/port/client.js'
 import type { KernelPort } from '../kernel/port/port.js'
 import { VERSION } from '../kernel/io/version.js'
 import { EXIT_CODE } from './exit-code.js'
@@ -55,44 +56,42 @@ export function printError(io: Io, e: unknown): number {
 }
 
 /** Calls that only read may be sent again after the kernel went away (a restart during a wait is invisible). */
-const REPEATABLE = new Set(['laneWait', 'convShow', 'convList', 'convAwaitStart', 'convTranscript', 'kernelStatus'])
+const REPEATABLE = new Set(
+  ['laneWait', 'convShow', 'convList', 'convAwaitStart', 'convTranscript', 'kernelStatus'].map((m) => `/rpc/${m}`),
+)
 
-/** A port that connects (starting the kernel if none answers) on its first call. */
-export function lazyPort(io: Io): KernelPort {
-  let real: Promise<KernelPort> | undefined
-  // The first call trusts a fresh kernel.json without asking the kernel first; a request that reached no one
+/** A transport that connects (starting the kernel if none answers) on its first request, and again when the kernel
+ * went away under a request that may be repeated. */
+export function reconnectingTransport(io: Io): Transport {
+  let real: Promise<Transport> | undefined
+  // The first request trusts a fresh kernel.json without asking the kernel first; a request that reached no one
   // (nothing listens on the port) is sent again, whatever it asks, once a kernel was found that answers.
   let verify = false
-  return new Proxy({} as KernelPort, {
-    get: (_t, method: string) => async (input: unknown) => {
-      for (let attempt = 0; ; attempt++) {
-        real ??= import('./connect.js').then((m) => m.connect(io, verify))
-        const port = (await real) as unknown as Record<string, (i: unknown) => Promise<unknown>>
-        try {
-          return await port[method](input)
-        } catch (e) {
-          if (!verify && (e as { notDelivered?: boolean }).notDelivered) {
-            verify = true
-            real = undefined
-            continue
-          }
-          // A kernel that holds kernel.json but gives no answer is not restarting: waiting on would hang the call.
-          const restarting = !(e as { unresponsive?: boolean }).unresponsive
-          if (!(
-            e instanceof SvcError &&
-            e.code === 'unavailable' &&
-            restarting &&
-            REPEATABLE.has(method) &&
-            attempt < 50
-          ))
-            throw e
+  return async (path, body) => {
+    for (let attempt = 0; ; attempt++) {
+      real ??= import('./connect.js').then((m) => m.kernelTransport(io, verify))
+      const send = await real
+      try {
+        return await send(path, body)
+      } catch (e) {
+        if (!verify && (e as { notDelivered?: boolean }).notDelivered) {
+          verify = true
           real = undefined
-          await new Promise((r) => setTimeout(r, Math.min(1000, 50 * (attempt + 1))))
+          continue
         }
+        // A kernel that holds kernel.json but gives no answer is not restarting: waiting on would hang the call.
+        const restarting = !(e as { unresponsive?: boolean }).unresponsive
+        if (!(e instanceof SvcError && e.code === 'unavailable' && restarting && REPEATABLE.has(path) && attempt < 50))
+          throw e
+        real = undefined
+        await new Promise((r) => setTimeout(r, Math.min(1000, 50 * (attempt + 1))))
       }
-    },
-  })
+    }
+  }
 }
+
+/** The CLI's port: the one typed client over the reconnecting transport. */
+export const lazyPort = (io: Io): KernelPort => remotePort(reconnectingTransport(io))
 
 async function runVerb<N extends VerbName>(name: N, rest: string[], port: KernelPort, io: Io): Promise<number> {
   const args = parseVerb(name, rest)

@@ -1,30 +1,36 @@
 import { SvcError, isErrorCode } from '../domain/errors.js'
-import type { KernelPort } from './port.js'
+import { PortSchemas, type KernelPort, type PortInput, type PortMethod, type PortOutputs } from './port.js'
 
 /** Sends one JSON request and returns the status and the parsed body. */
 export type Transport = (path: string, body: unknown) => Promise<{ status: number; body: unknown }>
 
-/** A KernelPort over HTTP, for callers in other processes (the CLI, handlers on workerd). Mechanical: one POST
- * to /rpc/<method> per call; an error body becomes the same SvcError the kernel threw. */
-export function remotePort(transport: Transport): KernelPort {
-  // A proxy rather than a table: callers pay for no schema library at start-up; the kernel validates.
-  return new Proxy({} as KernelPort, {
-    get: (_t, method) =>
-      typeof method !== 'string' || method === 'then'
-        ? undefined
-        : async (input: unknown) => {
-            const { status, body } = await transport(`/rpc/${method}`, input ?? {})
-            if (status >= 200 && status < 300) return body
-            const err = (body as { error?: { code?: unknown; message?: string; hint?: string } })?.error
-            throw new SvcError(
-              isErrorCode(err?.code) ? err.code : 'internal',
-              err?.message ?? `kernel answered HTTP ${status}`,
-              err?.hint,
-            )
-          },
-  })
+/** One call of the port: the method's input in, its output back, or the SvcError the kernel answered with. */
+export type PortCall = <M extends PortMethod>(method: M, input: PortInput<M>) => Promise<PortOutputs[M]>
+
+/** A KernelPort whose every method is `call` with the method's name: the one typed client, generated from the
+ * port's schema table. */
+export function portClient(call: PortCall): KernelPort {
+  const methods = Object.keys(PortSchemas) as PortMethod[]
+  // The one place a port is assembled from its names: the entries hold one function per method by construction.
+  return Object.fromEntries(methods.map((m) => [m, (input: never) => call(m, input)])) as KernelPort
 }
 
+/** A call as one POST to /rpc/<method>; an error body becomes the same SvcError the kernel threw. */
+export const rpcCall =
+  (transport: Transport): PortCall =>
+  async (method, input) => {
+    const { status, body } = await transport(`/rpc/${method}`, input ?? {})
+    if (status >= 200 && status < 300) return body as PortOutputs[typeof method]
+    const err = (body as { error?: { code?: unknown; message?: string; hint?: string } })?.error
+    throw new SvcError(
+      isErrorCode(err?.code) ? err.code : 'internal',
+      err?.message ?? `kernel answered HTTP ${status}`,
+      err?.hint,
+    )
+  }
+
+/** A KernelPort over HTTP, for callers in other processes (the CLI, handlers on workerd). */
+export const remotePort = (transport: Transport): KernelPort => portClient(rpcCall(transport))
 /** A transport over fetch (workerd, browsers). */
 export const fetchTransport =
   (baseUrl: string, token: string, f: typeof fetch = fetch): Transport =>

@@ -285,3 +285,6 @@ export type WaitResult =
   | { kind: 'exited'; detail: string; cursor?: string; next?: string[] }
   | { kind: 'idle'; detail: string; cursor?: string; next?: string[] }
 export type KernelPort = { [M in PortMethod]: (input: PortInput<M>) => Promise<PortOutputs[M]> }
+
+/** One method of a port called by its name, typed by the name: how the RPC route serves every method alike. */
+export const callPort = <M extends PortMethod>(port: KernelPort, method: M, input: PortInput<M>) => port[method](input)
