@@ -5,13 +5,16 @@ import { ROOT, TEST_HOMES } from './helpers/home.js'
 import { suiteOutcome, failureRecap } from './helpers/suite-outcome.js'
 
 /** Runs every uvu suite file under dist/test, each in its own process so that one crash cannot hide the others'
- * counts, several side by side (most suites wait on the processes they drive), prints each file's report whole when
+ * counts (a pure group, which starts nothing, runs all its files in one process: a Node start costs more than most
+ * of its files), several side by side (most suites wait on the processes they drive), prints each file's report whole when
  * it ends, then the time of each group, then the one line CI reads: `N passed, N failed`.
  * `node dist/test/run.js [group ...]`; SERVICE_TEST_JOBS sets how many files run at once. */
 const ALL_GROUPS = ['domain', 'io', 'handlers', 'cli', 'e2e', 'reliability', 'browser']
 const groups = (process.argv.length > 2 ? process.argv.slice(2) : ALL_GROUPS).filter((g) =>
   existsSync(join(ROOT, 'dist', 'test', g)),
 )
+/** Groups whose files start no process, server or kernel: each runs as one uvu process. */
+const PURE = new Set(['domain', 'handlers'])
 const JOBS = Math.max(1, Number(process.env.SERVICE_TEST_JOBS) || 4)
 /** A suite file still running after this long is stopped and counted as failed, so that a hang cannot stall CI. */
 const FILE_LIMIT_MS = 10 * 60 * 1000
@@ -20,8 +23,10 @@ const uvu = join(ROOT, 'node_modules', 'uvu', 'bin.js')
 
 interface SuiteFile {
   group: string
+  /** A file's name, or every file of a pure group. */
   file: string
 }
+const WHOLE_GROUP = 'all files'
 interface Outcome {
   passed: number
   failed: number
@@ -31,10 +36,12 @@ interface Outcome {
 }
 
 const files: SuiteFile[] = groups.flatMap((group) =>
-  readdirSync(join(ROOT, 'dist', 'test', group))
-    .filter((f) => f.endsWith('.test.js'))
-    .sort()
-    .map((file) => ({ group, file })),
+  PURE.has(group)
+    ? [{ group, file: WHOLE_GROUP }]
+    : readdirSync(join(ROOT, 'dist', 'test', group))
+        .filter((f) => f.endsWith('.test.js'))
+        .sort()
+        .map((file) => ({ group, file })),
 )
 // Longest first (as the last run measured them; on a first run, by group: a reliability file takes about a minute,
 // an end-to-end one half that, a pure one a second), so that the slowest file does not start last.
@@ -56,7 +63,7 @@ const outcomes = new Map<string, Outcome>()
 function runFile(s: SuiteFile): Promise<void> {
   const started = Date.now()
   return new Promise((resolve) => {
-    const pattern = `^${s.file.replace(/\./g, '\\.')}$`
+    const pattern = s.file === WHOLE_GROUP ? '\\.test\\.js$' : `^${s.file.replace(/\./g, '\\.')}$`
     const child = spawn(process.execPath, [uvu, join('dist', 'test', s.group), pattern], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -29,7 +29,7 @@ function memoryIo(home: string): Io & { outText: () => string; errText: () => st
 /** A port whose every method fails as an unexpected error would. */
 const failingPort = (e: unknown) => new Proxy({} as KernelPort, { get: () => async () => Promise.reject(e) })
 
-test('item 15: an unexpected error is one line naming where its details were kept, never a stack trace', async () => {
+test('an unexpected error is one line naming where its details were kept, never a stack trace', async () => {
   const home = join(BASE, 'svc')
   mkdirSync(home, { recursive: true })
   const io = memoryIo(home)
@@ -45,7 +45,7 @@ test('item 15: an unexpected error is one line naming where its details were kep
   assert.match(readFileSync(log, 'utf8'), boom.stack!, 'the stack is kept in the log')
 })
 
-test('item 15: a thrown value that is no Error, with no service home to log in, is still one line', async () => {
+test('a thrown value that is no Error, with no service home to log in, is still one line', async () => {
   const io = memoryIo(join(BASE, 'absent'))
   assert.is(await dispatch(['conv', 'list'], io, failingPort('a string\nwith a second line')), 1)
   assert.is(io.errText(), 'svc: internal error: a string\\nwith a second line\n')

@@ -24,7 +24,7 @@ const unknownKey: Decision = {
   hint: 'unset SERVICE_CONVERSATION_KEY, or run this inside the conversation it was given to',
 }
 
-test('item 10: who may act as whom, given the conversation named, whether it has a key, and whose key came with the request', () => {
+test('who may act as whom, given the conversation named, whether it has a key, and whose key came with the request', () => {
   const cases: [string, Omit<ActAsFacts, 'what'>, Decision][] = [
     ['a keyed conversation with its own key', { named: { id: '7', hasKey: true }, keyOf: '7' }, ok],
     [

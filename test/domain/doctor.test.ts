@@ -183,7 +183,7 @@ test('gh: missing or logged out is a note with its fix (only gh-linked workers n
   })
 })
 
-test('item 12: each refused store file is a problem naming the file, with the fix', () => {
+test('each refused store file is a problem naming the file, with the fix', () => {
   const path = '/home/u/.service/agents/conv-c7/record.json'
   const checks = doctorChecks(
     facts({ badStoreFiles: [{ path, problem: 'does not hold what it should (id: expected a conversation id)' }] }),

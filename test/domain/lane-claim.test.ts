@@ -204,7 +204,7 @@ test('planUndo: what a launch cut short made is taken back only when it is prova
   for (const [what, i, f, want] of cases) assert.equal(planUndo(i, f), want, what)
 })
 
-test('item 13: optionLikeRef: a --from, --at or --branch starting with - is refused before git sees it', () => {
+test('optionLikeRef: a --from, --at or --branch starting with - is refused before git sees it', () => {
   const cases: [Parameters<typeof optionLikeRef>[0], string | undefined][] = [
     [{ from: 'origin/main', at: 'HEAD~1', branch: 'r1/x-y' }, undefined],
     [{ from: '--lock' }, "--from --lock: a ref never starts with '-'; give a branch, tag or commit"],

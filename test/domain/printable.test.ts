@@ -19,7 +19,7 @@ const CASES: [string, string, string][] = [
   ['line and paragraph separators', 'a\u2028b\u2029c', 'a\\u2028b\\u2029c'],
 ]
 
-test('item 14: printable escapes every control, separator and bidirectional character visibly', () => {
+test('printable escapes every control, separator and bidirectional character visibly', () => {
   for (const [what, input, want] of CASES) assert.is(printable(input), want, what)
 })
 

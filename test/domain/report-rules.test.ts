@@ -13,6 +13,16 @@ import {
 } from '../../kernel/domain/report-rules.js'
 import type { Report } from '../../kernel/domain/report.js'
 
+/** The parser's own words for a text that is no JSON (the runtime's wording, not pinned here). */
+const parseError = (text: string) => {
+  try {
+    JSON.parse(text)
+  } catch (e) {
+    return (e as Error).message
+  }
+  throw new Error(`${text} parsed`)
+}
+
 // SPEC.md 4.1 report rules 1-6 and section 3's frozen branch: one row per case, refusals with code and exact message.
 
 const lane = (role: Role): LaneFacts => ({
@@ -273,7 +283,7 @@ const ROWS: Row[] = [
     { verdict: 'DEFECTS', defects: 5, verdictText: 'nope' },
     [],
     undefined,
-    refused('usage', 'verdict file v.json is not JSON: Unexpected token \'o\', "nope" is not valid JSON'),
+    refused('usage', `verdict file v.json is not JSON: ${parseError('nope')}`),
   ],
   [
     'verdict file without defects',

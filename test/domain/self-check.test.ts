@@ -4,7 +4,7 @@ import { checkManifest, type ManifestRead, type SelfCheck } from '../../kernel/d
 
 const P = '/h/kernel.json'
 
-test('item 9: the kernel stops only on a manifest that is gone or names another; any other read error is logged and waited out', () => {
+test('the kernel stops only on a manifest that is gone or names another; any other read error is logged and waited out', () => {
   const cases: [ManifestRead, SelfCheck][] = [
     [{ token: 'mine' }, { verdict: 'keep' }],
     [{ token: 'theirs' }, { verdict: 'stop', why: `${P} names another kernel` }],

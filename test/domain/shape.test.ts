@@ -11,7 +11,7 @@ const state = { runner: { pid: 7, start: '100' } }
 const CASES: [string, Parameters<typeof checkShape>[0], unknown, string | undefined][] = [
   ['a record as the kernel writes it', ConversationRecordSchema, rec, undefined],
   [
-    'item 12: an id that is no number',
+    'an id that is no number',
     ConversationRecordSchema,
     { ...rec, id: 'abc' },
     'id: expected /^[1-9][0-9]{0,11}$/, got "abc"',
@@ -28,7 +28,7 @@ const CASES: [string, Parameters<typeof checkShape>[0], unknown, string | undefi
   ['not an object', ConversationRecordSchema, 'x', '(top level): expected Object, got "x"'],
   ['a runner state', RunnerStateSchema, { ...state, cost: { usd: 0.5, estimated: false } }, undefined],
   [
-    'item 12: a string cost.usd',
+    'a string cost.usd',
     RunnerStateSchema,
     { ...state, cost: { usd: '0.50', estimated: false } },
     'cost.usd: expected number, got "0.50"',

@@ -22,7 +22,7 @@ const step = (n: number, cmd: string) =>
 const OTHER =
   'hint: a conversation acts only as itself: SERVICE_CONVERSATION must name the conversation its key was given to\n'
 
-test('item 10: a builder that sets SERVICE_CONVERSATION to its critic or to the root acts as neither; each conversation acts as itself with its own key', async () => {
+test('a builder that sets SERVICE_CONVERSATION to its critic or to the root acts as neither; each conversation acts as itself with its own key', async () => {
   // The builder waits for the critic's id, then tries to act as the critic and as the root, then as itself.
   const steps = [
     `while [ ! -e ${h.home}/critic-id ]; do sleep 0.05; done; C=$(cat ${h.home}/critic-id)`,
@@ -129,7 +129,7 @@ test('item 10: a builder that sets SERVICE_CONVERSATION to its critic or to the 
   assert.not.match(readFileSync(join(dir, 'launch.json'), 'utf8'), 'SERVICE_CONVERSATION_KEY')
 })
 
-test('item 10: a human root (harness none) keeps launching by its id alone, and a play lane has no key', async () => {
+test('a human root (harness none) keeps launching by its id alone, and a play lane has no key', async () => {
   const out = await start([
     '--key',
     'p',

@@ -216,7 +216,7 @@ test('a runner killed without writing its end is marked ended by the reconcile, 
   assert.match(v.evidence.detail, `runner pid ${state.runner.pid} is gone and wrote no end`)
 })
 
-test('item 11: a long transcript is read a bounded page at a time: the last page first, then only what is new', async () => {
+test('a long transcript is read a bounded page at a time: the last page first, then only what is new', async () => {
   const { appendFileSync, writeFileSync } = await import('node:fs')
   const { rpc } = await import('../helpers/activity.js')
   const id = (await h.ok(['conv', 'new', '--harness', 'none', '--cwd', h.home])).trim()

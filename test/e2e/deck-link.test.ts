@@ -31,7 +31,7 @@ const post = (path: string, headers: Record<string, string>, body: unknown = {})
     body: JSON.stringify(body),
   }).then((r) => r.status)
 
-test('item 7: the deck cookie is a session of its own, never the token: it opens the deck routes only, and svc deck --revoke ends it', async () => {
+test('the deck cookie is a session of its own, never the token: it opens the deck routes only, and svc deck --revoke ends it', async () => {
   const url = JSON.parse(await h.ok(['deck', '--json', '--no-open'])).url as string
   const cookie = await login(url)
   assert.match(cookie, /^svc_deck_\d+=/)
@@ -52,7 +52,7 @@ test('item 7: the deck cookie is a session of its own, never the token: it opens
   assert.is(await get('/api/tree', headers), 401, 'revoked')
 })
 
-test("item 8: on a terminal, svc deck opens a private file that leads to the deck; the code never goes into the opener's arguments", async () => {
+test("on a terminal, svc deck opens a private file that leads to the deck; the code never goes into the opener's arguments", async () => {
   const bin = join(h.home, 'bin')
   mkdirSync(bin, { recursive: true })
   const argsFile = join(h.home, 'opener-args')

@@ -49,7 +49,7 @@ async function refusedUnseen(after: string, unseen: string[], status = ''): Prom
   return dir
 }
 
-test('item 1: edits behind assume-unchanged and skip-worktree are uncommitted work: a plain reap is refused, --park saves them', async () => {
+test('edits behind assume-unchanged and skip-worktree are uncommitted work: a plain reap is refused, --park saves them', async () => {
   const flags =
     'echo edit >> README.md; git update-index --assume-unchanged README.md; echo more >> src/app.sh; git update-index --skip-worktree src/app.sh'
   const dir = await refusedUnseen(flags, ['README.md', 'src/app.sh'])
@@ -64,7 +64,7 @@ test('item 1: edits behind assume-unchanged and skip-worktree are uncommitted wo
   assert.is(back['src/app.sh'], file('echo app\nmore\n'))
 })
 
-test('item 4: --park in a sparse lane saves a new file outside the sparse patterns', async () => {
+test('--park in a sparse lane saves a new file outside the sparse patterns', async () => {
   const roles = Object.fromEntries(
     ['builder', 'critic', 'verifier', 'play', 'orchestrator'].map((r) => [
       r,
@@ -95,7 +95,7 @@ test('item 4: --park in a sparse lane saves a new file outside the sparse patter
   )
 })
 
-test('item 5: --park keeps the CRLF of an untracked file under text=auto: the patch and the kept ref give back the exact bytes', async () => {
+test('--park keeps the CRLF of an untracked file under text=auto: the patch and the kept ref give back the exact bytes', async () => {
   commitToProject({ '.gitattributes': '* text=auto\n' })
   await doneBuilder('b', "printf 'one\\r\\ntwo\\r\\n' > crlf.txt; printf 'x\\r\\ny\\n' >> README.md")
   const dir = join(w.lanes, 'r1-b')
@@ -110,7 +110,7 @@ test('item 5: --park keeps the CRLF of an untracked file under text=auto: the pa
   assert.not.ok(existsSync(dir))
 })
 
-test('item 6: a leftover index.lock refuses --park before anything is parked, naming the lock; once it is gone the park completes', async () => {
+test('a leftover index.lock refuses --park before anything is parked, naming the lock; once it is gone the park completes', async () => {
   await doneBuilder('b', 'echo edit >> README.md; touch "$(git rev-parse --git-dir)/index.lock"')
   const dir = join(w.lanes, 'r1-b')
   const lock = join(git(dir, 'rev-parse', '--absolute-git-dir'), 'index.lock')
@@ -126,7 +126,7 @@ test('item 6: a leftover index.lock refuses --park before anything is parked, na
   assert.ok(parkedLine(r.stdout) && r.code === 0, r.stdout + r.stderr)
 })
 
-test('item 17: a process holding a file open inside the lane (its working directory elsewhere) refuses the reap, process and file listed', async () => {
+test('a process holding a file open inside the lane (its working directory elsewhere) refuses the reap, process and file listed', async () => {
   await doneBuilder('b')
   const dir = join(w.lanes, 'r1-b')
   const log = join(dir, 'log.txt')
@@ -163,7 +163,7 @@ test('item 17: a process holding a file open inside the lane (its working direct
   )
 })
 
-test("item 18: files hidden by the lane's own ignore rules are work; files the branch's rules ignore stay out, named with their size", async () => {
+test("files hidden by the lane's own ignore rules are work; files the branch's rules ignore stay out, named with their size", async () => {
   commitToProject({ '.gitignore': 'node_modules/\n' })
   const hide = [
     'mkdir -p node_modules/dep; head -c 3000 /dev/zero > node_modules/dep/big.js',

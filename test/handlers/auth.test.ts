@@ -131,7 +131,7 @@ const NOT_DECK_ROUTES: [string, string][] = [
   ['GET', '/no/such/route'],
 ]
 
-test("item 7: the deck session opens the deck's routes and nothing else; the kernel checks it, and an unknown one is refused", async () => {
+test("the deck session opens the deck's routes and nothing else; the kernel checks it, and an unknown one is refused", async () => {
   for (const [method, path] of DECK_ROUTES) {
     const { ask, calls } = harness({ deckSession })
     const opened = await ask(path, {

@@ -87,7 +87,7 @@ test('every error code has its one HTTP status', () => {
 
 // ---- the deck's own credentials (kernel side) ----
 
-test('item 7: a deck code is single-use and short-lived; the session it gives is random, expires, and is revoked with every other', async () => {
+test('a deck code is single-use and short-lived; the session it gives is random, expires, and is revoked with every other', async () => {
   let now = 1_000_000
   const deck = new DeckAccess(
     { clock: { now: () => now }, ids: realIds },

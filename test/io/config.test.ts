@@ -219,7 +219,7 @@ test('ConfigFile caches the parse and re-reads when the file changes', async () 
   }
 })
 
-test('item 16: project keys and role names from users are looked up as own keys only', () => {
+test('project keys and role names from users are looked up as own keys only', () => {
   const p = parseProjects(
     FILE,
     'myproj:\n  path: /x\n  gauntlet:\n    roles:\n      builder:\n        model: opus\n',

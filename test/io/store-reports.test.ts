@@ -95,7 +95,7 @@ test('reports of a conversation with none is an empty list', async () => {
   assert.equal(await store.reports('alpha'), [])
 })
 
-test('item 12: a broken reports file reads as no reports for its lane alone, is never appended to, and is named once', async () => {
+test('a broken reports file reads as no reports for its lane alone, is never appended to, and is named once', async () => {
   const home = freshHome()
   const lines: string[] = []
   const s = await Store.open(home, (_l, m) => lines.push(m))

@@ -155,7 +155,7 @@ test('update of an unknown conversation is not_found', async () => {
   assert.is((e as SvcError).code, 'not_found')
 })
 
-test('item 12: every kind of broken record.json is refused alone, naming the file, untouched; the others load and ids never become NaN', async () => {
+test('every kind of broken record.json is refused alone, naming the file, untouched; the others load and ids never become NaN', async () => {
   for (const [what, content] of brokenRecords('1')) {
     const home = freshHome()
     const s1 = await Store.open(home)
@@ -181,7 +181,7 @@ test('item 12: every kind of broken record.json is refused alone, naming the fil
   }
 })
 
-test('item 12: a record.json that is a pipe is refused without being read (the load never blocks)', async () => {
+test('a record.json that is a pipe is refused without being read (the load never blocks)', async () => {
   const home = freshHome()
   const good = await newConv(await Store.open(home), 'good')
   mkdirSync(convDir(home, 'x-pipe'))
@@ -192,7 +192,7 @@ test('item 12: a record.json that is a pipe is refused without being read (the l
   assert.equal([...s.badFiles], [[file, 'cannot be read (not a regular file)']])
 })
 
-test('item 12: a refused record keeps its well-formed id taken, so a repaired record never shares it', async () => {
+test('a refused record keeps its well-formed id taken, so a repaired record never shares it', async () => {
   const home = freshHome()
   await newConv(await Store.open(home), 'good')
   mkdirSync(convDir(home, 'broken'))

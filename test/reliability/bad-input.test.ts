@@ -202,7 +202,7 @@ test('HTTP: malformed JSON, wrong types, unknown fields, NUL and newlines, huge 
   unchanged()
 })
 
-test('item 15: bounded reads with a clear limit message, and no stack trace: /dev/zero, files and stdin over the limit, a body over 4 MB on the wire', async () => {
+test('bounded reads with a clear limit message, and no stack trace: /dev/zero, files and stdin over the limit, a body over 4 MB on the wire', async () => {
   const limit = 1_000_000
   const big = join(h.home, 'big.md')
   writeFileSync(big, 'x'.repeat(limit + 1))
@@ -230,7 +230,7 @@ test('item 15: bounded reads with a clear limit message, and no stack trace: /de
   unchanged()
 })
 
-test('item 16: object keys from users are own keys only: --project __proto__ (constructor, toString) names no project', async () => {
+test('object keys from users are own keys only: --project __proto__ (constructor, toString) names no project', async () => {
   const projects = join(h.service, 'projects.yaml')
   for (const key of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
     assert.is(
@@ -246,7 +246,7 @@ test('item 16: object keys from users are own keys only: --project __proto__ (co
   unchanged()
 })
 
-test('item 14: control characters in --model (or any shown field) never reach the terminal raw; a newline forges no table row', async () => {
+test('control characters in --model (or any shown field) never reach the terminal raw; a newline forges no table row', async () => {
   const hostile = 'm\n99   r9/forged  builder  i1\x1b[2J\x9b\u202e'
   await h.ok(
     [

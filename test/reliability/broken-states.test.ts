@@ -138,7 +138,7 @@ async function api(path: string): Promise<{ status: number; body: any }> {
   return { status: res.status, body: await res.json() }
 }
 
-test('item 12: a broken state.json or mark.json reads as no state, named in the evidence and the log; lane list, conv show and the deck keep working', async () => {
+test('a broken state.json or mark.json reads as no state, named in the evidence and the log; lane list, conv show and the deck keep working', async () => {
   await h.ok(
     [
       'lane',
@@ -205,7 +205,7 @@ test('item 12: a broken state.json or mark.json reads as no state, named in the 
   }
 })
 
-test('item 12: broken records ("id":"abc" and every other kind) and a broken reports file are refused, each with one line naming it; the others keep working, new ids stay numbers, doctor names each file', async () => {
+test('broken records ("id":"abc" and every other kind) and a broken reports file are refused, each with one line naming it; the others keep working, new ids stay numbers, doctor names each file', async () => {
   await h.ok(
     [
       'lane',

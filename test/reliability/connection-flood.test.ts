@@ -73,7 +73,7 @@ test.before(async () => {
 })
 test.after(() => h.stop())
 
-test('item 9: 1100 idle connections without a token: the kernel sheds the excess, stays up, answers, logs nothing fatal, memory bounded', async () => {
+test('1100 idle connections without a token: the kernel sheds the excess, stays up, answers, logs nothing fatal, memory bounded', async () => {
   const rssBefore = rssKb(k.pid)
   const flood = await idleConnections(FLOOD)
   await until(() => flood.closed() >= FLOOD - CAP, `the kernel closing ${FLOOD - CAP} connections beyond its cap`, 5000)
@@ -102,7 +102,7 @@ test('item 9: 1100 idle connections without a token: the kernel sheds the excess
   )
 })
 
-test('item 9: a connection that sends nothing, or its headers or body too slowly, is closed; a long-poll answer is not', async () => {
+test('a connection that sends nothing, or its headers or body too slowly, is closed; a long-poll answer is not', async () => {
   const idle = await idleConnections(1)
   await until(() => idle.closed() === 1, 'the idle connection closed', 4000)
   const answers: string[] = []
