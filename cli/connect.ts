@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { existsSync, openSync, closeSync, readFileSync, mkdirSync, statSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { SvcError } from '../kernel/domain/errors.js'
@@ -8,6 +7,7 @@ import { remotePort, type Transport } from '../kernel/port/client.js'
 import type { KernelPort } from '../kernel/port/port.js'
 import { VERSION } from '../kernel/io/version.js'
 import type { Io } from './io.js'
+import { startDetached } from '../kernel/io/process.js'
 import { httpTransport, unresponsive } from './transport.js'
 
 export { httpTransport }
@@ -125,8 +125,7 @@ export async function ensureKernel(io: Io, start = true): Promise<KernelFile | u
   const main = fileURLToPath(new URL('./main.js', import.meta.url))
   // The kernel is no conversation: it keeps neither the identity nor the key of the one that happened to start it.
   const { SERVICE_CONVERSATION: _c, SERVICE_CONVERSATION_KEY: _k, ...env } = io.env
-  const child = spawn(process.execPath, [main, 'kernel', 'run'], {
-    detached: true,
+  const child = startDetached([process.execPath, main, 'kernel', 'run'], {
     stdio: ['ignore', log, log],
     env: { ...env, SERVICE_HOME: home },
     cwd: home,
@@ -134,7 +133,6 @@ export async function ensureKernel(io: Io, start = true): Promise<KernelFile | u
   closeSync(log)
   let exited = false
   child.on('exit', () => (exited = true))
-  child.unref()
   const deadline = Date.now() + START_LIMIT_MS
   if (io.isTTY) io.err('svc: starting the kernel...\n')
   while (Date.now() < deadline) {

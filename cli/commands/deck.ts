@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process'
 import { rmSync, writeFileSync } from 'node:fs'
 import { homePaths } from '../../kernel/io/home.js'
+import { startDetached } from '../../kernel/io/process.js'
 import { ensureKernel, resolveHome } from '../connect.js'
 import { json } from '../format.js'
 import type { KernelPort } from '../../kernel/port/port.js'
@@ -22,9 +22,7 @@ function openPrivately(url: string, file: string, env: NodeJS.ProcessEnv): void 
   const page = `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${attr(url)}"><title>Command Deck</title><a href="${attr(url)}">Command Deck</a>\n`
   writeFileSync(file, page, { mode: 0o600, flag: 'wx' })
   const opener = process.platform === 'darwin' ? 'open' : 'xdg-open'
-  spawn(opener, [file], { detached: true, stdio: 'ignore', env })
-    .on('error', () => {})
-    .unref()
+  startDetached([opener, file], { env })
 }
 
 export const run: Run<'deck'> = async (port, args, io: Io) => {

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import {
   closeSync,
@@ -20,6 +19,7 @@ import { faultFlag, faultPoint } from './fault.js'
 import { postJson } from './http-post.js'
 import { dropIntent, intentFiles, intentPath, readIntent, recordIntent } from './launch-intents.js'
 import { NotifyConfigFile } from './notify-config-file.js'
+import { startDetached } from './process.js'
 import { runCommand } from './run-command.js'
 import { harnessFact, toolFact, writable } from './tools.js'
 import { HostsFile } from './hosts/hosts-file.js'
@@ -168,10 +168,7 @@ const realProcs: Procs = {
   spawnDetached(command, args, { cwd, env, logFile, onError }) {
     const out = openSync(logFile, 'a', 0o600)
     try {
-      const child = spawn(command, args, { detached: true, stdio: ['ignore', out, out], cwd, env })
-      child.on('error', onError)
-      child.unref()
-      return child.pid
+      return startDetached([command, ...args], { stdio: ['ignore', out, out], cwd, env, onError }).pid
     } finally {
       closeSync(out)
     }

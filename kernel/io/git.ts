@@ -5,8 +5,9 @@ import { fetchServes } from '../domain/launch.js'
 import type { GitPlaces } from '../domain/permissions.js'
 import { availableParallelism } from 'node:os'
 import { KeyedQueue, Limiter } from '../queue/serial.js'
+import { runProcess } from './process.js'
 
-/** Git through zx: reads take no optional locks; fetch and worktree add/remove/prune run one at a time per
+/** Git, run as an argument array (io/process.ts): reads take no optional locks; fetch and worktree add/remove/prune run one at a time per
  * repository. A process result never leaves this file: callers get strings, booleans or an SvcError. */
 
 const env = { ...process.env, GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' }
@@ -35,19 +36,8 @@ interface Ran {
 }
 
 async function run(cwd: string, args: string[], extraEnv: Record<string, string> = {}, input?: string): Promise<Ran> {
-  // zx loads on first use: the kernel starts quicker, and most starts run no git at once.
-  const { $ } = await (zxCore ??= import('zx/core'))
-  const p = $({
-    cwd,
-    env: { ...env, ...extraEnv },
-    quiet: true,
-    nothrow: true,
-    verbose: false,
-    input,
-    ...SH,
-  })`exec git ${args}`
-  const out = await p
-  return { ok: out.exitCode === 0, stdout: out.stdout, stderr: out.stderr.trim(), code: out.exitCode }
+  const out = await runProcess(['git', ...args], { cwd, env: { ...env, ...extraEnv }, input })
+  return { ok: out.code === 0, stdout: out.stdout, stderr: (out.error ?? out.stderr).trim(), code: out.code }
 }
 
 /** Run git, or fail with git's own message. */
@@ -64,17 +54,6 @@ export async function git(
 }
 
 export const gitTry = run
-
-/** The POSIX shell, which execs git at once: about a millisecond less per call than bash with zx's prelude, on
- * every git call of a start, a list or a reap. Each argument is single-quoted, which needs no other escape. */
-const SH = {
-  shell: '/bin/sh',
-  prefix: '',
-  postfix: '',
-  quote: (arg: string) => `'${String(arg).replace(/'/g, `'\\''`)}'`,
-}
-
-let zxCore: Promise<typeof import('zx/core')> | undefined
 
 const lastLine = (s: string) =>
   s

@@ -1,12 +1,5 @@
 import { readFileSync, readdirSync, readlinkSync, existsSync, realpathSync } from 'node:fs'
-import { createRequire } from 'node:module'
-
-/** Output of a command, child_process loaded on first use only: the CLI reads process start times from /proc
- * on every call and never spawns, so it does not pay for loading it. */
-function execText(cmd: string, args: string[]): string {
-  const { execFileSync } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process')
-  return execFileSync(cmd, args, { encoding: 'utf8' })
-}
+import { runProcessSync } from './process.js'
 
 const hasProc = existsSync('/proc/self/stat')
 
@@ -33,11 +26,7 @@ export function processStartTime(pid: number): string | undefined {
     const st = procStat(pid)
     return st && st.state !== 'Z' ? st.start : undefined // a zombie has exited
   }
-  try {
-    return execText('ps', ['-o', 'lstart=', '-p', String(pid)]).trim() || undefined
-  } catch {
-    return undefined
-  }
+  return runProcessSync(['ps', '-o', 'lstart=', '-p', String(pid)])?.stdout.trim() || undefined
 }
 
 export const isAlive = (pid: number | undefined, start: string | undefined): boolean =>
@@ -159,12 +148,8 @@ export function processesInside(given: string): ProcessInfo[] {
     }
     return found
   }
-  let out = ''
-  try {
-    out = execText('lsof', ['-w', '-Fpfn'])
-  } catch (e) {
-    out = String((e as { stdout?: string }).stdout ?? '')
-  }
+  // lsof exits 1 when some process could not be read; what it printed still holds.
+  const out = runProcessSync(['lsof', '-w', '-Fpfn'])?.stdout ?? ''
   // lsof prints p<pid>, then f<descriptor> and n<name> for each of its files; `cwd` is the working directory.
   const byPid = new Map<number, ProcessInfo>()
   let pid = 0
@@ -180,9 +165,7 @@ export function processesInside(given: string): ProcessInfo[] {
     }
   }
   for (const info of byPid.values()) {
-    try {
-      info.command = execText('ps', ['-o', 'command=', '-p', String(info.pid)]).trim()
-    } catch {}
+    info.command = runProcessSync(['ps', '-o', 'command=', '-p', String(info.pid)])?.stdout.trim() ?? ''
     found.push(info)
   }
   return found

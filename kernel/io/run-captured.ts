@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { runProcess } from './process.js'
 
 export interface Captured {
   /** null when it was killed past its deadline or could not start. */
@@ -7,46 +7,28 @@ export interface Captured {
   stderr: string
   timedOut?: boolean
   /** Why it could not be started (ENOENT: not on the PATH). */
-  spawnError?: NodeJS.ErrnoException
+  spawnError?: { code?: string; message: string }
 }
 
-/** Run a program (no shell) with `input` on its stdin; its output kept (up to `keep` characters of each stream),
- * killed past `timeoutMs`. Never throws. */
-export function runCaptured(
+/** Run a program (no shell, through io/process.ts) with `input` on its stdin; its output kept (up to `keep`
+ * characters of each stream), killed past `timeoutMs`. Never throws. */
+export async function runCaptured(
   cmd: string,
   args: readonly string[],
   opts: { env: NodeJS.ProcessEnv; timeoutMs: number; input?: string; keep?: number },
 ): Promise<Captured> {
-  const keep = opts.keep ?? Infinity
-  return new Promise((resolve) => {
-    let child
-    try {
-      child = spawn(cmd, args, { env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] })
-    } catch (e) {
-      return resolve({ code: null, stdout: '', stderr: '', spawnError: e as NodeJS.ErrnoException })
+  const r = await runProcess([cmd, ...args], opts)
+  if (r.error !== undefined)
+    return {
+      code: null,
+      stdout: '',
+      stderr: '',
+      spawnError: { code: r.missing ? 'ENOENT' : undefined, message: r.error },
     }
-    let stdout = ''
-    let stderr = ''
-    let timedOut = false
-    const timer = setTimeout(() => {
-      timedOut = true
-      child.kill('SIGKILL')
-    }, opts.timeoutMs)
-    child.stdout.on('data', (d: Buffer) => {
-      if (stdout.length < keep) stdout += d.toString('utf8')
-    })
-    child.stderr.on('data', (d: Buffer) => {
-      if (stderr.length < keep) stderr += d.toString('utf8')
-    })
-    child.stdin.on('error', () => {})
-    child.on('error', (e) => {
-      clearTimeout(timer)
-      resolve({ code: null, stdout, stderr, spawnError: e as NodeJS.ErrnoException })
-    })
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolve({ code: timedOut ? null : code, stdout, stderr, ...(timedOut ? { timedOut } : {}) })
-    })
-    child.stdin.end(opts.input ?? '')
-  })
+  return {
+    code: r.timedOut ? null : r.code,
+    stdout: r.stdout,
+    stderr: r.stderr,
+    ...(r.timedOut ? { timedOut: true } : {}),
+  }
 }

@@ -1,7 +1,7 @@
-import { execFile } from 'node:child_process'
 import { accessSync, constants, statSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import { loginFact, LOGIN_STATUS_ARGS, type ToolFact } from '../domain/doctor.js'
+import { runProcess } from './process.js'
 
 /** The first executable file named `name` in the directories of PATH. */
 function findOnPath(name: string, path = process.env.PATH ?? ''): string | undefined {
@@ -26,28 +26,27 @@ export function toolFact(
 ): Promise<ToolFact> {
   const found = findOnPath(name, path)
   if (!found || !versionArgs) return Promise.resolve(found ? { path: found } : {})
-  return new Promise((resolve) =>
-    execFile(found, versionArgs, { timeout: 10_000, encoding: 'utf8' }, (err, stdout, stderr) => {
-      const first = (s: string) =>
-        s
-          .split('\n')
-          .find((l) => l.trim())
-          ?.trim()
-      if (err) resolve({ path: found, error: first(stderr) ?? first(err.message) ?? 'failed' })
-      else resolve({ path: found, version: first(stdout) ?? first(stderr) })
-    }),
-  )
+  return runProcess([found, ...versionArgs], { timeoutMs: 10_000 }).then((r) => {
+    const first = (t: string) =>
+      t
+        .split('\n')
+        .find((l) => l.trim())
+        ?.trim()
+    if (r.error !== undefined || r.timedOut || r.code !== 0)
+      return {
+        path: found,
+        error: first(r.stderr) ?? first(r.error ?? '') ?? (r.timedOut ? 'no answer in 10 s' : `exited ${r.code}`),
+      }
+    return { path: found, version: first(r.stdout) ?? first(r.stderr) }
+  })
 }
 
 /** A harness CLI: where it is, its version, and whether it is logged in (its own status command). */
 export async function harnessFact(name: 'claude' | 'codex', path = process.env.PATH ?? ''): Promise<ToolFact> {
   const fact = await toolFact(name, ['--version'], path)
   if (!fact.path || fact.error) return fact
-  const said = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    execFile(fact.path!, LOGIN_STATUS_ARGS[name], { timeout: 10_000, encoding: 'utf8' }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
-    ),
-  )
+  const r = await runProcess([fact.path, ...LOGIN_STATUS_ARGS[name]], { timeoutMs: 10_000 })
+  const said = { code: r.code, stdout: r.stdout, stderr: r.stderr }
   return { ...fact, login: loginFact(name, said) }
 }
 

@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
+import { startDriven } from '../io/process.js'
 import { createInterface } from 'node:readline'
 import type { LaunchPlan } from '../io/harness/types.js'
 
@@ -36,11 +37,7 @@ export async function startHarness(
 ): Promise<HarnessProcess | { error: string }> {
   let child: ChildProcess
   try {
-    child = spawn(plan.command, plan.args, {
-      cwd,
-      env,
-      stdio: [plan.stdin === 'none' ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    })
+    child = startDriven([plan.command, ...plan.args], { cwd, env, stdin: plan.stdin !== 'none' })
   } catch (e) {
     return { error: `could not start ${plan.command}: ${(e as Error).message}` }
   }

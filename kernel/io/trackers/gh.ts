@@ -1,8 +1,8 @@
-import { runCaptured } from '../run-captured.js'
 import * as v from 'valibot'
 import { GH_INSTALL, GH_LOGIN } from '../../domain/doctor.js'
 import { SvcError, oneLine } from '../../domain/errors.js'
 import type { IssueComment, IssueFacts, Tracker } from './types.js'
+import { runProcess, type Ran as ProcessRan } from '../process.js'
 
 /** GitHub issues through the gh CLI: the one place svc runs it. A process result never leaves this file: callers
  * get facts or one SvcError that says what to do (install gh, log in, or what GitHub answered). */
@@ -19,13 +19,7 @@ interface GhOptions {
   timeoutMs?: number
 }
 
-interface Ran {
-  code: number | null
-  stdout: string
-  stderr: string
-  missing?: boolean
-  timedOut?: boolean
-}
+type Ran = Pick<ProcessRan, 'code' | 'stdout' | 'stderr' | 'missing'> & { timedOut?: boolean }
 
 const IssueJson = v.object({
   title: v.string(),
@@ -126,10 +120,8 @@ function runGh(args: string[], opts: GhOptions = {}, input?: string): Promise<Ra
     NO_COLOR: '1',
     CLICOLOR: '0',
   }
-  return runCaptured('gh', args, { env, timeoutMs: opts.timeoutMs ?? 30_000, input }).then((r) =>
-    r.spawnError
-      ? { code: null, stdout: r.stdout, stderr: r.spawnError.message, missing: r.spawnError.code === 'ENOENT' }
-      : { code: r.code, stdout: r.stdout, stderr: r.stderr, timedOut: Boolean(r.timedOut) },
+  return runProcess(['gh', ...args], { env, input, timeoutMs: opts.timeoutMs ?? 30_000 }).then((r) =>
+    r.error !== undefined ? { code: null, stdout: '', stderr: r.error, missing: r.missing } : r,
   )
 }
 
