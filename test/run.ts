@@ -9,9 +9,22 @@ import { suiteOutcome, failureRecap } from './helpers/suite-outcome.js'
  * of its files), several side by side (most suites wait on the processes they drive), prints each file's report whole when
  * it ends, then the time of each group, then the one line CI reads: `N passed, N failed`.
  * `node dist/test/run.js [group ...]`; SERVICE_TEST_JOBS sets how many files run at once. */
-const ALL_GROUPS = ['domain', 'io', 'handlers', 'cli', 'e2e', 'reliability', 'browser']
-const groups = (process.argv.length > 2 ? process.argv.slice(2) : ALL_GROUPS).filter((g) =>
-  existsSync(join(ROOT, 'dist', 'test', g)),
+const ALL_GROUPS = ['lint', 'domain', 'io', 'handlers', 'cli', 'e2e', 'reliability', 'browser']
+/** The checks that are no uvu suite, each counted as one test: the style of every source file, and the layering
+ * (DESIGN.md 2) of every import in the build. */
+const CHECKS: Record<string, string[]> = {
+  format: [join(ROOT, 'node_modules', 'prettier', 'bin', 'prettier.cjs'), '--check', '**/*.{ts,tsx}'],
+  imports: [
+    join(ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs'),
+    '--config',
+    '.dependency-cruiser.cjs',
+    'dist/cli',
+    'dist/kernel',
+    'dist/handlers',
+  ],
+}
+const groups = (process.argv.length > 2 ? process.argv.slice(2) : ALL_GROUPS).filter(
+  (g) => g === 'lint' || existsSync(join(ROOT, 'dist', 'test', g)),
 )
 /** Groups whose files start no process, server or kernel: each runs as one uvu process. */
 const PURE = new Set(['domain', 'handlers'])
@@ -36,12 +49,14 @@ interface Outcome {
 }
 
 const files: SuiteFile[] = groups.flatMap((group) =>
-  PURE.has(group)
-    ? [{ group, file: WHOLE_GROUP }]
-    : readdirSync(join(ROOT, 'dist', 'test', group))
-        .filter((f) => f.endsWith('.test.js'))
-        .sort()
-        .map((file) => ({ group, file })),
+  group === 'lint'
+    ? Object.keys(CHECKS).map((file) => ({ group, file }))
+    : PURE.has(group)
+      ? [{ group, file: WHOLE_GROUP }]
+      : readdirSync(join(ROOT, 'dist', 'test', group))
+          .filter((f) => f.endsWith('.test.js'))
+          .sort()
+          .map((file) => ({ group, file })),
 )
 // Longest first (as the last run measured them; on a first run, by group: a reliability file takes about a minute,
 // an end-to-end one half that, a pure one a second), so that the slowest file does not start last.
@@ -64,7 +79,8 @@ function runFile(s: SuiteFile): Promise<void> {
   const started = Date.now()
   return new Promise((resolve) => {
     const pattern = s.file === WHOLE_GROUP ? '\\.test\\.js$' : `^${s.file.replace(/\./g, '\\.')}$`
-    const child = spawn(process.execPath, [uvu, join('dist', 'test', s.group), pattern], {
+    const argv = s.group === 'lint' ? CHECKS[s.file] : [uvu, join('dist', 'test', s.group), pattern]
+    const child = spawn(process.execPath, argv, {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     })
@@ -79,7 +95,8 @@ function runFile(s: SuiteFile): Promise<void> {
     child.on('close', (code, signal) => {
       clearTimeout(limit)
       const ms = Date.now() - started
-      const counted = suiteOutcome(out, code ?? (signal ? 1 : 0))
+      const exit = code ?? (signal ? 1 : 0)
+      const counted = s.group === 'lint' ? { passed: exit ? 0 : 1, failed: exit ? 1 : 0 } : suiteOutcome(out, exit)
       outcomes.set(key(s), { ...counted, ms, ...(counted.failed ? { report: out } : {}) })
       process.stdout.write(out)
       console.log(`${key(s)}: ${counted.passed} passed, ${counted.failed} failed in ${(ms / 1000).toFixed(1)} s\n`)
