@@ -3,8 +3,8 @@ import * as assert from 'uvu/assert'
 import { closeDeckWorld, launchLane, openDeckWorld, shot, WAIT, type DeckWorld } from '../helpers/deck-browser.js'
 import { until } from '../helpers/home.js'
 
-/** A conversation's page: one that does not exist takes no message, tool calls read as what they do, and a parked
- * patch can be read. */
+/** A conversation's page: what a harness asks, shown once and answered there; one that does not exist takes no
+ * message; tool calls read as what they do; a parked patch can be read. */
 
 const conv = suite<DeckWorld>('deck conversation page')
 
@@ -61,6 +61,62 @@ conv('a parked patch is viewable from its page: what the reap saved, line by lin
   const bad = await w.page.evaluate(async (u) => (await fetch(u)).status, `/api/convs/${id}/parked/..%2Fstate.json`)
   assert.is(bad, 400, 'only a parked patch of its own')
   await shot(w, 'conv-parked-view.png')
+})
+
+conv('needs-you: what the harness asks shows on its page and is answered there', async (w) => {
+  const id = (
+    await w.h.ok([
+      'conv',
+      'new',
+      '--harness',
+      'claude',
+      '--model',
+      'claude-test-1',
+      '--cwd',
+      w.h.home,
+      '--prompt',
+      'scenario:asks set up storage',
+    ])
+  ).trim()
+  await w.page.goto(`${w.api.base}/conv/${id}`)
+  const needs = w.page.locator('#needs-what')
+  // What it asks, once: the head names the kind and the tool, the detail below holds the rest.
+  await needs.filter({ hasText: 'permission for Bash' }).waitFor(WAIT)
+  assert.is((await w.page.locator('#needs .tool-input').textContent())!.trim(), 'rm -rf build')
+  assert.is((await needs.textContent())!.trim(), 'permission for Bash')
+  assert.ok(await w.page.isVisible('#needs'))
+  assert.is(await w.page.getAttribute('#facts [data-activity]', 'data-activity'), 'needs-you')
+  await shot(w, 'conv-needs-you.png')
+  await w.page.click('#allow')
+  await w.page.locator('#needs [data-pending="allow"]').waitFor(WAIT)
+  await w.page
+    .locator('#status')
+    .filter({ hasText: `answered allow to #${id} c${id} (permission for Bash: rm -rf build)` })
+    .waitFor(WAIT)
+
+  await needs.filter({ hasText: 'question for AskUserQuestion' }).waitFor(WAIT)
+  assert.is(
+    (await w.page.locator('#needs-body').textContent())!.split('Which database should the new service use?').length,
+    2,
+    'the question is printed once',
+  )
+  await w.page.fill('#answer-message', 'Postgres')
+  await w.page.click('#allow')
+  await needs.filter({ hasText: 'plan for ExitPlanMode' }).waitFor(WAIT)
+  assert.is((await w.page.locator('#needs-body').textContent())!.split('1. Add the storage module').length, 2)
+  await w.page.fill('#answer-message', 'smaller steps')
+  await w.page.click('#deny')
+  await w.page.locator('#facts [data-activity="idle"]').waitFor(WAIT)
+  assert.not.ok(await w.page.isVisible('#needs'))
+  const said = await w.page.locator('#transcript [data-kind="user"]').allTextContents()
+  assert.equal(
+    said.slice(-3).map((t) => t.replace(/^\S+ user /, '')),
+    [
+      'allow (permission: Bash)',
+      'allow (question: AskUserQuestion): Postgres',
+      'deny (plan: ExitPlanMode): smaller steps',
+    ],
+  )
 })
 
 conv.run()

@@ -9,7 +9,7 @@ import { criticScript } from '../e2e/api-kit.js'
 
 /** The Command Deck in a real browser (the headless Chromium npm installs, driven by playwright-core) against a real kernel running a
  * real gauntlet: an orchestrator lane with a builder and a handed-off successor, a critic judging the builder, a lane
- * taking a message from the composer, a harness asking for permission, and a dirty lane reaped with park. Each step
+ * taking a message from the composer, and a dirty lane reaped with park. Each step
  * leaves a screenshot in test-artifacts/screenshots/. */
 
 interface World extends DeckWorld {
@@ -273,62 +273,6 @@ deck('a conversation page: its transcript, and a message sent from the composer 
   assert.ok(await w.page.isDisabled('#message'))
   assert.ok(await w.page.isDisabled('#composer button[type="submit"]'))
   await shot(w, 'conv-composer-disabled.png')
-})
-
-deck('needs-you: what the harness asks shows on its page and is answered there', async (w) => {
-  const id = (
-    await w.h.ok([
-      'conv',
-      'new',
-      '--harness',
-      'claude',
-      '--model',
-      'claude-test-1',
-      '--cwd',
-      w.h.home,
-      '--prompt',
-      'scenario:asks set up storage',
-    ])
-  ).trim()
-  await w.page.goto(`${w.api.base}/conv/${id}`)
-  const needs = w.page.locator('#needs-what')
-  // What it asks, once: the head names the kind and the tool, the detail below holds the rest.
-  await needs.filter({ hasText: 'permission for Bash' }).waitFor(WAIT)
-  assert.is((await w.page.locator('#needs .tool-input').textContent())!.trim(), 'rm -rf build')
-  assert.is((await needs.textContent())!.trim(), 'permission for Bash')
-  assert.ok(await w.page.isVisible('#needs'))
-  assert.is(await w.page.getAttribute('#facts [data-activity]', 'data-activity'), 'needs-you')
-  await shot(w, 'conv-needs-you.png')
-  await w.page.click('#allow')
-  await w.page.locator('#needs [data-pending="allow"]').waitFor(WAIT)
-  await w.page
-    .locator('#status')
-    .filter({ hasText: `answered allow to #${id} c${id} (permission for Bash: rm -rf build)` })
-    .waitFor(WAIT)
-
-  await needs.filter({ hasText: 'question for AskUserQuestion' }).waitFor(WAIT)
-  assert.is(
-    (await w.page.locator('#needs-body').textContent())!.split('Which database should the new service use?').length,
-    2,
-    'the question is printed once',
-  )
-  await w.page.fill('#answer-message', 'Postgres')
-  await w.page.click('#allow')
-  await needs.filter({ hasText: 'plan for ExitPlanMode' }).waitFor(WAIT)
-  assert.is((await w.page.locator('#needs-body').textContent())!.split('1. Add the storage module').length, 2)
-  await w.page.fill('#answer-message', 'smaller steps')
-  await w.page.click('#deny')
-  await w.page.locator('#facts [data-activity="idle"]').waitFor(WAIT)
-  assert.not.ok(await w.page.isVisible('#needs'))
-  const said = await w.page.locator('#transcript [data-kind="user"]').allTextContents()
-  assert.equal(
-    said.slice(-3).map((t) => t.replace(/^\S+ user /, '')),
-    [
-      'allow (permission: Bash)',
-      'allow (question: AskUserQuestion): Postgres',
-      'deny (plan: ExitPlanMode): smaller steps',
-    ],
-  )
 })
 
 deck(
