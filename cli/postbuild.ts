@@ -29,3 +29,16 @@ await build({
   outfile: join(deckDir, 'client.bundle.js'),
   logLevel: 'warning',
 })
+
+// The host runner (kernel/runner/host-runner.ts) as one file with what it imports: the kernel ships it to a host over
+// ssh, so a host needs Node and nothing installed from a registry.
+await build({
+  entryPoints: [join(root, 'dist', 'kernel', 'runner', 'host-runner.js')],
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  legalComments: 'none',
+  outfile: join(root, 'dist', 'kernel', 'runner', 'host-runner.mjs'),
+  logLevel: 'warning',
+})

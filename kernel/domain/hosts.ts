@@ -332,3 +332,36 @@ export interface HostView {
 
 /** One line of `svc host list` / doctor for a host that answered. */
 export const hostFactsText = (f: HostFacts) => `${f.os}; ${f.git ?? 'no git'}; ${f.node ? `node ${f.node}` : 'no node'}`
+
+/** Where the service keeps its files on a host: under the remote home, beside nothing of the user's. */
+export const REMOTE_DIR = '.svc-host'
+
+/** The host runner's file on a host: named by its content's hash, so a host holds exactly the version shipped. */
+export const remoteRunnerPath = (hash: string) => `${REMOTE_DIR}/runner-${hash.slice(0, 16)}.mjs`
+
+/** Installs the host runner (its text on stdin) unless that version is there already; answers `have` or
+ * `installed`, then `node=<version>` (empty when the host has no node). */
+export const installRunnerScript = (hash: string) => {
+  const f = `"$HOME/${remoteRunnerPath(hash)}"`
+  return [
+    'umask 077',
+    `if [ -f ${f} ]; then echo have; cat >/dev/null; else mkdir -p "$HOME/${REMOTE_DIR}" && cat > ${f}.tmp.$$ && mv ${f}.tmp.$$ ${f} && echo installed; fi`,
+    'echo "node=$(node --version 2>/dev/null)"',
+  ].join('; ')
+}
+
+/** What the kernel runs on a host to reach its runner (starting it when none runs). */
+export const attachCommand = (hash: string) =>
+  `exec node "$HOME/${remoteRunnerPath(hash)}" attach "$HOME/${REMOTE_DIR}/state"`
+
+/** What an install's answer means. */
+export function readInstall(name: string, a: ProbeAnswer): Decision {
+  if (a.code !== 0 || !/^(have|installed)$/m.test(a.stdout))
+    return refuse(
+      'unavailable',
+      `host ${name}: the host runner could not be installed: ${a.stderr.trim().split('\n').at(-1) || `exit ${a.code}`}`,
+    )
+  if (!/^node=v\d+/m.test(a.stdout))
+    return refuse('unavailable', `host ${name} has no node on its PATH`, `install Node 20 or newer on ${name}`)
+  return ALLOWED
+}

@@ -23,6 +23,8 @@ import { startDetached } from './process.js'
 import { runCommand } from './run-command.js'
 import { harnessFact, toolFact, writable } from './tools.js'
 import { HostsFile } from './hosts/hosts-file.js'
+import { hostRunnerFile } from './hosts/runner-file.js'
+import { openLineStream } from './hosts/stream.js'
 import { controlDir, forgetHostKey, keyFingerprint, recordHostKey, recordedHostKey, runSsh } from './hosts/ssh.js'
 import { GhTracker, ghAuthStatus } from './trackers/gh.js'
 import { LocalIssues } from './trackers/local.js'
@@ -241,6 +243,8 @@ const realHosts = {
   recordHostKey,
   recordedHostKey,
   keyFingerprint,
+  openLineStream,
+  hostRunnerFile,
 }
 export type HostsIo = typeof realHosts
 

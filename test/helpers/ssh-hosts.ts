@@ -1,7 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { scratchDir } from './home.js'
+import { alive, scratchDir } from './home.js'
 
 /** Other machines for the suites of issue 27: each host is a network namespace joined to this one by a veth pair,
  * with Debian's own sshd running in it and a user of its own (made here, with a key made here) to log in as. The
@@ -83,15 +83,6 @@ export function ensureSshServer(): void {
   if (!existsSync(SSHD)) throw new Error(`ssh hosts: apt-get installed openssh-server but ${SSHD} is not there`)
 }
 
-const pidAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
 /** The pids of the processes inside a namespace. */
 const pidsIn = (ns: string): number[] => {
   try {
@@ -153,12 +144,12 @@ function sweepLeftovers() {
   } catch {}
   for (const ns of names) {
     const m = new RegExp(`^${PREFIX}-([0-9a-z]+)-(\\d)$`).exec(ns)
-    if (!m || pidAlive(parseInt(m[1], 36))) continue
+    if (!m || alive(parseInt(m[1], 36))) continue
     undoHost(ns, `svh${m[1]}${m[2]}`, `${PREFIX}${m[1]}${m[2]}`)
   }
   for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
     const m = new RegExp(`^(${PREFIX}([0-9a-z]+)(\\d)):`).exec(line)
-    if (m && !pidAlive(parseInt(m[2], 36))) undoHost(`${PREFIX}-${m[2]}-${m[3]}`, `svh${m[2]}${m[3]}`, m[1])
+    if (m && !alive(parseInt(m[2], 36))) undoHost(`${PREFIX}-${m[2]}-${m[3]}`, `svh${m[2]}${m[3]}`, m[1])
   }
 }
 
@@ -305,7 +296,7 @@ export class SshHosts {
     for (let i = 0; i < 200; i++) {
       if (existsSync(pidFile)) {
         const pid = Number(readFileSync(pidFile, 'utf8').trim())
-        if (pid && pidAlive(pid)) {
+        if (pid && alive(pid)) {
           h.sshdPid = pid
           return
         }

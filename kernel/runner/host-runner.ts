@@ -1,0 +1,323 @@
+import { spawn } from 'node:child_process'
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
+import { createConnection, createServer, type Socket } from 'node:net'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { createInterface } from 'node:readline'
+import {
+  journalAfterAck,
+  nextSeq,
+  parseFromKernel,
+  toResend,
+  type FromKernel,
+  type HostEvent,
+  type HostEventBody,
+} from '../domain/host-stream.js'
+
+/** The host runner (issue 27): one process per host that supervises every lane placed there and streams their
+ * events home. It runs on the host, shipped there as one file (no package to install); the same piece can run
+ * locally. `daemon <dir>` is the runner itself: lanes are its detached children, each event is journaled (fsync)
+ * before it is sent and kept until the kernel acknowledges it, so a reconnect, a lost connection or a restart of the
+ * runner loses nothing and sends nothing the kernel will apply twice. `attach <dir>` is what the kernel runs over
+ * ssh: it joins its stdin and stdout to the runner's socket, starting the runner when none answers. */
+
+export const HOST_RUNNER_VERSION = '1'
+const POLL_MS = Number(process.env.SERVICE_HOST_POLL_MS) || 200
+/** A runner with no lane alive and no kernel attached ends after this long. */
+const IDLE_EXIT_MS = Number(process.env.SERVICE_HOST_IDLE_EXIT_MS) || 10 * 60 * 1000
+
+const paths = (dir: string) => ({
+  sock: join(dir, 'runner.sock'),
+  pid: join(dir, 'runner.pid'),
+  journal: join(dir, 'journal.jsonl'),
+  acked: join(dir, 'acked'),
+  lanes: join(dir, 'lanes'),
+  log: join(dir, 'runner.log'),
+})
+
+const lanePaths = (dir: string, lane: string) => {
+  const d = join(paths(dir).lanes, lane)
+  return {
+    dir: d,
+    script: join(d, 'script.sh'),
+    pid: join(d, 'pid'),
+    exit: join(d, 'exit-code'),
+    ended: join(d, 'ended'),
+    outbox: join(d, 'outbox'),
+  }
+}
+
+const readText = (p: string) => {
+  try {
+    return readFileSync(p, 'utf8')
+  } catch {
+    return undefined
+  }
+}
+
+const pidAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+function writeAtomic(path: string, text: string) {
+  const tmp = `${path}.${process.pid}.tmp`
+  const fd = openSync(tmp, 'w', 0o600)
+  try {
+    writeFileSync(fd, text)
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+  renameSync(tmp, path)
+}
+
+/** The lane's script runs under a small shell that writes its exit code to a file, so that the code is known even
+ * when the runner that started it is gone. */
+const WRAPPER = 'bash -e "$1"; code=$?; echo $code > "$2.tmp" && mv "$2.tmp" "$2"; exit $code'
+
+export function runDaemon(dir: string): void {
+  const p = paths(dir)
+  mkdirSync(p.lanes, { recursive: true, mode: 0o700 })
+  const log = (line: string) => appendFileSync(p.log, `${new Date().toISOString()} ${line}\n`)
+  const other = Number(readText(p.pid))
+  if (other && other !== process.pid && pidAlive(other)) {
+    log(`runner ${other} already runs here; exiting`)
+    return
+  }
+  writeAtomic(p.pid, String(process.pid))
+
+  let acked = Number(readText(p.acked)) || 0
+  let journal: HostEvent[] = journalAfterAck(
+    (readText(p.journal) ?? '')
+      .split('\n')
+      .filter(Boolean)
+      .flatMap((l) => {
+        try {
+          return [JSON.parse(l) as HostEvent]
+        } catch {
+          return [] // a line cut by a crash mid-write was never sent
+        }
+      }),
+    acked,
+  )
+  let seq = nextSeq(journal, acked)
+  const journalFd = openSync(p.journal, 'a', 0o600)
+  let client: Socket | undefined
+  let lastActive = Date.now()
+
+  const send = (e: HostEvent) => client?.write(JSON.stringify({ t: 'event', event: e }) + '\n')
+  const emit = (lane: string, body: HostEventBody) => {
+    const e = { seq: seq++, at: Date.now(), lane, ...body } as HostEvent
+    journal.push(e)
+    appendFileSync(journalFd, JSON.stringify(e) + '\n')
+    fsyncSync(journalFd)
+    send(e)
+  }
+
+  const ended = (lane: string, code: number | null, seen: 'waited' | 'exit-file' | 'gone') => {
+    const lp = lanePaths(dir, lane)
+    if (existsSync(lp.ended)) return
+    drainOutbox(lane)
+    emit(lane, { kind: 'exited', code, seen })
+    writeAtomic(lp.ended, String(code))
+  }
+
+  /** Reports a lane filed (files in its outbox, written whole by rename), in the order they were filed. */
+  const drainOutbox = (lane: string) => {
+    const lp = lanePaths(dir, lane)
+    let names: string[] = []
+    try {
+      names = readdirSync(lp.outbox)
+        .filter((n) => n.endsWith('.json'))
+        .sort()
+    } catch {
+      return
+    }
+    for (const n of names) {
+      const file = join(lp.outbox, n)
+      try {
+        const r = JSON.parse(readFileSync(file, 'utf8')) as { status: 'done' | 'blocked' | 'failed'; body: string }
+        emit(lane, { kind: 'report', id: n.slice(0, -5), status: r.status, body: r.body })
+      } catch (e) {
+        emit(lane, { kind: 'refused', reason: `report ${n} could not be read: ${(e as Error).message}` })
+      }
+      unlinkSync(file)
+    }
+  }
+
+  const start = (m: Extract<FromKernel, { t: 'start' }>) => {
+    const lp = lanePaths(dir, m.lane)
+    if (existsSync(lp.dir)) return // started already: a start sent again after a reconnect
+    mkdirSync(lp.outbox, { recursive: true, mode: 0o700 })
+    writeFileSync(lp.script, m.script, { mode: 0o700 })
+    let child
+    try {
+      mkdirSync(m.dir, { recursive: true })
+      child = spawn('bash', ['-c', WRAPPER, 'lane', lp.script, lp.exit], {
+        cwd: m.dir,
+        env: { ...process.env, ...m.env, SERVICE_HOST_OUTBOX: lp.outbox },
+        detached: true,
+        stdio: 'ignore',
+      })
+    } catch (e) {
+      emit(m.lane, { kind: 'refused', reason: `cannot start: ${(e as Error).message}` })
+      writeAtomic(lp.ended, 'null')
+      return
+    }
+    child.on('error', (e) => {
+      if (existsSync(lp.ended)) return
+      emit(m.lane, { kind: 'refused', reason: `cannot start: ${e.message}` })
+      writeAtomic(lp.ended, 'null')
+    })
+    if (!child.pid) return
+    writeAtomic(lp.pid, String(child.pid))
+    emit(m.lane, { kind: 'started', pid: child.pid })
+    child.on('exit', (code) => ended(m.lane, code, 'waited'))
+  }
+
+  const stop = (lane: string) => {
+    const pid = Number(readText(lanePaths(dir, lane).pid))
+    if (pid)
+      try {
+        process.kill(-pid, 'SIGTERM')
+      } catch {}
+  }
+
+  const onLine = (line: string) => {
+    const m = parseFromKernel(line)
+    if (!m.ok) return log(m.problem)
+    const msg = m.value
+    if (msg.t === 'resume') for (const e of toResend(journal, msg.after)) send(e)
+    else if (msg.t === 'ack') {
+      if (msg.seq <= acked) return
+      acked = msg.seq
+      writeAtomic(p.acked, String(acked))
+      journal = journalAfterAck(journal, acked)
+      // Everything acknowledged: the journal starts again empty (what is in it was held at home).
+      if (!journal.length) writeFileSync(p.journal, '')
+    } else if (msg.t === 'start') start(msg)
+    else if (msg.t === 'stop') stop(msg.lane)
+  }
+
+  try {
+    unlinkSync(p.sock)
+  } catch {}
+  const server = createServer((socket) => {
+    client?.destroy()
+    client = socket
+    lastActive = Date.now()
+    socket.write(
+      JSON.stringify({ t: 'hello', version: HOST_RUNNER_VERSION, pid: process.pid, last: seq - 1, acked }) + '\n',
+    )
+    createInterface({ input: socket }).on('line', onLine)
+    socket.on('error', () => {})
+    socket.on('close', () => {
+      if (client === socket) client = undefined
+    })
+  })
+  server.listen(p.sock)
+  log(`runner ${process.pid} listening; ${journal.length} unacknowledged events, next seq ${seq}`)
+
+  // Lanes: their reports, and the end of those started by an earlier runner (known from their exit file).
+  setInterval(() => {
+    let alive = 0
+    for (const lane of readdirSync(p.lanes)) {
+      const lp = lanePaths(dir, lane)
+      if (existsSync(lp.ended)) continue
+      drainOutbox(lane)
+      const pid = Number(readText(lp.pid))
+      if (pid && pidAlive(pid)) {
+        alive++
+        continue
+      }
+      const code = readText(lp.exit)
+      if (code !== undefined) ended(lane, Number(code.trim()), 'exit-file')
+      else if (pid && !pidAlive(pid)) ended(lane, null, 'gone')
+    }
+    if (alive || client) lastActive = Date.now()
+    else if (Date.now() - lastActive > IDLE_EXIT_MS) {
+      log('no lane alive and no kernel attached; exiting')
+      server.close()
+      rmSync(p.pid, { force: true })
+      process.exit(0)
+    }
+  }, POLL_MS)
+}
+
+/** `attach`: stdin and stdout joined to the runner's socket; the runner started first when none answers. */
+export async function runAttach(dir: string, self: string): Promise<number> {
+  const p = paths(dir)
+  mkdirSync(dir, { recursive: true, mode: 0o700 })
+  const connect = () =>
+    new Promise<Socket | undefined>((resolve) => {
+      const s = createConnection(p.sock)
+      s.once('connect', () => resolve(s))
+      s.once('error', () => resolve(undefined))
+    })
+  let socket = await connect()
+  if (!socket) {
+    const out = openSync(p.log, 'a', 0o600)
+    spawn(process.execPath, [self, 'daemon', dir], { detached: true, stdio: ['ignore', out, out] }).unref()
+    closeSync(out)
+    for (let i = 0; i < 100 && !socket; i++) {
+      await new Promise((r) => setTimeout(r, 50))
+      socket = await connect()
+    }
+  }
+  if (!socket) {
+    process.stderr.write(`host runner: no runner answers at ${p.sock}; see ${p.log}\n`)
+    return 1
+  }
+  const s = socket
+  process.stdin.pipe(s)
+  s.pipe(process.stdout)
+  return new Promise((resolve) => {
+    process.stdin.on('end', () => s.end())
+    s.on('close', () => resolve(0))
+    s.on('error', () => resolve(0))
+  })
+}
+
+/** The lane's `svc lane report` on a host: the report is written whole into the lane's outbox, and the runner
+ * sends it home. */
+export function fileReport(outbox: string, status: string, body: string): void {
+  const name = `${Date.now().toString().padStart(15, '0')}-${process.pid}.json`
+  writeAtomic(join(outbox, name), JSON.stringify({ status, body }))
+}
+
+const [mode, dir, ...rest] = process.argv.slice(2)
+const self = process.argv[1] ?? ''
+// Run as a program (the shipped file, or this module), not when imported.
+if (self && import.meta.url === pathToFileURL(self).href) {
+  if (mode === 'daemon' && dir) runDaemon(dir)
+  else if (mode === 'attach' && dir) runAttach(dir, self).then((c) => process.exit(c))
+  else if (mode === 'report' && dir) {
+    const chunks: Buffer[] = []
+    process.stdin.on('data', (d: Buffer) => chunks.push(d))
+    process.stdin.on('end', () => {
+      fileReport(dir, rest[0] ?? 'done', Buffer.concat(chunks).toString('utf8'))
+      process.exit(0)
+    })
+  } else {
+    process.stderr.write('usage: host-runner (daemon|attach) <dir> | report <outbox> [status]\n')
+    process.exit(1)
+  }
+}

@@ -1,0 +1,172 @@
+import {
+  heldAfterHello,
+  linkState,
+  parseFromRunner,
+  receive,
+  reconnectDelay,
+  type FromKernel,
+  type HostEvent,
+  type LinkState,
+} from '../domain/host-stream.js'
+import {
+  attachCommand,
+  installRunnerScript,
+  readInstall,
+  sshOptions,
+  type HostEntry,
+  type ProbeAnswer,
+  type SshPlaces,
+} from '../domain/hosts.js'
+import type { LineStream } from '../io/hosts/stream.js'
+
+/** What a link needs from outside: ssh (one command, and a stream), the runner's file, where the seq it holds is
+ * kept, the clock and its timings. The kernel gives the real ones; a test may give its own. */
+export interface HostLinkIo {
+  runSsh(args: string[], opts: { timeoutMs: number; input?: string }): Promise<ProbeAnswer>
+  openLineStream(args: string[], onLine: (line: string) => void, onClose: (why: string) => void): LineStream
+  runnerFile(): { text: string; hash: string }
+  readHeld(): number
+  writeHeld(seq: number): Promise<void>
+  now(): number
+  log(message: string): void
+  /** Before the first reconnect; doubling up to maxMs. */
+  reconnectMs: { firstMs: number; maxMs: number }
+  /** Silence after which the host counts as lost. */
+  lostAfterMs: number
+}
+
+/** The kernel's end of one host's stream: it installs the host runner when its version is missing, attaches to it
+ * over the host's master connection, applies each event once and in order (acknowledging it only after it is
+ * applied and its seq kept), sends commands (each one the runner may receive twice without harm), and reconnects
+ * after any loss, resuming after the last seq it holds. */
+export class HostLink {
+  private stream?: LineStream
+  private connected = false
+  private closed = false
+  private attempts = 0
+  private held: number
+  private lastHeardAt: number
+  private applying: Promise<void> = Promise.resolve()
+  private queue: FromKernel[] = []
+  private timer?: NodeJS.Timeout
+  /** The seq a resume was last asked after, so that a gap asks once, not once per event behind it. */
+  private resumedAfter?: number
+  /** Why the last attempt or connection ended. */
+  lastProblem?: string
+
+  constructor(
+    readonly name: string,
+    private readonly entry: HostEntry,
+    private readonly places: SshPlaces,
+    private readonly io: HostLinkIo,
+    private readonly onEvent: (e: HostEvent) => Promise<void>,
+  ) {
+    this.held = io.readHeld()
+    this.lastHeardAt = io.now()
+  }
+
+  get state(): LinkState {
+    return linkState({
+      connected: this.connected,
+      lastHeardAt: this.lastHeardAt,
+      now: this.io.now(),
+      lostAfterMs: this.io.lostAfterMs,
+    })
+  }
+
+  /** The last seq applied. */
+  get heldSeq() {
+    return this.held
+  }
+
+  start(): void {
+    void this.connect()
+  }
+
+  send(m: FromKernel): void {
+    if (this.connected && this.stream) this.stream.send(JSON.stringify(m))
+    else this.queue.push(m)
+  }
+
+  close(): void {
+    this.closed = true
+    clearTimeout(this.timer)
+    this.stream?.close()
+  }
+
+  private ssh = (learn = false) => sshOptions(this.name, this.entry, this.places, { learn })
+
+  private async connect(): Promise<void> {
+    if (this.closed) return
+    const runner = this.io.runnerFile()
+    const installed = readInstall(
+      this.name,
+      await this.io.runSsh([...this.ssh(), installRunnerScript(runner.hash)], {
+        timeoutMs: 30_000,
+        input: runner.text,
+      }),
+    )
+    if (!installed.ok) return this.retry(installed.message)
+    if (this.closed) return
+    this.stream = this.io.openLineStream(
+      [...this.ssh(), attachCommand(runner.hash)],
+      (line) => this.onLine(line),
+      (why) => {
+        this.connected = false
+        this.stream = undefined
+        this.retry(why)
+      },
+    )
+    this.resumedAfter = this.held
+    this.stream.send(JSON.stringify({ t: 'resume', after: this.held } satisfies FromKernel))
+  }
+
+  private retry(why: string) {
+    this.lastProblem = why
+    if (this.closed) return
+    this.io.log(`host ${this.name}: ${why}; trying again`)
+    const delay = reconnectDelay(this.attempts++, this.io.reconnectMs.firstMs, this.io.reconnectMs.maxMs)
+    this.timer = setTimeout(() => void this.connect(), delay)
+  }
+
+  private onLine(line: string) {
+    const m = parseFromRunner(line)
+    if (!m.ok) return this.io.log(`host ${this.name}: ${m.problem}`)
+    this.lastHeardAt = this.io.now()
+    const msg = m.value
+    if (msg.t === 'hello') {
+      const held = heldAfterHello(this.held, msg.acked)
+      if (held !== this.held) {
+        this.io.log(`host ${this.name}: its runner says events up to ${held} were acknowledged; continuing from there`)
+        this.held = held
+        void this.io.writeHeld(held)
+      }
+      this.connected = true
+      this.attempts = 0
+      for (const q of this.queue.splice(0)) this.stream?.send(JSON.stringify(q))
+      return
+    }
+    const e = msg.event
+    this.applying = this.applying.then(async () => {
+      const r = receive(this.held, e.seq)
+      if (r.apply) {
+        try {
+          await this.onEvent(e)
+        } catch (err) {
+          // Not applied: not acknowledged either; the runner keeps it and sends it again after a reconnect.
+          this.io.log(`host ${this.name}: event ${e.seq} not applied: ${(err as Error).message}`)
+          this.stream?.close()
+          return
+        }
+        this.held = e.seq
+        await this.io.writeHeld(e.seq)
+      } else if (r.resumeAfter !== undefined) {
+        if (this.resumedAfter === r.resumeAfter) return
+        this.resumedAfter = r.resumeAfter
+        this.stream?.send(JSON.stringify({ t: 'resume', after: r.resumeAfter } satisfies FromKernel))
+        return
+      }
+      if (this.held > 0) this.stream?.send(JSON.stringify({ t: 'ack', seq: this.held } satisfies FromKernel))
+    })
+  }
+}
