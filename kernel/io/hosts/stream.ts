@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
+import { startDriven } from '../process.js'
 
 /** A long-lived ssh command whose stdin and stdout carry lines (the host runner's stream). */
 export interface LineStream {
@@ -13,7 +13,7 @@ export function openLineStream(
   onLine: (line: string) => void,
   onClose: (why: string) => void,
 ): LineStream {
-  const child = spawn('ssh', args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' } })
+  const child = startDriven(['ssh', ...args], { cwd: process.cwd(), env: { ...process.env, LC_ALL: 'C' }, stdin: true })
   let stderr = ''
   let closed = false
   const close = (why: string) => {
@@ -21,11 +21,11 @@ export function openLineStream(
     closed = true
     onClose(why)
   }
-  child.stderr.on('data', (d: Buffer) => {
+  child.stderr!.on('data', (d: Buffer) => {
     if (stderr.length < 4000) stderr += d.toString('utf8')
   })
-  createInterface({ input: child.stdout }).on('line', onLine)
-  child.stdin.on('error', () => {})
+  createInterface({ input: child.stdout! }).on('line', onLine)
+  child.stdin!.on('error', () => {})
   child.on('error', (e) => close(`cannot run ssh: ${e.message}`))
   child.on('close', (code, signal) => {
     const said = stderr
@@ -37,10 +37,10 @@ export function openLineStream(
   })
   return {
     send: (line) => {
-      if (!closed) child.stdin.write(line + '\n')
+      if (!closed) child.stdin!.write(line + '\n')
     },
     close: () => {
-      child.stdin.end()
+      child.stdin!.end()
       child.kill('SIGTERM')
     },
   }
