@@ -85,7 +85,9 @@ libs(
       await page.setContent('<h1 style="font-family: sans-serif">Command Deck ✓</h1><input value="text">')
       assert.ok((await screenshotOf(page)).length > 0, 'a screenshot is drawn')
       // Libraries opened at run time (dlopen) show in the processes' memory maps, which ldd cannot see.
-      const pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p) && cmdline(p).startsWith(exe))
+      // The browser starts its children by its real path, which differs from exe where node_modules is a link.
+      const exes = [exe, realpathSync(exe)]
+      const pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p) && exes.some((e) => cmdline(p).startsWith(e)))
       assert.ok(pids.length > 0, 'the browser processes are found')
       loaded = new Set(
         pids.flatMap((p) =>
