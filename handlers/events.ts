@@ -27,7 +27,8 @@ export const events = new Hono<HandlerEnv>().get('/', async (c) => {
     stream.onAbort(() => {
       closed = true
     })
-    await stream.writeSSE({ event: 'ready', data: JSON.stringify({ last: after }), retry: 2000 })
+    // `pingMs`: the longest the page waits between two events while the kernel is well (it checks by it).
+    await stream.writeSSE({ event: 'ready', data: JSON.stringify({ last: after, pingMs: POLL_MS }), retry: 2000 })
     while (!closed) {
       try {
         const r = await c.env.port.changes({ after, timeoutMs: POLL_MS })

@@ -56,7 +56,7 @@ test('GET /api/events: ready with the last change, then each poll as a change ev
   assert.is(res.headers.get('content-type'), 'text/event-stream')
   assert.is(res.headers.get('cache-control'), 'no-cache')
   assert.equal(await events(res, 4), [
-    { event: 'ready', data: '{"last":4}', retry: '2000' },
+    { event: 'ready', data: '{"last":4,"pingMs":15000}', retry: '2000' },
     { event: 'change', data: JSON.stringify([change(5), change(6, 'r1-b-critic-i1', 'state')]), id: '6' },
     { event: 'ping', data: '' },
     { event: 'change', data: JSON.stringify([change(7)]), id: '7' },
@@ -81,7 +81,11 @@ test('GET /api/events: a reconnect with Last-Event-ID continues after it; an id 
   ] as const) {
     const { ask, calls } = harness({ changes: scripted(4, [{ changes: [change(5)], last: 5 }]) })
     const [ready] = await events(await ask('/api/events', { headers: { 'last-event-id': lastEventId } }), 2)
-    assert.equal(ready, { event: 'ready', data: JSON.stringify({ last: after }), retry: '2000' }, lastEventId)
+    assert.equal(
+      ready,
+      { event: 'ready', data: JSON.stringify({ last: after, pingMs: 15000 }), retry: '2000' },
+      lastEventId,
+    )
     assert.equal(calls[1].input, { after, timeoutMs: POLL_MS }, lastEventId)
   }
 })

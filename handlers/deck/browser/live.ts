@@ -37,10 +37,23 @@ export function live(draw: () => Promise<void>, patch?: (changes: Change[]) => P
     running = false
   }
   let es: EventSource | undefined
+  // A kernel that hangs keeps its connection open and says nothing: a stream silent for two pings and more is
+  // treated as broken (the page then asks by itself until the kernel answers).
+  let heard = Date.now()
+  let silentMs = Infinity
+  setInterval(() => {
+    if (es && es.readyState === EventSource.OPEN && Date.now() - heard > silentMs) {
+      es.close()
+      document.body.dataset.live = 'no'
+      unreachable()
+    }
+  }, 5000)
   const open = () => {
     es?.close()
     es = new EventSource('/api/events')
+    es.addEventListener('ping', () => (heard = Date.now()))
     es.addEventListener('change', async (e) => {
+      heard = Date.now()
       performance.mark('svc:change')
       const drawn = patch
         ? await patch(JSON.parse((e as MessageEvent<string>).data) as Change[]).catch(() => false)
@@ -49,7 +62,10 @@ export function live(draw: () => Promise<void>, patch?: (changes: Change[]) => P
       if (drawn) settle = setTimeout(() => void redraw(), SETTLE_MS)
       else void redraw()
     })
-    es.addEventListener('ready', () => {
+    es.addEventListener('ready', (e) => {
+      heard = Date.now()
+      const pingMs = Number((JSON.parse((e as MessageEvent<string>).data) as { pingMs?: number }).pingMs)
+      silentMs = pingMs > 0 ? 2 * pingMs + 5000 : Infinity
       connected()
       document.body.dataset.live = 'yes'
       void redraw()
