@@ -39,10 +39,11 @@ test('the deck cookie is a session of its own, never the token: it opens the dec
   const headers = { cookie }
   assert.is(await get('/api/tree', headers), 200, 'the deck tree')
   assert.is(await get('/', headers), 200, 'the deck page')
-  // Everything else needs the bearer token: the RPC (which launches shell lanes), the launch route, the list.
+  // A person starts work from the page: the launch route takes the session and applies the launch rules (here: no
+  // conversation 1). Everything else needs the bearer token: the RPC (which launches shell lanes), the list.
+  assert.is(await post('/api/lanes', headers, { conversation: '1', role: 'builder', key: 'x', prompt: 'x' }), 404)
   assert.is(await post('/rpc/kernelStatus', headers), 401)
   assert.is(await post('/rpc/convNew', headers, { cwd: h.home, harness: 'shell', prompt: 'id' }), 401)
-  assert.is(await post('/api/lanes', headers, { conversation: '1', role: 'builder', key: 'x', prompt: 'x' }), 401)
   assert.is(await get('/api/lanes', headers), 401)
   assert.is(await post('/rpc/kernelStatus', { authorization: `Bearer ${k.token}` }), 200)
   // The link was spent.
