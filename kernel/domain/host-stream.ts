@@ -57,11 +57,18 @@ const FromRunner = v.variant('t', [
     acked: v.number(),
   }),
   v.strictObject({ t: v.literal('event'), event: EventSchema }),
+  /** Sent every few seconds while attached: a host that sends nothing for longer is not answering. */
+  v.strictObject({ t: v.literal('beat'), last: v.number() }),
 ])
 export type FromRunner = v.InferOutput<typeof FromRunner>
 
 const FromKernel = v.variant('t', [
-  v.strictObject({ t: v.literal('resume'), after: v.pipe(v.number(), v.integer(), v.minValue(0)) }),
+  v.strictObject({
+    t: v.literal('resume'),
+    after: v.pipe(v.number(), v.integer(), v.minValue(0)),
+    /** How often the kernel wants to hear from the runner while nothing happens. */
+    beatMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(50), v.maxValue(60_000))),
+  }),
   v.strictObject({ t: v.literal('ack'), seq }),
   v.strictObject({
     t: v.literal('start'),

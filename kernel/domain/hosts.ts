@@ -204,7 +204,7 @@ export function sshOptions(
   name: string,
   entry: HostEntry,
   places: SshPlaces,
-  opts: { learn?: boolean } = {},
+  opts: { learn?: boolean; aliveIntervalS?: number } = {},
 ): string[] {
   const target = parseSshTarget(entry.ssh)
   if (!target.ok) throw new Error(`hosts.yaml entry ${name} was not checked: ${target.message}`)
@@ -213,7 +213,7 @@ export function sshOptions(
   return [
     ...o('BatchMode=yes'),
     ...o(`ConnectTimeout=${CONNECT_TIMEOUT_S}`),
-    ...o('ServerAliveInterval=5'),
+    ...o(`ServerAliveInterval=${opts.aliveIntervalS ?? 5}`),
     ...o('ServerAliveCountMax=2'),
     ...o('ControlMaster=auto'),
     ...o(`ControlPath=${places.controlDir}/%C`),

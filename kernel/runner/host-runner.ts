@@ -121,6 +121,7 @@ export function runDaemon(dir: string): void {
   let seq = nextSeq(journal, acked)
   const journalFd = openSync(p.journal, 'a', 0o600)
   let client: Socket | undefined
+  let beat: NodeJS.Timeout | undefined
   let lastActive = Date.now()
 
   const send = (e: HostEvent) => client?.write(JSON.stringify({ t: 'event', event: e }) + '\n')
@@ -205,8 +206,13 @@ export function runDaemon(dir: string): void {
     const m = parseFromKernel(line)
     if (!m.ok) return log(m.problem)
     const msg = m.value
-    if (msg.t === 'resume') for (const e of toResend(journal, msg.after)) send(e)
-    else if (msg.t === 'ack') {
+    if (msg.t === 'resume') {
+      for (const e of toResend(journal, msg.after)) send(e)
+      // The attached kernel hears from the runner this often when nothing happens (a silent host is lost).
+      clearInterval(beat)
+      if (msg.beatMs)
+        beat = setInterval(() => client?.write(JSON.stringify({ t: 'beat', last: seq - 1 }) + '\n'), msg.beatMs)
+    } else if (msg.t === 'ack') {
       if (msg.seq <= acked) return
       acked = msg.seq
       writeAtomic(p.acked, String(acked))

@@ -31,8 +31,10 @@ export interface HostLinkIo {
   log(message: string): void
   /** Before the first reconnect; doubling up to maxMs. */
   reconnectMs: { firstMs: number; maxMs: number }
-  /** Silence after which the host counts as lost. */
+  /** Silence after which the host counts as lost; the runner is asked to beat three times within it. */
   lostAfterMs: number
+  /** ssh's own keep-alive, seconds (a dead link ends the connection after two unanswered). */
+  aliveIntervalS?: number
 }
 
 /** The kernel's end of one host's stream: it installs the host runner when its version is missing, attaches to it
@@ -94,7 +96,7 @@ export class HostLink {
     this.stream?.close()
   }
 
-  private ssh = (learn = false) => sshOptions(this.name, this.entry, this.places, { learn })
+  private ssh = () => sshOptions(this.name, this.entry, this.places, { aliveIntervalS: this.io.aliveIntervalS })
 
   private async connect(): Promise<void> {
     if (this.closed) return
@@ -118,7 +120,8 @@ export class HostLink {
       },
     )
     this.resumedAfter = this.held
-    this.stream.send(JSON.stringify({ t: 'resume', after: this.held } satisfies FromKernel))
+    const beatMs = Math.max(50, Math.floor(this.io.lostAfterMs / 3))
+    this.stream.send(JSON.stringify({ t: 'resume', after: this.held, beatMs } satisfies FromKernel))
   }
 
   private retry(why: string) {
@@ -146,6 +149,7 @@ export class HostLink {
       for (const q of this.queue.splice(0)) this.stream?.send(JSON.stringify(q))
       return
     }
+    if (msg.t === 'beat') return
     const e = msg.event
     this.applying = this.applying.then(async () => {
       const r = receive(this.held, e.seq)

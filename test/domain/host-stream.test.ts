@@ -84,6 +84,7 @@ test('lines are checked: a bad one is named and never applied', () => {
       '{"t":"event","event":{"seq":1,"at":5,"lane":"l1","kind":"report","id":"a/b","status":"done","body":""}}',
       'the host runner sent event.id: a report id of letters, digits, ".", "_" and "-"',
     ],
+    ['{"t":"beat","last":4}', 'ok beat'],
     ['not json', 'the host runner sent a line that is not JSON: "not json"'],
   ]
   for (const [line, want] of rows) {
@@ -93,6 +94,9 @@ test('lines are checked: a bad one is named and never applied', () => {
   const k = parseFromKernel('{"t":"start","lane":"l1","dir":"/d","script":"true","env":{"A-B":"x"}}')
   assert.is(!k.ok && k.problem.startsWith('the kernel sent env.A-B'), true)
   assert.is(parseFromKernel('{"t":"ack","seq":3}').ok, true)
+  assert.is(parseFromKernel('{"t":"resume","after":0,"beatMs":500}').ok, true)
+  const fast = parseFromKernel('{"t":"resume","after":0,"beatMs":1}')
+  assert.is(!fast.ok && fast.problem, 'the kernel sent beatMs: expected >=50, got 1')
 })
 
 test('the runner is installed by its hash, and what an install answered means', () => {

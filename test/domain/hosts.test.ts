@@ -160,6 +160,7 @@ test('sshOptions: no questions, a bounded connect, one master per host, only the
   assert.equal(args.slice(-6), ['-p', '2222', '-l', 'dev', '--', '10.0.0.7'])
   assert.ok(sshOptions('a', { ssh: 'dev@h' }, places, { learn: true }).includes('StrictHostKeyChecking=accept-new'))
   assert.not.ok(sshOptions('a', { ssh: 'dev@h' }, places).includes('-p'))
+  assert.ok(sshOptions('a', { ssh: 'dev@h' }, places, { aliveIntervalS: 1 }).includes('ServerAliveInterval=1'))
 })
 
 test("readProbe: the host's facts, or what failed and how to fix it, on one line", () => {

@@ -48,7 +48,7 @@ async function until<T>(fn: () => T | Promise<T>, what: string, limitMs = 15_000
 
 const heldFile = () => join(dir, 'held')
 
-function link(): HostLink {
+function link(timing: { lostAfterMs?: number; aliveIntervalS?: number } = {}): HostLink {
   events = []
   logs = []
   const a = rig.host('a')
@@ -71,7 +71,8 @@ function link(): HostLink {
       now: Date.now,
       log: (m) => logs.push(m),
       reconnectMs: { firstMs: 100, maxMs: 400 },
-      lostAfterMs: 60_000,
+      lostAfterMs: timing.lostAfterMs ?? 60_000,
+      aliveIntervalS: timing.aliveIntervalS,
     },
     async (e) => {
       events.push(e)
@@ -166,6 +167,39 @@ test('a kernel that lost its count continues from what the runner says was ackno
   assert.equal(summary('l4'), ['started', 'report blocked BLOCKED on a ruling', 'exited 0 waited'])
   assert.is(of('l4')[0].seq, 9)
   assert.match(logs.join('\n'), 'its runner says events up to 8 were acknowledged; continuing from there')
+  l.close()
+})
+
+test('a frozen host and a cut link read host-lost, then recover; a report made meanwhile arrives once', async () => {
+  const l = link({ lostAfterMs: 1_500, aliveIntervalS: 1 })
+  await until(() => l.state === 'up', 'the link up')
+  start(l, 'l5', `while [ ! -f go ]; do sleep 0.05; done\n${report('done', 'fifth')}`)
+  await until(() => of('l5').length === 1, 'l5 started')
+
+  rig.freeze('a', true)
+  try {
+    await until(() => l.state === 'host-lost', 'a frozen host read as lost')
+  } finally {
+    rig.freeze('a', false)
+  }
+  await until(() => l.state === 'up', 'the thawed host up again', 20_000)
+
+  rig.link('a', false)
+  try {
+    await until(() => l.state === 'host-lost', 'a cut link read as lost')
+    rig.as('a', `touch ${laneDir('l5')}/go`)
+    await until(
+      () => rig.as('a', 'cat ~/.svc-host/state/lanes/l5/ended 2>/dev/null || true') === '0',
+      'l5 ended on the host',
+    )
+    assert.equal(summary('l5'), ['started'])
+  } finally {
+    rig.link('a', true)
+  }
+  await until(() => of('l5').length === 3, 'l5 events after the link came back', 20_000)
+  assert.equal(summary('l5'), ['started', 'report done fifth', 'exited 0 waited'])
+  assert.is(l.state, 'up')
+  assertEachOnce()
   l.close()
 })
 
