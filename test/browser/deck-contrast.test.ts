@@ -100,10 +100,11 @@ function audit(): Finding[] {
   return out
 }
 
-async function check(w: World, page: string, ready: string) {
+async function check(w: World, page: string, ready: string, prepare?: () => Promise<void>) {
   await w.page.goto(`${w.api.base}${page}`)
   await w.page.locator(ready).first().waitFor(WAIT)
   await w.page.waitForFunction(() => document.body.dataset.conn === 'live', undefined, WAIT)
+  await prepare?.()
   const found = await w.page.evaluate(audit)
   const failing = found.filter((f) => f.ratio < f.need)
   // The lowest ratio of each kind of element, for the record.
@@ -121,24 +122,36 @@ async function check(w: World, page: string, ready: string) {
   return found
 }
 
-contrast('the Command Deck: zero counts, count badges, chips, a failed lane, a verdict badge, the inbox', async (w) => {
-  const found = await check(w, '/', '#inbox [data-ask]')
-  const zero = found.filter((f) => f.where === 'span.count.count-needs-you.zero')
-  assert.ok(zero.length >= 1, 'a zero count was measured')
-  assert.ok(
-    found.some((f) => f.where.startsWith('span.chip.activity-failed')),
-    'the failed chip was measured',
-  )
-  assert.ok(
-    found.some((f) => f.where.startsWith('a.badge.verdict-NOT_YET')),
-    'a verdict badge was measured',
-  )
-  await shot(w, 'contrast-deck.png')
-})
+contrast(
+  'the Command Deck: zero counts, count badges, chips, a failed lane, a verdict badge, the inbox, the start forms',
+  async (w) => {
+    const found = await check(w, '/', '#inbox [data-ask]', () => w.page.click('#start summary'))
+    assert.ok(
+      found.some((f) => f.text === 'A worker on an issue'),
+      'the open start form was measured',
+    )
+    const zero = found.filter((f) => f.where === 'span.count.count-needs-you.zero')
+    assert.ok(zero.length >= 1, 'a zero count was measured')
+    assert.ok(
+      found.some((f) => f.where.startsWith('span.chip.activity-failed')),
+      'the failed chip was measured',
+    )
+    assert.ok(
+      found.some((f) => f.where.startsWith('a.badge.verdict-NOT_YET')),
+      'a verdict badge was measured',
+    )
+    await shot(w, 'contrast-deck.png')
+  },
+)
 
 contrast('the Agents page and a conversation page', async (w) => {
   await check(w, '/agents', `li[data-id="${w.ids.b}"]`)
-  const conv = await check(w, `/conv/${w.ids.c}`, '#reports [data-verdict]')
+  // With the reap's question open.
+  const conv = await check(w, `/conv/${w.ids.c}`, '#reports [data-verdict]', () => w.page.click('#reap-go'))
+  assert.ok(
+    conv.some((f) => f.text.startsWith('Reap #')),
+    'the confirmation was measured',
+  )
   assert.ok(conv.some((f) => f.where.startsWith('span.badge.verdict-NOT_YET')))
 })
 
