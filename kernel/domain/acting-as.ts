@@ -4,29 +4,68 @@ import { ALLOWED, refuse, type Decision } from './refusal.js'
 export const KEY_VARIABLE = 'SERVICE_CONVERSATION_KEY'
 
 /** What a request that acts as a conversation (report, launch, mark, tell as, successor) shows, as the kernel
- * found it: the conversation it names and whether that one has a key; the key it gives, as the conversation that
- * key belongs to (null: it belongs to none). */
+ * found it: the conversation it names, whether that one has a key and a process tree running now; the key it gives,
+ * as the conversation that key belongs to (null: it belongs to none); the conversation whose process tree the
+ * calling process belongs to (from the connection, not from anything the caller says). */
 export interface ActAsFacts {
   what: string
-  named?: { id: string; hasKey: boolean }
+  named?: { id: string; hasKey: boolean; treeAlive?: boolean }
   /** Absent: no key given. */
   keyOf?: string | null
+  /** Absent: the caller is in no conversation's process tree (a person's shell). */
+  tree?: string
 }
 
-/** Who may act as whom. A conversation the kernel drives has a key, and only a request giving that key acts as it;
- * a key acts as its own conversation only. A conversation with no key (one a human made with `--harness none`)
- * is acted as by its id alone, as long as no other conversation's key comes with the request. */
+/** The processes the kernel started for a conversation: its runner (that process, or the process group it leads). */
+export interface RunnerProcess {
+  conv: string
+  pid: number
+  /** The runner's start time, when it has published it (a pid alone may be reused). */
+  start?: string
+}
+
+/** The conversation whose process tree holds a process, given it and its ancestors nearest first: the first of
+ * them that is a conversation's runner, or a member of a runner's process group. None: a process no runner started. */
+export function treeOf(
+  lineage: readonly { pid: number; start: string; pgid: number }[],
+  runners: readonly RunnerProcess[],
+): string | undefined {
+  for (const p of lineage) {
+    const r = runners.find(
+      (r) => (r.pid === p.pid && (r.start === undefined || r.start === p.start)) || r.pid === p.pgid,
+    )
+    if (r) return r.conv
+  }
+  return undefined
+}
+
+/** Who may act as whom. A process the kernel started for a conversation (its runner's tree) acts as that one only,
+ * whatever its environment says. Elsewhere, a conversation the kernel drives has a key, and only a request giving
+ * that key acts as it, and only while no process tree of its own runs (a key read from another process's
+ * environment is no identity); a key acts as its own conversation only. A conversation with no key (one a human
+ * made with `--harness none`) is acted as by its id alone, as long as no other conversation's key comes with it. */
 export function mayActAs(f: ActAsFacts): Decision {
   if (f.keyOf === null)
     return refused(
       `${f.what}: ${KEY_VARIABLE} is the key of no conversation`,
       `unset ${KEY_VARIABLE}, or run this inside the conversation it was given to`,
     )
-  if (!f.named) return ALLOWED
-  if (f.keyOf !== undefined && f.keyOf !== f.named.id)
+  const actsAs = f.named?.id ?? f.tree
+  if (actsAs !== undefined && f.keyOf !== undefined && f.keyOf !== actsAs)
     return refused(
-      `${f.what}: the key given is conv ${f.keyOf}'s, not conv ${f.named.id}'s`,
+      `${f.what}: the key given is conv ${f.keyOf}'s, not conv ${actsAs}'s`,
       'a conversation acts only as itself: SERVICE_CONVERSATION must name the conversation its key was given to',
+    )
+  if (f.tree !== undefined && f.named && f.named.id !== f.tree)
+    return refused(
+      `${f.what}: this process belongs to conv ${f.tree}, so it cannot act as conv ${f.named.id}`,
+      'a conversation acts only as itself, whatever SERVICE_CONVERSATION and its key say',
+    )
+  if (!f.named || f.tree !== undefined) return ALLOWED
+  if (f.keyOf !== undefined && f.named.treeAlive)
+    return refused(
+      `${f.what}: conv ${f.named.id}'s key was given by a process outside its process tree`,
+      `a conversation's key acts only from the processes svc started for it, while they run`,
     )
   if (f.keyOf === undefined && f.named.hasKey)
     return refused(

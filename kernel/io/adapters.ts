@@ -37,6 +37,7 @@ import { ignoredAtLaunch, unseenWork } from './git-unseen.js'
 import { dirIdOf, entriesOf, identityOf, worktreeAt, writeLaunchId } from './lane-dir.js'
 import { groupAlive, isAlive, processesInside, signalGroup, signalProcess } from './procs.js'
 import { testTiming } from './test-timing.js'
+import { peers, type Peers } from './peer.js'
 
 /** What the kernel's services reach the outside through (KernelContext.io): the files, git, processes, clock,
  * random ids and test hooks. The kernel builds the real set (realAdapters); a test may give any of them its own. */
@@ -60,6 +61,8 @@ export interface Adapters {
   procs: Procs
   clock: Clock
   ids: Ids
+  /** The processes behind the current request's connection (io/peer): who is calling, as the kernel can verify. */
+  peers: Pick<Peers, 'lineage'>
   fault: FaultHook
   /** A timing a test build may shorten (io/test-timing): the value for `name`, else `defaultMs`. */
   timing: (name: string, defaultMs: number) => number
@@ -269,6 +272,7 @@ export function realAdapters(): Adapters {
     procs: realProcs,
     clock: { now: Date.now },
     ids: realIds,
+    peers,
     fault: { point: faultPoint, flag: faultFlag },
     timing: testTiming,
   }

@@ -60,12 +60,16 @@ export function kernelPort(
     convNew: (input) => conv.convNew(ctx, input),
     convList: async (input) => conv.convList(ctx, input),
     convShow: async (input) => ctx.view(ctx.resolve(input.conv)),
-    convStop: (input) => conv.stopConversation(ctx, ctx.resolve(input.conv)),
+    convStop: (input) => {
+      const rec = ctx.resolve(input.conv)
+      ctx.checkCommand(rec, 'svc conv stop')
+      return conv.stopConversation(ctx, rec)
+    },
     convArchive: (input) => conv.convArchive(ctx, ctx.resolve(input.conv)),
     convMark: (input) => conv.convMark(ctx, input),
     convTranscript: async (input: PortInput<'convTranscript'>) =>
       readTranscriptPage(convFiles(ctx.home, ctx.resolve(input.conv).name).transcript, input.cursor),
-    tell: (input) => conv.tell(ctx, input),
+    tell: (input) => conv.tellAsked(ctx, input),
     convAnswer: (input) => convAnswer(ctx, input),
     doctor: () => doctor(ctx, { version: ctx.version, pid: process.pid, port: opts.port() }),
     successor: (input) => conv.successor(ctx, input),
@@ -81,6 +85,7 @@ export function kernelPort(
     },
     laneStop: async (input) => {
       const rec = ctx.resolveLane(input.lane)
+      ctx.checkCommand(rec, 'svc lane stop')
       await conv.stopConversation(ctx, rec)
       return (await laneViews(ctx, gitFacts, (r) => r.id === rec.id))[0]
     },

@@ -15,6 +15,7 @@ import { processStartTime } from '../io/procs.js'
 import { testNumber, testTiming } from '../io/test-timing.js'
 import { Store } from '../io/store.js'
 import { watchAgents, watchWorktrees } from '../io/watch.js'
+import { peers } from '../io/peer.js'
 import { kernelPort } from './kernel.js'
 import {
   readKernelFile,
@@ -134,9 +135,13 @@ export async function runKernel(home: string): Promise<void> {
   let ready!: () => void
   const readyP = new Promise<void>((r) => (ready = r))
   const server = serve({
-    fetch: async (req) => {
+    // Each request runs knowing its connection, so that a service can ask who is behind it (io/peer).
+    fetch: async (req, env) => {
       await readyP
-      return app.fetch(req, { port, token })
+      const socket = env.incoming?.socket as import('node:net').Socket | undefined
+      if (!socket) return app.fetch(req, { port, token })
+      const ends = () => ({ remotePort: socket.remotePort ?? 0, localPort: socket.localPort ?? 0 })
+      return peers.within(socket, ends, () => app.fetch(req, { port, token }))
     },
     hostname: '127.0.0.1',
     port: 0,

@@ -1,5 +1,5 @@
 import { EventEmitter } from '../io/events.js'
-import { callerSet, conversationFound, type ConversationRecord } from '../domain/conversation.js'
+import { callerSet, conversationFound, isDriven, type ConversationRecord } from '../domain/conversation.js'
 import { laneOf, type LaneRecord } from '../domain/lane.js'
 import { shortLine } from '../domain/errors.js'
 import { convRefParsed } from '../domain/keys.js'
@@ -10,7 +10,8 @@ import type { Store } from '../io/store.js'
 import type { Runners } from './runners.js'
 import type { RuntimeFacts } from './runtime-facts.js'
 import { convView } from './conv-view.js'
-import { mayActAs } from '../domain/acting-as.js'
+import { mayActAs, treeOf } from '../domain/acting-as.js'
+import { mayCommand, PERSON, type Caller } from '../domain/authority.js'
 import { hashConversationKey } from './conversation-key.js'
 import { decided } from './decided.js'
 
@@ -56,19 +57,68 @@ export class KernelContext {
     return decided(laneOf(this.resolve(ref))).rec
   }
 
-  /** The calling conversation ($SERVICE_CONVERSATION), required; `fix` is the hint of the refusal when it is unset. */
+  /** The calling conversation ($SERVICE_CONVERSATION, else the one whose process tree calls), required; `fix` is the hint of the refusal when it is unset. */
   caller(ref: string | undefined, what: string, fix = `${what} must run inside a conversation`): ConversationRecord {
-    return this.resolve(decided(callerSet(ref, fix)).ref)
+    return this.resolve(decided(callerSet(ref ?? this.callerTree()?.id, fix)).ref)
   }
 
-  /** Refuses a request that acts as `rec` (none: as no one) unless its key allows it (domain/acting-as). */
-  checkActingAs(rec: ConversationRecord | undefined, key: string | undefined, what: string): void {
+  /** The conversation whose process tree the calling process of the current request belongs to, found from its
+   * connection (domain/acting-as treeOf); none for a person's shell, the deck, or a call from within the kernel. */
+  callerTree(): ConversationRecord | undefined {
+    const lineage = this.io.peers.lineage()
+    if (!lineage.length) return undefined
+    const driven = this.store.all().filter(isDriven)
+    const pids = new Set(lineage.flatMap((p) => [p.pid, p.pgid]))
+    const name = treeOf(
+      lineage,
+      this.runners.processes(
+        driven.map((r) => r.name),
+        pids,
+      ),
+    )
+    return name === undefined ? undefined : this.store.getByName(name)
+  }
+
+  /** Who the current request comes from, as the kernel verified it: a conversation's process tree, else the person. */
+  verifiedCaller(): Caller {
+    const tree = this.callerTree()
+    return tree ? { kind: 'conversation', id: tree.id } : PERSON
+  }
+
+  /** The conversation a request acts as: the one it names ($SERVICE_CONVERSATION), else the one whose process tree
+   * it comes from; refused unless the caller may act as it (domain/acting-as). Undefined: it acts as the person. */
+  actingAs(ref: string | undefined, key: string | undefined, what: string): ConversationRecord | undefined {
+    const tree = this.callerTree()
+    const rec = ref === undefined ? tree : this.resolve(ref)
+    this.checkActingAs(rec, key, what, tree)
+    return rec
+  }
+
+  /** Refuses a request that acts as `rec` (none: as no one) unless the process tree it comes from and its key allow
+   * it (domain/acting-as). */
+  checkActingAs(
+    rec: ConversationRecord | undefined,
+    key: string | undefined,
+    what: string,
+    tree = this.callerTree(),
+  ): void {
     let keyOf: string | null | undefined
     if (key !== undefined) {
       const hash = hashConversationKey(this.io.ids, key)
       keyOf = rec?.keyHash === hash ? rec.id : (this.store.all().find((r) => r.keyHash === hash)?.id ?? null)
     }
-    decided(mayActAs({ what, named: rec && { id: rec.id, hasKey: rec.keyHash !== undefined }, keyOf }))
+    const named = rec && {
+      id: rec.id,
+      hasKey: rec.keyHash !== undefined,
+      treeAlive: rec.keyHash !== undefined && this.runners.runnerAlive(rec.name),
+    }
+    decided(mayActAs({ what, named, keyOf, tree: tree?.id }))
+  }
+
+  /** Refuses a stop, reap, tell or answer of `target` unless the verified caller is the person or in its launcher
+   * chain (domain/authority). */
+  checkCommand(target: ConversationRecord, what: string, caller = this.verifiedCaller()): void {
+    decided(mayCommand({ what, target: target.id, caller, lookup: (id) => this.store.get(id) }))
   }
 
   view(rec: ConversationRecord, now = this.io.clock.now()) {

@@ -228,12 +228,17 @@ export async function convMark(ctx: KernelContext, input: PortInput<'convMark'>)
   return ctx.view(rec)
 }
 
+/** `svc tell` as a caller asked it: who tells is the conversation named, else the one whose process tree calls (a
+ * lane with $SERVICE_CONVERSATION unset is not the person); only the person and the target's launcher chain may
+ * tell it. */
+export async function tellAsked(ctx: KernelContext, input: PortInput<'tell'>): Promise<PortOutputs['tell']> {
+  const from = ctx.actingAs(input.conversation, input.conversationKey, 'svc tell')
+  ctx.checkCommand(ctx.resolve(input.conv), 'svc tell')
+  return tell(ctx, { conv: input.conv, text: input.text, force: input.force, conversation: from?.id })
+}
+
+/** A message into a conversation's inbox, from `conversation` (none: the person, or the kernel itself). */
 export async function tell(ctx: KernelContext, input: PortInput<'tell'>): Promise<PortOutputs['tell']> {
-  ctx.checkActingAs(
-    input.conversation === undefined ? undefined : ctx.resolve(input.conversation),
-    input.conversationKey,
-    'svc tell',
-  )
   const rec = ctx.resolve(input.conv)
   decided(tellHasText(input.text))
   const v = ctx.view(rec)

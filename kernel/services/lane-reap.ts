@@ -215,6 +215,7 @@ export async function laneReap(
   input: PortInput<'laneReap'>,
 ): Promise<ReapResult> {
   const rec = ctx.resolveLane(input.lane)
+  ctx.checkCommand(rec, 'svc lane reap')
   const { view, ...done } = await reapDirectory(
     ctx,
     cache,

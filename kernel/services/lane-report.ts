@@ -19,7 +19,8 @@ type Reporter = 'lane' | 'worker'
 function caller(ctx: KernelContext, ref: string | undefined, kind: Reporter): ConversationRecord {
   let found: ConversationRecord | undefined
   try {
-    found = ref ? ctx.resolve(ref) : undefined
+    // A lane that lost $SERVICE_CONVERSATION still reports as itself: its process tree says who it is.
+    found = ref ? ctx.resolve(ref) : ctx.callerTree()
   } catch {
     found = undefined
   }

@@ -1,6 +1,6 @@
 import type { ConversationRecord } from '../domain/conversation.js'
 import type { LaunchSpec } from '../domain/runner-state.js'
-import { KEY_VARIABLE } from '../domain/acting-as.js'
+import { KEY_VARIABLE, type RunnerProcess } from '../domain/acting-as.js'
 import { convFiles } from '../io/home.js'
 import type { Adapters } from '../io/adapters.js'
 import type { Log } from '../io/log.js'
@@ -81,6 +81,22 @@ export class Runners {
     }
     this.facts.invalidate(name)
     return { stopped: !this.io.procs.groupAlive(pgid), killed }
+  }
+
+  /** The runners of these conversations that run now as one of the `pids`: the roots of the process trees the
+   * kernel started. Only those few are checked in /proc, however many conversations there are. */
+  processes(names: readonly string[], pids: ReadonlySet<number>): RunnerProcess[] {
+    const out: RunnerProcess[] = []
+    for (const conv of names) {
+      const r = this.facts.get(conv).state?.runner
+      if (r?.pid && pids.has(r.pid)) {
+        if (this.io.procs.isAlive(r.pid, r.start)) out.push({ conv, pid: r.pid, start: r.start })
+        continue
+      }
+      const pid = this.spawned.get(conv)
+      if (pid && pids.has(pid) && this.io.procs.groupAlive(pid)) out.push({ conv, pid })
+    }
+    return out
   }
 
   runnerAlive(name: string): boolean {

@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import * as actingAs from '../../kernel/domain/acting-as.js'
 import * as activity from '../../kernel/domain/activity.js'
+import * as authority from '../../kernel/domain/authority.js'
 import * as chains from '../../kernel/domain/chains.js'
 import * as configuration from '../../kernel/domain/configuration.js'
 import * as contract from '../../kernel/domain/contract.js'
@@ -82,6 +84,13 @@ const INDEX: Record<string, Where[]> = {
   '4.1 reap step 7: archiving fails, the reap succeeds': at(reap, 'archiveFailedMessage'),
   '5 who may launch each role': at(launch, 'mayLaunch'),
   '5 the effective launcher follows parent links': at(launch, 'effectiveLauncher'),
+  '5 stop, reap, tell and answer belong to the launcher chain and the person': at(
+    authority,
+    'mayCommand',
+    'launcherChain',
+    'standingOf',
+  ),
+  '5 a caller is who its process tree says, a key only where no tree runs': at(actingAs, 'mayActAs', 'treeOf'),
   '8 run key and lane key patterns': at(keys, 'isRunKey', 'isLaneKey'),
   '8 wait for start 180 s': at(limits, 'START_WAIT_LIMIT_MS'),
   '8 starting: under 3 minutes': at(activity, 'STARTING_WINDOW_MS'),

@@ -83,9 +83,10 @@ test('a builder that sets SERVICE_CONVERSATION to its critic or to the root acts
     `svc: refused: svc handoff: the key given is conv ${b}'s, not conv ${c}'s\n${OTHER}`,
     'handoff of the critic',
   ])
+  // Without any key, the builder's process tree still says who it is.
   assert.equal(refusedAs(6, 'the critic named without a key'), [
     '1',
-    `svc: refused: svc lane report: conv ${c} acts only with its key, and none was given\nhint: run this inside conv ${c}, where SERVICE_CONVERSATION_KEY is set\n`,
+    `svc: refused: svc lane report: this process belongs to conv ${b}, so it cannot act as conv ${c}\nhint: a conversation acts only as itself, whatever SERVICE_CONVERSATION and its key say\n`,
     'the critic named without a key',
   ])
   assert.equal(refusedAs(7, 'a forged key'), [

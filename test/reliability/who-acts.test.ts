@@ -1,0 +1,118 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { TestHome, written } from '../helpers/home.js'
+import { setupProject, type Setup } from '../helpers/project.js'
+
+// Who acts as whom is known from the process behind the connection, not from what the caller's environment says:
+// a lane that read another lane's key from /proc cannot act as it, and a sibling can neither answer, stop, reap nor
+// tell it. A lane's launcher chain and the person still can.
+
+let h: TestHome
+let s: Setup
+test.before(async () => {
+  h = new TestHome('who-acts')
+  s = await setupProject(h)
+})
+test.after(() => h.stop())
+
+const start = (args: string[]) => h.ok(['lane', 'start', '--run', 'r1', ...args], { env: s.env })
+const idOf = (line: string) => /conv (\d+) \(([^)]+)\)/.exec(line)!.slice(1, 3)
+const read = (f: string) => readFileSync(join(h.home, f), 'utf8')
+/** One step of a `bash -e` script that goes on whatever the command's exit: its code in c<n>, its stderr in e<n>. */
+const step = (n: number, cmd: string) =>
+  `${cmd} 2> ${h.home}/e${n} && echo 0 > ${h.home}/c${n} || echo $? > ${h.home}/c${n}`
+const inbox = (name: string) => {
+  const f = join(h.service, 'agents', `conv-${name}`, 'inbox.jsonl')
+  return existsSync(f)
+    ? readFileSync(f, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : []
+}
+
+test("a lane that read a sibling's key from /proc can neither report as it nor answer, stop, reap or tell it", async () => {
+  const [v, vName] = idOf(await start(['--key', 'victim', '--role', 'builder', '--prompt', 'sleep 60']))
+  // The attacker finds the victim's shell among all processes and takes its key from its environment.
+  const steal = [
+    `V=${v}`,
+    `for e in /proc/[0-9]*/environ; do`,
+    `  if tr '\\0' '\\n' < $e 2>/dev/null | grep -qx "SERVICE_CONVERSATION=$V"; then`,
+    `    K=$(tr '\\0' '\\n' < $e | sed -n 's/^SERVICE_CONVERSATION_KEY=//p'); [ -n "$K" ] && break`,
+    `  fi`,
+    `done`,
+    `echo "\${K:+stolen}" > ${h.home}/stolen`,
+    step(1, `SERVICE_CONVERSATION=$V SERVICE_CONVERSATION_KEY=$K svc lane report --status failed --stdin <<<'forged'`),
+    step(2, `svc conv answer $V allow`),
+    step(3, `svc lane stop $V`),
+    step(4, `svc lane reap $V`),
+    step(5, `(unset SERVICE_CONVERSATION; svc tell $V 'from a sibling')`),
+    step(6, `SERVICE_CONVERSATION_KEY=$K svc tell $V 'with the stolen key'`),
+  ]
+  // Started only once the victim's shell runs, so that its environment is there to read.
+  await written(join(h.service, 'agents', `conv-${vName}`, 'state.json'), 'the victim to start')
+  const [a] = idOf(await start(['--key', 'attacker', '--role', 'builder', '--prompt', steal.join('\n')]))
+  await written(join(h.home, 'c6'), 'the attacker script to end')
+
+  assert.is(read('stolen').trim(), 'stolen', 'the key was readable: the attack is real')
+  const outcome = (n: number) => [read(`c${n}`).trim(), read(`e${n}`)]
+  const notInChain = (what: string) => [
+    '1',
+    `svc: refused: ${what}: conv ${a} is not in the launcher chain of conv ${v}\n` +
+      `hint: only the person or the conversations that launched conv ${v} may do this\n`,
+  ]
+  assert.equal(outcome(1), [
+    '1',
+    `svc: refused: svc lane report: this process belongs to conv ${a}, so it cannot act as conv ${v}\n` +
+      'hint: a conversation acts only as itself, whatever SERVICE_CONVERSATION and its key say\n',
+  ])
+  assert.equal(outcome(2), notInChain('svc conv answer'), 'answer')
+  assert.equal(outcome(3), notInChain('svc lane stop'), 'stop')
+  assert.equal(outcome(4), notInChain('svc lane reap'), 'reap')
+  assert.equal(outcome(5), notInChain('svc tell'), 'tell with SERVICE_CONVERSATION unset')
+  assert.equal(outcome(6), [
+    '1',
+    `svc: refused: svc tell: the key given is conv ${v}'s, not conv ${a}'s\n` +
+      'hint: a conversation acts only as itself: SERVICE_CONVERSATION must name the conversation its key was given to\n',
+  ])
+
+  // Nothing happened to the victim: no report, no message, still working.
+  assert.not.ok(existsSync(join(h.service, 'agents', `conv-${vName}`, 'reports.json')), 'no report filed as it')
+  assert.equal(inbox(vName), [])
+  const show = JSON.parse(await h.ok(['lane', 'show', v, '--json']))
+  assert.is(show.lanes.find((l: { id: string }) => l.id === v).activity, 'working')
+
+  // The person still may stop it.
+  await h.ok(['lane', 'stop', v])
+})
+
+test('an orchestrator tells and stops its own builder; its tell with SERVICE_CONVERSATION unset is from it', async () => {
+  const script = [
+    `X=$(svc lane start --run r2 --key x --role builder --prompt 'sleep 60' | sed -n 's/.*conv \\([0-9]*\\) .*/\\1/p')`,
+    `echo $X > ${h.home}/x-id`,
+    step(11, `(unset SERVICE_CONVERSATION; svc tell $X 'from the orchestrator')`),
+    step(12, `svc lane stop $X`),
+  ]
+  const [o] = idOf(
+    await h.ok(
+      ['lane', 'start', '--run', 'r2', '--key', 'o', '--role', 'orchestrator', '--prompt', script.join('\n')],
+      {
+        env: s.env,
+      },
+    ),
+  )
+  await written(join(h.home, 'c12'), 'the orchestrator script to end')
+  assert.equal([read('c11').trim(), read('e11')], ['0', ''], 'tell')
+  assert.equal([read('c12').trim(), read('e12')], ['0', ''], 'stop')
+  const x = read('x-id').trim()
+  const xName = JSON.parse(await h.ok(['lane', 'show', x, '--json'])).lanes.find((l: { id: string }) => l.id === x).name
+  assert.equal(
+    inbox(xName).map((m: { from: unknown; text: string }) => [m.from, m.text]),
+    [[o, 'from the orchestrator']],
+  )
+})
+
+test.run()
