@@ -109,7 +109,12 @@ test('20 lanes reporting concurrently while 3 waits follow the run by cursor: ea
     return seen
   }
   const followers = [follow('cli'), follow('port'), follow('port')]
-  await new Promise((r) => setTimeout(r, 500))
+  // The reports are let through while the waits follow: the CLI's first wait is known to be asking the kernel (the
+  // port's are asked from this process at once; a wait from the beginning would miss nothing in any case).
+  await until(
+    () => connectedToKernel(h.service, h.kernelFile()!.port, 'lane wait --run r1 --timeout 60'),
+    'the first wait asking the kernel',
+  )
   open('all')
   const results = await Promise.all(followers)
   const all = (await Promise.all(Array.from({ length: n }, (_, i) => reportsOf(`r1-k${i}-builder-i1`)[0]))).map(
@@ -161,7 +166,10 @@ test('five lanes, four waits and a kernel killed between two rounds of reports: 
     )
     return h.svc(['lane', 'wait', 'r1-k0-builder-i1', '--after', '1', '--timeout', '60'])
   })()
-  await new Promise((r) => setTimeout(r, 500))
+  await until(
+    () => connectedToKernel(h.service, h.kernelFile()!.port, 'lane wait --run r1 --timeout 60'),
+    'a run wait asking the kernel',
+  )
   open('a')
   await until(
     () =>

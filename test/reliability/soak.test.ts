@@ -8,15 +8,19 @@ import { remotePort } from '../../kernel/port/client.js'
 import type { KernelPort } from '../../kernel/port/port.js'
 import { TestHome, alive } from '../helpers/home.js'
 import { recordFigure } from './figures.js'
+import { prng } from '../e2e/dirty-kit.js'
 
 // Each kill is a fresh draw of the same random moment under the same load; 100 of them cut about 300 calls (launches
 // and reports in flight on three clients). Each kill waits (up to 5 s) for three acknowledged writes, so that 100 kills
 // check about as many writes as 200 did before; the figure records how many there were. Each fault point of those
 // calls is killed one by one in crash.test.ts.
-// SERVICE_SOAK_KILLS=<n> runs a longer soak.
+// SERVICE_SOAK_KILLS=<n> runs a longer soak. The moments are drawn from a seeded generator, the seed in the test's
+// name: SERVICE_SOAK_SEED=<n> draws the same moments again.
 const KILLS = Number(process.env.SERVICE_SOAK_KILLS ?? 100)
+const SEED = Number(process.env.SERVICE_SOAK_SEED ?? 20261126)
+const rng = prng(SEED)
 
-test(`random-kill soak: ${KILLS} SIGKILLs of the kernel at random moments under load; every acknowledged write survives`, async () => {
+test(`random-kill soak: ${KILLS} SIGKILLs of the kernel at moments drawn with seed ${SEED} under load; every acknowledged write survives`, async () => {
   const h = new TestHome('soak')
   try {
     const project = createSampleProject(join(h.home, 'src'))
@@ -79,7 +83,7 @@ test(`random-kill soak: ${KILLS} SIGKILLs of the kernel at random moments under 
       const limit = Date.now() + 5000
       while ((acks.length < kills / 4 || written < 3 * kills) && Date.now() < limit)
         await new Promise((r) => setTimeout(r, 10))
-      await new Promise((r) => setTimeout(r, 30 + Math.random() * 300))
+      await new Promise((r) => setTimeout(r, 30 + rng.int(300)))
       const k = h.kernelFile()
       if (!k || !alive(k.pid)) continue
       try {
