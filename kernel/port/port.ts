@@ -1,17 +1,14 @@
 import * as v from 'valibot'
-import type { Activity, Evidence, Turn } from '../domain/activity.js'
-import type { NeedsYouReason } from '../domain/keys.js'
-import type { LaneFacts, WorkerFacts } from '../domain/conversation.js'
 import { HARNESSES, NEEDS_YOU_REASONS, PHASES, EFFORTS, ROLES } from '../domain/keys.js'
-import type { Report } from '../domain/report.js'
-import type { DoctorCheck } from '../domain/doctor.js'
-import type { TranscriptPage } from '../domain/transcript.js'
 import { MAX_DIFF_BYTES } from '../domain/diff-limits.js'
-import type { ConvDetail, ConvDiff, DeckTree } from './deck.js'
-import type { ReportFrom } from '../domain/list-show.js'
 import type { LaneView } from '../domain/lane.js'
-import type { WorkerView } from './workers.js'
-import type { HostView } from '../domain/hosts.js'
+import type {
+  ConvViewSchema,
+  IssueViewSchema,
+  PortOutputSchemas,
+  ReapResultSchema,
+  WaitResultSchema,
+} from './outputs.js'
 
 /** KernelPort: the whole contract between the kernel and its users (CLI, handlers). One method per verb, inputs
  * as valibot schemas; the RPC layer (handlers/rpc.ts, kernel/port/client.ts) is generated from this table. */
@@ -160,130 +157,20 @@ export const PortSchemas = {
 export type PortMethod = keyof typeof PortSchemas
 export type PortInput<M extends PortMethod> = v.InferOutput<(typeof PortSchemas)[M]>
 
-interface KernelStatus {
-  pid: number
-  port: number
-  version: string
-  home: string
-  startedAt: number
-  conversations: number
-}
-
-export interface ConvView {
-  id: string
-  name: string
-  kind: 'root' | 'lane' | 'worker' | 'successor'
-  parent?: string
-  successor?: 'handoff' | 'fork'
-  project?: string
-  harness: string
-  model?: string
-  effort?: string
-  title?: string
-  cwd: string
-  createdAt: number
-  archived: boolean
-  /** SPEC.md section 3, computed at this read; `archived` lanes read `stopped`. */
-  activity: Activity
-  /** For needs-you: question, permission or plan. */
-  reason?: NeedsYouReason
-  /** Where the activity came from, and when. */
-  evidence: Evidence
-  ended?: Evidence
-  cost?: { usd: number; estimated: boolean; basis?: string }
-  /** The harness's turn under way or its last one (activity.ts turnEndedWithoutReport reads it). */
-  turn?: Turn
-  /** The request a needs-you harness waits on; `input` is the tool's input (a question's questions, a plan). */
-  pending?: { kind: string; tool?: string; input?: unknown; at: number }
-  lane?: LaneFacts
-  worker?: WorkerFacts
-}
+export type ConvView = v.InferOutput<typeof ConvViewSchema>
+/** An issue a worker can belong to, as `svc issue` shows it. */
+export type IssueView = v.InferOutput<typeof IssueViewSchema>
+export type ReapResult = v.InferOutput<typeof ReapResultSchema>
+/** What one long poll of `wait` ends with. */
+export type WaitResult = v.InferOutput<typeof WaitResultSchema>
 
 export type { TranscriptEntry } from '../domain/transcript.js'
 export type { ConvDetail, ConvDiff, DeckTree, InboxEntry, ReportView } from './deck.js'
 export type { WorkerView } from './workers.js'
 export type { HostView } from '../domain/hosts.js'
 
-export interface PortOutputs {
-  kernelStatus: KernelStatus
-  kernelStop: { stopping: true }
-  convNew: ConvView
-  convList: ConvView[]
-  convShow: ConvView
-  convStop: ConvView
-  convArchive: ConvView
-  convMark: ConvView
-  convTranscript: TranscriptPage
-  tell: { delivered: true; conv: ConvView }
-  convAnswer: { conv: ConvView; answered: { id: string; kind: string; tool?: string; decision: 'allow' | 'deny' } }
-  doctor: { checks: DoctorCheck[]; problems: number }
-  successor: ConvView
-  convAwaitStart: ConvView
-  laneStart: { lane: ConvView; line: string }
-  laneReport: { report: Report; lane: ConvView }
-  laneWait: WaitResult
-  laneList: LaneView[]
-  laneShow: { chain: string; lanes: LaneView[] }
-  laneGet: LaneView
-  laneStop: LaneView
-  laneReap: ReapResult
-  changes: { changes: { seq: number; at: number; name: string; what: string }[]; last: number }
-  deckTree: DeckTree
-  convDetail: ConvDetail
-  convDiff: ConvDiff
-  convParked: { patch: string; text: string; bytes: number; truncated: boolean }
-  deckClient: { js: string }
-  deckCode: { code: string; expiresAt: number }
-  /** A deck session: the deck's cookie, accepted on the deck's routes only. */
-  deckRedeem: { session: string; expiresAt: number }
-  deckSession: { expiresAt: number }
-  deckRevoke: { revoked: number }
-  issueNew: IssueView
-  issueList: IssueView[]
-  issueShow: IssueView
-  issueClose: { issue: IssueView; already: boolean }
-  workerRun: { worker: ConvView; line: string }
-  workerReport: { report: Report; worker: ConvView }
-  workerWait: WaitResult
-  workerList: WorkerView[]
-  workerGet: WorkerView
-  workerStop: WorkerView
-  workerReap: Omit<ReapResult, 'lane'> & { worker: WorkerView }
-  hostAdd: HostView
-  hostList: HostView[]
-  hostShow: HostView
-  hostRemove: HostView
-}
-
-/** An issue a worker can belong to, as `svc issue` shows it. `project` and the times for local issues only. */
-export interface IssueView {
-  ref: string
-  tracker: 'local' | 'gh'
-  project?: string
-  title: string
-  state: 'open' | 'closed'
-  url: string
-  created?: string
-  closed?: string
-  body: string
-}
-
-export interface ReapResult {
-  lane: LaneView
-  removed: string | null
-  parked?: { patch: string; ref: string; paths: number }
-  warnings: string[]
-  archived: boolean
-  archiveError?: string
-}
-
-/** What one long poll of `wait` ends with. `cursor` is where the next wait continues (a seq for one lane, a run
- * cursor for a set). */
-export type WaitResult =
-  | { kind: 'report'; lane: ReportFrom; report: Report; cursor: string }
-  | { kind: 'pending'; cursor?: string }
-  | { kind: 'exited'; detail: string; cursor?: string; next?: string[] }
-  | { kind: 'idle'; detail: string; cursor?: string; next?: string[] }
+/** What each method answers: the types of the output schemas (kernel/port/outputs.ts). */
+export type PortOutputs = { [M in PortMethod]: v.InferOutput<(typeof PortOutputSchemas)[M]> }
 export type KernelPort = { [M in PortMethod]: (input: PortInput<M>) => Promise<PortOutputs[M]> }
 
 /** One method of a port called by its name, typed by the name: how the RPC route serves every method alike. */

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
-import type { Activity, Evidence } from '../domain/activity.js'
-import { EFFORTS, HARNESSES, type NeedsYouReason } from '../domain/keys.js'
+import { EFFORTS, HARNESSES } from '../domain/keys.js'
 import { MAX_TEXT, key, opt, ref, text } from './fields.js'
+import type { WorkerViewSchema } from './outputs.js'
 
 /** The worker verbs of the KernelPort (kernel/port/port.ts): their inputs, and the view of a worker they answer with. */
 
@@ -41,26 +41,5 @@ export const WorkerSchemas = {
   workerReap: v.strictObject({ worker: ref, park: opt(v.boolean()), keep: opt(v.boolean()) }),
 } as const
 
-/** A worker as `svc worker list|show` and the deck show it: its conversation, its issue and its newest report. */
-export interface WorkerView {
-  id: string
-  name: string
-  parent?: string
-  issue: string
-  url?: string
-  starter: string
-  iteration: number
-  cwd: string
-  branch?: string
-  post: boolean
-  harness: string
-  model?: string
-  createdAt: number
-  archived: boolean
-  activity: Activity
-  reason?: NeedsYouReason
-  evidence: Evidence
-  /** Idle because its harness's turn ended with nothing pending and no report filed in it (`idle (no report)`). */
-  noReport?: true
-  report?: { seq: number; status: string; at: number }
-}
+/** A worker as `svc worker list|show` and the deck show it (kernel/port/outputs.ts). */
+export type WorkerView = v.InferOutput<typeof WorkerViewSchema>

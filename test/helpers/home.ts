@@ -3,10 +3,12 @@ import { rmSync, readdirSync, readFileSync, readlinkSync, existsSync } from 'nod
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { connect } from '../../cli/connect.js'
+import { kernelTransport } from '../../cli/connect.js'
 import { processIo } from '../../cli/io.js'
 import { procStat } from '../../kernel/io/procs.js'
+import { portClient, rpcCall } from '../../kernel/port/client.js'
 import type { KernelPort } from '../../kernel/port/port.js'
+import { checkedCall } from './checked-port.js'
 import { makeServiceHome, serviceEnv, uniqueDir } from '../../fixtures/service-home.js'
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
@@ -115,7 +117,10 @@ export class TestHome {
    * check or to wait on, where the CLI is not what is tested (a CLI call costs a Node start, a poll many). A kernel
    * it starts has the home's environment with `env`, as one `svc` would start. */
   port(env: Record<string, string | undefined> = {}): Promise<KernelPort> {
-    return connect({ ...processIo(), env: this.env(env) }, false)
+    // Every answer it gives is checked against the port's output schemas (kernel/port/outputs.ts).
+    return kernelTransport({ ...processIo(), env: this.env(env) }, false).then((t) =>
+      portClient(checkedCall(rpcCall(t))),
+    )
   }
 
   /** What the kernel has logged so far. */

@@ -1,0 +1,180 @@
+import * as v from 'valibot'
+import { ACTIVITIES, type Evidence, type Turn } from '../domain/activity.js'
+import type { LaneFacts, WorkerFacts } from '../domain/conversation.js'
+import type { DoctorCheck } from '../domain/doctor.js'
+import type { HostView } from '../domain/hosts.js'
+import { NEEDS_YOU_REASONS } from '../domain/keys.js'
+import type { LaneView } from '../domain/lane.js'
+import type { ReportFrom } from '../domain/list-show.js'
+import type { Report } from '../domain/report.js'
+import type { TranscriptPage } from '../domain/transcript.js'
+import type { ConvDetail, ConvDiff, DeckTree } from './deck.js'
+
+/** What each verb of the port answers, as valibot schemas beside the inputs (PortSchemas); the types are inferred
+ * from them. A piece the rulebook defines (a lane's view, a report, evidence) has its type and its tables there,
+ * and is checked here as an object only. */
+
+const opt = v.optional
+/** A value of a type defined in the rulebook, checked as an object. */
+const record = <T>() => v.custom<T>((x) => typeof x === 'object' && x !== null, 'must be an object')
+
+const CostSchema = v.object({ usd: v.number(), estimated: v.boolean(), basis: opt(v.string()) })
+
+export const KernelStatusSchema = v.object({
+  pid: v.number(),
+  port: v.number(),
+  version: v.string(),
+  home: v.string(),
+  startedAt: v.number(),
+  conversations: v.number(),
+})
+
+export const ConvViewSchema = v.object({
+  id: v.string(),
+  name: v.string(),
+  kind: v.picklist(['root', 'lane', 'worker', 'successor']),
+  parent: opt(v.string()),
+  successor: opt(v.picklist(['handoff', 'fork'])),
+  project: opt(v.string()),
+  harness: v.string(),
+  model: opt(v.string()),
+  effort: opt(v.string()),
+  title: opt(v.string()),
+  cwd: v.string(),
+  createdAt: v.number(),
+  archived: v.boolean(),
+  /** SPEC.md section 3, computed at this read; `archived` lanes read `stopped`. */
+  activity: v.picklist(ACTIVITIES),
+  /** For needs-you: question, permission or plan. */
+  reason: opt(v.picklist(NEEDS_YOU_REASONS)),
+  /** Where the activity came from, and when. */
+  evidence: record<Evidence>(),
+  ended: opt(record<Evidence>()),
+  cost: opt(CostSchema),
+  /** The harness's turn under way or its last one (activity.ts turnEndedWithoutReport reads it). */
+  turn: opt(record<Turn>()),
+  /** The request a needs-you harness waits on; `input` is the tool's input (a question's questions, a plan). */
+  pending: opt(v.object({ kind: v.string(), tool: opt(v.string()), input: opt(v.unknown()), at: v.number() })),
+  lane: opt(record<LaneFacts>()),
+  worker: opt(record<WorkerFacts>()),
+})
+
+/** An issue a worker can belong to, as `svc issue` shows it. `project` and the times for local issues only. */
+export const IssueViewSchema = v.object({
+  ref: v.string(),
+  tracker: v.picklist(['local', 'gh']),
+  project: opt(v.string()),
+  title: v.string(),
+  state: v.picklist(['open', 'closed']),
+  url: v.string(),
+  created: opt(v.string()),
+  closed: opt(v.string()),
+  body: v.string(),
+})
+
+const ReapFields = {
+  removed: v.nullable(v.string()),
+  parked: opt(v.object({ patch: v.string(), ref: v.string(), paths: v.number() })),
+  warnings: v.array(v.string()),
+  archived: v.boolean(),
+  archiveError: opt(v.string()),
+}
+export const ReapResultSchema = v.object({ lane: record<LaneView>(), ...ReapFields })
+
+/** What one long poll of `wait` ends with. `cursor` is where the next wait continues (a seq for one lane, a run
+ * cursor for a set). */
+export const WaitResultSchema = v.variant('kind', [
+  v.object({ kind: v.literal('report'), lane: record<ReportFrom>(), report: record<Report>(), cursor: v.string() }),
+  v.object({ kind: v.literal('pending'), cursor: opt(v.string()) }),
+  v.object({ kind: v.literal('exited'), detail: v.string(), cursor: opt(v.string()), next: opt(v.array(v.string())) }),
+  v.object({ kind: v.literal('idle'), detail: v.string(), cursor: opt(v.string()), next: opt(v.array(v.string())) }),
+])
+
+/** A worker as `svc worker list|show` and the deck show it: its conversation, its issue and its newest report. */
+export const WorkerViewSchema = v.object({
+  id: v.string(),
+  name: v.string(),
+  parent: opt(v.string()),
+  issue: v.string(),
+  url: opt(v.string()),
+  starter: v.string(),
+  iteration: v.number(),
+  cwd: v.string(),
+  branch: opt(v.string()),
+  post: v.boolean(),
+  harness: v.string(),
+  model: opt(v.string()),
+  createdAt: v.number(),
+  archived: v.boolean(),
+  activity: v.picklist(ACTIVITIES),
+  reason: opt(v.picklist(NEEDS_YOU_REASONS)),
+  evidence: record<Evidence>(),
+  /** Idle because its harness's turn ended with nothing pending and no report filed in it (`idle (no report)`). */
+  noReport: opt(v.literal(true)),
+  report: opt(v.object({ seq: v.number(), status: v.string(), at: v.number() })),
+})
+
+const lanes = v.array(record<LaneView>())
+const convs = v.array(ConvViewSchema)
+
+export const PortOutputSchemas = {
+  kernelStatus: KernelStatusSchema,
+  kernelStop: v.object({ stopping: v.literal(true) }),
+  convNew: ConvViewSchema,
+  convList: convs,
+  convShow: ConvViewSchema,
+  convStop: ConvViewSchema,
+  convArchive: ConvViewSchema,
+  convMark: ConvViewSchema,
+  convTranscript: record<TranscriptPage>(),
+  tell: v.object({ delivered: v.literal(true), conv: ConvViewSchema }),
+  convAnswer: v.object({
+    conv: ConvViewSchema,
+    answered: v.object({
+      id: v.string(),
+      kind: v.string(),
+      tool: opt(v.string()),
+      decision: v.picklist(['allow', 'deny']),
+    }),
+  }),
+  doctor: v.object({ checks: v.array(record<DoctorCheck>()), problems: v.number() }),
+  successor: ConvViewSchema,
+  convAwaitStart: ConvViewSchema,
+  laneStart: v.object({ lane: ConvViewSchema, line: v.string() }),
+  laneReport: v.object({ report: record<Report>(), lane: ConvViewSchema }),
+  laneWait: WaitResultSchema,
+  laneList: lanes,
+  laneShow: v.object({ chain: v.string(), lanes }),
+  laneGet: record<LaneView>(),
+  laneStop: record<LaneView>(),
+  laneReap: ReapResultSchema,
+  changes: v.object({
+    changes: v.array(v.object({ seq: v.number(), at: v.number(), name: v.string(), what: v.string() })),
+    last: v.number(),
+  }),
+  deckTree: record<DeckTree>(),
+  convDetail: record<ConvDetail>(),
+  convDiff: record<ConvDiff>(),
+  convParked: v.object({ patch: v.string(), text: v.string(), bytes: v.number(), truncated: v.boolean() }),
+  deckClient: v.object({ js: v.string() }),
+  deckCode: v.object({ code: v.string(), expiresAt: v.number() }),
+  /** A deck session: the deck's cookie, accepted on the deck's routes only. */
+  deckRedeem: v.object({ session: v.string(), expiresAt: v.number() }),
+  deckSession: v.object({ expiresAt: v.number() }),
+  deckRevoke: v.object({ revoked: v.number() }),
+  issueNew: IssueViewSchema,
+  issueList: v.array(IssueViewSchema),
+  issueShow: IssueViewSchema,
+  issueClose: v.object({ issue: IssueViewSchema, already: v.boolean() }),
+  workerRun: v.object({ worker: ConvViewSchema, line: v.string() }),
+  workerReport: v.object({ report: record<Report>(), worker: ConvViewSchema }),
+  workerWait: WaitResultSchema,
+  workerList: v.array(WorkerViewSchema),
+  workerGet: WorkerViewSchema,
+  workerStop: WorkerViewSchema,
+  workerReap: v.object({ worker: WorkerViewSchema, ...ReapFields }),
+  hostAdd: record<HostView>(),
+  hostList: v.array(record<HostView>()),
+  hostShow: record<HostView>(),
+  hostRemove: record<HostView>(),
+} as const
