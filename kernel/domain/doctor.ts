@@ -91,6 +91,26 @@ export interface DoctorFacts {
   /** Each host of hosts.yaml as a probe over ssh found it; or why hosts.yaml could not be read. */
   hosts?: HostView[]
   hostsError?: { path: string; problem: string }
+  /** Each project's roles: the harness a lane of the role runs and what it may do unasked (domain/permissions.ts). */
+  policies?: RolePolicy[]
+}
+
+export interface RolePolicy {
+  project: string
+  role: string
+  harness: string
+  mode: string
+  /** The harness's own mechanism, described (describePermissions); absent for a harness with no permission checks. */
+  detail?: string
+}
+
+/** One line per project and role: the policy a lane of it gets, in its harness's own terms. */
+function policyCheck(p: RolePolicy): DoctorCheck {
+  return {
+    name: `permissions ${p.project}/${p.role}`,
+    ok: true,
+    detail: `${p.mode} on ${p.harness}: ${p.detail ?? 'the shell harness runs its brief as given (no permission checks)'}`,
+  }
 }
 
 export interface DoctorCheck {
@@ -249,5 +269,6 @@ export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
     })
   for (const l of f.leftovers ?? [])
     checks.push({ name: 'interrupted launch', ok: false, detail: l.detail, fix: l.fix })
+  for (const p of f.policies ?? []) checks.push(policyCheck(p))
   return checks
 }

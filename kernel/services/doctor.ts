@@ -1,4 +1,13 @@
-import { doctorChecks, type DoctorCheck, type DoctorFacts, type LanesRootFact } from '../domain/doctor.js'
+import { roleConfig } from '../domain/configuration.js'
+import {
+  doctorChecks,
+  type DoctorCheck,
+  type DoctorFacts,
+  type LanesRootFact,
+  type RolePolicy,
+} from '../domain/doctor.js'
+import { ROLES } from '../domain/keys.js'
+import { GIT_PLACES_NAMED, describePermissions, effectivePermissions } from '../domain/permissions.js'
 import { SvcError } from '../domain/errors.js'
 import type { Projects } from '../io/config.js'
 import type { Files } from '../io/adapters.js'
@@ -31,6 +40,25 @@ function rootFacts(ctx: KernelContext, projects: Projects): LanesRootFact[] {
       writable: ctx.io.tools.writable(existing),
     }
   })
+}
+
+/** Each project's roles as a lane of them is launched: its harness (the role's, else claude) and its permissions. */
+function rolePolicies(projects: Projects): RolePolicy[] {
+  return Object.entries(projects).flatMap(([project, entry]) =>
+    ROLES.map((role) => {
+      const config = roleConfig(entry, role)
+      const harness = config?.harness ?? 'claude'
+      const p = effectivePermissions({
+        role,
+        config: config?.permissions,
+        serviced: role !== 'play',
+        git: GIT_PLACES_NAMED,
+      })
+      const described = describePermissions(p)
+      const detail = harness === 'claude' || harness === 'codex' ? described[harness] : undefined
+      return { project, role, harness, mode: p.mode, ...(detail ? { detail } : {}) }
+    }),
+  )
 }
 
 /** `svc doctor`, seen from the kernel: its PATH is the one every harness is started with. */
@@ -73,6 +101,7 @@ export async function doctor(
     configPath: ctx.config.path,
     configError,
     roots: rootFacts(ctx, projects),
+    policies: rolePolicies(projects),
     gh,
     badStoreFiles: [...ctx.store.badFiles].map(([path, problem]) => ({ path, problem })),
     leftovers: await launchLeftovers(ctx),

@@ -318,3 +318,23 @@ test('notify: no check without a block; a valid block says where notifications g
 })
 
 test.run()
+
+test('permissions: one ok line per project and role, last, in its harness terms; a shell role has no checks to show', () => {
+  const checks = doctorChecks(
+    facts({
+      badStoreFiles: [{ path: '/s/conv-x.json', problem: 'is not JSON' }],
+      policies: [
+        { project: 'app', role: 'builder', harness: 'claude', mode: 'worktree', detail: 'edits' },
+        { project: 'app', role: 'play', harness: 'shell', mode: 'worktree' },
+      ],
+    }),
+  )
+  assert.equal(
+    checks.slice(-3).map((c) => `${c.ok ? 'ok' : 'PROBLEM'} ${c.name}: ${c.detail}`),
+    [
+      'PROBLEM store file: /s/conv-x.json is not JSON; its conversation is left out',
+      'ok permissions app/builder: worktree on claude: edits',
+      'ok permissions app/play: worktree on shell: the shell harness runs its brief as given (no permission checks)',
+    ],
+  )
+})

@@ -54,9 +54,51 @@ test('all well: the real harness CLIs with their versions and login status, git,
   assert.is(lines[5], `ok       service home: ${h.service} (writable)`)
   assert.is(lines[6], `ok       lanes root of ${s.project.key}: ${s.lanesRoot} (will be created)`)
   assert.match(lines[7], /^(ok|note) +gh: /)
+  assert.ok(
+    lines.includes(
+      `ok       permissions ${s.project.key}/builder: worktree on shell: the shell harness runs its brief as given (no permission checks)`,
+    ),
+  )
   const json = JSON.parse((await h.ok(['doctor', '--json'])).toString())
   assert.is(json.problems, 0)
-  assert.is(json.checks.length, 8)
+  assert.is(json.checks.length, 13, 'and one line per role')
+})
+
+test("each role's permission policy, in its harness's own terms: the default, added rules, ask and full", async () => {
+  h.extraEnv = loggedInClaude(h)
+  const s = await setupProject(h)
+  writeProjectsYaml(h.service, s.project, {
+    gauntlet: {
+      roles: {
+        builder: { harness: 'claude', permissions: { allow: ['Bash(npm test:*)'], writable: ['/var/cache/build'] } },
+        critic: { harness: 'codex' },
+        verifier: { harness: 'codex', permissions: { mode: 'ask' } },
+        orchestrator: { harness: 'claude', permissions: { mode: 'full' } },
+      },
+    },
+  })
+  const out = await h.svc(['doctor'])
+  const policy = out.stdout.split('\n').filter((l) => l.includes(' permissions '))
+  const git =
+    'Bash(git status:*), Bash(git diff:*), Bash(git log:*), Bash(git show:*), Bash(git add:*), Bash(git commit:*), Bash(git push -u origin HEAD), Bash(git push origin HEAD), Bash(git push)'
+  const k = s.project.key
+  assert.equal(policy, [
+    `ok       permissions ${k}/builder: worktree on claude: --permission-mode acceptEdits; unasked: ${git}, Bash(svc:*), Bash(npm test:*); also edits /var/cache/build`,
+    `ok       permissions ${k}/critic: worktree on codex: sandbox workspace-write; network on (svc reaches the kernel); writes its directory, <worktree git dir>, <git common dir>/objects, <git common dir>/refs, <git common dir>/logs`,
+    `ok       permissions ${k}/verifier: ask on codex: sandbox workspace-write; network on (svc reaches the kernel); writes its directory`,
+    `ok       permissions ${k}/play: worktree on claude: --permission-mode acceptEdits; unasked: nothing more`,
+    `ok       permissions ${k}/orchestrator: full on claude: --permission-mode bypassPermissions; nothing asks`,
+  ])
+
+  writeProjectsYaml(h.service, s.project, {
+    gauntlet: { roles: { builder: { permissions: { mode: 'open' } } } } as any,
+  })
+  const bad = await h.svc(['doctor'])
+  assert.is(bad.code, 1)
+  assert.match(
+    bad.stdout,
+    `PROBLEM  projects: ${h.service}/projects.yaml: ${k}.gauntlet.roles.builder.permissions.mode: `,
+  )
 })
 
 test('claude installed but not logged in: a problem, the exact fix on the next line, exit 1', async () => {
@@ -111,15 +153,18 @@ test('gh: its version and login; missing or logged out is a note with the exact 
   const ok = await h.svc(['doctor'])
   assert.is(ok.code, 0)
   assert.is(
-    ok.stdout.split('\n').at(-2),
+    ok.stdout.split('\n').find((l) => l.startsWith('ok       gh:')),
     `ok       gh: gh version 2.63.0 (2024-11-27) (${GH_BIN}/gh); Logged in to github.com account octo (keyring)`,
   )
   const json = JSON.parse(await h.ok(['doctor', '--json']))
-  assert.equal(json.checks.at(-1), {
-    name: 'gh',
-    ok: true,
-    detail: `gh version 2.63.0 (2024-11-27) (${GH_BIN}/gh); Logged in to github.com account octo (keyring)`,
-  })
+  assert.equal(
+    json.checks.find((c: { name: string }) => c.name === 'gh'),
+    {
+      name: 'gh',
+      ok: true,
+      detail: `gh version 2.63.0 (2024-11-27) (${GH_BIN}/gh); Logged in to github.com account octo (keyring)`,
+    },
+  )
 })
 
 test('gh not found: a note saying which workers need it, with how to install it', async () => {

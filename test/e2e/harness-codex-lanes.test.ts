@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { gitIn } from '../../cli/demo/sample-project.js'
+import { execBrief } from '../../fixtures/model-script.js'
 import { setupProject } from '../helpers/project.js'
 import { realHarnessHome, type RealHome } from '../helpers/real-harness.js'
 
@@ -13,9 +14,6 @@ let r: RealHome
 test.after.each(async () => {
   await r?.stop()
 })
-
-/** A brief the stand-in model runs as one shell command through codex's shell tool. */
-const exec = (command: string) => `scenario:exec\n\n\`\`\`sh\n${command}\n\`\`\`\n`
 
 const start = (key: string, role: string, brief: string, ...more: string[]) => [
   'lane',
@@ -42,7 +40,7 @@ test('codex builder commits, pushes and reports from its sandbox; a codex critic
     start(
       'b',
       'builder',
-      exec(
+      execBrief(
         // svc is on the PATH of codex's shell, and a login shell (whose profile resets PATH) finds it too.
         `type -P svc && echo work > work.txt && git add work.txt && git commit -qm work && git push -q -u origin HEAD && bash -lc 'printf "built work.txt\\n" | svc lane report --stdin'`,
       ),
@@ -61,7 +59,7 @@ test('codex builder commits, pushes and reports from its sandbox; a codex critic
     start(
       'b',
       'critic',
-      exec(
+      execBrief(
         'git rev-parse HEAD > /tmp/judged-$$ && echo \'{"defects":[]}\' > /tmp/verdict-$$.json && printf "judged %s\\n" "$(cat /tmp/judged-$$)" | svc lane report --stdin --verdict IMPRESSED --verdict-file /tmp/verdict-$$.json',
       ),
     ),
@@ -79,7 +77,7 @@ test('codex orchestrator launches a lane from its sandbox and waits for its repo
   r = await realHarnessHome('codex-orch')
   const { h } = r
   const s = await setupProject(h)
-  const brief = exec(
+  const brief = execBrief(
     "svc lane start --key sub --role builder --harness shell --prompt 'svc lane report --allow-unpushed --stdin <<EOF\nsub done\nEOF' >/dev/null && svc lane wait --run r1 --timeout 20 | grep -q 'sub done' && echo 'run over' | svc lane report --stdin",
   )
   const started = await h.svc(start('o', 'orchestrator', brief), { env: s.env })

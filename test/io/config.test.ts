@@ -235,3 +235,29 @@ test('project keys and role names from users are looked up as own keys only', ()
 })
 
 test.run()
+
+test('parseProjects: a role permission policy is read; each bad value is one line naming its key path', () => {
+  const role = (body: string) =>
+    `myproj:\n  path: /x\n  gauntlet:\n    roles:\n      builder:\n        permissions:\n${body}`
+  const p = parseProjects(
+    FILE,
+    role('          mode: ask\n          allow: ["Bash(npm test:*)"]\n          writable: [/var/cache/b]\n'),
+    parseYaml,
+  )
+  assert.equal(p.myproj.gauntlet?.roles?.builder?.permissions, {
+    mode: 'ask',
+    allow: ['Bash(npm test:*)'],
+    writable: ['/var/cache/b'],
+  })
+  const m = assertConfigError(role('          mode: open\n'), 'myproj.gauntlet.roles.builder.permissions.mode')
+  for (const v of ['ask', 'worktree', 'full']) assert.match(m, v)
+  assert.match(
+    assertConfigError(role('          writable: [cache]\n'), 'myproj.gauntlet.roles.builder.permissions.writable.0'),
+    'an absolute directory path',
+  )
+  assert.match(
+    assertConfigError(role('          allow: [""]\n'), 'myproj.gauntlet.roles.builder.permissions.allow.0'),
+    'a permission rule',
+  )
+  assertConfigError(role('          bash: yes\n'), 'myproj.gauntlet.roles.builder.permissions')
+})
