@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { join } from 'node:path'
-import { closeDeckWorld, launchLane, openDeckWorld, shot, WAIT, type DeckWorld } from '../helpers/deck-browser.js'
+import { closeDeckWorld, launchLane, shot, WAIT, deckLogin, type DeckWorld } from '../helpers/deck-browser.js'
 import { until } from '../helpers/home.js'
 
 /** Work started and ended from the page, through the kernel's own rules: a lane from the Command Deck's form (refused
@@ -11,8 +11,7 @@ import { until } from '../helpers/home.js'
 const actions = suite<DeckWorld>('deck actions')
 
 actions.before(async (w) => {
-  await openDeckWorld(w, 'browser-actions')
-  await w.page.goto(JSON.parse(await w.h.ok(['deck', '--json', '--no-open'])).url)
+  await deckLogin(w, 'browser-actions')
 })
 actions.after(closeDeckWorld)
 

@@ -1,6 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { closeDeckWorld, launchLane, openDeckWorld, shot, WAIT, type DeckWorld } from '../helpers/deck-browser.js'
+import { closeDeckWorld, launchLane, openDeckWorld, deckLink } from '../helpers/deck-browser.js'
+import { shot, WAIT, type DeckWorld } from '../helpers/deck-browser.js'
 import { until } from '../helpers/home.js'
 
 /** Nothing dead looks alive: a browser without a session gets a page saying what to run, a lane that died without a
@@ -12,7 +13,6 @@ const conn = suite<DeckWorld>('deck connection')
 conn.before((w) => openDeckWorld(w, 'browser-conn'))
 conn.after(closeDeckWorld)
 
-const link = async (w: DeckWorld) => JSON.parse(await w.h.ok(['deck', '--json', '--no-open'])).url as string
 const chip = (w: DeckWorld) => w.page.locator('#conn')
 
 conn('a deck page without a session, or a spent link, is a page saying what to run, not an error body', async (w) => {
@@ -31,7 +31,7 @@ conn('a deck page without a session, or a spent link, is a page saying what to r
     )
   }
   await shot(w, 'deck-no-session.png')
-  const url = await link(w)
+  const url = await deckLink(w)
   await w.page.goto(url)
   await w.page.locator('#conn[data-conn="live"]').waitFor(WAIT)
   const spent = await w.page.goto(url)
@@ -86,7 +86,7 @@ conn(
     )
     await shot(w, 'deck-session-lost.png')
     const other = await w.browser.newPage()
-    await other.goto(await link(w))
+    await other.goto(await deckLink(w))
     await w.page.locator('#conn[data-conn="live"]').waitFor(WAIT)
     assert.ok(await banner.isHidden())
     await other.close()

@@ -1,6 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { closeDeckWorld, launchLane, openDeckWorld, shot, WAIT, type DeckWorld } from '../helpers/deck-browser.js'
+import { closeDeckWorld, launchLane, openDeckWorld, deckLink, askingConv } from '../helpers/deck-browser.js'
+import { shot, WAIT, type DeckWorld } from '../helpers/deck-browser.js'
 import { until } from '../helpers/home.js'
 import { buildAndReport } from '../helpers/project.js'
 import { criticScript } from '../e2e/api-kit.js'
@@ -20,13 +21,10 @@ contrast.before(async (w) => {
   await launchLane(w, { key: 'dead', role: 'play', prompt: 'exit 127' })
   await until(async () => (await w.api.get(`/api/lanes/${b.body.lane.id}`)).body.report, 'the builder to report')
   const c = await launchLane(w, { for: 'b', role: 'critic', prompt: criticScript('NOT_YET', ['a defect'], 'one') })
-  const asks = await w.h.ok([
-    ...['conv', 'new', '--harness', 'claude', '--model', 'claude-test-1'],
-    ...['--cwd', w.h.home, '--prompt', 'scenario:asks set up storage'],
-  ])
+  const asks = await askingConv(w)
   w.ids = { b: b.body.lane.id, c: c.body.lane.id, asks: asks.trim() }
   await until(async () => (await w.api.get(`/api/lanes/${c.body.lane.id}`)).body.verdict, 'the critic verdict')
-  await w.page.goto(JSON.parse(await w.h.ok(['deck', '--json', '--no-open'])).url)
+  await w.page.goto(await deckLink(w))
 })
 contrast.after(closeDeckWorld)
 

@@ -1,6 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { closeDeckWorld, launchLane, openDeckWorld, shot, WAIT, type DeckWorld } from '../helpers/deck-browser.js'
+import { closeDeckWorld, launchLane, deckLogin, askingConv } from '../helpers/deck-browser.js'
+import { shot, WAIT, type DeckWorld } from '../helpers/deck-browser.js'
 import { until } from '../helpers/home.js'
 
 /** A conversation's page: what a harness asks, shown once and answered there; one that does not exist takes no
@@ -9,8 +10,7 @@ import { until } from '../helpers/home.js'
 const conv = suite<DeckWorld>('deck conversation page')
 
 conv.before(async (w) => {
-  await openDeckWorld(w, 'browser-conv')
-  await w.page.goto(JSON.parse(await w.h.ok(['deck', '--json', '--no-open'])).url)
+  await deckLogin(w, 'browser-conv')
 })
 conv.after(closeDeckWorld)
 
@@ -25,12 +25,7 @@ conv('an unknown conversation: the page says so and its composer is disabled', a
 })
 
 conv('tool calls read as the tool, what it runs, and its other fields, not as JSON', async (w) => {
-  const id = (
-    await w.h.ok([
-      ...['conv', 'new', '--harness', 'claude', '--model', 'claude-test-1'],
-      ...['--cwd', w.h.home, '--prompt', 'scenario:asks set up storage'],
-    ])
-  ).trim()
+  const id = await askingConv(w)
   await w.page.goto(`${w.api.base}/conv/${id}`)
   const call = w.page
     .locator('#transcript [data-kind="tool"]')

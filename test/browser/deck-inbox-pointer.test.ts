@@ -1,6 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { closeDeckWorld, launchLane, openDeckWorld, shot, WAIT, type DeckWorld } from '../helpers/deck-browser.js'
+import { closeDeckWorld, launchLane, deckLogin, askingConv } from '../helpers/deck-browser.js'
+import { shot, WAIT, type DeckWorld } from '../helpers/deck-browser.js'
 import { until } from '../helpers/home.js'
 
 /** The needs-you inbox never moves under the pointer: after an Allow, what was answered keeps its place until the
@@ -9,26 +10,17 @@ import { until } from '../helpers/home.js'
 const inbox = suite<DeckWorld>('deck inbox under the pointer')
 
 inbox.before(async (w) => {
-  await openDeckWorld(w, 'browser-inbox-pointer')
-  await w.page.goto(JSON.parse(await w.h.ok(['deck', '--json', '--no-open'])).url)
+  await deckLogin(w, 'browser-inbox-pointer')
 })
 inbox.after(closeDeckWorld)
 
-/** A conversation of the real claude CLI whose model asks for a permission, then a question, then a plan. */
-const asking = async (w: DeckWorld) =>
-  (
-    await w.h.ok([
-      ...['conv', 'new', '--harness', 'claude', '--model', 'claude-test-1'],
-      ...['--cwd', w.h.home, '--prompt', 'scenario:asks set up storage'],
-    ])
-  ).trim()
 const pending = async (w: DeckWorld, id: string) => (await w.api.get(`/api/convs/${id}`)).body.pending?.kind
 
 inbox(
   "the inbox never moves under the pointer: after Allow, the answered entry keeps its place and the next agent's button does not slide under it",
   async (w) => {
-    const first = await asking(w)
-    const second = await asking(w)
+    const first = await askingConv(w)
+    const second = await askingConv(w)
     await w.page.goto(`${w.api.base}/`)
     const a = w.page.locator(`#inbox [data-inbox="${first}"]`)
     const b = w.page.locator(`#inbox [data-inbox="${second}"] button.allow`)

@@ -1,6 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { closeDeckWorld, launchLane, openDeckWorld, shot, WAIT, type DeckWorld } from '../helpers/deck-browser.js'
+import { closeDeckWorld, launchLane, deckLogin, askingConv } from '../helpers/deck-browser.js'
+import { shot, WAIT, type DeckWorld } from '../helpers/deck-browser.js'
 import { until } from '../helpers/home.js'
 
 /** The needs-you inbox on the Command Deck: a self-marked wait answered with a field (by keyboard too), entries named
@@ -10,19 +11,10 @@ import { until } from '../helpers/home.js'
 const inbox = suite<DeckWorld>('deck inbox')
 
 inbox.before(async (w) => {
-  await openDeckWorld(w, 'browser-inbox')
-  await w.page.goto(JSON.parse(await w.h.ok(['deck', '--json', '--no-open'])).url)
+  await deckLogin(w, 'browser-inbox')
 })
 inbox.after(closeDeckWorld)
 
-/** A conversation of the real claude CLI whose model asks for a permission, then a question, then a plan. */
-const asking = async (w: DeckWorld) =>
-  (
-    await w.h.ok([
-      ...['conv', 'new', '--harness', 'claude', '--model', 'claude-test-1'],
-      ...['--cwd', w.h.home, '--prompt', 'scenario:asks set up storage'],
-    ])
-  ).trim()
 const said = async (w: DeckWorld, id: string) =>
   ((await w.api.get(`/api/convs/${id}/transcript`)).body.entries as { kind: string; text: string }[])
     .filter((e) => e.kind === 'user')
@@ -77,7 +69,7 @@ inbox(
 inbox(
   'by keyboard: a, Enter allows with Undo in its place (Enter again undoes, nothing sent), then the question and the plan; the words say for whom',
   async (w) => {
-    const id = await asking(w)
+    const id = await askingConv(w)
     await w.page.goto(`${w.api.base}/`)
     const entry = w.page.locator(`#inbox [data-inbox="${id}"]`)
     await entry.locator('[data-ask="permission"]').waitFor(WAIT)

@@ -1,6 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { closeDeckWorld, launchLane, openDeckWorld, WAIT, type DeckWorld } from '../helpers/deck-browser.js'
+import { closeDeckWorld, launchLane, openDeckWorld, deckLink, askingConv } from '../helpers/deck-browser.js'
+import { WAIT, type DeckWorld } from '../helpers/deck-browser.js'
 import { until } from '../helpers/home.js'
 import { buildAndReport } from '../helpers/project.js'
 
@@ -32,7 +33,7 @@ const NOTIFICATION_RECORDER = () => {
 notify.before(async (w) => {
   await openDeckWorld(w, 'browser-notify')
   await w.browser.addInitScript(NOTIFICATION_RECORDER)
-  await w.page.goto(JSON.parse(await w.h.ok(['deck', '--json', '--no-open'])).url)
+  await w.page.goto(await deckLink(w))
 })
 notify.after(closeDeckWorld)
 
@@ -59,12 +60,7 @@ notify(
     await w.page.uncheck('[data-notify-kind="report"]')
     const p = await launchLane(w, { key: 'n', role: 'builder', prompt: buildAndReport('all done') })
     await until(async () => (await w.api.get(`/api/lanes/${p.body.lane.id}`)).body.report, 'the report')
-    const asks = (
-      await w.h.ok([
-        ...['conv', 'new', '--harness', 'claude', '--model', 'claude-test-1'],
-        ...['--cwd', w.h.home, '--prompt', 'scenario:asks set up storage'],
-      ])
-    ).trim()
+    const asks = await askingConv(w)
     await until(async () => (await notes(w)).length >= 1, 'a notification')
     await churn(w, 3)
     await w.page.waitForFunction(() => document.body.dataset.drawn, undefined, WAIT)

@@ -1,7 +1,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { join } from 'node:path'
-import { closeDeckWorld, launchLane, openDeckWorld, shot, WAIT, type DeckWorld } from '../helpers/deck-browser.js'
+import { closeDeckWorld, launchLane, openDeckWorld, deckLink } from '../helpers/deck-browser.js'
+import { shot, WAIT, type DeckWorld } from '../helpers/deck-browser.js'
 import { git, until } from '../helpers/home.js'
 import { buildAndReport } from '../helpers/project.js'
 import { criticScript } from '../e2e/api-kit.js'
@@ -24,8 +25,7 @@ pages.before(async (w) => {
     w.dialogs.push(d.message())
     void d.dismiss()
   })
-  const url = JSON.parse(await w.h.ok(['deck', '--json', '--no-open'])).url as string
-  await w.page.goto(url)
+  await w.page.goto(await deckLink(w))
 })
 
 pages.after(closeDeckWorld)

@@ -1,6 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { closeDeckWorld, launchLane, openDeckWorld, shot, WAIT, type DeckWorld } from '../helpers/deck-browser.js'
+import { closeDeckWorld, launchLane, openDeckWorld, deckLink } from '../helpers/deck-browser.js'
+import { shot, WAIT, type DeckWorld } from '../helpers/deck-browser.js'
 import { until } from '../helpers/home.js'
 
 /** Triage on the Command Deck: a search over the lanes, "hide finished" (kept by the browser), and runs whose every
@@ -24,7 +25,7 @@ triage.before(async (w) => {
   for (const k of ['done', 'bad', 'old'])
     await until(async () => (await w.api.get(`/api/lanes/${w.ids[k]}`)).body.activity === 'stopped', `${k} to end`)
   assert.is((await w.api.post(`/api/lanes/${w.ids.old}/reap`, {})).status, 200)
-  await w.page.goto(JSON.parse(await w.h.ok(['deck', '--json', '--no-open'])).url)
+  await w.page.goto(await deckLink(w))
 })
 triage.after(async (w) => {
   w.g.open('live')
