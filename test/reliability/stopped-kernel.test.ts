@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { TestHome } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
 import { procStat } from '../../kernel/io/procs.js'
+import { recordFigure } from './figures.js'
 
 // A kernel that stops answering (SIGSTOP here, a hung event loop in use) ends every verb within its deadline, with
 // one line naming the kernel and what to do; a report given to such a kernel is kept, not lost. A kernel that holds
@@ -85,6 +86,11 @@ test('a stopped kernel: every verb ends within its deadline naming the kernel an
         `hint: resume it with kill -CONT ${k.pid}, or end it with kill -KILL ${k.pid} (the next svc call starts a new kernel); then send it again: svc lane report --file ${kept} --status blocked\n`,
     )
     assert.is(readFileSync(kept!, 'utf8'), 'BLOCKED: the text the agent wrote\n')
+    const slowest = Math.max(r.ms, ...results.map((x) => x.ms))
+    recordFigure(
+      'a stopped kernel (SIGSTOP): status, stop, lane list, conv list, lane wait, tell and report at once, each must end within its deadline with one line naming the kernel and what to do; the report kept in a file',
+      `${verbs.length + 1} verbs, all ended, the slowest in ${slowest} ms (beat ${TIMING.SERVICE_TEST_KERNEL_BEAT_MS} ms, probe ${TIMING.SERVICE_TEST_KERNEL_PROBE_MS} ms here; 3 s and 10 s in use); the report kept byte for byte`,
+    )
   } finally {
     process.kill(k.pid, 'SIGCONT')
   }

@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { TestHome, written } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
+import { recordFigure } from './figures.js'
 
 // Who acts as whom is known from the process behind the connection, not from what the caller's environment says:
 // a lane that read another lane's key from /proc cannot act as it, and a sibling can neither answer, stop, reap nor
@@ -87,6 +88,10 @@ test("a lane that read a sibling's key from /proc can neither report as it nor a
 
   // The person still may stop it.
   await h.ok(['lane', 'stop', v])
+  recordFigure(
+    "identity theft from /proc: a lane reads a running sibling's key from its environment and reports as it, answers, stops, reaps and tells it",
+    '6 attempts, 6 refused on one line; the sibling kept working with no report and no message',
+  )
 })
 
 test('an orchestrator tells and stops its own builder; its tell with SERVICE_CONVERSATION unset is from it', async () => {
@@ -112,6 +117,10 @@ test('an orchestrator tells and stops its own builder; its tell with SERVICE_CON
   assert.equal(
     inbox(xName).map((m: { from: unknown; text: string }) => [m.from, m.text]),
     [[o, 'from the orchestrator']],
+  )
+  recordFigure(
+    'answer and stop authority: the launcher chain and the person may tell, answer, stop and reap a lane; a sibling may not',
+    'an orchestrator told and stopped its builder; a sibling refused all four; a tell with SERVICE_CONVERSATION unset recorded as from its lane',
   )
 })
 
