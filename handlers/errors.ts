@@ -1,4 +1,4 @@
-import { isErrorCode, oneLine, type ErrorCode } from '../kernel/domain/errors.js'
+import { SvcError, diskFullError, isDiskFull, isErrorCode, oneLine, type ErrorCode } from '../kernel/domain/errors.js'
 import { HTTP_STATUS } from './status.js'
 
 /** The API's error body; the message is always one line. */
@@ -7,10 +7,15 @@ export const errorBody = (code: ErrorCode, message: string, hint?: string) => ({
 })
 
 /** Any thrown value as the error body and status of the API. */
-export function toErrorResponse(e: unknown): {
+export function toErrorResponse(thrown: unknown): {
   body: ReturnType<typeof errorBody>
   status: (typeof HTTP_STATUS)[ErrorCode]
 } {
+  // A full disk is no internal error: it is said as one line, whatever failed to write.
+  const e =
+    isDiskFull(thrown) && !(thrown instanceof SvcError && thrown.code === 'unavailable')
+      ? diskFullError(thrown)
+      : thrown
   const err = e as { code?: unknown; message?: string; hint?: string }
   const code: ErrorCode = isErrorCode(err?.code) ? err.code : 'internal'
   const message =

@@ -37,3 +37,20 @@ export class SvcError extends Error {
 
 export const isErrorCode = (value: unknown): value is ErrorCode =>
   typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value)
+
+/** Did this error come of a full disk (ENOSPC from a write, or a program's "No space left on device")? */
+export function isDiskFull(e: unknown): boolean {
+  const err = e as { code?: unknown; message?: unknown } | undefined
+  return (
+    err?.code === 'ENOSPC' || (typeof err?.message === 'string' && /ENOSPC|No space left on device/.test(err.message))
+  )
+}
+
+/** A full disk as one line: which file could not be written (when known) and what to do. */
+export const diskFullError = (e: unknown) => {
+  const path = (e as { path?: unknown } | undefined)?.path
+  return new SvcError(
+    'unavailable',
+    `disk full${typeof path === 'string' ? `: cannot write ${path}` : ''}; nothing was stored: free some space and try again`,
+  )
+}

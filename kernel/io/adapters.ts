@@ -11,6 +11,7 @@ import {
   realpathSync,
   rmdirSync,
   statSync,
+  statfsSync,
 } from 'node:fs'
 import { readdir, readFile, rm, unlink } from 'node:fs/promises'
 import { homedir } from 'node:os'
@@ -119,6 +120,8 @@ export interface Files {
   unlink(path: string): Promise<void>
   /** The user's home directory ($HOME, else the system's). */
   userHome(): string
+  /** Bytes free for this process on the filesystem holding `path`. */
+  freeBytes(path: string): number
 }
 
 export interface Procs {
@@ -162,6 +165,10 @@ export const realFiles: Files = {
   removeEmptyDir: (path) => rmdirSync(path),
   unlink: (path) => unlink(path),
   userHome: () => process.env.HOME || homedir(),
+  freeBytes: (path) => {
+    const s = statfsSync(path)
+    return s.bavail * s.bsize
+  },
 }
 
 const realProcs: Procs = {

@@ -1,6 +1,6 @@
 import { isLive } from '../domain/activity.js'
 import { REAP_STOP_LIMIT_MS } from '../domain/limits.js'
-import { SvcError } from '../domain/errors.js'
+import { SvcError, isDiskFull } from '../domain/errors.js'
 import { isGitBacked } from '../domain/keys.js'
 import type { ConversationRecord } from '../domain/conversation.js'
 import { workDirOf } from '../domain/worker-rules.js'
@@ -162,18 +162,20 @@ async function parkWork(
   decided(nestedRepoRefusal(dir, nested))
   const name = parkedPatchName(new Date(ctx.io.clock.now()))
   const path = join(convFiles(ctx.home, rec.name).dir, name)
-  const made = await ctx.io.writes.publishFileOnce(path, async (tmp) => {
-    await ctx.io.git.diffBinaryToFile(dir, base, tree, tmp)
-    if ((await ctx.io.git.treeFromPatch(dir, tmp, base)) !== tree)
-      throw new SvcError('conflict', 'refused: the parked patch does not reproduce the worktree; nothing was cleaned')
-    // The proof on the bytes themselves: every file the patch gives back is, byte for byte, the file on disk.
-    const differ = await ctx.io.git.rawMismatches(dir, tree, base)
-    if (differ.length)
-      throw new SvcError(
-        'conflict',
-        `refused: the parked patch does not give back the bytes on disk of ${someOf(differ, 3)}; nothing was cleaned`,
-      )
-  })
+  const made = await fullDiskSaid(ctx, dir, dirname(path), () =>
+    ctx.io.writes.publishFileOnce(path, async (tmp) => {
+      await ctx.io.git.diffBinaryToFile(dir, base, tree, tmp)
+      if ((await ctx.io.git.treeFromPatch(dir, tmp, base)) !== tree)
+        throw new SvcError('conflict', 'refused: the parked patch does not reproduce the worktree; nothing was cleaned')
+      // The proof on the bytes themselves: every file the patch gives back is, byte for byte, the file on disk.
+      const differ = await ctx.io.git.rawMismatches(dir, tree, base)
+      if (differ.length)
+        throw new SvcError(
+          'conflict',
+          `refused: the parked patch does not give back the bytes on disk of ${someOf(differ, 3)}; nothing was cleaned`,
+        )
+    }),
+  )
   if (!made) throw new SvcError('conflict', `refused: ${path} already exists; nothing was cleaned`)
   const ref = parkedRef(rec.name, name)
   await ctx.io.git.keepTree(
@@ -191,6 +193,22 @@ async function parkWork(
     )
   await ctx.io.git.cleanTree(dir)
   return { patch: path, ref, paths }
+}
+
+/** A park that found the disk full says so on one line; nothing was cleaned, the worktree is as it was. A program
+ * that wrote the patch may not have said its write failed: a failed proof with less free space left than a page
+ * is the disk's doing too. */
+async function fullDiskSaid<T>(ctx: KernelContext, dir: string, patchDir: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn()
+  } catch (e) {
+    if (isDiskFull(e) || ctx.io.files.freeBytes(patchDir) < 64 * 1024)
+      throw new SvcError(
+        'unavailable',
+        `refused: disk full while parking ${dir}; nothing was cleaned: free some space and reap again`,
+      )
+    throw e
+  }
 }
 
 /** Step 5: the branch is never deleted; commits a detached HEAD alone holds are kept reachable from a ref. */
