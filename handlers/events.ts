@@ -3,8 +3,10 @@ import { streamSSE } from 'hono/streaming'
 import type { HandlerEnv } from './env.js'
 import { toErrorResponse } from './errors.js'
 
-/** How long one long poll of the kernel's changes waits; a `ping` event follows each empty one. */
-export const POLL_MS = 15_000
+/** The heartbeat: a stream with nothing to say says `ping` this often, so a page that hears nothing for a while
+ * knows its stream is broken (a dead kernel, a sleeping laptop) even when the socket looks open. It is also how long
+ * one long poll of the kernel's changes waits. */
+export const HEARTBEAT_MS = 5_000
 
 /** GET /api/events: the kernel's changes as server-sent events (`ready`, then `change` with the changes as data and
  * their last seq as id, `ping` when a poll ends empty). Followed through the port by long poll, so it works the same
@@ -28,10 +30,11 @@ export const events = new Hono<HandlerEnv>().get('/', async (c) => {
       closed = true
     })
     // `pingMs`: the longest the page waits between two events while the kernel is well (it checks by it).
-    await stream.writeSSE({ event: 'ready', data: JSON.stringify({ last: after, pingMs: POLL_MS }), retry: 2000 })
+    const pingMs = c.env.heartbeatMs ?? HEARTBEAT_MS
+    await stream.writeSSE({ event: 'ready', data: JSON.stringify({ last: after, pingMs }), retry: 2000 })
     while (!closed) {
       try {
-        const r = await c.env.port.changes({ after, timeoutMs: POLL_MS })
+        const r = await c.env.port.changes({ after, timeoutMs: pingMs })
         if (closed) break
         after = r.last
         if (r.changes.length)

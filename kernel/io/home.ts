@@ -11,6 +11,10 @@ export function serviceHome(env: NodeJS.ProcessEnv = process.env): { dir: string
 export const homePaths = (home: string) => ({
   kernelJson: join(home, 'kernel.json'),
   kernelLog: join(home, 'kernel.log'),
+  /** The port the kernel listened on last: the next kernel asks for it first, so open deck pages find it again. */
+  kernelPort: join(home, 'kernel-port'),
+  /** The deck's sessions (their digests, never the sessions) and when each ends: a restart keeps them. */
+  deckSessions: join(home, 'deck-sessions.json'),
   /** Details (the stack) of the CLI's unexpected errors, which it reports on one line. */
   cliLog: join(home, 'cli.log'),
   agents: join(home, 'agents'),

@@ -1,4 +1,5 @@
 import { readFileSync, renameSync } from 'node:fs'
+import { writeFileAtomicSync } from './atomic-file.js'
 import type { ManifestRead } from '../domain/self-check.js'
 import { processStartTime } from './procs.js'
 
@@ -54,3 +55,16 @@ export function setAsideKernelFile(path: string, k: KernelFile | undefined): boo
     return false
   }
 }
+
+/** The port the kernel of this home listened on last (kernel-port), or 0 (any) when none is recorded or the file
+ * holds no port. */
+export function readLastPort(path: string): number {
+  try {
+    const n = Number(readFileSync(path, 'utf8').trim())
+    return Number.isInteger(n) && n >= 1024 && n <= 65535 ? n : 0
+  } catch {
+    return 0
+  }
+}
+
+export const writeLastPort = (path: string, port: number) => writeFileAtomicSync(path, `${port}\n`)

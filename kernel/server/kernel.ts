@@ -20,6 +20,7 @@ const LIST_MAX_AGE_MS = 500
 const DIFF_PAGE_BYTES = 200_000
 import { deckTree } from '../services/deck.js'
 import { DeckAccess } from '../services/deck-access.js'
+import { deckSessionsFile } from '../io/deck-sessions-file.js'
 import { convAnswer } from '../services/conv-answer.js'
 import { doctor } from '../services/doctor.js'
 import { issueClose, issueList, issueNew, issueShow } from '../services/issues.js'
@@ -27,7 +28,7 @@ import { workerRun } from '../services/worker-run.js'
 import { workerReport } from '../services/worker-report.js'
 import { workerGet, workerList, workerReap, workerStop, workerWait } from '../services/worker-views.js'
 import { readTranscriptPage } from '../io/transcript-page.js'
-import { convFiles } from '../io/home.js'
+import { convFiles, homePaths } from '../io/home.js'
 import { readHead } from '../io/file-head.js'
 import { SvcError } from '../domain/errors.js'
 import { hostAdd, hostList, hostRemove, hostShow } from '../services/hosts.js'
@@ -40,7 +41,11 @@ export function kernelPort(
   const gitFacts = opts.gitFacts ?? new GitFactsCache(ctx.io)
   const changeLog = new ChangeLog(ctx)
   const lists = new ViewCache<LaneView[]>(ctx, LIST_MAX_AGE_MS)
-  const deck = new DeckAccess(ctx.io)
+  const deck = new DeckAccess(
+    ctx.io,
+    undefined,
+    deckSessionsFile(homePaths(ctx.home).deckSessions, (m) => ctx.log('warn', m)),
+  )
   const trees = new ViewCache<DeckTree>(ctx, LIST_MAX_AGE_MS)
   return {
     async kernelStatus() {

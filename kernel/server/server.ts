@@ -19,6 +19,8 @@ import { peers } from '../io/peer.js'
 import { kernelPort } from './kernel.js'
 import {
   readKernelFile,
+  readLastPort,
+  writeLastPort,
   readManifestToken,
   setAsideKernelFile,
   staleReason,
@@ -132,6 +134,7 @@ export async function runKernel(home: string): Promise<void> {
     gitFacts,
   })
   const app = createApp()
+  const heartbeatMs = testNumber('HEARTBEAT_MS')
   let ready!: () => void
   const readyP = new Promise<void>((r) => (ready = r))
   const server = serve({
@@ -139,19 +142,25 @@ export async function runKernel(home: string): Promise<void> {
     fetch: async (req, env) => {
       await readyP
       const socket = env.incoming?.socket as import('node:net').Socket | undefined
-      if (!socket) return app.fetch(req, { port, token })
+      if (!socket) return app.fetch(req, { port, token, heartbeatMs })
       const ends = () => ({ remotePort: socket.remotePort ?? 0, localPort: socket.localPort ?? 0 })
-      return peers.within(socket, ends, () => app.fetch(req, { port, token }))
+      return peers.within(socket, ends, () => app.fetch(req, { port, token, heartbeatMs }))
     },
     hostname: '127.0.0.1',
-    port: 0,
+    // The port of the kernel before this one, first: the deck pages it served reconnect to this one by themselves.
+    port: readLastPort(paths.kernelPort),
     serverOptions: serverOptions(limits),
   }) as import('node:http').Server
   limitConnections(server, limits, log)
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', () => resolve())
-    server.once('error', reject)
-  })
+  try {
+    await listening(server)
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    if (code !== 'EADDRINUSE' && code !== 'EACCES') throw e
+    log('info', `port ${readLastPort(paths.kernelPort)} of the last kernel is taken (${code}); listening on another`)
+    server.listen(0, '127.0.0.1')
+    await listening(server)
+  }
   boundPort = (server.address() as AddressInfo).port
 
   const manifest: KernelFile = {
@@ -176,6 +185,11 @@ export async function runKernel(home: string): Promise<void> {
     setAsideKernelFile(paths.kernelJson, other)
   }
   log('info', `kernel ${VERSION} pid ${process.pid} listening on 127.0.0.1:${boundPort}, home ${home}`)
+  try {
+    writeLastPort(paths.kernelPort, boundPort)
+  } catch (e) {
+    log('warn', `could not record the port in ${paths.kernelPort}: ${(e as Error).message}`)
+  }
   // From the moment it holds the manifest: a kernel whose manifest is gone or names another stops, even if it never
   // became ready (so a removed home leaves no kernel behind).
   let lastProblem = ''
@@ -239,6 +253,22 @@ export async function runKernel(home: string): Promise<void> {
     ),
   )
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, () => void stop(sig))
+}
+
+/** The server's listen has succeeded, or failed with its error. */
+function listening(server: import('node:http').Server): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const ok = () => {
+      server.off('error', fail)
+      resolve()
+    }
+    const fail = (e: Error) => {
+      server.off('listening', ok)
+      reject(e)
+    }
+    server.once('listening', ok)
+    server.once('error', fail)
+  })
 }
 
 /** Whatever ends the kernel leaves its reason in kernel.log: an error nothing caught, or the exit itself. */

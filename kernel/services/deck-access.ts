@@ -5,17 +5,36 @@ import { decided } from './decided.js'
 /** How long a deck link's code and a deck session live. */
 const DECK_LIFETIMES = { codeMs: 120_000, sessionMs: 12 * 3600_000 }
 
-/** The deck's own credentials, held in this kernel's memory only (a kernel restart revokes them all): one-time
- * codes that a browser trades for a session, and the sessions. A session is never the bearer token: it is
+/** Where the sessions are kept across a kernel's restart: digests and ends, never a session itself. */
+export interface SavedSessions {
+  load(): [digest: string, expiresAt: number][]
+  save(sessions: [digest: string, expiresAt: number][]): void
+}
+
+/** The deck's own credentials: one-time codes that a browser trades for a session (in memory only), and the
+ * sessions, known by their digest and kept in the home when `saved` is given, so a restarted kernel (on the same
+ * port, kernel-port) still answers the deck pages that were open. A session is never the bearer token: it is
  * accepted on the deck's routes only, so a cookie that leaks to another server on the loopback opens no API. */
 export class DeckAccess {
   private codes = new Map<string, number>()
+  /** By the session's digest. */
   private sessions = new Map<string, number>()
 
   constructor(
     private readonly io: Pick<Adapters, 'clock' | 'ids'>,
     private readonly lifetimes = DECK_LIFETIMES,
-  ) {}
+    private readonly saved?: SavedSessions,
+  ) {
+    for (const [digest, at] of saved?.load() ?? []) if (at > this.now()) this.sessions.set(digest, at)
+  }
+
+  private digest(session: string) {
+    return this.io.ids.sha256(session)
+  }
+
+  private persist() {
+    this.saved?.save([...this.sessions])
+  }
 
   private now() {
     return this.io.clock.now()
@@ -37,14 +56,15 @@ export class DeckAccess {
     this.sweep()
     const session = this.io.ids.token(32)
     const sessionExpiresAt = this.now() + this.lifetimes.sessionMs
-    this.sessions.set(session, sessionExpiresAt)
+    this.sessions.set(this.digest(session), sessionExpiresAt)
+    this.persist()
     return { session, expiresAt: sessionExpiresAt }
   }
 
   check(session: string): { expiresAt: number } {
-    const expiresAt = this.sessions.get(session)
+    const expiresAt = this.sessions.get(this.digest(session))
     const live = sessionLive(expiresAt, this.now())
-    if (!live.ok) this.sessions.delete(session)
+    if (!live.ok && this.sessions.delete(this.digest(session))) this.persist()
     decided(live)
     return { expiresAt: expiresAt! }
   }
@@ -54,6 +74,7 @@ export class DeckAccess {
     const revoked = this.sessions.size
     this.sessions.clear()
     this.codes.clear()
+    this.persist()
     return { revoked }
   }
 

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { POLL_MS } from '../../handlers/events.js'
+import { HEARTBEAT_MS } from '../../handlers/events.js'
 import { SvcError } from '../../kernel/domain/errors.js'
 import type { PortOutputs } from '../../kernel/port/port.js'
 import { answer, err, harness } from './kit.js'
@@ -56,7 +56,7 @@ test('GET /api/events: ready with the last change, then each poll as a change ev
   assert.is(res.headers.get('content-type'), 'text/event-stream')
   assert.is(res.headers.get('cache-control'), 'no-cache')
   assert.equal(await events(res, 4), [
-    { event: 'ready', data: '{"last":4,"pingMs":15000}', retry: '2000' },
+    { event: 'ready', data: '{"last":4,"pingMs":5000}', retry: '2000' },
     { event: 'change', data: JSON.stringify([change(5), change(6, 'r1-b-critic-i1', 'state')]), id: '6' },
     { event: 'ping', data: '' },
     { event: 'change', data: JSON.stringify([change(7)]), id: '7' },
@@ -64,9 +64,9 @@ test('GET /api/events: ready with the last change, then each poll as a change ev
   // The poll after the last event read may or may not have begun when the client went away.
   assert.equal(calls.map((c) => c.input).slice(0, 4), [
     { after: 0, timeoutMs: 0 },
-    { after: 4, timeoutMs: POLL_MS },
-    { after: 6, timeoutMs: POLL_MS },
-    { after: 6, timeoutMs: POLL_MS },
+    { after: 4, timeoutMs: HEARTBEAT_MS },
+    { after: 6, timeoutMs: HEARTBEAT_MS },
+    { after: 6, timeoutMs: HEARTBEAT_MS },
   ])
   assert.ok(calls.length <= 5)
 })
@@ -83,10 +83,10 @@ test('GET /api/events: a reconnect with Last-Event-ID continues after it; an id 
     const [ready] = await events(await ask('/api/events', { headers: { 'last-event-id': lastEventId } }), 2)
     assert.equal(
       ready,
-      { event: 'ready', data: JSON.stringify({ last: after, pingMs: 15000 }), retry: '2000' },
+      { event: 'ready', data: JSON.stringify({ last: after, pingMs: HEARTBEAT_MS }), retry: '2000' },
       lastEventId,
     )
-    assert.equal(calls[1].input, { after, timeoutMs: POLL_MS }, lastEventId)
+    assert.equal(calls[1].input, { after, timeoutMs: HEARTBEAT_MS }, lastEventId)
   }
 })
 
@@ -110,8 +110,8 @@ test('GET /api/events: a failed poll is retried; the stream goes on', async () =
   assert.equal(got[1], { event: 'change', data: JSON.stringify([change(2)]), id: '2' })
   assert.equal(calls.map((c) => c.input).slice(0, 3), [
     { after: 0, timeoutMs: 0 },
-    { after: 1, timeoutMs: POLL_MS },
-    { after: 1, timeoutMs: POLL_MS },
+    { after: 1, timeoutMs: HEARTBEAT_MS },
+    { after: 1, timeoutMs: HEARTBEAT_MS },
   ])
   assert.ok(calls.length <= 4)
 })
