@@ -17,11 +17,14 @@ test.after.each(async () => {
   await w.stop()
 })
 
-/** Wait for the kernel to announce a `git` change of the lane, without asking for any list or lane meanwhile. */
-async function gitChange(after: number, name: string): Promise<number> {
+/** Wait for the kernel to announce a `git` change of the lane, without asking for any list or lane meanwhile.
+ * `act` makes the change, again after each second without news: the watch of a worktree is set up as it is first
+ * read, and a loaded machine may still be setting it up when the first change comes. */
+async function gitChange(after: number, name: string, act: () => void): Promise<number> {
   const port = await w.h.port()
   const deadline = Date.now() + 10_000
   while (Date.now() < deadline) {
+    act()
     const r = await port.changes({ after, timeoutMs: 1000 })
     if (r.changes.some((c) => c.name === name && c.what === 'git')) return r.last
     after = r.last
@@ -40,17 +43,20 @@ test('an edit deep in a worktree, then a commit, are announced as git changes of
   assert.is(first.git?.dirty, false)
   let last = (await port.changes({ after: 0, timeoutMs: 0 })).last
 
-  writeFileSync(join(dir, 'src', 'deep', 'new.txt'), 'new\n')
-  last = await gitChange(last, 'r1-b-builder-i1')
+  let n = 0
+  last = await gitChange(last, 'r1-b-builder-i1', () =>
+    writeFileSync(join(dir, 'src', 'deep', `new-${n++}.txt`), 'new\n'),
+  )
   const edited = await port.laneGet({ lane: 'r1-b-builder-i1' })
   assert.is(edited.git?.dirty, true)
   assert.is(edited.git?.head, first.git?.head)
 
   await w.harnessPid('r1-c-builder-i1')
   const other = await port.laneGet({ lane: 'r1-c-builder-i1' })
-  git(dir, 'add', '-A')
-  git(dir, 'commit', '-qm', 'deep')
-  await gitChange(last, 'r1-b-builder-i1')
+  await gitChange(last, 'r1-b-builder-i1', () => {
+    git(dir, 'add', '-A')
+    git(dir, 'commit', '-qm', `deep ${n++}`, '--allow-empty')
+  })
   const committed = await port.laneGet({ lane: 'r1-b-builder-i1' })
   assert.is(committed.git?.head, git(dir, 'rev-parse', 'HEAD'))
   assert.is.not(committed.git?.head, first.git?.head)
