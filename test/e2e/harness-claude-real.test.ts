@@ -49,15 +49,19 @@ test('a Bash permission allowed then denied, a question answered: needs-you each
   assert.match(last.raw, 'Postgres', 'the answer reached the model in the tool result')
   assert.equal(done.cost, { usd: Number((REQUEST_USD * api.turnRequests().length).toFixed(6)), estimated: false })
 
-  // A fork continues the session (the model sees the source's history); a handoff starts afresh.
-  const forked = (await h.ok(['fork', '--prompt', 'what did I ask first?'], { env: await insideConv(h, id) })).trim()
+  // A fork continues the session (the model sees the source's history); a handoff starts afresh. A key acts only
+  // where no process tree of its conversation runs, so the source's runner is stopped first (its key kept).
+  const asSource = await insideConv(h, id)
+  await h.ok(['conv', 'stop', id])
+  await untilActivity(h, id, 'stopped')
+  const forked = (await h.ok(['fork', '--prompt', 'what did I ask first?'], { env: asSource })).trim()
   await untilActivity(h, forked, 'idle')
   const forkRequest = api.turnRequests().at(-1)!.raw
   assert.ok(
     forkRequest.includes('scenario:bash build it') && forkRequest.includes('what did I ask first?'),
     'the fork carries the history',
   )
-  const handed = (await h.ok(['handoff', '--prompt', 'start over'], { env: await insideConv(h, id) })).trim()
+  const handed = (await h.ok(['handoff', '--prompt', 'start over'], { env: asSource })).trim()
   await untilActivity(h, handed, 'idle')
   const handoffRequest = api.turnRequests().at(-1)!.raw
   assert.ok(

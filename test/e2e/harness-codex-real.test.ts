@@ -65,15 +65,8 @@ test('codex usage: three resumed turns cost three times one turn, never more; a 
   )
   assert.match(await r.activityLine(id), 'activity: idle (error: {"error":{"type":"invalid_request_error"')
 
-  // codex exec cannot fork a thread: a fork starts a new one, and says so.
-  const forked = (await h.ok(['fork', '--prompt', 'carry on'], { env: await insideConv(h, id) })).trim()
-  await untilActivity(h, forked, 'idle')
-  assert.ok(
-    (await r.transcript(forked)).includes('system codex exec cannot fork a thread: this conversation starts a new one'),
-  )
-  assert.is.not(stateOf(forked).session, thread)
-
   // Between turns only the runner lives: stop ends it.
+  const asSource = await insideConv(h, id)
   assert.is(await h.ok(['conv', 'stop', id]), `conv ${id} (c${id}) stopped\n`)
   const stopped = await rpc(h, 'convShow', { conv: id })
   assert.equal(
@@ -81,6 +74,15 @@ test('codex usage: three resumed turns cost three times one turn, never more; a 
     ['stopped', 'stop (SIGTERM)', 'signal SIGTERM'],
   )
   assert.ok((await r.transcript(id)).includes('system runner stopped between turns (SIGTERM)'))
+
+  // codex exec cannot fork a thread: a fork starts a new one, and says so. (A key acts only where no process tree
+  // of its conversation runs: the source's runner has stopped, its key kept.)
+  const forked = (await h.ok(['fork', '--prompt', 'carry on'], { env: asSource })).trim()
+  await untilActivity(h, forked, 'idle')
+  assert.ok(
+    (await r.transcript(forked)).includes('system codex exec cannot fork a thread: this conversation starts a new one'),
+  )
+  assert.is.not(stateOf(forked).session, thread)
 })
 
 test('a shell command runs; messages during a slow turn are held and resume the thread together; stop ends a running turn', async () => {
