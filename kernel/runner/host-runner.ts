@@ -122,23 +122,41 @@ export function runDaemon(dir: string): void {
   const journalFd = openSync(p.journal, 'a', 0o600)
   let client: Socket | undefined
   let beat: NodeJS.Timeout | undefined
+  let ackTimer: NodeJS.Timeout | undefined
   let lastActive = Date.now()
 
   const send = (e: HostEvent) => client?.write(JSON.stringify({ t: 'event', event: e }) + '\n')
-  const emit = (lane: string, body: HostEventBody) => {
+  // Group commit: the events of one turn are written and synced together, then sent; none leaves before its sync.
+  // What made an event (a report file, a lane's end) is let go only after the event is synced (`done`).
+  let unsynced: { e: HostEvent; done?: () => void }[] = []
+  const flush = () => {
+    const batch = unsynced
+    unsynced = []
+    appendFileSync(journalFd, batch.map((b) => JSON.stringify(b.e) + '\n').join(''))
+    fsyncSync(journalFd)
+    for (const b of batch) {
+      b.done?.()
+      send(b.e)
+    }
+  }
+  const emit = (lane: string, body: HostEventBody, done?: () => void) => {
     const e = { seq: seq++, at: Date.now(), lane, ...body } as HostEvent
     journal.push(e)
-    appendFileSync(journalFd, JSON.stringify(e) + '\n')
-    fsyncSync(journalFd)
-    send(e)
+    if (!unsynced.length) setImmediate(flush)
+    unsynced.push({ e, done })
   }
+  /** Report files and lane ends whose event is made but not yet synced: never made twice. */
+  const inFlight = new Set<string>()
 
   const ended = (lane: string, code: number | null, seen: 'waited' | 'exit-file' | 'gone') => {
     const lp = lanePaths(dir, lane)
-    if (existsSync(lp.ended)) return
+    if (existsSync(lp.ended) || inFlight.has(lp.ended)) return
     drainOutbox(lane)
-    emit(lane, { kind: 'exited', code, seen })
-    writeAtomic(lp.ended, String(code))
+    inFlight.add(lp.ended)
+    emit(lane, { kind: 'exited', code, seen }, () => {
+      writeAtomic(lp.ended, String(code))
+      inFlight.delete(lp.ended)
+    })
   }
 
   /** Reports a lane filed (files in its outbox, written whole by rename), in the order they were filed. */
@@ -147,20 +165,38 @@ export function runDaemon(dir: string): void {
     let names: string[] = []
     try {
       names = readdirSync(lp.outbox)
-        .filter((n) => n.endsWith('.json'))
+        .filter((n) => n.endsWith('.report'))
         .sort()
     } catch {
       return
     }
     for (const n of names) {
       const file = join(lp.outbox, n)
-      try {
-        const r = JSON.parse(readFileSync(file, 'utf8')) as { status: 'done' | 'blocked' | 'failed'; body: string }
-        emit(lane, { kind: 'report', id: n.slice(0, -5), status: r.status, body: r.body })
-      } catch (e) {
-        emit(lane, { kind: 'refused', reason: `report ${n} could not be read: ${(e as Error).message}` })
+      if (inFlight.has(file)) continue
+      inFlight.add(file)
+      const forget = () => {
+        unlinkSync(file)
+        inFlight.delete(file)
       }
-      unlinkSync(file)
+      try {
+        // A report file is its status on the first line and its body after it: a shell writes one as easily as Node.
+        const text = readFileSync(file, 'utf8')
+        const cut = text.indexOf('\n')
+        const status = (cut < 0 ? text : text.slice(0, cut)).trim()
+        if (status !== 'done' && status !== 'blocked' && status !== 'failed') throw new Error(`status ${status}`)
+        emit(
+          lane,
+          {
+            kind: 'report',
+            id: n.slice(0, -'.report'.length),
+            status,
+            body: cut < 0 ? '' : text.slice(cut + 1),
+          },
+          forget,
+        )
+      } catch (e) {
+        emit(lane, { kind: 'refused', reason: `report ${n} could not be read: ${(e as Error).message}` }, forget)
+      }
     }
   }
 
@@ -215,10 +251,15 @@ export function runDaemon(dir: string): void {
     } else if (msg.t === 'ack') {
       if (msg.seq <= acked) return
       acked = msg.seq
-      writeAtomic(p.acked, String(acked))
       journal = journalAfterAck(journal, acked)
-      // Everything acknowledged: the journal starts again empty (what is in it was held at home).
-      if (!journal.length) writeFileSync(p.journal, '')
+      // Kept lazily: an ack lost in a crash only means events sent again, which the kernel skips.
+      if (!ackTimer)
+        ackTimer = setTimeout(() => {
+          ackTimer = undefined
+          writeAtomic(p.acked, String(acked))
+          // Everything acknowledged: the journal starts again empty (what was in it is held at home).
+          if (!journal.length && !unsynced.length) writeFileSync(p.journal, '')
+        }, 50)
     } else if (msg.t === 'start') start(msg)
     else if (msg.t === 'stop') stop(msg.lane)
   }
@@ -240,6 +281,16 @@ export function runDaemon(dir: string): void {
     })
   })
   server.listen(p.sock)
+  // A lane that files a report wakes the runner (SIGUSR1), so the report leaves at once, not at the next poll.
+  let woken = false
+  process.on('SIGUSR1', () => {
+    if (woken) return
+    woken = true
+    setImmediate(() => {
+      woken = false
+      for (const lane of readdirSync(p.lanes)) if (!existsSync(lanePaths(dir, lane).ended)) drainOutbox(lane)
+    })
+  })
   log(`runner ${process.pid} listening; ${journal.length} unacknowledged events, next seq ${seq}`)
 
   // Lanes: their reports, and the end of those started by an earlier runner (known from their exit file).
@@ -302,12 +353,22 @@ export async function runAttach(dir: string, self: string): Promise<number> {
   })
 }
 
-/** The lane's `svc lane report` on a host: the report is written whole into the lane's outbox, and the runner
- * sends it home. */
+/** The lane's `svc lane report` on a host: the report is written whole (by rename) into the lane's outbox as its
+ * status line and its body, and the runner is woken to send it home. A shell can do the same: see REPORT_SHELL. */
 export function fileReport(outbox: string, status: string, body: string): void {
-  const name = `${Date.now().toString().padStart(15, '0')}-${process.pid}.json`
-  writeAtomic(join(outbox, name), JSON.stringify({ status, body }))
+  const name = `${Date.now().toString().padStart(15, '0')}-${process.pid}.report`
+  writeAtomic(join(outbox, name), `${status}\n${body}`)
+  const runner = Number(readText(join(outbox, '..', '..', '..', 'runner.pid')))
+  if (runner)
+    try {
+      process.kill(runner, 'SIGUSR1')
+    } catch {} // no runner now: the next one finds the report in the outbox
 }
+
+/** A report filed from a lane's shell with no Node start: status as $1, body on stdin. */
+export const REPORT_SHELL =
+  'f="$SERVICE_HOST_OUTBOX/$(date +%s%N)-$$"; { echo "$1"; cat; } > "$f.tmp" && mv "$f.tmp" "$f.report" && ' +
+  'kill -USR1 "$(cat "$SERVICE_HOST_OUTBOX/../../../runner.pid")" 2>/dev/null; true'
 
 const [mode, dir, ...rest] = process.argv.slice(2)
 const self = process.argv[1] ?? ''

@@ -320,6 +320,22 @@ export class SshHosts {
     return run('ip', ['netns', 'exec', h.ns, 'runuser', '-u', h.user, '--', 'bash', '-lc', `cd && ${script}`])
   }
 
+  /** The same, not waiting in this process's event loop (what it drives keeps running meanwhile). */
+  asAsync(name: string, script: string): Promise<void> {
+    const h = this.host(name)
+    return new Promise((resolve, reject) => {
+      const child = spawn(
+        'ip',
+        ['netns', 'exec', h.ns, 'runuser', '-u', h.user, '--', 'bash', '-lc', `cd && ${script}`],
+        {
+          stdio: 'ignore',
+        },
+      )
+      child.on('error', reject)
+      child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${script} exited ${code}`))))
+    })
+  }
+
   /** Every process inside the host's namespace (sshd, its sessions, what they started). */
   pids(name: string): number[] {
     return pidsIn(this.host(name).ns)
