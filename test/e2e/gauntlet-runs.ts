@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { gitIn } from '../../cli/demo/sample-project.js'
+import { until } from '../helpers/home.js'
 import {
   buildSteps,
   eachGauntlet,
@@ -40,7 +41,12 @@ export async function builderCriticReap(now: { g?: Gauntlet }, harness: Harness)
     [0, `judged ${head}\n`],
     judged.stderr + (await g.transcript('conv-g1-b-critic-i1')).join('\n'),
   )
-  const list = await h.ok(['lane', 'list', '--run', 'g1'], { env: s.env })
+  // The report reaches the wait while the critic's turn may still be ending (the harness answers the tool's result):
+  // the list is read once both lanes are idle.
+  const list = await until(async () => {
+    const l = await h.ok(['lane', 'list', '--run', 'g1'], { env: s.env })
+    return /builder +i1 +idle/.test(l) && /critic +i1 +idle/.test(l) ? l : ''
+  }, 'both lanes idle')
   assert.match(list, /g1\/b +builder +i1 +idle +done .* IMPRESSED 0 +g1\/b@/)
   assert.match(list, /g1\/b +critic +i1 +idle +done +b i1 +IMPRESSED 0 /)
   assert.match(
