@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { TestHome, alive, until } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
+import { kernelApi } from './api-kit.js'
 import type { Report } from '../../kernel/domain/report.js'
 import type { PortInput } from '../../kernel/port/port.js'
 
@@ -38,6 +39,22 @@ export class World {
       await this.h.port()
     ).laneStart({ ...startRequest(args), run, conversation: as, cwd: this.h.home } as PortInput<'laneStart'>)
     return r.lane.id
+  }
+
+  /** A builder lane with no harness in run r1 under the root conversation, its worktree at the branch's head: what
+   * the park suites fill with work to reap. Its name and worktree. */
+  async idleLane(key: string): Promise<{ name: string; dir: string }> {
+    const started = await kernelApi(this.h).post('/api/lanes', {
+      run: 'r1',
+      key,
+      role: 'builder',
+      harness: 'none',
+      noWait: true,
+      prompt: 'x',
+      conversation: this.s.root,
+    })
+    if (started.status !== 201) throw new Error(`lane ${key} did not start: ${JSON.stringify(started.body)}`)
+    return { name: `r1-${key}-builder-i1`, dir: join(this.lanes, `r1-${key}`) }
   }
 
   /** `svc lane wait <lane>` asked over the kernel's port: the lane's first report; an end with none fails. */

@@ -53,17 +53,7 @@ test.after(async () => {
 /** A lane with no harness, its worktree at the branch's head; returns its name and directory. */
 async function lane(): Promise<{ name: string; dir: string; key: string }> {
   const key = `k${n++}`
-  const started = await kernelApi(w.h).post('/api/lanes', {
-    run: 'r1',
-    key,
-    role: 'builder',
-    harness: 'none',
-    noWait: true,
-    prompt: 'x',
-    conversation: w.s.root,
-  })
-  assert.is(started.status, 201, JSON.stringify(started.body))
-  return { name: `r1-${key}-builder-i1`, dir: join(w.lanes, `r1-${key}`), key }
+  return { ...(await w.idleLane(key)), key }
 }
 
 /** The hidden change is refused without --park (nothing changes), then parked: the kept ref holds the raw bytes,

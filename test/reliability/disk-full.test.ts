@@ -68,17 +68,7 @@ test('a full disk: a report and a park each fail with one line saying "disk full
     `${w.gate('full')}\necho "BLOCKED: stuck" | svc lane report --status blocked --stdin 2> ${err} || echo $? > ${code}\ntouch ${code}\n${w.gate('freed')}\necho "BLOCKED: stuck" | svc lane report --status blocked --stdin\n`,
   ])
   const api = kernelApi(w.h)
-  const started = await api.post('/api/lanes', {
-    run: 'r1',
-    key: 'park',
-    role: 'builder',
-    harness: 'none',
-    noWait: true,
-    prompt: 'x',
-    conversation: w.s.root,
-  })
-  assert.is(started.status, 201, JSON.stringify(started.body))
-  const dir = join(w.lanes, 'r1-park')
+  const { dir } = await w.idleLane('park')
   writeFileSync(join(dir, 'work.txt'), 'uncommitted work\n'.repeat(20_000))
   const before = filesOf(dir)
   const filler = fill(w.h.service)

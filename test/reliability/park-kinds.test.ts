@@ -102,18 +102,7 @@ async function runCase(kind: string, i: number): Promise<void> {
   const rng = prng(SEED + i)
   const api = kernelApi(w.h)
   const key = `k${i}`
-  const name = `r1-${key}-builder-i1`
-  const started = await api.post('/api/lanes', {
-    run: 'r1',
-    key,
-    role: 'builder',
-    harness: 'none',
-    noWait: true,
-    prompt: 'x',
-    conversation: w.s.root,
-  })
-  assert.is(started.status, 201, JSON.stringify(started.body))
-  const dir = join(w.lanes, `r1-${key}`)
+  const { name, dir } = await w.idleLane(key)
   write(dir, `node_modules/dep-${i}/index.js`, 'x'.repeat(100 + i)) // ignored by the branch: left out
   const writer = await KINDS[kind](dir, rng, i)
   try {
