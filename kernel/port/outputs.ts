@@ -8,7 +8,9 @@ import type { LaneView } from '../domain/lane.js'
 import type { ReportFrom } from '../domain/list-show.js'
 import type { Report } from '../domain/report.js'
 import type { TranscriptPage } from '../domain/transcript.js'
-import type { ConvDetail, ConvDiff, DeckTree } from './deck.js'
+import type { TreeNode } from '../domain/conv-tree.js'
+import type { NeedsYouAsk } from '../domain/needs-you-ask.js'
+import type { RunCounts } from '../domain/run-counts.js'
 
 /** What each verb of the port answers, as valibot schemas beside the inputs (PortSchemas); the types are inferred
  * from them. A piece the rulebook defines (a lane's view, a report, evidence) has its type and its tables there,
@@ -114,6 +116,71 @@ export const WorkerViewSchema = v.object({
   report: opt(v.object({ seq: v.number(), status: v.string(), at: v.number() })),
 })
 
+/** A conversation waiting on a person, as the deck's inbox lists it, with what it asks. */
+export const InboxEntrySchema = v.object({
+  id: v.string(),
+  name: v.string(),
+  title: opt(v.string()),
+  project: opt(v.string()),
+  lane: opt(v.object({ run: v.string(), key: v.string(), role: v.string(), iteration: v.number() })),
+  since: v.number(),
+  ask: record<NeedsYouAsk>(),
+})
+
+/** A conversation and those under it, as the deck nests them. */
+const TreeNodeSchema: v.GenericSchema<TreeNode> = v.object({
+  id: v.string(),
+  continues: opt(v.string()),
+  children: v.array(v.lazy(() => TreeNodeSchema)),
+})
+
+/** Everything the deck draws (the Command Deck and the Agents page): conversations as a tree, each row's view, and
+ * costs summed. */
+export const DeckTreeSchema = v.object({
+  roots: v.array(TreeNodeSchema),
+  conversations: v.record(v.string(), ConvViewSchema),
+  lanes: v.record(v.string(), record<LaneView>()),
+  /** Workers by id: each nests under the conversation that ran it, with its issue and newest report. */
+  workers: v.record(v.string(), WorkerViewSchema),
+  costPerRun: v.record(v.string(), v.number()),
+  costPerOrchestrator: v.record(v.string(), v.number()),
+  /** Every run, whatever the filter. */
+  runs: v.array(v.string()),
+  /** Per run shown: its lanes counted by activity, reported, stale and failed. */
+  counts: v.record(v.string(), record<RunCounts>()),
+  /** Per run, per lane key: the chain of builders and critics as `svc lane show` prints it. */
+  chains: v.record(v.string(), v.record(v.string(), v.string())),
+  /** Every conversation waiting on a person (whatever the filter), oldest wait first, with what it asks. */
+  inbox: v.array(InboxEntrySchema),
+})
+
+/** A report as a conversation's page shows it: for a verdict, the defects its verdict file lists. */
+export const ReportViewSchema = v.intersect([
+  record<Report>(),
+  v.object({ defectList: opt(v.array(v.string())), defectProblem: opt(v.string()) }),
+])
+
+/** A conversation's page: its view, its lane's, its contract and brief, its reports and parked patches. */
+export const ConvDetailSchema = v.object({
+  conv: ConvViewSchema,
+  lane: opt(record<LaneView>()),
+  contract: opt(v.string()),
+  brief: opt(v.string()),
+  reports: v.array(ReportViewSchema),
+  parked: v.array(v.object({ patch: v.string(), ref: v.string() })),
+  chain: opt(v.string()),
+  worktree: opt(v.object({ cwd: v.string(), exists: v.boolean() })),
+  /** Whether the composer can send, and why not. */
+  composer: v.object({ enabled: v.boolean(), reason: opt(v.string()) }),
+  ask: opt(record<NeedsYouAsk>()),
+})
+
+/** A change against its base: `patch` holds at most the bytes asked for; `bytes` is the whole patch's size. */
+export const ConvDiffSchema = v.union([
+  v.object({ base: v.string(), stat: v.string(), patch: v.string(), bytes: v.number(), truncated: v.boolean() }),
+  v.object({ unavailable: v.string() }),
+])
+
 const lanes = v.array(record<LaneView>())
 const convs = v.array(ConvViewSchema)
 
@@ -152,9 +219,9 @@ export const PortOutputSchemas = {
     changes: v.array(v.object({ seq: v.number(), at: v.number(), name: v.string(), what: v.string() })),
     last: v.number(),
   }),
-  deckTree: record<DeckTree>(),
-  convDetail: record<ConvDetail>(),
-  convDiff: record<ConvDiff>(),
+  deckTree: DeckTreeSchema,
+  convDetail: ConvDetailSchema,
+  convDiff: ConvDiffSchema,
   convParked: v.object({ patch: v.string(), text: v.string(), bytes: v.number(), truncated: v.boolean() }),
   deckClient: v.object({ js: v.string() }),
   deckCode: v.object({ code: v.string(), expiresAt: v.number() }),

@@ -3,10 +3,15 @@ import { HARNESSES, NEEDS_YOU_REASONS, PHASES, EFFORTS, ROLES } from '../domain/
 import { MAX_DIFF_BYTES } from '../domain/diff-limits.js'
 import type { LaneView } from '../domain/lane.js'
 import type {
+  ConvDetailSchema,
+  ConvDiffSchema,
   ConvViewSchema,
+  DeckTreeSchema,
+  InboxEntrySchema,
   IssueViewSchema,
   PortOutputSchemas,
   ReapResultSchema,
+  ReportViewSchema,
   WaitResultSchema,
 } from './outputs.js'
 
@@ -165,7 +170,12 @@ export type ReapResult = v.InferOutput<typeof ReapResultSchema>
 export type WaitResult = v.InferOutput<typeof WaitResultSchema>
 
 export type { TranscriptEntry } from '../domain/transcript.js'
-export type { ConvDetail, ConvDiff, DeckTree, InboxEntry, ReportView } from './deck.js'
+/** What the deck draws: the tree of the Command Deck and the Agents page, and a conversation's page. */
+export type DeckTree = v.InferOutput<typeof DeckTreeSchema>
+export type InboxEntry = v.InferOutput<typeof InboxEntrySchema>
+export type ReportView = v.InferOutput<typeof ReportViewSchema>
+export type ConvDetail = v.InferOutput<typeof ConvDetailSchema>
+export type ConvDiff = v.InferOutput<typeof ConvDiffSchema>
 export type { WorkerView } from './workers.js'
 export type { HostView } from '../domain/hosts.js'
 
