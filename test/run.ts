@@ -33,6 +33,7 @@ const JOBS = Math.max(1, Number(process.env.SERVICE_TEST_JOBS) || 4)
 const FILE_LIMIT_MS = 10 * 60 * 1000
 const DURATIONS = join(ROOT, 'test-artifacts', 'durations.json')
 const uvu = join(ROOT, 'node_modules', 'uvu', 'bin.js')
+const CPU_METER = join(ROOT, 'dist', 'test', 'helpers', 'cpu-meter.js')
 
 interface SuiteFile {
   group: string
@@ -44,6 +45,9 @@ interface Outcome {
   passed: number
   failed: number
   ms: number
+  /** Processor time of the file's process and the children it waited for (unknown for a process that did not end
+   * by itself). */
+  cpuMs?: number
   /** The file's report, kept for the recap at the end when a test of it failed. */
   report?: string
 }
@@ -79,10 +83,16 @@ function runFile(s: SuiteFile): Promise<void> {
   const started = Date.now()
   return new Promise((resolve) => {
     const pattern = s.file === WHOLE_GROUP ? '\\.test\\.js$' : `^${s.file.replace(/\./g, '\\.')}$`
-    const argv = s.group === 'lint' ? CHECKS[s.file] : [uvu, join('dist', 'test', s.group), pattern]
+    const argv = [
+      '--import',
+      CPU_METER,
+      ...(s.group === 'lint' ? CHECKS[s.file] : [uvu, join('dist', 'test', s.group), pattern]),
+    ]
+    const cpuFile = join(ROOT, 'test-artifacts', `cpu-${process.pid}-${s.group}-${s.file.replace(/\W/g, '_')}`)
     const child = spawn(process.execPath, argv, {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, SERVICE_TEST_CPU_FILE: cpuFile },
     })
     if (child.pid) suitePids.push(child.pid)
     let out = ''
@@ -97,14 +107,30 @@ function runFile(s: SuiteFile): Promise<void> {
       const ms = Date.now() - started
       const exit = code ?? (signal ? 1 : 0)
       const counted = s.group === 'lint' ? { passed: exit ? 0 : 1, failed: exit ? 1 : 0 } : suiteOutcome(out, exit)
-      outcomes.set(key(s), { ...counted, ms, ...(counted.failed ? { report: out } : {}) })
+      const cpuMs = readCpu(cpuFile)
+      outcomes.set(key(s), { ...counted, ms, cpuMs, ...(counted.failed ? { report: out } : {}) })
       process.stdout.write(out)
-      console.log(`${key(s)}: ${counted.passed} passed, ${counted.failed} failed in ${(ms / 1000).toFixed(1)} s\n`)
+      const cpu = cpuMs === undefined ? '' : ` (processor ${(cpuMs / 1000).toFixed(1)} s)`
+      console.log(
+        `${key(s)}: ${counted.passed} passed, ${counted.failed} failed in ${(ms / 1000).toFixed(1)} s${cpu}\n`,
+      )
       resolve()
     })
   })
 }
 
+/** What the suite process's meter wrote, once read (the file is removed). */
+function readCpu(file: string): number | undefined {
+  try {
+    const ms = Number(readFileSync(file, 'utf8'))
+    rmSync(file, { force: true })
+    return Number.isFinite(ms) ? ms : undefined
+  } catch {
+    return undefined
+  }
+}
+
+mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true })
 const began = Date.now()
 await Promise.all(
   Array.from({ length: Math.min(JOBS, queue.length) }, async () => {
@@ -131,9 +157,15 @@ for (const [name, o] of outcomes) if (o.report) console.log(failureRecap(name, o
 for (const group of groups) {
   const own = files.filter((s) => s.group === group).map((s) => outcomes.get(key(s))!)
   const sum = own.reduce((t, o) => t + o.ms, 0)
-  console.log(`${group}: ${own.length} files, ${(sum / 1000).toFixed(1)} s of suite time`)
+  const cpu = own.reduce((t, o) => t + (o.cpuMs ?? 0), 0)
+  console.log(
+    `${group}: ${own.length} files, ${(sum / 1000).toFixed(1)} s of suite time, ${(cpu / 1000).toFixed(1)} s of processor time`,
+  )
 }
-console.log(`${files.length} files, ${JOBS} at a time, in ${((Date.now() - began) / 1000).toFixed(1)} s`)
+const cpuAll = [...outcomes.values()].reduce((t, o) => t + (o.cpuMs ?? 0), 0)
+console.log(
+  `${files.length} files, ${JOBS} at a time, in ${((Date.now() - began) / 1000).toFixed(1)} s (${(cpuAll / 1000).toFixed(1)} s of processor time)`,
+)
 const line = `${passed} passed, ${failed} failed`
 mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true })
 writeFileSync(

@@ -13,7 +13,7 @@ import { prng } from '../e2e/dirty-kit.js'
 // Each kill is a fresh draw of the same random moment under the same load; 100 of them cut about 300 calls (launches
 // and reports in flight on three clients). Each kill waits (up to 5 s) for three acknowledged writes, so that 100 kills
 // check about as many writes as 200 did before; the figure records how many there were. Each fault point of those
-// calls is killed one by one in crash.test.ts.
+// calls is killed one by one in the crash suites (crash.test.ts and the files beside it).
 // SERVICE_SOAK_KILLS=<n> runs a longer soak. The moments are drawn from a seeded generator, the seed in the test's
 // name: SERVICE_SOAK_SEED=<n> draws the same moments again.
 const KILLS = Number(process.env.SERVICE_SOAK_KILLS ?? 100)

@@ -1,0 +1,93 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { existsSync, readdirSync } from 'node:fs'
+import type { Role } from '../../kernel/domain/keys.js'
+import { join } from 'node:path'
+import { git } from '../helpers/home.js'
+import { Walk } from './crash-kit.js'
+import { recordFigure } from './figures.js'
+
+/** The launches of the launch-kill test: a branch cut (builder), an empty directory (play), a detached worktree
+ * (orchestrator). */
+const LAUNCHES = [
+  ['b1', 'builder'],
+  ['p1', 'play'],
+  ['o1', 'orchestrator'],
+] as const
+
+/** What a launch can leave in git and on disk, each of which a lane's record must claim. */
+function unclaimed(checkout: string, lanesRoot: string, lanes: { cwd: string; branch?: string }[]): string[] {
+  const cwds = new Set(lanes.map((l) => l.cwd))
+  const branches = new Set(lanes.map((l) => l.branch).filter(Boolean))
+  const worktrees = git(checkout, 'worktree', 'list', '--porcelain')
+    .split('\n')
+    .filter((l) => l.startsWith('worktree ') && l !== `worktree ${checkout}`)
+    .map((l) => l.slice(9))
+  const dirs = existsSync(lanesRoot) ? readdirSync(lanesRoot).map((d) => join(lanesRoot, d)) : []
+  const laneBranches = git(checkout, 'branch', '--list', 'crash/*', '--format=%(refname:short)')
+    .split('\n')
+    .filter(Boolean)
+  return [
+    ...worktrees.filter((d) => !cwds.has(d)).map((d) => `worktree ${d}`),
+    ...dirs.filter((d) => !cwds.has(d)).map((d) => `directory ${d}`),
+    ...laneBranches.filter((b) => !branches.has(b)).map((b) => `branch ${b}`),
+  ]
+}
+
+test('the kernel killed at each step of a launch: after the restart nothing is left that no lane record claims, svc doctor finds nothing, and each launch cut short succeeds when tried again', async () => {
+  let root: string | undefined
+  /** The launch the last kill cut short, tried again after the restart. */
+  let cut: { key: string; role: string } | undefined
+  const w = new Walk('crash-launch', async (w) => {
+    const lanes = await w.port.laneList({})
+    const where = `killed after ${lanes.length} launches`
+    assert.equal(
+      unclaimed(w.checkout, `${w.checkout}-lanes`, lanes),
+      [],
+      `${where}: nothing left that no lane record claims`,
+    )
+    const { checks } = await w.port.doctor({})
+    assert.equal(
+      checks.filter((c) => c.name === 'interrupted launch'),
+      [],
+      `${where}: svc doctor finds no leftover`,
+    )
+    root ??= (await w.port.convNew({ harness: 'none', project: 'sample' })).id
+    if (cut && !lanes.some((l) => l.key === cut!.key)) {
+      const r = await w.port.laneStart({
+        conversation: root,
+        run: 'crash',
+        key: cut.key,
+        role: cut.role as Role,
+        prompt: 'x',
+        noWait: true,
+      })
+      assert.ok(existsSync(r.lane.cwd), `${where}: ${cut.key} launched again`)
+    }
+    assert.equal(
+      unclaimed(w.checkout, `${w.checkout}-lanes`, await w.port.laneList({})),
+      [],
+      `${where}: after the launch again`,
+    )
+  })
+  try {
+    await w.start()
+    root = await w.everyPoint('conv', async (port) => (await port.convNew({ harness: 'none', project: 'sample' })).id)
+    for (const [key, role] of LAUNCHES) {
+      await w.everyPoint(`start-${key}`, async (port, j) => {
+        cut = { key: `${key}-${j}`, role }
+        await port.laneStart({ conversation: root!, run: 'crash', key: cut.key, role, prompt: 'x', noWait: true })
+        cut = undefined
+      })
+    }
+  } finally {
+    await w.h.stop()
+  }
+  assert.ok(w.kills >= 20, `three launches have many kill points (${w.kills})`)
+  recordFigure(
+    'kernel killed at each step of three launches (builder, play, orchestrator)',
+    `${w.kills} kill points, 0 worktrees, branches or directories left unclaimed, every launch cut short succeeded when tried again`,
+  )
+})
+
+test.run()
