@@ -17,6 +17,8 @@ export const homePaths = (home: string) => ({
   deckSessions: join(home, 'deck-sessions.json'),
   /** Details (the stack) of the CLI's unexpected errors, which it reports on one line. */
   cliLog: join(home, 'cli.log'),
+  /** The lane worktrees' git facts as the kernel last read them: the next kernel shows them at once. */
+  gitFacts: join(home, 'git-facts.json'),
   agents: join(home, 'agents'),
   projects: join(home, 'projects.yaml'),
   /** A page only the user can read that sends the browser on to the deck's one-time link. */

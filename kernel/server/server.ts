@@ -37,6 +37,7 @@ import { deliverPending } from '../services/worker-report.js'
 import { Runners } from '../services/runners.js'
 import { RuntimeFacts } from '../services/runtime-facts.js'
 import { warmGitFacts, watchedGitFacts } from '../services/git-watch.js'
+import { gitFactsFile } from '../io/git-facts-file.js'
 import { VERSION } from '../io/version.js'
 
 const RECONCILE_EVERY_MS = 15_000
@@ -119,13 +120,16 @@ export async function runKernel(home: string): Promise<void> {
 
   const limits = httpLimits()
   let watchProblem = ''
-  const gitFacts = watchedGitFacts(ctx, (onChange) =>
-    watchWorktrees(onChange, (e) => {
-      // Logged once per kind of problem: the limit of watches, once reached, would repeat for every worktree.
-      if (e.message === watchProblem) return
-      watchProblem = e.message
-      log('warn', `watching lane worktrees: ${e.message}; their git facts are read again on a report or a new state`)
-    }),
+  const gitFacts = watchedGitFacts(
+    ctx,
+    (onChange) =>
+      watchWorktrees(onChange, (e) => {
+        // Logged once per kind of problem: the limit of watches, once reached, would repeat for every worktree.
+        if (e.message === watchProblem) return
+        watchProblem = e.message
+        log('warn', `watching lane worktrees: ${e.message}; their git facts are read again on a report or a new state`)
+      }),
+    gitFactsFile(paths.gitFacts, (m) => log('warn', m)),
   )
   const port = kernelPort(ctx, {
     startedAt,

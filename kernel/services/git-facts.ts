@@ -1,3 +1,4 @@
+import type { SavedWorktree } from '../domain/saved-git-facts.js'
 import type { Adapters } from '../io/adapters.js'
 import type * as git from '../io/git.js'
 import type { WorktreeWatcher } from '../io/watch.js'
@@ -11,6 +12,10 @@ const GIT_FACTS_TTL_MS = 2000
 export const GIT_SETTLE_MS = 150
 /** Worktrees read at most eight at a time. */
 const reads = new Limiter(8)
+/** Of those, the background reads after a start take at most four: a request's own reads never wait behind them. */
+const WARM_AT_ONCE = 4
+/** Facts read are saved for the next kernel once no read has come for this long (and when the kernel stops). */
+const SAVE_AFTER_MS = 2000
 
 type Facts = git.GitFacts & { asOf: number }
 
@@ -20,6 +25,14 @@ interface Entry {
   at: number
   /** Something in the worktree moved since these facts were read. */
   stale: boolean
+  /** Saved by the last kernel: shown while the stamp holds, until this kernel has read the worktree itself. */
+  saved?: true
+}
+
+/** Where the facts outlive the kernel: what the last one saved, and saving this one's. */
+export interface SavedFactsFile {
+  load(): SavedWorktree[]
+  save(worktrees: SavedWorktree[]): Promise<void>
 }
 
 interface Watching {
@@ -29,23 +42,42 @@ interface Watching {
   changed: (dir: string) => void
   /** The quiet time before a changed worktree is read again (GIT_SETTLE_MS unless a test sets it). */
   settleMs?: number
+  saved?: SavedFactsFile
 }
 
 /** Git facts of lane worktrees. With a watcher, a worktree's facts are read once and then only when it changes:
  * its files or its git files move (the watcher), or its lane reports or changes state (touch); a request never
  * reads a worktree that did not change, and reads only the worktrees it shows. Each answer still checks the cheap
- * stamp of HEAD, the index and the top directory, so a lost event cannot hide a commit. */
+ * stamp of HEAD, the index and the top directory, so a lost event cannot hide a commit. The facts a kernel read
+ * are saved for the next one: after a restart each worktree is shown at once from them while its stamp holds, and
+ * read again in the background (warm); facts that turn out to have changed are news like any other change. */
 export class GitFactsCache {
   private entries = new Map<string, Entry>()
   private gitDirs = new Map<string, string | undefined>()
   private timers = new Map<string, ReturnType<typeof setTimeout>>()
   private reading = new Map<string, Promise<Facts | undefined>>()
   private watcher: WorktreeWatcher | undefined
+  private saving: ReturnType<typeof setTimeout> | undefined
   constructor(
     private readonly io: Pick<Adapters, 'files' | 'git' | 'clock'>,
     private readonly watching?: Watching,
   ) {
     this.watcher = watching?.watch((dir) => this.touch(dir))
+    for (const w of watching?.saved?.load() ?? [])
+      this.entries.set(w.dir, { facts: w.facts, stamp: w.stamp, at: w.at, stale: false, saved: true })
+  }
+
+  /** Read each worktree not yet read by this kernel (those never read, and those known only from the saved facts),
+   * a few at a time, skipping any a request reads meanwhile. */
+  async warm(dirs: string[]): Promise<void> {
+    const queue = [...new Set(dirs)]
+    const next = async () => {
+      for (let dir = queue.shift(); dir !== undefined; dir = queue.shift()) {
+        const e = this.entries.get(dir)
+        if (!e || e.saved) await this.fresh(dir)
+      }
+    }
+    await Promise.all(Array.from({ length: WARM_AT_ONCE }, next))
   }
 
   async many(dirs: string[], now = this.io.clock.now()): Promise<Map<string, Facts | undefined>> {
@@ -96,6 +128,7 @@ export class GitFactsCache {
       const stale = this.entries.get(dir)?.stale ?? false
       this.entries.set(dir, { facts, stamp, at, stale })
       if (before && !sameFacts(before.facts, facts)) this.watching?.changed(dir)
+      this.saveSoon()
       return { ...facts, asOf: at }
     } catch {
       return undefined
@@ -128,10 +161,28 @@ export class GitFactsCache {
     this.watcher?.remove(dir)
   }
 
-  close(): Promise<void> {
+  private saveSoon() {
+    if (!this.watching?.saved) return
+    clearTimeout(this.saving)
+    this.saving = setTimeout(() => void this.save().catch(() => {}), SAVE_AFTER_MS)
+    this.saving.unref?.()
+  }
+
+  /** Save the facts for the next kernel: those of worktrees that did not move since they were read. */
+  private save(): Promise<void> {
+    clearTimeout(this.saving)
+    this.saving = undefined
+    const worktrees = [...this.entries]
+      .filter(([, e]) => !e.stale)
+      .map(([dir, e]) => ({ dir, facts: e.facts, stamp: e.stamp, at: e.at }))
+    return this.watching?.saved?.save(worktrees) ?? Promise.resolve()
+  }
+
+  async close(): Promise<void> {
     for (const t of this.timers.values()) clearTimeout(t)
     this.timers.clear()
-    return this.watcher?.close() ?? Promise.resolve()
+    await this.save().catch(() => {})
+    await this.watcher?.close()
   }
 }
 

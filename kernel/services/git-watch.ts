@@ -2,7 +2,7 @@ import { readsGitFacts } from '../domain/activity.js'
 import { isLane, type LaneRecord } from '../domain/lane.js'
 import type { WorktreeWatcher } from '../io/watch.js'
 import type { KernelContext, KernelEvent } from './context.js'
-import { GIT_SETTLE_MS, GitFactsCache } from './git-facts.js'
+import { GIT_SETTLE_MS, GitFactsCache, type SavedFactsFile } from './git-facts.js'
 
 /** The lanes whose git facts are read from a worktree (SPEC.md 3 related rule 4). */
 const gitLanes = (ctx: KernelContext): LaneRecord[] => ctx.store.all().filter(isLane).filter(readsGitFacts)
@@ -12,6 +12,7 @@ const gitLanes = (ctx: KernelContext): LaneRecord[] => ctx.store.all().filter(is
 export function watchedGitFacts(
   ctx: KernelContext,
   watch: (onChange: (dir: string) => void) => WorktreeWatcher,
+  saved?: SavedFactsFile,
 ): GitFactsCache {
   const cache = new GitFactsCache(ctx.io, {
     watch,
@@ -19,6 +20,7 @@ export function watchedGitFacts(
       for (const r of gitLanes(ctx)) if (r.cwd === dir) ctx.emit({ name: r.name, what: 'git' })
     },
     settleMs: ctx.io.timing('GIT_SETTLE', GIT_SETTLE_MS),
+    saved,
   })
   // A report follows a push, and a turn's end follows its edits: what the watcher of the worktree cannot see (the
   // upstream's refs live in the repository) is read again then.
@@ -31,5 +33,4 @@ export function watchedGitFacts(
 }
 
 /** Read every lane worktree once, in the background, so the first list or deck finds them read and watched. */
-export const warmGitFacts = (ctx: KernelContext, cache: GitFactsCache) =>
-  cache.many(gitLanes(ctx).map((r) => r.cwd)).then(() => undefined)
+export const warmGitFacts = (ctx: KernelContext, cache: GitFactsCache) => cache.warm(gitLanes(ctx).map((r) => r.cwd))
