@@ -1,6 +1,7 @@
 import type { ConversationRecord } from './conversation.js'
 import { conversationKind } from './conversation.js'
 import { ALLOWED, refuse, type Decision } from './refusal.js'
+import { effectiveLauncher } from './launch.js'
 
 /** Who is asking, as the kernel verified it: the person (a shell no conversation's process tree holds, or the deck's
  * session), or the conversation whose process tree the calling process belongs to. */
@@ -44,5 +45,25 @@ export function mayCommand(f: { what: string; target: string; caller: Caller; lo
     'forbidden',
     `refused: ${f.what}: conv ${f.caller.id} is not in the launcher chain of conv ${f.target}`,
     `only the person or the conversations that launched conv ${f.target} may do this`,
+  )
+}
+
+/** What is the person's own and no lane's: the service itself (stopping the kernel) and where lanes may run (the
+ * hosts it may reach). The person, and a root conversation or its successor (the person's agent, which may launch
+ * anything), may; a lane or a worker, and their successors, may not: what they may change is their own lane. */
+export function mayAdminister(f: { what: string; caller: Caller; lookup: Lookup }): Decision {
+  if (f.caller.kind === 'person') return ALLOWED
+  const eff = effectiveLauncher(f.caller.id, f.lookup)
+  if (eff && !eff.lane && !eff.worker) return ALLOWED
+  const kind = !eff
+    ? 'has a broken chain of parent links'
+    : eff.lane
+      ? `${eff.lane.role === 'orchestrator' ? 'an' : 'a'} ${eff.lane.role} lane`
+      : 'a worker'
+  const is = !eff ? kind : eff.id === f.caller.id ? `is ${kind}` : `continues conv ${eff.id}, ${kind}`
+  return refuse(
+    'forbidden',
+    `refused: ${f.what}: conv ${f.caller.id} ${is}; only the person or a root conversation may do this`,
+    'run it from your own shell, outside any lane',
   )
 }

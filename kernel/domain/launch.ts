@@ -112,11 +112,15 @@ export function optionLikeRef(req: { from?: string; at?: string; branch?: string
   return `--${o} ${oneLine(req[o]!, 80)}: ${what}`
 }
 
-type Lookup = (id: string) => ConversationRecord | undefined
+/** What following parent links reads of a conversation. */
+type LinkRow = Pick<ConversationRecord, 'id' | 'parent' | 'lane' | 'successor'> & { worker?: unknown }
 
 /** SPEC.md 5 and the glossary, effective launcher: the launching conversation, or, if that is a successor, the row
  * reached by following parent links until a lane or a root is met. A broken or cyclic chain yields undefined. */
-export function effectiveLauncher(id: string, lookup: Lookup): ConversationRecord | undefined {
+export function effectiveLauncher<R extends LinkRow = ConversationRecord>(
+  id: string,
+  lookup: (id: string) => R | undefined,
+): R | undefined {
   const seen = new Set<string>()
   let row = lookup(id)
   while (row && conversationKind(row) === 'successor') {

@@ -59,6 +59,7 @@ export function kernelPort(
       }
     },
     async kernelStop() {
+      ctx.checkAdminister('svc kernel stop')
       setTimeout(opts.stop, 20)
       return { stopping: true }
     },
@@ -70,7 +71,11 @@ export function kernelPort(
       ctx.checkCommand(rec, 'svc conv stop')
       return conv.stopConversation(ctx, rec)
     },
-    convArchive: (input) => conv.convArchive(ctx, ctx.resolve(input.conv)),
+    convArchive: async (input) => {
+      const rec = ctx.resolve(input.conv)
+      ctx.checkCommand(rec, 'svc conv archive')
+      return conv.convArchive(ctx, rec)
+    },
     convMark: (input) => conv.convMark(ctx, input),
     convTranscript: async (input: PortInput<'convTranscript'>) =>
       readTranscriptPage(convFiles(ctx.home, ctx.resolve(input.conv).name).transcript, input.cursor),
@@ -127,9 +132,15 @@ export function kernelPort(
     workerGet: (input) => workerGet(ctx, input.worker),
     workerStop: (input) => workerStop(ctx, input),
     workerReap: (input) => workerReap(ctx, gitFacts, input),
-    hostAdd: (input) => hostAdd(ctx, input),
+    hostAdd: async (input) => {
+      ctx.checkAdminister('svc host add')
+      return hostAdd(ctx, input)
+    },
     hostList: () => hostList(ctx),
     hostShow: (input) => hostShow(ctx, input.name),
-    hostRemove: (input) => hostRemove(ctx, input.name),
+    hostRemove: async (input) => {
+      ctx.checkAdminister('svc host remove')
+      return hostRemove(ctx, input.name)
+    },
   }
 }

@@ -11,7 +11,7 @@ import type { Runners } from './runners.js'
 import type { RuntimeFacts } from './runtime-facts.js'
 import { convView } from './conv-view.js'
 import { mayActAs, treeOf } from '../domain/acting-as.js'
-import { mayCommand, PERSON, type Caller } from '../domain/authority.js'
+import { mayAdminister, mayCommand, PERSON, type Caller } from '../domain/authority.js'
 import { hashConversationKey } from './conversation-key.js'
 import { decided } from './decided.js'
 
@@ -119,6 +119,12 @@ export class KernelContext {
    * chain (domain/authority). */
   checkCommand(target: ConversationRecord, what: string, caller = this.verifiedCaller()): void {
     decided(mayCommand({ what, target: target.id, caller, lookup: (id) => this.store.get(id) }))
+  }
+
+  /** Refuses a change to the service itself (the kernel, its hosts) unless the verified caller is the person or a
+   * root conversation (domain/authority). */
+  checkAdminister(what: string, caller = this.verifiedCaller()): void {
+    decided(mayAdminister({ what, caller, lookup: (id) => this.store.get(id) }))
   }
 
   view(rec: ConversationRecord, now = this.io.clock.now()) {

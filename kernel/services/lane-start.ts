@@ -62,9 +62,13 @@ export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'
   fetched?.catch(() => {})
   const base = await baseOf(ctx, project.entry, project.checkout)
 
+  // Who asks, read now, in the request (the queue may run the launch later).
+  const replacer = input.replace ? ctx.verifiedCaller() : undefined
   const rec = await starts.run(`${run}\0${key}\0${input.role}`, async () => {
     let { plan } = decided(planLaunch(input, run, key, await laneRows(ctx, run), defaults, base, ctx.io.clock.now()))
     if (plan.replace) {
+      // Replacing stops the live lane: that is a stop, which belongs to its launcher chain and the person.
+      ctx.checkCommand(plan.replace.rec, 'svc lane start --replace', replacer)
       await stopConversation(ctx, plan.replace.rec, replaceStopMs(ctx))
       plan = decided(
         planLaunch(

@@ -60,10 +60,14 @@ export async function workerRun(ctx: KernelContext, input: PortInput<'workerRun'
   const base = await baseOf(ctx, project.entry, project.checkout)
   const slug = issueSlug(ref)
 
+  // Who asks, read now, in the request (the queue may run the launch later).
+  const replacer = input.replace ? ctx.verifiedCaller() : undefined
   const rec = await runs.run(`${project.key}\0${issue.ref}`, async () => {
     let plan = decided(planWorker(issue.ref, slug, await workerRows(ctx, issue.ref, project.key), input))
     if (plan.replace) {
-      await stopConversation(ctx, ctx.store.get(plan.replace.id)!, replaceStopMs(ctx))
+      const live = ctx.store.get(plan.replace.id)!
+      ctx.checkCommand(live, 'svc worker run --replace', replacer)
+      await stopConversation(ctx, live, replaceStopMs(ctx))
       plan = decided(
         planWorker(issue.ref, slug, await workerRows(ctx, issue.ref, project.key), { ...input, replace: false }),
       )

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { mayCommand, PERSON, type Caller } from '../../kernel/domain/authority.js'
+import { mayAdminister, mayCommand, PERSON, type Caller } from '../../kernel/domain/authority.js'
 import type { Decision } from '../../kernel/domain/refusal.js'
 
 // A root (1) launched an orchestrator (2) and a builder (5); the orchestrator launched builders 3 and 4, then handed
@@ -43,6 +43,39 @@ test('stop, reap, tell and answer belong to the person and the launcher chain; a
   ]
   for (const [name, caller, target, want] of cases)
     assert.equal(mayCommand({ what, target, caller, lookup }), want, name)
+})
+
+// A root (1) with a successor (2); an orchestrator lane (3) of the root, handed off to 4; a builder (5) and a worker (6)
+// of the orchestrator; a successor (7) whose parent is gone.
+const lanes: Record<string, any> = {
+  '1': { id: '1' },
+  '2': { id: '2', parent: '1', successor: 'handoff' },
+  '3': { id: '3', parent: '1', lane: { role: 'orchestrator' } },
+  '4': { id: '4', parent: '3', successor: 'handoff' },
+  '5': { id: '5', parent: '3', lane: { role: 'builder' } },
+  '6': { id: '6', parent: '3', worker: { issue: 'local:1' } },
+  '7': { id: '7', parent: '99', successor: 'fork' },
+}
+const forbidden = (caller: string, is: string): Decision => ({
+  ok: false,
+  code: 'forbidden',
+  message: `refused: svc host add: conv ${caller} ${is}; only the person or a root conversation may do this`,
+  hint: 'run it from your own shell, outside any lane',
+})
+
+test('the service itself and its hosts are the person’s and a root conversation’s; no lane’s or worker’s', () => {
+  const cases: [string, Caller, Decision][] = [
+    ['the person', PERSON, ok],
+    ['a root conversation', conv('1'), ok],
+    ["a root's successor", conv('2'), ok],
+    ['an orchestrator lane', conv('3'), forbidden('3', 'is an orchestrator lane')],
+    ["an orchestrator's successor", conv('4'), forbidden('4', 'continues conv 3, an orchestrator lane')],
+    ['a builder lane', conv('5'), forbidden('5', 'is a builder lane')],
+    ['a worker', conv('6'), forbidden('6', 'is a worker')],
+    ['a broken chain', conv('7'), forbidden('7', 'has a broken chain of parent links')],
+  ]
+  for (const [name, caller, want] of cases)
+    assert.equal(mayAdminister({ what: 'svc host add', caller, lookup: (id) => lanes[id] }), want, name)
 })
 
 test.run()

@@ -90,6 +90,7 @@ const INDEX: Record<string, Where[]> = {
     'launcherChain',
     'standingOf',
   ),
+  '5 the service itself (kernel stop, hosts) is the person’s and a root conversation’s': at(authority, 'mayAdminister'),
   '5 a caller is who its process tree says, a key only where no tree runs': at(actingAs, 'mayActAs', 'treeOf'),
   '8 run key and lane key patterns': at(keys, 'isRunKey', 'isLaneKey'),
   '8 wait for start 180 s': at(limits, 'START_WAIT_LIMIT_MS'),

@@ -18,7 +18,7 @@ test.before(async () => {
 })
 test.after(() => h.stop())
 
-const start = (args: string[]) => h.ok(['lane', 'start', '--run', 'r1', ...args], { env: s.env })
+const start = (args: string[], run = 'r1') => h.ok(['lane', 'start', '--run', run, ...args], { env: s.env })
 const idOf = (line: string) => /conv (\d+) \(([^)]+)\)/.exec(line)!.slice(1, 3)
 const read = (f: string) => readFileSync(join(h.home, f), 'utf8')
 /** One step of a `bash -e` script that goes on whatever the command's exit: its code in c<n>, its stderr in e<n>. */
@@ -52,11 +52,15 @@ test("a lane that read a sibling's key from /proc can neither report as it nor a
     step(4, `svc lane reap $V`),
     step(5, `(unset SERVICE_CONVERSATION; svc tell $V 'from a sibling')`),
     step(6, `SERVICE_CONVERSATION_KEY=$K svc tell $V 'with the stolen key'`),
+    step(7, `svc conv archive $V`),
+    step(8, `svc host add far --ssh me@127.0.0.1`),
+    step(9, `svc host remove far`),
+    step(10, `svc kernel stop`),
   ]
   // Started only once the victim's shell runs, so that its environment is there to read.
   await written(join(h.service, 'agents', `conv-${vName}`, 'state.json'), 'the victim to start')
   const [a] = idOf(await start(['--key', 'attacker', '--role', 'builder', '--prompt', steal.join('\n')]))
-  await written(join(h.home, 'c6'), 'the attacker script to end')
+  await written(join(h.home, 'c10'), 'the attacker script to end')
 
   assert.is(read('stolen').trim(), 'stolen', 'the key was readable: the attack is real')
   const outcome = (n: number) => [read(`c${n}`).trim(), read(`e${n}`)]
@@ -79,6 +83,16 @@ test("a lane that read a sibling's key from /proc can neither report as it nor a
     `svc: refused: svc tell: the key given is conv ${v}'s, not conv ${a}'s\n` +
       'hint: a conversation acts only as itself: SERVICE_CONVERSATION must name the conversation its key was given to\n',
   ])
+  assert.equal(outcome(7), notInChain('svc conv archive'), 'archive')
+  const notTheirs = (what: string) => [
+    '1',
+    `svc: refused: ${what}: conv ${a} is a builder lane; only the person or a root conversation may do this\n` +
+      'hint: run it from your own shell, outside any lane\n',
+  ]
+  assert.equal(outcome(8), notTheirs('svc host add'), 'host add')
+  assert.equal(outcome(9), notTheirs('svc host remove'), 'host remove')
+  assert.equal(outcome(10), notTheirs('svc kernel stop'), 'kernel stop')
+  assert.not.ok(existsSync(join(h.service, 'hosts.yaml')), 'no host written')
 
   // Nothing happened to the victim: no report, no message, still working.
   assert.not.ok(existsSync(join(h.service, 'agents', `conv-${vName}`, 'reports.json')), 'no report filed as it')
@@ -90,7 +104,7 @@ test("a lane that read a sibling's key from /proc can neither report as it nor a
   await h.ok(['lane', 'stop', v])
   recordFigure(
     "identity theft from /proc: a lane reads a running sibling's key from its environment and reports as it, answers, stops, reaps and tells it",
-    '6 attempts, 6 refused on one line; the sibling kept working with no report and no message',
+    '6 attempts, 6 refused on one line; the sibling kept working with no report and no message; its archive, a host added or removed and the kernel stopped refused too',
   )
 })
 
@@ -122,6 +136,53 @@ test('an orchestrator tells and stops its own builder; its tell with SERVICE_CON
     'answer and stop authority: the launcher chain and the person may tell, answer, stop and reap a lane; a sibling may not',
     'an orchestrator told and stopped its builder; a sibling refused all four; a tell with SERVICE_CONVERSATION unset recorded as from its lane',
   )
+})
+
+test('an orchestrator cannot --replace the builder of another orchestrator of its run; the person can', async () => {
+  const [o1] = idOf(
+    await start(
+      [
+        ...['--key', 'o1', '--role', 'orchestrator', '--prompt'],
+        `svc lane start --key x --role builder --prompt 'sleep 60' > ${h.home}/x-line\nsleep 60`,
+      ],
+      'r3',
+    ),
+  )
+  await written(join(h.home, 'x-line'), 'the first orchestrator to start its builder')
+  const [x, xName] = idOf(read('x-line'))
+  const [o2] = idOf(
+    await start(
+      [
+        ...['--key', 'o2', '--role', 'orchestrator', '--prompt'],
+        step(21, `svc lane start --key x --role builder --replace --prompt 'echo hijacked'`),
+      ],
+      'r3',
+    ),
+  )
+  await written(join(h.home, 'c21'), 'the second orchestrator to try')
+  assert.equal(
+    [read('c21').trim(), read('e21')],
+    [
+      '1',
+      `svc: refused: svc lane start --replace: conv ${o2} is not in the launcher chain of conv ${x}\n` +
+        `hint: only the person or the conversations that launched conv ${x} may do this\n`,
+    ],
+  )
+  const lanes = JSON.parse(await h.ok(['lane', 'list', '--run', 'r3', '--json']))
+  assert.equal(
+    lanes
+      .filter((l: { key: string }) => l.key === 'x')
+      .map((l: { id: string; activity: string; parent: string }) => [l.id, l.activity, l.parent]),
+    [[x, 'working', o1]],
+    'the builder kept working, replaced by nothing',
+  )
+  assert.ok(xName)
+  const replaced = await h.svc(
+    ['lane', 'start', '--run', 'r3', '--key', 'x', '--role', 'builder', '--replace', '--prompt', 'true', '--no-wait'],
+    { env: s.env },
+  )
+  assert.is(replaced.code, 0, replaced.stderr)
+  await h.ok(['lane', 'stop', o1])
 })
 
 test.run()
