@@ -62,15 +62,17 @@ const files: SuiteFile[] = groups.flatMap((group) =>
           .sort()
           .map((file) => ({ group, file })),
 )
-// Longest first (as the last run measured them; on a first run, by group: a reliability file takes about a minute,
-// an end-to-end one half that, a pure one a second), so that the slowest file does not start last.
-const lastMs: Record<string, number> = (() => {
+// Longest first, as the last run measured them, else as `test/durations.json` has them (a measured run's times,
+// kept in the repository so that a fresh clone's first run, as CI's, starts its slowest files first too); a file
+// neither names is guessed by its group (a reliability file about a minute, an end-to-end one half that).
+const readTimes = (path: string): Record<string, number> => {
   try {
-    return JSON.parse(readFileSync(DURATIONS, 'utf8'))
+    return JSON.parse(readFileSync(path, 'utf8'))
   } catch {
     return {}
   }
-})()
+}
+const lastMs: Record<string, number> = { ...readTimes(join(ROOT, 'test', 'durations.json')), ...readTimes(DURATIONS) }
 const key = (s: SuiteFile) => `${s.group}/${s.file}`
 const GROUP_GUESS_MS: Record<string, number> = { reliability: 60_000, e2e: 30_000, browser: 30_000 }
 const guess = (s: SuiteFile) => lastMs[key(s)] ?? GROUP_GUESS_MS[s.group] ?? 1_000
