@@ -128,13 +128,20 @@ export function claudePermissionArgs(p: EffectivePermissions['claude']): string[
   return args
 }
 
-/** Codex's flags for the policy. Its shell is never a login shell: a system profile that resets PATH would drop
- * `svc` (and codex's own helpers). */
-export function codexPermissionArgs(p: EffectivePermissions['codex']): string[] {
-  const args = ['-s', p.sandbox, '-c', 'allow_login_shell=false']
-  if (p.sandbox !== 'workspace-write') return args
-  if (p.network) args.push('-c', 'sandbox_workspace_write.network_access=true')
-  if (p.writableRoots.length)
+/** What the sandbox refuses is asked of a person (codex's approval request, the lane's needs-you), never failed
+ * silently: codex's granular approval policy with sandbox approvals on, the rest of its asking off. */
+export const CODEX_APPROVAL_POLICY =
+  'approval_policy={granular={sandbox_approval=true,rules=true,skill_approval=false,request_permissions=false,mcp_elicitations=false}}'
+
+/** Codex's settings (`-c key=value`) for the policy; without one, its workspace sandbox. Its shell is never a login
+ * shell: a system profile that resets PATH would drop `svc` (and codex's own helpers). */
+export function codexPermissionArgs(p: EffectivePermissions['codex'] | undefined): string[] {
+  const sandbox = p?.sandbox ?? 'workspace-write'
+  const args = ['-c', `sandbox_mode="${sandbox}"`, '-c', 'allow_login_shell=false']
+  if (sandbox !== 'workspace-write') return [...args, '-c', 'approval_policy="never"']
+  args.push('-c', CODEX_APPROVAL_POLICY)
+  if (p?.network) args.push('-c', 'sandbox_workspace_write.network_access=true')
+  if (p?.writableRoots.length)
     args.push('-c', `sandbox_workspace_write.writable_roots=[${p.writableRoots.map(toml).join(',')}]`)
   return args
 }
@@ -158,6 +165,7 @@ export function describePermissions(p: EffectivePermissions): { claude: string; 
           'sandbox workspace-write',
           x.network ? 'network on (svc reaches the kernel)' : 'no network',
           `writes its directory${x.writableRoots.length ? `, ${x.writableRoots.join(', ')}` : ''}`,
+          'anything else asks',
         ].join('; ')
   return { claude, codex }
 }

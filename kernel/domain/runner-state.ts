@@ -38,6 +38,8 @@ export const RunnerStateSchema = v.object({
     }),
   ),
   session: opt(v.string()),
+  /** The harness's own id of the turn under way, to interrupt it by (codex). */
+  harnessTurn: opt(v.string()),
   /** Messages held while a turn runs; they go to the harness together when it ends. */
   queued: opt(v.array(v.string())),
   /** Turns the harness finished (a `result`, a `turn.completed`). */

@@ -35,12 +35,12 @@ export function estimateUsd(model: string | undefined, u: TokenUsage): number {
 
 /** Which usage fields a codex estimate is made of. */
 export const CODEX_USAGE_BASIS =
-  "turn.completed.usage, the thread's running total: input_tokens less cached_input_tokens, cached_input_tokens, output_tokens (reasoning_output_tokens are part of output_tokens)"
+  "thread/tokenUsage/updated's total, the thread's running total: inputTokens less cachedInputTokens, cachedInputTokens, outputTokens (reasoningOutputTokens are part of outputTokens)"
 
-/** A thread's usage from codex's newest `turn.completed.usage`. Codex reports the thread's running total there, a
- * resumed thread's too, so the newest report is the whole thread: adding reports up would count earlier turns again
- * (three equal turns would show six turns' tokens). */
-export function codexThreadUsage(reported: Record<string, unknown> | undefined): TokenUsage {
-  const n = (k: string) => (typeof reported?.[k] === 'number' ? (reported[k] as number) : 0)
-  return { input: n('input_tokens'), cachedInput: n('cached_input_tokens'), output: n('output_tokens') }
+/** A thread's usage from codex's newest `thread/tokenUsage/updated` total. Codex reports the thread's running total
+ * there after each model request, so the newest report is the whole thread: adding reports up would count earlier
+ * requests again (three equal turns would show six turns' tokens). */
+export function codexThreadUsage(total: Record<string, unknown> | undefined): TokenUsage {
+  const n = (k: string) => (typeof total?.[k] === 'number' ? (total[k] as number) : 0)
+  return { input: n('inputTokens'), cachedInput: n('cachedInputTokens'), output: n('outputTokens') }
 }

@@ -95,17 +95,17 @@ test('retry watch: kept from the first retry while retrying, gone on progress; t
 })
 
 test('codex usage of a thread: the newest running total, so three equal turns cost three times one', () => {
-  const turn = { input_tokens: 1200, cached_input_tokens: 200, output_tokens: 30, reasoning_output_tokens: 0 }
+  const turn = { inputTokens: 1200, cachedInputTokens: 200, outputTokens: 30, reasoningOutputTokens: 0 }
   const reports = [1, 2, 3].map((n) => ({
-    input_tokens: turn.input_tokens * n,
-    cached_input_tokens: turn.cached_input_tokens * n,
-    output_tokens: turn.output_tokens * n,
+    inputTokens: turn.inputTokens * n,
+    cachedInputTokens: turn.cachedInputTokens * n,
+    outputTokens: turn.outputTokens * n,
   }))
   const usage = codexThreadUsage(reports.at(-1))
   assert.equal(usage, { input: 3600, cachedInput: 600, output: 90 })
   assert.is(estimateUsd('gpt-5', usage), 3 * estimateUsd('gpt-5', codexThreadUsage(turn)))
   assert.equal(codexThreadUsage(undefined), { input: 0, cachedInput: 0, output: 0 })
-  assert.equal(codexThreadUsage({ input_tokens: 'x' }), { input: 0, cachedInput: 0, output: 0 })
+  assert.equal(codexThreadUsage({ inputTokens: 'x' }), { input: 0, cachedInput: 0, output: 0 })
 })
 
 test.run()

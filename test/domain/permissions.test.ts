@@ -5,6 +5,7 @@ import {
   GIT_RULES,
   SVC_RULE,
   claudePermissionArgs,
+  CODEX_APPROVAL_POLICY,
   codexPermissionArgs,
   describePermissions,
   effectivePermissions,
@@ -122,7 +123,7 @@ test('effectivePermissions: per role and mode, what each harness may do unasked'
   }
 })
 
-test('the policy as flags: claude takes its rules as settings JSON, codex never runs a login shell', () => {
+test('the policy as flags: claude takes its rules as settings JSON; codex never runs a login shell and asks for what its sandbox refuses', () => {
   const p = effectivePermissions({ role: 'builder', serviced: true, git: GIT, config: { writable: ['/c'] } })
   assert.equal(claudePermissionArgs(p.claude), [
     '--permission-mode',
@@ -133,10 +134,12 @@ test('the policy as flags: claude takes its rules as settings JSON, codex never 
     '/c',
   ])
   assert.equal(codexPermissionArgs(p.codex), [
-    '-s',
-    'workspace-write',
+    '-c',
+    'sandbox_mode="workspace-write"',
     '-c',
     'allow_login_shell=false',
+    '-c',
+    CODEX_APPROVAL_POLICY,
     '-c',
     'sandbox_workspace_write.network_access=true',
     '-c',
@@ -144,7 +147,16 @@ test('the policy as flags: claude takes its rules as settings JSON, codex never 
   ])
   const play = effectivePermissions({ role: 'play', serviced: false })
   assert.equal(claudePermissionArgs(play.claude), ['--permission-mode', 'acceptEdits'])
-  assert.equal(codexPermissionArgs(play.codex), ['-s', 'workspace-write', '-c', 'allow_login_shell=false'])
+  const sandboxed = [
+    '-c',
+    'sandbox_mode="workspace-write"',
+    '-c',
+    'allow_login_shell=false',
+    '-c',
+    CODEX_APPROVAL_POLICY,
+  ]
+  assert.equal(codexPermissionArgs(play.codex), sandboxed)
+  assert.equal(codexPermissionArgs(undefined), sandboxed, 'no policy: the workspace sandbox, asking')
   const ask = effectivePermissions({ serviced: true, config: { mode: 'ask' } })
   assert.equal(
     claudePermissionArgs(ask.claude),
@@ -153,7 +165,14 @@ test('the policy as flags: claude takes its rules as settings JSON, codex never 
   )
   const full = effectivePermissions({ role: 'builder', serviced: true, config: { mode: 'full' } })
   assert.equal(claudePermissionArgs(full.claude), ['--permission-mode', 'bypassPermissions'])
-  assert.equal(codexPermissionArgs(full.codex), ['-s', 'danger-full-access', '-c', 'allow_login_shell=false'])
+  assert.equal(codexPermissionArgs(full.codex), [
+    '-c',
+    'sandbox_mode="danger-full-access"',
+    '-c',
+    'allow_login_shell=false',
+    '-c',
+    'approval_policy="never"',
+  ])
 })
 
 test('describePermissions: one line per harness, as svc doctor shows it', () => {
@@ -161,11 +180,14 @@ test('describePermissions: one line per harness, as svc doctor shows it', () => 
   assert.is(d.claude, `--permission-mode acceptEdits; unasked: ${[...GIT_RULES, SVC_RULE].join(', ')}`)
   assert.is(
     d.codex,
-    'sandbox workspace-write; network on (svc reaches the kernel); writes its directory, <worktree git dir>, <git common dir>/objects, <git common dir>/refs, <git common dir>/logs',
+    'sandbox workspace-write; network on (svc reaches the kernel); writes its directory, <worktree git dir>, <git common dir>/objects, <git common dir>/refs, <git common dir>/logs; anything else asks',
   )
   const ask = describePermissions(effectivePermissions({ role: 'critic', serviced: true, config: { mode: 'ask' } }))
   assert.is(ask.claude, `--permission-mode default; unasked: ${SVC_RULE}`)
-  assert.is(ask.codex, 'sandbox workspace-write; network on (svc reaches the kernel); writes its directory')
+  assert.is(
+    ask.codex,
+    'sandbox workspace-write; network on (svc reaches the kernel); writes its directory; anything else asks',
+  )
   const full = describePermissions(effectivePermissions({ role: 'builder', serviced: true, config: { mode: 'full' } }))
   assert.equal(full, {
     claude: '--permission-mode bypassPermissions; nothing asks',

@@ -84,8 +84,8 @@ test("each role's permission policy, in its harness's own terms: the default, ad
   const k = s.project.key
   assert.equal(policy, [
     `ok       permissions ${k}/builder: worktree on claude: --permission-mode acceptEdits; unasked: ${git}, Bash(svc:*), Bash(npm test:*); also edits /var/cache/build`,
-    `ok       permissions ${k}/critic: worktree on codex: sandbox workspace-write; network on (svc reaches the kernel); writes its directory, <worktree git dir>, <git common dir>/objects, <git common dir>/refs, <git common dir>/logs`,
-    `ok       permissions ${k}/verifier: ask on codex: sandbox workspace-write; network on (svc reaches the kernel); writes its directory`,
+    `ok       permissions ${k}/critic: worktree on codex: sandbox workspace-write; network on (svc reaches the kernel); writes its directory, <worktree git dir>, <git common dir>/objects, <git common dir>/refs, <git common dir>/logs; anything else asks`,
+    `ok       permissions ${k}/verifier: ask on codex: sandbox workspace-write; network on (svc reaches the kernel); writes its directory; anything else asks`,
     `ok       permissions ${k}/play: worktree on claude: --permission-mode acceptEdits; unasked: nothing more`,
     `ok       permissions ${k}/orchestrator: full on claude: --permission-mode bypassPermissions; nothing asks`,
   ])

@@ -110,14 +110,13 @@ export async function faultsMidTurn(now: { g?: Gauntlet }, harness: Harness, wor
     assert.ok(said[i].startsWith(`#`) && said[i].includes(` g4/${f} builder i1: idle (error: `), listed.stderr)
     assert.match(said[i], words[f], listed.stderr)
   })
-  // Codex reports its tokens at a turn's completion only: a turn that failed has no cost to show.
-  if (harness === 'claude')
-    for (const f of faults)
-      assert.match(
-        await h.ok(['conv', 'show', `conv-g4-${f}-builder-i1`]),
-        /\ncost: ~?\$0\.0\d{2,}/,
-        'a cost under a cent shows its digits',
-      )
+  // Both report what the turn used before it failed (codex after each model request), so each has a cost to show.
+  for (const f of faults)
+    assert.match(
+      await h.ok(['conv', 'show', `conv-g4-${f}-builder-i1`]),
+      /\ncost: ~?\$0\.0\d{2,}/,
+      'a cost under a cent shows its digits',
+    )
 }
 
 /** The whole gauntlet of one harness as a suite's tests: builder → critic → verdict → reap, and an orchestrator. */

@@ -10,8 +10,8 @@ import { insideConv, rpc, trackActivity, untilActivity } from '../helpers/activi
 import { alive, until } from '../helpers/home.js'
 import { realHarnessHome, type RealHome } from '../helpers/real-harness.js'
 
-/** The codex harness against the real Codex CLI (node_modules) and the stand-in Responses API: `codex exec --json`
- * per turn, `codex exec resume` for the next, every failure with its exact activity and evidence. */
+/** The codex harness against the real Codex CLI (node_modules) and the stand-in Responses API: `codex app-server`, a
+ * thread per conversation and a turn per message, every failure with its exact activity and evidence. */
 
 const MODEL = 'gpt-5-codex'
 let r: RealHome
@@ -34,7 +34,7 @@ test('codex usage: three resumed turns cost three times one turn, never more; a 
   const track = trackActivity(h, id)
   const one = await untilActivity(h, id, 'idle')
   assert.equal(await track.stop(), ['working', 'idle'])
-  assert.is(one.evidence.source, 'stream: turn.completed')
+  assert.is(one.evidence.source, 'stream: turn/completed')
   assert.equal(one.cost, { usd: estimateUsd(MODEL, times(1)), estimated: true, basis: CODEX_USAGE_BASIS })
   const thread = stateOf(id).session
   for (const text of ['second turn', 'third turn']) {
@@ -65,24 +65,20 @@ test('codex usage: three resumed turns cost three times one turn, never more; a 
   )
   assert.match(await r.activityLine(id), 'activity: idle (error: {"error":{"type":"invalid_request_error"')
 
-  // Between turns only the runner lives: stop ends it.
+  // Between turns codex waits for the next message: stop ends it and the runner.
   const asSource = await insideConv(h, id)
   assert.is(await h.ok(['conv', 'stop', id]), `conv ${id} (c${id}) stopped\n`)
   const stopped = await rpc(h, 'convShow', { conv: id })
-  assert.equal(
-    [stopped.activity, stopped.evidence.source, stopped.evidence.detail],
-    ['stopped', 'stop (SIGTERM)', 'signal SIGTERM'],
-  )
-  assert.ok((await r.transcript(id)).includes('system runner stopped between turns (SIGTERM)'))
+  assert.equal([stopped.activity, stopped.evidence.source], ['stopped', 'stop (SIGTERM)'])
+  assert.not.ok(alive(stateOf(id).runner.pid))
 
-  // codex exec cannot fork a thread: a fork starts a new one, and says so. (A key acts only where no process tree
-  // of its conversation runs: the source's runner has stopped, its key kept.)
+  // A fork is codex's own fork of the thread: a new thread that carries the source's history. (A key acts only where
+  // no process tree of its conversation runs: the source's runner has stopped, its key kept.)
   const forked = (await h.ok(['fork', '--prompt', 'carry on'], { env: asSource })).trim()
   await untilActivity(h, forked, 'idle')
-  assert.ok(
-    (await r.transcript(forked)).includes('system codex exec cannot fork a thread: this conversation starts a new one'),
-  )
   assert.is.not(stateOf(forked).session, thread)
+  assert.ok((await r.transcript(forked)).includes(`system thread ${stateOf(forked).session} (forked)`))
+  assert.match(api.turnRequests().at(-1)!.raw, 'third turn', 'the fork’s request carries the source’s history')
 })
 
 test('a shell command runs; messages during a slow turn are held and resume the thread together; stop ends a running turn', async () => {
@@ -132,10 +128,7 @@ test('a first turn refused (401 and 500 after their retries, 400, 402) is failed
   const c402 = await r.convNew('codex', 'scenario:http-402 go', '--model', MODEL)
   const c500 = await r.convNew('codex', 'scenario:http-500 go', '--model', MODEL)
   const v401 = await untilActivity(h, c401, 'failed-to-start')
-  assert.is(
-    v401.evidence.detail,
-    `codex exited with code 1: unexpected status 401 Unauthorized: invalid x-api-key, url: ${api.url}/v1/responses`,
-  )
+  assert.is(v401.evidence.detail, `unexpected status 401 Unauthorized: invalid x-api-key, url: ${api.url}/v1/responses`)
   assert.ok(
     (await r.transcript(c401)).includes(
       `error Reconnecting... 1/1 (unexpected status 401 Unauthorized: invalid x-api-key, url: ${api.url}/v1/responses)`,
@@ -144,14 +137,11 @@ test('a first turn refused (401 and 500 after their retries, 400, 402) is failed
   const v400 = await untilActivity(h, c400, 'failed-to-start')
   assert.match(v400.evidence.detail, 'scripted bad request')
   const v429 = await untilActivity(h, c429, 'idle')
-  assert.is(v429.evidence.source, 'stream: turn.completed')
+  assert.is(v429.evidence.source, 'stream: turn/completed')
   const v402 = await untilActivity(h, c402, 'failed-to-start')
   assert.match(v402.evidence.detail, 'Your credit balance is too low')
   const v500 = await untilActivity(h, c500, 'failed-to-start')
-  assert.is(
-    v500.evidence.detail,
-    'codex exited with code 1: We’re currently experiencing high demand, which may cause temporary errors.',
-  )
+  assert.is(v500.evidence.detail, 'We’re currently experiencing high demand, which may cause temporary errors.')
   await until(() => !alive(stateOf(c401).runner.pid), 'the failed runner ends')
 })
 

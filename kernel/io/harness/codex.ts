@@ -9,215 +9,348 @@ import {
 } from '../../domain/harness-signals.js'
 import { codexPermissionArgs } from '../../domain/permissions.js'
 import { CODEX_USAGE_BASIS, codexThreadUsage, estimateUsd } from '../../domain/token-cost.js'
-import { busy, exitText, failureText, hold, joinQueued, stderrGist, jsonEvent } from './common.js'
-import type { HarnessAdapter, LaunchPlan, Reduction, TranscriptLine } from './types.js'
+import { busy, failureText, hold, joinQueued, jsonEvent } from './common.js'
+import type { Answer, LaunchPlan, Reduction, TranscriptLine } from './types.js'
+import type { ProcessAdapter } from './types.js'
 
-/** One `codex exec` process: a new thread with its first message, or `resume <thread>` with a further one. Options go
- * before the subcommand (they are the exec command's own); the message follows `--`, so no text reads as a flag. */
-export function codexTurn(spec: LaunchSpec, text: string, thread?: string): LaunchPlan {
-  const args = ['exec', '--json', '-C', spec.cwd]
-  if (spec.model) args.push('-m', spec.model)
+/** The codex harness speaks codex's app-server protocol (JSON-RPC, one message a line, on stdin and stdout): one
+ * process for the whole conversation, a thread in it, a turn per message. Unlike `codex exec` it can ask: a command
+ * its sandbox refused comes back as an approval request, which is the lane's needs-you until `svc conv answer`. */
+
+const line = (message: Record<string, unknown>) => JSON.stringify(message) + '\n'
+const text = (t: string) => [{ type: 'text', text: t, text_elements: [] }]
+
+/** Request ids the runner gives its own requests; an answer to an approval reuses codex's id. */
+const ID = { init: 'svc-init', thread: 'svc-thread', fork: 'svc-fork' } as const
+
+/** The process and its first requests: initialize, then a new thread, or a fork of the thread a successor continues.
+ * Codex handles them in order, so they go at once; the first message waits for the thread's id. */
+export function codexLaunch(spec: LaunchSpec): LaunchPlan {
+  const args = ['app-server']
+  if (spec.model) args.push('-c', `model=${JSON.stringify(spec.model)}`)
   // Effort low|medium|high is codex's own model_reasoning_effort, same names; -c takes a TOML value.
   if (spec.effort) args.push('-c', `model_reasoning_effort="${spec.effort}"`)
   // A play lane reads no project instruction file (AGENTS.md): a project doc budget of 0 bytes loads none.
   if (spec.play) args.push('-c', 'project_doc_max_bytes=0')
-  args.push(...(spec.permissions ? codexPermissionArgs(spec.permissions.codex) : ['-s', 'workspace-write']))
-  args.push('--skip-git-repo-check')
-  if (thread) args.push('resume', thread)
-  args.push('--', text)
-  return { command: 'codex', args, stdin: 'none' }
+  args.push(...codexPermissionArgs(spec.permissions?.codex))
+  const thread = { cwd: spec.cwd, ...(spec.model ? { model: spec.model } : {}) }
+  const open = spec.resume
+    ? { id: ID.fork, method: 'thread/fork', params: { threadId: spec.resume, ...thread } }
+    : { id: ID.thread, method: 'thread/start', params: thread }
+  return {
+    command: 'codex',
+    args,
+    stdin: 'keep-open',
+    initialInput:
+      line({
+        id: ID.init,
+        method: 'initialize',
+        params: {
+          clientInfo: { name: 'svc', title: null, version: '1' },
+          // The approval policy that asks for what the sandbox refused is codex's experimental API.
+          capabilities: { experimentalApi: true, requestAttestation: false },
+        },
+      }) +
+      line({ method: 'initialized' }) +
+      line(open),
+  }
 }
+
+/** A turn with these messages (held ones go together, in the order they were sent). */
+const turnStart = (thread: string, messages: string[], now: number) =>
+  line({ id: `svc-turn-${now}`, method: 'turn/start', params: { threadId: thread, input: text(joinQueued(messages)) } })
 
 const TOOL_ITEMS: Record<string, (item: Record<string, any>) => string> = {
-  command_execution: (i) =>
-    `$ ${i.command}${i.exit_code === null || i.exit_code === undefined ? '' : ` → exit ${i.exit_code}`}`,
-  file_change: (i) => `changed ${(i.changes ?? []).map((c: Record<string, any>) => `${c.kind} ${c.path}`).join(', ')}`,
-  mcp_tool_call: (i) => `${i.server}.${i.tool} ${JSON.stringify(i.arguments ?? {})}`,
-  web_search: (i) => `search ${i.query}`,
+  commandExecution: (i) =>
+    `$ ${shown(i)}${i.status === 'declined' ? ' → declined' : typeof i.exitCode === 'number' ? ` → exit ${i.exitCode}` : ''}`,
+  fileChange: (i) =>
+    `changed ${(i.changes ?? []).map((c: Record<string, any>) => `${c.kind?.type ?? c.kind} ${c.path}`).join(', ')}`,
+  mcpToolCall: (i) => `${i.server}.${i.tool} ${JSON.stringify(i.arguments ?? {})}`,
+  webSearch: (i) => `search ${i.query}`,
 }
 
-/** Codex's `error` items are warnings (a model without metadata, a deprecated setting): said, not fatal. */
-function itemCompleted(item: Record<string, any>): Reduction {
-  if (item.type === 'agent_message') return { transcript: [{ kind: 'assistant', text: String(item.text) }] }
-  if (item.type === 'error') return { transcript: [{ kind: 'system', text: `warning: ${String(item.message)}` }] }
-  const tool = TOOL_ITEMS[item.type]
-  return tool ? { transcript: [{ kind: 'tool', text: tool(item) }] } : {}
+/** The command as the model wrote it (codex wraps it in `/bin/bash -c '…'`). */
+function shown(item: Record<string, any>): string {
+  const actions = Array.isArray(item.commandActions) ? item.commandActions : []
+  return actions.length === 1 && typeof actions[0]?.command === 'string' ? actions[0].command : String(item.command)
 }
 
-/** The turn is over: idle (with the error as evidence when it failed), unless messages are held; they start the next
- * process on exit. */
-function turnOver(state: RunnerState, source: string, now: number, error?: string): Partial<RunnerState> {
-  const phase: RunnerState['phase'] = state.queued?.length
-    ? { value: 'working', source, at: now }
-    : error
-      ? errorIdlePhase(error, now)
-      : { value: 'idle', source, at: now }
-  return { phase, retrying: undefined }
+/** Items that are no work of the model: the user's own message echoed back. */
+const NOT_WORK = new Set(['userMessage'])
+
+/** An item is the model's work (a command, a change, a message, reasoning): the first one is recorded, and after a
+ * retry it is progress. */
+function progress(state: RunnerState, item: Record<string, any>, source: string, now: number): Partial<RunnerState> {
+  if (!item.type || NOT_WORK.has(item.type)) return {}
+  return {
+    ...firstWork(state, `${source} ${String(item.type)}`, now),
+    ...(isRetrying(state.phase) ? { phase: { value: 'working', source, at: now } } : {}),
+  }
 }
 
-function turnCompleted(ev: Record<string, any>, state: RunnerState, now: number): Reduction {
-  const usage = codexThreadUsage(ev.usage)
+/** The words of an error: its message, with codex's details (the HTTP answer behind a retry) in brackets. */
+function errorText(error: Record<string, any> | undefined): string {
+  const message = String(error?.message ?? 'turn failed')
+  return error?.additionalDetails ? `${message} (${String(error.additionalDetails)})` : message
+}
+
+/** The turn is over. Held messages start the next one; else idle, with the error when it failed. A first turn that
+ * failed before any work is a failure to start: codex's input is closed and it ends. */
+function turnCompleted(turn: Record<string, any>, state: RunnerState, now: number): Reduction {
+  const status = String(turn.status)
+  const said = status === 'failed' ? errorText(turn.error) : undefined
+  const error = state.gaveUp && status !== 'completed' ? state.gaveUp.message : said
+  const base: Partial<RunnerState> = {
+    turns: (state.turns ?? 0) + (status === 'completed' ? 1 : 0),
+    harnessTurn: undefined,
+    pending: undefined,
+    retrying: undefined,
+    gaveUp: undefined,
+    ...(error ? { lastError: { at: now, message: error } } : {}),
+  }
+  const transcript: TranscriptLine[] = [
+    error
+      ? { kind: 'error', text: `turn ${status}: ${error}` }
+      : { kind: 'system', text: `turn ${status}${usageNote(state)}` },
+  ]
+  if (said && nothingRan(state) && !state.gaveUp)
+    return { state: { ...base, spawnError: { at: now, message: said } }, transcript, closeInput: true }
+  const held = state.queued ?? []
+  if (held.length && state.session)
+    return {
+      state: {
+        ...base,
+        queued: [],
+        phase: { value: 'working', source: 'stream: turn/completed; held messages sent', at: now },
+      },
+      transcript,
+      stdin: turnStart(state.session, held, now),
+    }
+  const source = `stream: turn/completed`
+  return {
+    state: { ...base, phase: error ? errorIdlePhase(error, now) : { value: 'idle', source, at: now } },
+    transcript,
+  }
+}
+
+const usageNote = (state: RunnerState) =>
+  state.usage
+    ? `; thread so far: ${state.usage.input} input (${state.usage.cachedInput} cached), ${state.usage.output} output tokens`
+    : ''
+
+/** Codex asks before running what its sandbox refused (a command, a file change): the conversation needs you. */
+function approvalRequest(msg: Record<string, any>, now: number): Reduction {
+  const p = msg.params ?? {}
+  const command = msg.method === 'item/commandExecution/requestApproval'
+  const tool = command ? 'command' : 'file change'
+  const what = command ? String(p.commandActions?.length === 1 ? p.commandActions[0].command : p.command) : ''
+  const input = { rpcId: msg.id, ...(command ? { command: what, cwd: p.cwd } : {}), reason: p.reason ?? undefined }
   return {
     state: {
-      ...turnOver(state, 'stream: turn.completed', now),
-      turns: (state.turns ?? 0) + 1,
-      usage,
-      cost: { usd: estimateUsd(state.model, usage), estimated: true, basis: CODEX_USAGE_BASIS },
+      phase: { value: 'needs-you', reason: 'permission', source: `stream: ${msg.method}`, at: now, detail: tool },
+      pending: { id: String(msg.id), kind: 'permission', tool, input, at: now },
     },
     transcript: [
       {
-        kind: 'system',
-        text: `turn completed; thread so far: ${usage.input} input (${usage.cachedInput} cached), ${usage.output} output tokens`,
+        kind: 'tool',
+        text: `needs you (permission): ${command ? `$ ${what}` : tool}${p.reason ? ` (${p.reason})` : ''}`,
       },
     ],
   }
 }
 
-/** An item is the model's work (a command, a change, a message; a warning is not): the first one is recorded, and
- * after a retry it is progress. */
-function progress(state: RunnerState, item: Record<string, any>, source: string, now: number): Reduction {
-  const worked = item.type && item.type !== 'error' ? firstWork(state, `${source} ${String(item.type)}`, now) : {}
-  const changed: Partial<RunnerState> = {
-    ...worked,
-    ...(isRetrying(state.phase) ? { phase: { value: 'working', source, at: now } } : {}),
+const APPROVALS = new Set(['item/commandExecution/requestApproval', 'item/fileChange/requestApproval'])
+
+/** A request of codex to its client. Approvals wait for a person; any other kind is refused at once, so codex never
+ * waits on something svc cannot answer. */
+function serverRequest(msg: Record<string, any>, now: number): Reduction {
+  if (APPROVALS.has(msg.method)) return approvalRequest(msg, now)
+  return {
+    stdin: line({ id: msg.id, error: { code: -32601, message: `svc does not answer ${msg.method}` } }),
+    transcript: [{ kind: 'system', text: `codex asked ${msg.method}: refused (svc does not answer it)` }],
   }
-  return Object.keys(changed).length ? { state: changed } : {}
 }
 
-/** A transient `error` event announces a retry; any other is the turn's error (a turn.failed follows). */
-function errorEvent(message: string, now: number): Reduction {
-  if (isCodexRetry(message))
+/** The answer to one of the runner's own requests. */
+function response(msg: Record<string, any>, state: RunnerState, now: number): Reduction {
+  const failed = msg.error ? String(msg.error.message ?? JSON.stringify(msg.error)) : undefined
+  if (msg.id === ID.thread || msg.id === ID.fork) {
+    if (failed) {
+      const message = `codex could not ${msg.id === ID.fork ? 'fork the thread' : 'start a thread'}: ${failed}`
+      return {
+        state: { spawnError: { at: now, message } },
+        transcript: [{ kind: 'error', text: message }],
+        closeInput: true,
+      }
+    }
+    const thread = String(msg.result?.thread?.id)
+    const held = state.queued ?? []
+    return {
+      state: { session: thread, ...(held.length ? { queued: [] } : {}) },
+      transcript: [{ kind: 'system', text: `thread ${thread}${msg.id === ID.fork ? ' (forked)' : ''}` }],
+      ...(held.length ? { stdin: turnStart(thread, held, now) } : {}),
+    }
+  }
+  if (!failed) return {}
+  if (msg.id === ID.init || nothingRan(state))
+    return {
+      state: { spawnError: { at: now, message: `codex: ${failed}` } },
+      transcript: [{ kind: 'error', text: failed }],
+      closeInput: true,
+    }
+  return {
+    state: { lastError: { at: now, message: failed }, phase: errorIdlePhase(failed, now) },
+    transcript: [{ kind: 'error', text: failed }],
+  }
+}
+
+/** A transient error announces a retry; any other is the turn's error (its turn/completed follows). */
+function errorNotice(p: Record<string, any>, now: number): Reduction {
+  const message = errorText(p.error)
+  if (p.willRetry || isCodexRetry(message))
     return { state: { phase: retryingPhase(message, now) }, transcript: [{ kind: 'error', text: message }] }
   return { state: { lastError: { at: now, message } }, transcript: [{ kind: 'error', text: message }] }
 }
 
-/** The codex banner on stderr when it reads no prompt from stdin: never the reason of a failure. */
-const BANNER = /^Reading (additional )?(input|prompt) from stdin/
+function notification(msg: Record<string, any>, state: RunnerState, now: number): Reduction {
+  const p = msg.params ?? {}
+  switch (msg.method) {
+    case 'turn/started':
+      return {
+        state: {
+          harnessTurn: String(p.turn?.id),
+          ...(isRetrying(state.phase) || state.phase?.value === 'working'
+            ? {}
+            : { phase: { value: 'working', source: 'stream: turn/started', at: now } }),
+        },
+      }
+    case 'item/started': {
+      const item = p.item ?? {}
+      const changed = progress(state, item, 'stream: item/started', now)
+      return {
+        ...(Object.keys(changed).length ? { state: changed } : {}),
+        ...(item.type === 'commandExecution'
+          ? { transcript: [{ kind: 'tool' as const, text: `$ ${shown(item)}` }] }
+          : {}),
+      }
+    }
+    case 'item/completed': {
+      const item = p.item ?? {}
+      const changed = progress(state, item, 'stream: item/completed', now)
+      const tool = TOOL_ITEMS[item.type]
+      const transcript: TranscriptLine[] =
+        item.type === 'agentMessage'
+          ? [{ kind: 'assistant', text: String(item.text) }]
+          : tool
+            ? [{ kind: 'tool', text: tool(item) }]
+            : []
+      return { transcript, ...(Object.keys(changed).length ? { state: changed } : {}) }
+    }
+    case 'thread/tokenUsage/updated': {
+      const used = codexThreadUsage(p.tokenUsage?.total)
+      return {
+        state: {
+          usage: used,
+          cost: { usd: estimateUsd(state.model, used), estimated: true, basis: CODEX_USAGE_BASIS },
+        },
+      }
+    }
+    case 'turn/completed':
+      return turnCompleted(p.turn ?? {}, state, now)
+    case 'error':
+      return errorNotice(p, now)
+    case 'warning':
+    case 'configWarning':
+      return { transcript: [{ kind: 'system', text: `warning: ${String(p.message ?? p.summary)}` }] }
+    case 'serverRequest/resolved':
+      if (!state.pending || state.pending.id !== String(p.requestId)) return {}
+      return {
+        state: { pending: undefined, phase: { value: 'working', source: 'stream: serverRequest/resolved', at: now } },
+        transcript: [{ kind: 'system', text: `the harness withdrew its ${state.pending.kind} request` }],
+      }
+    default:
+      return {}
+  }
+}
 
-/** Harness `codex`: `codex exec --json`, one process per turn; a further message resumes the thread. Between turns
- * the runner waits for messages, and that is what alive means (lifetime `runner`). Working from turn.started (or
- * the launch of a turn) to turn.completed or turn.failed. Codex exec asks for no approvals, so never needs-you. Its
- * events carry token counts, no price: the cost is an estimate from them. */
-export const codexAdapter: HarnessAdapter = {
+/** Harness `codex`: `codex app-server`, one process for the whole conversation. Working from a message to its
+ * turn/completed, idle after it while the process lives, needs-you on an approval request until it is answered.
+ * Its events carry token counts, no price: the cost is an estimate from them. */
+export const codexAdapter: ProcessAdapter = {
   name: 'codex',
-  lifetime: 'runner',
-  buildLaunch(spec) {
-    if (spec.firstMessage === undefined) return undefined
-    const plan = codexTurn(spec, spec.firstMessage)
-    return spec.resume
-      ? { ...plan, notes: ['codex exec cannot fork a thread: this conversation starts a new one'] }
-      : plan
-  },
+  lifetime: 'process',
+  buildLaunch: codexLaunch,
   started(now, spec) {
     const model = spec.model ? { model: spec.model } : {}
     if (spec.firstMessage === undefined)
       return { state: { ...model, phase: { value: 'idle', source: 'launch: waiting for a first message', at: now } } }
-    return { state: { ...model, phase: { value: 'working', source: 'launch: first message', at: now } } }
-  },
-  stdoutLine(line, state, now): Reduction {
-    const ev = jsonEvent(line)
-    if (!ev) return { transcript: [{ kind: 'stdout', text: line }] }
-    switch (ev.type) {
-      case 'thread.started':
-        return {
-          state: { session: String(ev.thread_id) },
-          transcript: [{ kind: 'system', text: `thread ${ev.thread_id}` }],
-        }
-      case 'turn.started':
-        return { state: { phase: { value: 'working', source: 'stream: turn.started', at: now } } }
-      case 'item.started': {
-        const item = ev.item ?? {}
-        return {
-          ...progress(state, item, 'stream: item.started', now),
-          ...(item.type === 'command_execution'
-            ? { transcript: [{ kind: 'tool' as const, text: `$ ${item.command}` }] }
-            : {}),
-        }
-      }
-      case 'item.completed':
-        return { ...itemCompleted(ev.item ?? {}), ...progress(state, ev.item ?? {}, 'stream: item.completed', now) }
-      case 'turn.completed':
-        return turnCompleted(ev, state, now)
-      case 'turn.failed': {
-        const message = String(ev.error?.message ?? 'turn failed')
-        return {
-          state: { ...turnOver(state, 'stream: turn.failed', now, message), lastError: { at: now, message } },
-          transcript: [{ kind: 'error', text: `turn failed: ${message}` }],
-        }
-      }
-      case 'error':
-        return errorEvent(String(ev.message), now)
-      default:
-        return {}
-    }
-  },
-  deliver(text, state, now, spec) {
-    if (busy(state)) return hold(text, state)
+    // The first message waits for the thread's id, then starts the first turn.
     return {
-      spawn: codexTurn(spec, text, state.session),
       state: {
-        phase: {
-          value: 'working',
-          source: state.session ? 'launch: codex exec resume' : 'launch: first message',
-          at: now,
-        },
+        ...model,
+        queued: [spec.firstMessage],
+        phase: { value: 'working', source: 'launch: first message', at: now },
       },
-      transcript: [{ kind: 'user', text }],
     }
   },
-  exited(exit, state, now, spec) {
-    if (exit.stopping) return { end: true }
-    const failed = exit.code !== 0 || exit.signal !== null
-    const gist = stderrGist(exit.stderrTail.filter((l) => !BANNER.test(l)))
-    // A retry loop the runner interrupted leaves it idle with the retries as the error, whichever turn it was.
-    if (state.gaveUp)
-      return afterTurn(state, spec, now, state.gaveUp.message, { gaveUp: undefined, retrying: undefined })
-    // A first turn that failed before any work is a failure to start (no login, a bad flag, an unknown model).
-    if (nothingRan(state) && (failed || state.lastError))
+  stdoutLine(raw, state, now): Reduction {
+    const msg = jsonEvent(raw)
+    if (!msg) return { transcript: [{ kind: 'stdout', text: raw }] }
+    if (typeof msg.method === 'string')
+      return msg.id !== undefined ? serverRequest(msg, now) : notification(msg, state, now)
+    return msg.id !== undefined ? response(msg, state, now) : {}
+  },
+  deliver(message, state, now) {
+    if (busy(state) || !state.session) return hold(message, state)
+    return {
+      stdin: turnStart(state.session, [message], now),
+      state: { phase: { value: 'working', source: 'stream: user message', at: now } },
+      transcript: [{ kind: 'user', text: message }],
+    }
+  },
+  answer(a: Answer, state, now) {
+    const p = state.pending
+    if (!p || p.id !== a.id)
       return {
-        end: true,
-        state: {
-          spawnError: { at: now, message: failureText('codex', { ...exit, stderrTail: gist ? [gist] : [] }, state) },
-        },
+        transcript: [
+          {
+            kind: 'system',
+            text: `answer ${a.decision} to request ${a.id} ignored: the harness no longer waits on it`,
+          },
+        ],
       }
-    // This turn's own error (one said since the turn's phase was set), else how the process ended.
-    const own =
-      state.lastError && state.phase && state.lastError.at >= state.phase.at ? state.lastError.message : undefined
-    const said = failed ? (own ?? `codex ${exitText(exit)}${gist ? `: ${gist}` : ''}`) : undefined
-    return afterTurn(state, spec, now, said, {})
-  },
-}
-
-/** After a turn's process: held messages start the next one; else idle, with the error when the turn failed. */
-function afterTurn(
-  state: RunnerState,
-  spec: LaunchSpec,
-  now: number,
-  error: string | undefined,
-  extra: Partial<RunnerState>,
-): Reduction & { end: boolean } {
-  const transcript: TranscriptLine[] =
-    error && error !== state.lastError?.message ? [{ kind: 'error', text: error }] : []
-  const errorState: Partial<RunnerState> = error ? { lastError: { at: now, message: error } } : {}
-  const held = state.queued ?? []
-  if (held.length) {
+    const rpcId = (p.input as { rpcId?: unknown } | undefined)?.rpcId ?? p.id
+    // Codex's decline carries no words: a message given with the answer follows as the next message.
+    const follow = a.message !== undefined ? [...(state.queued ?? []), a.message] : state.queued
     return {
-      end: false,
-      transcript,
-      spawn: codexTurn(spec, joinQueued(held), state.session),
+      stdin: line({ id: rpcId, result: { decision: a.decision === 'allow' ? 'accept' : 'decline' } }),
       state: {
-        ...extra,
-        ...errorState,
-        queued: [],
-        phase: { value: 'working', source: 'launch: held messages', at: now },
+        pending: undefined,
+        ...(follow ? { queued: follow } : {}),
+        phase: { value: 'working', source: `answer: ${a.decision}`, at: now, detail: p.tool },
       },
+      transcript: [
+        {
+          kind: 'user',
+          text: `${a.decision} (${p.kind}: ${p.tool ?? '?'})${a.message !== undefined ? `: ${a.message}` : ''}`,
+        },
+      ],
     }
-  }
-  if (error) return { end: false, transcript, state: { ...extra, ...errorState, phase: errorIdlePhase(error, now) } }
-  if (state.phase?.value !== 'working') return { end: false, transcript, state: extra }
-  return {
-    end: false,
-    transcript,
-    state: { ...extra, phase: { value: 'idle', source: 'process exit: the turn ended without completing', at: now } },
-  }
+  },
+  interrupt(state) {
+    if (!state.session || !state.harnessTurn) return undefined
+    return line({
+      id: `svc-interrupt-${state.turns ?? 0}`,
+      method: 'turn/interrupt',
+      params: { threadId: state.session, turnId: state.harnessTurn },
+    })
+  },
+  exited(exit, state, now) {
+    // Ending unasked before anything ran is a failure to start (a bad flag, no login); after work it is not.
+    if (exit.stopping || state.spawnError) return { end: true }
+    if (state.gaveUp) return { end: true, state: { lastError: { at: now, message: state.gaveUp.message } } }
+    if (!nothingRan(state))
+      return { end: true, state: { lastError: { at: now, message: failureText('codex', exit, state) } } }
+    return { end: true, state: { spawnError: { at: now, message: failureText('codex', exit, state) } } }
+  },
 }
