@@ -20,9 +20,10 @@ export async function treeFromPatch(dir: string, patchPath: string, base = 'HEAD
 
 /** Write the patch from `from` to `to` into a file, byte for byte: git writes it itself, because the text of a
  * file in another encoding is not UTF-8 and must never pass through a string. No text conversion, no external
- * diff, no renames and the standard a/ b/ prefixes, so `git apply` takes it back whatever the configuration. The
- * headers are mended on the way from git's file to `path` in pieces: a patch of any size costs the kernel a few
- * megabytes and never holds it up. */
+ * diff, no renames and the standard a/ b/ prefixes, so `git apply` takes it back whatever the configuration. When
+ * no changed path holds a space, git's file is the patch and no byte of it passes through the kernel; otherwise
+ * the headers are mended on the way from git's file to `path` in pieces, the bytes between them passed on as
+ * they came: a patch of any size costs the kernel a few megabytes and never holds it up. */
 export async function diffBinaryToFile(dir: string, from: string, to: string, path: string): Promise<void> {
   const args = [
     'diff',
@@ -36,13 +37,15 @@ export async function diffBinaryToFile(dir: string, from: string, to: string, pa
     '--src-prefix=a/',
     '--dst-prefix=b/',
   ]
+  const quoted = { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.quotePath', GIT_CONFIG_VALUE_0: 'true' }
+  const names = await git(dir, ['diff', '--name-only', '-z', '--no-renames', '--no-relative', from, to])
+  if (!names.includes(' ')) {
+    await git(dir, [...args, `--output=${path}`, from, to], quoted)
+    return
+  }
   const raw = `${path}.git.tmp`
   try {
-    await git(dir, [...args, `--output=${raw}`, from, to], {
-      GIT_CONFIG_COUNT: '1',
-      GIT_CONFIG_KEY_0: 'core.quotePath',
-      GIT_CONFIG_VALUE_0: 'true',
-    })
+    await git(dir, [...args, `--output=${raw}`, from, to], quoted)
     await pipeline(createReadStream(raw, { highWaterMark: 1 << 20 }), quoteAmbiguousHeaders, createWriteStream(path))
   } finally {
     rmSync(raw, { force: true })
@@ -65,42 +68,58 @@ function quoteHeader(line: string): string {
   return `${HEADER}"a/${name}" "b/${name}"`
 }
 
+const HEAD = Buffer.from(HEADER, 'latin1')
+const NL_HEAD = Buffer.from('\n' + HEADER, 'latin1')
+
+/** Does a line that starts at `at` begin with the header's words: 'yes', 'no', or 'maybe' when `buf` ends first. */
+function headerAt(buf: Buffer, at: number): 'yes' | 'no' | 'maybe' {
+  const known = Math.min(buf.length - at, HEAD.length)
+  if (buf.compare(HEAD, 0, known, at, at + known) !== 0) return 'no'
+  return known === HEAD.length ? 'yes' : 'maybe'
+}
+
 /** A patch in pieces, with each header quoteHeader mends; every other byte passes as it came, a line of any length
- * included (only a line that may be a header is ever held whole). */
+ * included. Headers are found by the native search for a line start followed by `diff --git `: the bytes between
+ * them are never looked at one by one, and only the start of a line that may be a header is ever held back. */
 export async function* quoteAmbiguousHeaders(patch: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  const head = Buffer.from(HEADER, 'latin1')
-  // `held`: the start of a line that may still turn out a header; `passing`: inside a line that is none.
+  // `held`: the start of a line that may still turn out a header; `lineStart`: the next byte begins a line.
   let held: Buffer = Buffer.alloc(0)
-  let passing = false
+  let lineStart = true
   for await (const chunk of patch) {
+    const buf = held.length ? Buffer.concat([held, chunk]) : chunk
+    const first = held.length > 0 || lineStart
+    held = Buffer.alloc(0)
     const out: Buffer[] = []
-    let at = 0
-    while (at < chunk.length) {
-      const nl = chunk.indexOf(10, at)
-      const end = nl < 0 ? chunk.length : nl + 1
-      const piece = chunk.subarray(at, end)
-      at = end
-      if (passing) out.push(piece)
-      else {
-        held = held.length ? Buffer.concat([held, piece]) : piece
-        const known = Math.min(held.length, head.length)
-        if (!held.subarray(0, known).equals(head.subarray(0, known))) {
-          out.push(held)
-          passing = true
-        } else if (nl >= 0) {
-          const line = held.toString('latin1')
-          out.push(Buffer.from(quoteHeader(line.slice(0, -1)) + '\n', 'latin1'))
-        }
-        if (nl < 0 && passing) held = Buffer.alloc(0)
+    let from = 0
+    let at = first && headerAt(buf, 0) === 'yes' ? 0 : -1
+    let search = 0
+    for (;;) {
+      if (at < 0) {
+        const found = buf.indexOf(NL_HEAD, search)
+        if (found < 0) break
+        at = found + 1
       }
-      if (nl >= 0) {
-        passing = false
-        held = Buffer.alloc(0)
+      const nl = buf.indexOf(10, at)
+      if (nl < 0) {
+        held = Buffer.from(buf.subarray(at))
+        break
       }
+      out.push(buf.subarray(from, at), Buffer.from(quoteHeader(buf.toString('latin1', at, nl)) + '\n', 'latin1'))
+      from = nl + 1
+      search = nl
+      at = -1
     }
-    if (out.length) yield Buffer.concat(out)
+    if (!held.length) {
+      // The last line may have begun with part of the header's words.
+      const last = buf.lastIndexOf(10) + 1 || (first ? 0 : -1)
+      if (last >= from && last < buf.length && headerAt(buf, last) === 'maybe') held = Buffer.from(buf.subarray(last))
+      out.push(buf.subarray(from, held.length ? last : buf.length))
+      lineStart = buf[buf.length - 1] === 10
+    } else out.push(buf.subarray(from, buf.length - held.length))
+    const ready = out.filter((b) => b.length)
+    if (ready.length) yield ready.length === 1 ? ready[0] : Buffer.concat(ready)
   }
-  if (held.length && !passing) yield Buffer.from(quoteHeader(held.toString('latin1')), 'latin1')
+  if (held.length) yield Buffer.from(quoteHeader(held.toString('latin1')), 'latin1')
 }
 
 /** The files of `tree` whose raw bytes on disk (no filter, attribute or conversion) are not its blobs: none, when

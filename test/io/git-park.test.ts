@@ -182,6 +182,9 @@ test('quoteAmbiguousHeaders quotes only unquoted headers with a space, and leave
     'x'.repeat(5000) +
     '\ndiff --git "a/e f" "b/e f"'
   for (const size of [1, 2, 3, 7, 11, 64, 1 << 20]) assert.is(await quoted(patch, size), want, `pieces of ${size}`)
+  // A last line that only begins like a header, and a header's words inside a line, are left as they are.
+  const tail = Buffer.from('x diff --git a/g h b/g h\ndiff --gi', 'latin1')
+  for (const size of [1, 4, 9, 64]) assert.is(await quoted(tail, size), tail.toString('latin1'), `the tail in ${size}`)
 })
 
 test('snapshotTree sees an edit of the same size in the same second as the index (a racily clean entry)', async () => {
