@@ -1,8 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 
 /** Loaded into each suite process by the test runner (`node --import`): when the process exits, it writes to
- * SERVICE_TEST_CPU_FILE the processor time it used, its own and that of every child it waited for (the kernels,
- * runners and programs its tests started and stopped), so that the run can say which files cost the machine most. */
+ * SERVICE_TEST_CPU_FILE the processor time it used, its own and that of the children it waited for (its `svc` calls,
+ * git, and a kernel it started itself with what that kernel ran). A kernel that an `svc` call started outlives that
+ * call and is no suite process's child, so its time is not counted: the figure is a floor. */
 const file = process.env.SERVICE_TEST_CPU_FILE
 if (file) {
   process.on('exit', () => {
