@@ -1,7 +1,8 @@
 import { isGitBacked, type Role } from './keys.js'
 import { isWithin } from './configuration.js'
-import { ALLOWED, refuse, type Decision } from './refusal.js'
+import { ALLOWED, allow, refuse, type Decision, type Refusal } from './refusal.js'
 import { someOf } from './unseen-work.js'
+import { reappearedWarning } from './lane-claim.js'
 
 /** What the reap knows about a lane's directory at one moment. */
 export interface ReapFacts {
@@ -90,6 +91,99 @@ function firstRefusal(f: ReapFacts, limitS: number): string | undefined {
 export function reapRefusal(f: ReapFacts, limitS: number): Decision {
   const message = firstRefusal(f, limitS)
   return message === undefined ? ALLOWED : refuse('conflict', message)
+}
+
+/** What the reap plan is made from: the directory's facts (read before the stop, or after it) and the lane's record. */
+export interface ReapPlanFacts extends ReapFacts {
+  /** The lane's record as stored now: `archived` refuses the reap, `reaped` says an earlier reap removed the directory. */
+  conv: { id: string; name: string; archived?: unknown; reaped?: unknown }
+  /** The stop of step 1 is done: the facts were read after it. */
+  stopped: boolean
+  /** The directory at the lane's path is not the one it was launched in (lane-claim's notOwnDirectory). */
+  notOwn?: Refusal
+  /** Git-backed lanes: the branch the worktree is on; none for a detached HEAD. */
+  branch?: string
+  /** The repository the worktree was added to, when recorded. */
+  repo?: string
+  /** Play lanes, after the stop: the first `.git` inside the directory, relative to it. */
+  dotGit?: string
+  /** Something is at the lane's path again, though an earlier reap removed the directory. */
+  reappeared?: boolean
+  /** `--keep`: the ended conversation stays listed, not archived. */
+  keep: boolean
+  /** How long the stop waits for the harness, in seconds (SPEC.md 8). */
+  limitS: number
+}
+
+/** One step of a reap, carried out by the reap service in the plan's order. */
+export type ReapStep =
+  /** Step 1: stop a live lane and wait for its harness, then read the facts again and plan again. */
+  | { do: 'stop' }
+  | { do: 'look-again' }
+  /** Name the files ignored since the launch, which cleaning the tree removes too (read before the park). */
+  | { do: 'name-left-out' }
+  /** Step 4: save every change to the parked patch, prove it, keep its tree at a ref, then clean the tree. */
+  | { do: 'park'; paths: number }
+  /** Step 5: warn of commits the upstream lacks (a branch), or keep a detached HEAD's commits at a ref. */
+  | { do: 'keep-commits'; branch?: string }
+  /** Step 6: the non-forced worktree remove, from the repository it was added to. */
+  | { do: 'remove-worktree'; repo: string }
+  /** Step 6: a play directory with no `.git` inside. */
+  | { do: 'remove-directory' }
+  /** Nothing left to remove: the repository's worktree list forgets the gone directory. */
+  | { do: 'prune'; repo: string }
+  | { do: 'warn'; message: string }
+  | { do: 'record-reaped' }
+  /** Step 7 (not with --keep); a failure here leaves the reap done. */
+  | { do: 'archive' }
+
+/** What a reap leaves in place, by SPEC.md 4.1 reap: the branch, a detached HEAD's commits, parked work, a directory
+ * it may not remove. */
+export type ReapKept =
+  | { what: 'branch'; name: string }
+  | { what: 'detached-head'; ref: string }
+  | { what: 'parked-work'; paths: number }
+  | { what: 'directory'; path: string }
+
+export interface ReapPlan {
+  steps: ReapStep[]
+  kept: ReapKept[]
+}
+
+/** SPEC.md 4.1 reap, steps 1-7 in order: the reap's refusal, or its steps and what it keeps. Before the stop the plan is
+ * the stop and a second look; after it, the whole reap. A refusal at either look archives nothing. */
+export function planReap(f: ReapPlanFacts): Decision<ReapPlan> {
+  const again = notYetReaped(f.conv)
+  if (!again.ok) return again
+  if (f.notOwn) return f.notOwn
+  const refused = reapRefusal(f, f.limitS)
+  if (!refused.ok) return refused
+  if (!f.stopped) return allow({ steps: [{ do: 'stop' }, { do: 'look-again' }], kept: [] })
+  const steps: ReapStep[] = []
+  const kept: ReapKept[] = []
+  const gitBacked = isGitBacked(f.role)
+  if (f.dirReal !== undefined && gitBacked) {
+    steps.push({ do: 'name-left-out' })
+    if (f.dirtyPaths > 0) {
+      steps.push({ do: 'park', paths: f.dirtyPaths })
+      kept.push({ what: 'parked-work', paths: f.dirtyPaths })
+    }
+    steps.push({ do: 'keep-commits', ...(f.branch ? { branch: f.branch } : {}) })
+    kept.push(f.branch ? { what: 'branch', name: f.branch } : { what: 'detached-head', ref: keptHeadRef(f.conv.name) })
+    steps.push({ do: 'remove-worktree', repo: f.repo ?? f.dir })
+  } else if (f.dirReal !== undefined) {
+    if (f.dotGit !== undefined) {
+      steps.push({ do: 'warn', message: playKeptWarning(f.dir, f.dotGit) })
+      kept.push({ what: 'directory', path: f.dir })
+    } else steps.push({ do: 'remove-directory' })
+  } else {
+    steps.push({ do: 'warn', message: f.reappeared ? reappearedWarning(f.dir) : alreadyGoneWarning(f.dir) })
+    if (f.reappeared) kept.push({ what: 'directory', path: f.dir })
+    if (f.repo && gitBacked) steps.push({ do: 'prune', repo: f.repo })
+  }
+  if (!f.conv.reaped) steps.push({ do: 'record-reaped' })
+  if (!f.keep) steps.push({ do: 'archive' })
+  return allow({ steps, kept })
 }
 
 /** The dirty paths `git status` does not show, named: a person looking at the status would otherwise see none. */

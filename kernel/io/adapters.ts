@@ -36,7 +36,7 @@ import { checkedOutSubmodules, checkoutTree, convertedFiles } from './git-raw.js
 import { addedGitlinks, snapshotTree } from './git-snapshot.js'
 import { ignoredAtLaunch, unseenWork } from './git-unseen.js'
 import { dirIdOf, entriesOf, identityOf, worktreeAt, writeLaunchId } from './lane-dir.js'
-import { groupAlive, isAlive, processesInside, signalGroup, signalProcess } from './procs.js'
+import { startedWithin, groupAlive, isAlive, processesInside, signalGroup, signalProcess } from './procs.js'
 import { testTiming } from './test-timing.js'
 import { peers, type Peers } from './peer.js'
 
@@ -130,6 +130,7 @@ export interface Procs {
   signalGroup: typeof signalGroup
   signalProcess: typeof signalProcess
   processesInside: typeof processesInside
+  startedWithin: typeof startedWithin
   /** Start a process in a process group of its own, its output appended to `logFile`; its pid if it started. */
   spawnDetached(
     command: string,
@@ -177,6 +178,7 @@ const realProcs: Procs = {
   signalGroup,
   signalProcess,
   processesInside,
+  startedWithin,
   spawnDetached(command, args, { cwd, env, logFile, onError }) {
     const out = openSync(logFile, 'a', 0o600)
     try {

@@ -18,6 +18,22 @@ export function procStat(
   return { state: fields[0], ppid: Number(fields[1]), pgid: Number(fields[2]), start: fields[19] }
 }
 
+/** Whether process `p` was started by `ancestor`'s own work: its descendant (child, grandchild, ...) in `ancestor`'s
+ * process group. What was started detached, in a group of its own (a runner, and all a lane runs), is not. Read
+ * from /proc: its parent and group as read with it, then the parent's ancestors as they are now. */
+export function startedWithin(p: { pid: number; ppid?: number; pgid?: number }, ancestor: number): boolean {
+  if (!hasProc) return false
+  const group = procStat(ancestor)?.pgid
+  if (group === undefined || p.pgid !== group) return false
+  for (let pid = p.ppid ?? 0, hops = 0; pid > 1 && hops < 64; hops++) {
+    if (pid === ancestor) return true
+    const st = procStat(pid)
+    if (!st || st.pgid !== group) return false
+    pid = st.ppid
+  }
+  return false
+}
+
 /** Start time of a process (clock ticks since boot on Linux, a date string elsewhere); undefined if it is gone.
  * Together with the pid it names one process: pids are reused, start times are not. */
 export function processStartTime(pid: number): string | undefined {

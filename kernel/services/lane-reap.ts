@@ -5,8 +5,6 @@ import { isGitBacked } from '../domain/keys.js'
 import type { ConversationRecord } from '../domain/conversation.js'
 import { workDirOf } from '../domain/worker-rules.js'
 import {
-  alreadyGoneWarning,
-  notYetReaped,
   archiveFailedMessage,
   countsAgainstReap,
   detachedKeptWarning,
@@ -14,13 +12,14 @@ import {
   nestedRepoRefusal,
   parkedPatchName,
   parkedRef,
-  playKeptWarning,
-  reapRefusal,
+  planReap,
   unpushedWarning,
   type ReapFacts,
+  type ReapPlan,
+  type ReapPlanFacts,
 } from '../domain/reap.js'
 import { leftOutNote, someOf } from '../domain/unseen-work.js'
-import { notOwnDirectory, reappearedWarning } from '../domain/lane-claim.js'
+import { notOwnDirectory } from '../domain/lane-claim.js'
 import { convFiles } from '../io/home.js'
 import type { Files } from '../io/adapters.js'
 import { dirname, join, resolve as resolvePath } from '../io/paths.js'
@@ -65,8 +64,9 @@ function findDotGit(files: Files, dir: string, rel = ''): string | undefined {
   return undefined
 }
 
-/** What the reap needs to decide, read now, before the stop (`stopped` false) or after it. Git commands the kernel
- * itself runs, and the kernel itself, never count as processes using the lane. */
+/** What the reap needs to decide, read now, before the stop (`stopped` false) or after it. The kernel itself and what
+ * it runs (git, and the filters git runs in the lane's directory for a status), never count as processes using the
+ * lane. */
 async function gather(
   ctx: KernelContext,
   rec: ConversationRecord,
@@ -97,7 +97,13 @@ async function gather(
   const processes = dirReal
     ? ctx.io.procs
         .processesInside(dirReal)
-        .filter((p) => p.pid !== process.pid && p.ppid !== process.pid && countsAgainstReap(p, stopped, pids))
+        .filter(
+          (p) =>
+            p.pid !== process.pid &&
+            p.ppid !== process.pid &&
+            !ctx.io.procs.startedWithin(p, process.pid) &&
+            countsAgainstReap(p, stopped, pids),
+        )
     : []
   return {
     role: lane.role,
@@ -245,7 +251,7 @@ export async function laneReap(
 }
 
 /** The reap of a lane's or a worker's directory (workDirOf): the same steps and guarantees for both. `view` gives
- * the reaped one's view once it is done. */
+ * the reaped one's view once it is done. The steps and refusals are the rulebook's (planReap); this carries them out. */
 export async function reapDirectory<V>(
   ctx: KernelContext,
   cache: GitFactsCache,
@@ -253,65 +259,104 @@ export async function reapDirectory<V>(
   input: { park?: boolean; keep?: boolean },
   view: () => Promise<V>,
 ): Promise<Omit<ReapResult, 'lane'> & { view: V }> {
-  const dir = workDirOf(rec)!
   return reaps.run(rec.name, async () => {
-    decided(notYetReaped(ctx.store.get(rec.id)!))
-    const park = Boolean(input.park)
-    // What can be refused before the lane is touched, is refused before it is touched.
-    const first = await gather(ctx, rec, park, false)
-    if (first.notOwn) decided(first.notOwn)
-    decided(reapRefusal(first, reapStopMs(ctx) / 1000))
-    await stopLane(ctx, rec)
-    const facts = await gather(ctx, rec, park, true)
-    if (facts.notOwn) decided(facts.notOwn)
-    decided(reapRefusal(facts, reapStopMs(ctx) / 1000))
-    const warnings: string[] = []
-    let parked: ReapResult['parked']
-    let removed: string | null = null
-    if (facts.dirReal && isGitBacked(dir.role)) {
-      // Named before the park: cleaning the tree removes them too.
-      const note = leftOutNote(await ctx.io.git.ignoredAtLaunch(rec.cwd, rec.createdAt))
-      if (facts.dirtyPaths > 0) parked = await parkWork(ctx, rec, facts.dirtyPaths)
-      if (note) warnings.push(note)
-      const w = await keepCommits(ctx, rec, facts.branch)
-      if (w) warnings.push(w)
-      await ctx.io.git.worktreeRemove(dir.repo ?? rec.cwd, rec.cwd)
-      cache.forget(rec.cwd)
-      removed = rec.cwd
-    } else if (facts.dirReal) {
-      const dotGit = findDotGit(ctx.io.files, rec.cwd)
-      if (dotGit) warnings.push(playKeptWarning(rec.cwd, dotGit))
-      else {
+    const done = await carryOut(ctx, cache, rec, input, false)
+    ctx.emit({ name: rec.name, what: 'record' })
+    return { view: await view(), ...done }
+  })
+}
+
+/** The facts the reap plan is made from, read now (before the stop, or after it), and the plan made from them. */
+async function planNow(
+  ctx: KernelContext,
+  rec: ConversationRecord,
+  input: { park?: boolean; keep?: boolean },
+  stopped: boolean,
+): Promise<ReapPlan> {
+  // The record as stored now: a reap queued behind another sees what that one did.
+  const conv = ctx.store.get(rec.id) ?? rec
+  const { branch, notOwn, ...dir } = await gather(ctx, conv, Boolean(input.park), stopped)
+  const play = !isGitBacked(dir.role) && dir.dirReal !== undefined && stopped
+  const dotGit = play ? findDotGit(ctx.io.files, conv.cwd) : undefined
+  const facts: ReapPlanFacts = {
+    ...dir,
+    conv,
+    stopped,
+    ...(notOwn ? { notOwn } : {}),
+    ...(branch ? { branch } : {}),
+    ...(workDirOf(rec)!.repo ? { repo: workDirOf(rec)!.repo } : {}),
+    ...(dotGit ? { dotGit } : {}),
+    reappeared: Boolean(conv.reaped) && ctx.io.files.exists(conv.cwd),
+    keep: Boolean(input.keep),
+    limitS: reapStopMs(ctx) / 1000,
+  }
+  // What can be refused before the lane is touched, is refused before it is touched.
+  return decided(planReap(facts))
+}
+
+/** Carries out the reap plan's steps in order; a refusal, or a failure before the record, leaves the lane unarchived. */
+async function carryOut(
+  ctx: KernelContext,
+  cache: GitFactsCache,
+  rec: ConversationRecord,
+  input: { park?: boolean; keep?: boolean },
+  stopped: boolean,
+): Promise<Omit<ReapResult, 'lane'>> {
+  const { steps } = await planNow(ctx, rec, input, stopped)
+  const warnings: string[] = []
+  let parked: ReapResult['parked']
+  let removed: string | null = null
+  let archived = false
+  let archiveError: string | undefined
+  for (const step of steps) {
+    switch (step.do) {
+      case 'stop':
+        await stopLane(ctx, rec)
+        break
+      case 'look-again':
+        return carryOut(ctx, cache, rec, input, true)
+      case 'name-left-out': {
+        // Named before the park: cleaning the tree removes them too.
+        const note = leftOutNote(await ctx.io.git.ignoredAtLaunch(rec.cwd, rec.createdAt))
+        if (note) warnings.push(note)
+        break
+      }
+      case 'park':
+        parked = await parkWork(ctx, rec, step.paths)
+        break
+      case 'keep-commits': {
+        const w = await keepCommits(ctx, rec, step.branch)
+        if (w) warnings.push(w)
+        break
+      }
+      case 'remove-worktree':
+        await ctx.io.git.worktreeRemove(step.repo, rec.cwd)
+        cache.forget(rec.cwd)
+        removed = rec.cwd
+        break
+      case 'remove-directory':
         await ctx.io.files.removeTree(rec.cwd)
         removed = rec.cwd
-      }
-    } else {
-      warnings.push(
-        rec.reaped && ctx.io.files.exists(rec.cwd) ? reappearedWarning(rec.cwd) : alreadyGoneWarning(rec.cwd),
-      )
-      const repo = dir.repo
-      if (repo && isGitBacked(dir.role)) await ctx.io.git.worktreePrune(repo).catch(() => '')
+        break
+      case 'prune':
+        await ctx.io.git.worktreePrune(step.repo).catch(() => '')
+        break
+      case 'warn':
+        warnings.push(step.message)
+        break
+      case 'record-reaped':
+        await ctx.store.update(rec.id, { reaped: { at: ctx.io.clock.now() } })
+        break
+      case 'archive':
+        try {
+          if (ctx.io.fault.flag('ARCHIVE')) throw new Error('injected archive failure')
+          await ctx.store.update(rec.id, { archived: { at: ctx.io.clock.now() } })
+          archived = true
+        } catch (e) {
+          archiveError = archiveFailedMessage((e as Error).message, rec.id)
+        }
+        break
     }
-    if (!rec.reaped) await ctx.store.update(rec.id, { reaped: { at: ctx.io.clock.now() } })
-    let archived = false
-    let archiveError: string | undefined
-    if (!input.keep) {
-      try {
-        if (ctx.io.fault.flag('ARCHIVE')) throw new Error('injected archive failure')
-        await ctx.store.update(rec.id, { archived: { at: ctx.io.clock.now() } })
-        archived = true
-      } catch (e) {
-        archiveError = archiveFailedMessage((e as Error).message, rec.id)
-      }
-    }
-    ctx.emit({ name: rec.name, what: 'record' })
-    return {
-      view: await view(),
-      removed,
-      ...(parked ? { parked } : {}),
-      warnings,
-      archived,
-      ...(archiveError ? { archiveError } : {}),
-    }
-  })
+  }
+  return { removed, ...(parked ? { parked } : {}), warnings, archived, ...(archiveError ? { archiveError } : {}) }
 }

@@ -12,11 +12,13 @@ import {
   notYetReaped,
   parkedPatchName,
   parkedRef,
+  planReap,
   processRefusal,
   playKeptWarning,
   reapRefusal,
   unpushedWarning,
   type ReapFacts,
+  type ReapPlanFacts,
 } from '../../kernel/domain/reap.js'
 
 // SPEC.md 4.1 reap, steps 1-7: the refusals of steps 1-4 in order, the warnings and messages of steps 4-7, word for word.
@@ -178,6 +180,128 @@ test('reapRefusal: a leftover index lock refuses a park, after the dirty tree; t
     dirty(2, []),
     'refused: /h/lanes/r1-b has uncommitted changes (2 paths); commit them, or pass --park to save them to a patch',
   )
+})
+
+// planReap: the reap as data. Before the stop: the stop and a second look; after it, the steps in SPEC.md's order and
+// what is kept; a refusal at either look, with nothing planned.
+const after: ReapPlanFacts = {
+  ...base,
+  conv: { id: '7', name: 'r1-b' },
+  stopped: true,
+  branch: 'r1/b',
+  repo: '/h/src',
+  keep: false,
+  limitS: 30,
+}
+const plan = (f: Partial<ReapPlanFacts>) => {
+  const d = planReap({ ...after, ...f })
+  return d.ok ? { steps: d.steps, kept: d.kept } : { refused: d.message }
+}
+const LAST = [{ do: 'record-reaped' }, { do: 'archive' }]
+
+test('planReap: before the stop, the plan is the stop and a second look; what refuses before it refuses then', () => {
+  assert.equal(plan({ stopped: false }), { steps: [{ do: 'stop' }, { do: 'look-again' }], kept: [] })
+  assert.equal(plan({ stopped: false, dirtyPaths: 2 }), {
+    refused:
+      'refused: /h/lanes/r1-b has uncommitted changes (2 paths); commit them, or pass --park to save them to a patch',
+  })
+  assert.equal(plan({ stopped: false, conv: { id: '7', name: 'r1-b', archived: { at: 1 } } }), {
+    refused: 'refused: conv 7 (r1-b) is already reaped and archived',
+  })
+})
+
+test('planReap: the refusals in order: archived, then a directory not its own, then steps 1-4', () => {
+  const notOwn = refuse('conflict', 'refused: /h/lanes/r1-b is not the directory this lane was launched in')
+  const archived = { id: '7', name: 'r1-b', archived: { at: 1 } }
+  assert.equal(plan({ conv: archived, notOwn, harnessAlive: true }), {
+    refused: 'refused: conv 7 (r1-b) is already reaped and archived',
+  })
+  assert.equal(plan({ notOwn, harnessAlive: true }), { refused: notOwn.message })
+  assert.equal(plan({ harnessAlive: true, limitS: 2 }), { refused: 'refused: the harness is still alive after 2 s' })
+  assert.equal(plan({ dirtyPaths: 1, indexLock: '/h/x/index.lock', park: true }), {
+    refused:
+      'refused: /h/x/index.lock exists, so git cannot change the worktree; if no git command is running in /h/lanes/r1-b, remove that file and reap again',
+  })
+})
+
+test('planReap: a clean builder: left-out files named, commits kept, the worktree removed from its repository, recorded, archived', () => {
+  assert.equal(plan({}), {
+    steps: [
+      { do: 'name-left-out' },
+      { do: 'keep-commits', branch: 'r1/b' },
+      { do: 'remove-worktree', repo: '/h/src' },
+      ...LAST,
+    ],
+    kept: [{ what: 'branch', name: 'r1/b' }],
+  })
+  assert.equal(
+    plan({ repo: undefined }).steps?.[2],
+    { do: 'remove-worktree', repo: '/h/lanes/r1-b' },
+    'no repo recorded',
+  )
+  assert.equal(plan({ keep: true }).steps?.slice(-1), [{ do: 'record-reaped' }], '--keep archives nothing')
+})
+
+test('planReap: a dirty tree with --park is parked after the left-out files are named and before anything is removed', () => {
+  assert.equal(plan({ dirtyPaths: 3, park: true }), {
+    steps: [
+      { do: 'name-left-out' },
+      { do: 'park', paths: 3 },
+      { do: 'keep-commits', branch: 'r1/b' },
+      { do: 'remove-worktree', repo: '/h/src' },
+      ...LAST,
+    ],
+    kept: [
+      { what: 'parked-work', paths: 3 },
+      { what: 'branch', name: 'r1/b' },
+    ],
+  })
+})
+
+test("planReap: a detached HEAD's commits are kept at the lane's ref; a critic's worktree is reaped as a builder's", () => {
+  const detached = plan({ role: 'critic', branch: undefined })
+  assert.equal(detached.steps?.[1], { do: 'keep-commits' })
+  assert.equal(detached.kept, [{ what: 'detached-head', ref: 'refs/svc/kept/r1-b' }])
+})
+
+test('planReap: a play directory is removed, unless it holds a .git: then it is kept, with the warning', () => {
+  const play = { role: 'play' as const, worktree: false, branch: undefined, repo: undefined }
+  assert.equal(plan(play), { steps: [{ do: 'remove-directory' }, ...LAST], kept: [] })
+  assert.equal(plan({ ...play, dotGit: 'sub/.git' }), {
+    steps: [
+      { do: 'warn', message: 'warning: /h/lanes/r1-b holds a .git (sub/.git); the play directory is kept' },
+      ...LAST,
+    ],
+    kept: [{ what: 'directory', path: '/h/lanes/r1-b' }],
+  })
+})
+
+test('planReap: a directory already gone: a warning, the worktree list pruned; one an earlier reap removed and that is back is left alone', () => {
+  assert.equal(plan({ dirReal: undefined, worktree: false }), {
+    steps: [
+      { do: 'warn', message: 'warning: /h/lanes/r1-b was already gone' },
+      { do: 'prune', repo: '/h/src' },
+      ...LAST,
+    ],
+    kept: [],
+  })
+  const kept = { id: '7', name: 'r1-b', reaped: { at: 1 } }
+  assert.equal(plan({ dirReal: undefined, worktree: false, conv: kept, reappeared: true }), {
+    steps: [
+      {
+        do: 'warn',
+        message:
+          "warning: /h/lanes/r1-b was removed by an earlier reap; what is there now is not this lane's and was left alone",
+      },
+      { do: 'prune', repo: '/h/src' },
+      { do: 'archive' },
+    ],
+    kept: [{ what: 'directory', path: '/h/lanes/r1-b' }],
+  })
+  assert.equal(plan({ role: 'play', dirReal: undefined, worktree: false, repo: undefined }).steps, [
+    { do: 'warn', message: 'warning: /h/lanes/r1-b was already gone' },
+    ...LAST,
+  ])
 })
 
 test('countsAgainstReap: before the stop, what the stop will end does not count; after it, everything does', () => {

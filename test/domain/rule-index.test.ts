@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import * as actingAs from '../../kernel/domain/acting-as.js'
@@ -18,6 +19,7 @@ import * as listShow from '../../kernel/domain/list-show.js'
 import * as reap from '../../kernel/domain/reap.js'
 import * as report from '../../kernel/domain/report-rules.js'
 import * as wait from '../../kernel/domain/wait.js'
+import { codeOnly, declarations, reachedRules, sourcesUnder } from '../helpers/rule-callers.js'
 
 // The rulebook's index: every rule of SPEC.md sections 3, 4.1 (start rules 1-8, report rules, wait, reap steps), 5
 // and 8, and the rulebook export that decides it. A rule whose function is renamed or gone fails here. The few rules
@@ -73,6 +75,7 @@ const INDEX: Record<string, Where[]> = {
   '4.1 report rule 6: not inside a lane': at(report, 'reportingLane'),
   '4.1 reap: a lane reaped and archived is not reaped again': at(reap, 'notYetReaped'),
   '4.1 reap: builders before the orchestrator lane that launched them': at(reap, 'REAP_ORDER', 'inReapOrder'),
+  '4.1 reap steps 1-7 in order: refusals, steps, what is kept': at(reap, 'planReap'),
   '4.1 reap step 1: the harness still alive after 30 s': at(reap, 'reapRefusal').concat(
     at(limits, 'REAP_STOP_LIMIT_MS'),
   ),
@@ -147,6 +150,44 @@ test('rule index: every rule of SPEC.md 3, 4.1, 5 and 8 names the rulebook expor
       else assert.ok(w.module[w.name] !== undefined, `${rule}: ${w.name} is not exported`)
     }
   }
+})
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
+
+test('rule index: every indexed rule is called by the product, directly or through a rule it calls', () => {
+  const rulebook = sourcesUnder(ROOT, ['kernel/domain']).map((f) => f.text)
+  const product = sourcesUnder(ROOT, ['kernel', 'cli', 'handlers'])
+    .filter((f) => !f.path.startsWith('kernel/domain/'))
+    .map((f) => f.text)
+  assert.ok(product.length > 50, 'the product sources are read')
+  const reached = reachedRules(rulebook, product)
+  const never = Object.entries(INDEX).flatMap(([rule, wheres]) =>
+    wheres.flatMap((w) => ('name' in w && !reached.has(w.name) ? [`${rule}: ${w.name}`] : [])),
+  )
+  assert.equal(never, [], 'indexed rules no service, handler or command calls')
+})
+
+test('rule index: a rule named only by a test, a comment or a string is not called; one reached through another is', () => {
+  const rulebook = [
+    [
+      'import { x } from "./y.js"',
+      'export const LIMIT = 3',
+      '/** Uses lonely in prose only. */',
+      'export function lonely(a: number) {',
+      "  return a > LIMIT ? 'lonely' : `${a}`",
+      '}',
+      'export function outer(a: number) {',
+      '  return inner(a) && /}`/.test(String(a))',
+      '}',
+      'function inner(a: number) {',
+      '  return `${LIMIT + a} ${{ a }.a}` // lonely',
+      '}',
+    ].join('\n'),
+  ]
+  const product = ["// lonely\nconst s = 'lonely' + `lonely ${rb.outer(1)}`"]
+  assert.equal([...reachedRules(rulebook, product)].sort(), ['LIMIT', 'inner', 'outer'])
+  assert.equal([...reachedRules(rulebook, [...product, 'lonely(2)'])].sort(), ['LIMIT', 'inner', 'lonely', 'outer'])
+  assert.equal([...declarations(codeOnly(rulebook[0])).keys()], ['LIMIT', 'lonely', 'outer', 'inner'])
 })
 
 test('rule index: each numbered rule of SPEC.md 4.1 start (1-8), report (1-6) and reap (1-7) has its entry', () => {

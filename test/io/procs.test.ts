@@ -12,6 +12,7 @@ import {
   procStat,
   signalGroup,
   signalProcess,
+  startedWithin,
 } from '../../kernel/io/procs.js'
 
 const BASE = scratchDir('io-procs')
@@ -224,6 +225,27 @@ test('processesInside: the directory named through a symlink finds the same proc
     child.kill('SIGKILL')
     await exited(child)
   }
+})
+
+test('startedWithin: what a process runs in its own group (a grandchild included) is its own; a detached group is not', async () => {
+  const dir = join(ROOT, 'lane-own')
+  mkdirSync(dir, { recursive: true })
+  const own = start('sh', ['-c', 'sleep 34 & wait'], { cwd: dir })
+  const detached = start('sh', ['-c', 'sleep 35 & wait'], { cwd: dir, detached: true })
+  await Promise.all([own, detached].map(spawned))
+  const sleeps = () => processesInside(dir).filter((p) => /^sleep 3[45]$/.test(p.command))
+  await until(() => sleeps().length === 2, 'both grandchildren')
+  const by = (command: string) => sleeps().find((p) => p.command === command)!
+  assert.ok(startedWithin(by('sleep 34'), process.pid), 'a grandchild in our group')
+  assert.not.ok(startedWithin(by('sleep 35'), process.pid), 'a grandchild in a group of its own')
+  assert.not.ok(startedWithin(by('sleep 34'), detached.pid!), 'not a descendant of the other')
+  const ownShell = processesInside(dir).find((p) => p.pid === own.pid)!
+  assert.ok(startedWithin(ownShell, process.pid), 'a child in our group')
+  assert.not.ok(startedWithin({ ...ownShell, pgid: ownShell.pgid! + 1 }, process.pid), 'read in another group')
+  process.kill(by('sleep 34').pid, 'SIGKILL')
+  own.kill('SIGKILL')
+  process.kill(-detached.pid!, 'SIGKILL')
+  await Promise.all([own, detached].map(exited))
 })
 
 test('processesInside of an empty directory finds nothing', () => {
