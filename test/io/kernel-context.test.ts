@@ -3,17 +3,13 @@ import * as assert from 'uvu/assert'
 import { existsSync, mkdirSync, realpathSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { realAdapters, type Adapters } from '../../kernel/io/adapters.js'
-import { ConfigFile } from '../../kernel/io/config.js'
-import { Store } from '../../kernel/io/store.js'
-import { KernelContext } from '../../kernel/services/context.js'
 import { convNew, createConversation } from '../../kernel/services/conversations.js'
 import { GitFactsCache } from '../../kernel/services/git-facts.js'
 import { reapDirectory } from '../../kernel/services/lane-reap.js'
 import { inNewDirectory } from '../../kernel/services/lane-start-dir.js'
 import { settleInterruptedLaunches } from '../../kernel/services/launch-intents.js'
-import { Runners } from '../../kernel/services/runners.js'
-import { RuntimeFacts } from '../../kernel/services/runtime-facts.js'
 import { scratchDir } from '../helpers/home.js'
+import { kernelContextOn } from '../helpers/memory-world.js'
 
 // Services reach the clock and the test fault hook through the kernel's context (KernelContext.io): a test gives
 // them its own, and the records the services write, and the hook's calls, show they were used. Real files, in a
@@ -41,19 +37,7 @@ async function context(opts: { failFlags?: string[] } = {}) {
       flag: (name) => (calls.push(`flag ${name}`), opts.failFlags?.includes(name) ?? false),
     },
   }
-  const facts = new RuntimeFacts(home, io.files)
-  const store = await Store.open(home)
-  const ctx = new KernelContext(
-    home,
-    store,
-    facts,
-    new Runners(home, '/no-runner', facts, () => {}, io),
-    new ConfigFile(join(home, 'projects.yaml')),
-    () => {},
-    join(home, 'bin'),
-    'test',
-    io,
-  )
+  const ctx = await kernelContextOn(home, io)
   return { ctx, home, time, calls }
 }
 
