@@ -141,6 +141,7 @@ export const VERBS = {
       reuse: b('Continue in the directory of the latest earlier lane of this run, key and role'),
       replace: b('Stop the live lane of this run, key and role first'),
       'no-wait': b('Return without waiting for the lane to start'),
+      host: s("Run the lane on this host of hosts.yaml (default: the role's or the project's host, else here)"),
       json,
     },
   }),

@@ -29,6 +29,7 @@ export const run: Run<'lane start'> = async (port, args, io) => {
     reuse: args.reuse ? true : undefined,
     replace: args.replace ? true : undefined,
     noWait: args['no-wait'] ? true : undefined,
+    host: args.host,
     ...actingAs(io),
     cwd: io.cwd,
   })

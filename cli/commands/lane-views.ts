@@ -1,5 +1,5 @@
 import { harnessWords } from '../../kernel/domain/activity.js'
-import { LIST_COLUMNS, laneCells, showLine, stopLine } from '../../kernel/domain/list-show.js'
+import { listTable, showLine, stopLine } from '../../kernel/domain/list-show.js'
 import { json, line, textTable } from '../format.js'
 import type { ReapResult } from '../../kernel/port/port.js'
 import type { Io } from '../io.js'
@@ -7,7 +7,8 @@ import type { Run } from '../verbs.js'
 
 export const list: Run<'lane list'> = async (port, args, io) => {
   const views = await port.laneList({ run: args.run, parent: args.parent })
-  io.out(args.json ? json(views) : textTable([...LIST_COLUMNS], views.map(laneCells)))
+  const t = listTable(views)
+  io.out(args.json ? json(views) : textTable(t.columns, t.rows))
   // What a harness said went wrong, one line per lane on stderr: the table keeps its columns, no failure stays hidden.
   if (!args.json)
     for (const v of views) {

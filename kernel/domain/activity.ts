@@ -101,6 +101,6 @@ export function takesMessages(
 }
 
 /** SPEC.md 3 related rule 4: git facts (branch, head, ahead, dirty) are read only for git-backed lanes that are not
- * archived. */
-export const readsGitFacts = (l: { lane: { role: Role }; archived?: unknown; reaped?: unknown }) =>
-  isGitBacked(l.lane.role) && holdsItsDirectory(l)
+ * archived; here, so not for a lane whose worktree is on another host (issue 27). */
+export const readsGitFacts = (l: { lane: { role: Role; host?: string }; archived?: unknown; reaped?: unknown }) =>
+  isGitBacked(l.lane.role) && holdsItsDirectory(l) && l.lane.host === undefined

@@ -30,6 +30,8 @@ const LaneFactsSchema = v.object({
    * worktree's git directory, and for a play directory its device, inode and birth time. Absent on lanes launched
    * before it was recorded. */
   made: opt(v.object({ launch: v.string(), dirId: opt(v.string()) })),
+  /** The host of hosts.yaml the lane runs on (issue 27); absent: at home. Its directory is then on that host. */
+  host: opt(v.string()),
 })
 export type LaneFacts = v.InferOutput<typeof LaneFactsSchema>
 

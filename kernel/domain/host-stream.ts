@@ -12,6 +12,18 @@ const laneName = v.pipe(
   v.check((s) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(s), 'a lane name of letters, digits, ".", "_" and "-"'),
 )
 
+/** What a report filed on a host carries besides its body, for SPEC.md's report rules to be checked at home: the
+ * lane's `git status --porcelain=v2 --branch` at the report, and its verdict options. */
+const ReportFactsSchema = v.strictObject({
+  git: v.optional(v.pipe(v.string(), v.maxLength(1_000_000))),
+  verdict: v.optional(v.pipe(v.string(), v.maxLength(40))),
+  defects: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+  verdictText: v.optional(v.pipe(v.string(), v.maxLength(1_000_000))),
+  verdictPath: v.optional(v.pipe(v.string(), v.maxLength(4096))),
+  allowUnpushed: v.optional(v.boolean()),
+})
+export type ReportFacts = v.InferOutput<typeof ReportFactsSchema>
+
 /** What happened to a lane on the host, as the runner saw it; each event numbered (`seq`) and timed. */
 const head = { seq, at: v.number(), lane: laneName }
 const EventSchema = v.variant('kind', [
@@ -34,6 +46,7 @@ const EventSchema = v.variant('kind', [
     ),
     status: v.picklist(['done', 'blocked', 'failed']),
     body: v.pipe(v.string(), v.maxLength(1_000_000)),
+    facts: v.optional(ReportFactsSchema),
     /** The commit on the lane's hidden ref that holds its worktree as it was at the report. */
     commit: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/))),
   }),

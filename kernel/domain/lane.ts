@@ -38,6 +38,8 @@ export interface LaneView {
   role: string
   iteration: number
   cwd: string
+  /** The host the lane runs on (issue 27); absent: here. */
+  host?: string
   harness: string
   model?: string
   effort?: string
@@ -104,6 +106,7 @@ export type LaneCellsInput = Pick<
   | 'git'
   | 'model'
   | 'cost'
+  | 'host'
 >
 
 /** Is this conversation a lane? */

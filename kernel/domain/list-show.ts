@@ -45,6 +45,16 @@ export function laneCells(v: LaneCellsInput): string[] {
   ]
 }
 
+/** SPEC.md 4.1 list, and issue 27: the columns and rows of a list. A lane on another host names it in a last column,
+ * HOST (`-` for a lane here), which a list with no such lane leaves out. */
+export function listTable(views: readonly LaneCellsInput[]): { columns: string[]; rows: string[][] } {
+  const hosts = views.some((v) => v.host !== undefined)
+  return {
+    columns: hosts ? [...LIST_COLUMNS, 'HOST'] : [...LIST_COLUMNS],
+    rows: views.map((v) => (hosts ? [...laneCells(v), v.host ?? '-'] : laneCells(v))),
+  }
+}
+
 /** SPEC.md 4.1 list and show: what a row shows for its activity; an archived one shows `archived`. Every table says
  * why: needs-you with its reason (`needs-you (permission)`), an idle lane whose turn ended with no report as
  * `idle (no report)`. */

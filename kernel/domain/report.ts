@@ -18,6 +18,8 @@ const ReportSchema = v.object({
   verdictFile: opt(v.string()),
   /** For a critic or verifier: the commit its verdict judges. */
   judged: opt(v.string()),
+  /** A report filed on a host: the name it was filed under there, so that one sent again is stored once. */
+  hostReport: opt(v.string()),
 })
 export type Report = v.InferOutput<typeof ReportSchema>
 

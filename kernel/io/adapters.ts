@@ -203,6 +203,7 @@ const realGit = {
   worktreePrune: gitCore.worktreePrune,
   deleteBranch: gitCore.deleteBranch,
   statusFacts: gitCore.statusFacts,
+  parseStatus: gitCore.parseStatus,
   worktreeGitDir: gitCore.worktreeGitDir,
   worktreeStamp: gitCore.worktreeStamp,
   unpushedCount: gitCore.unpushedCount,

@@ -3,6 +3,7 @@ import * as v from 'valibot'
 import { SvcError } from '../domain/errors.js'
 import { EFFORTS, HARNESSES, ROLES } from '../domain/keys.js'
 import { isWithin } from '../domain/configuration.js'
+import { HOST_NAME } from '../domain/hosts.js'
 import { PERMISSION_MODES } from '../domain/permissions.js'
 import { issueText } from '../domain/shape.js'
 import { CachedFile, parseYamlText, yamlParse } from './yaml-file.js'
@@ -13,17 +14,23 @@ const Permissions = v.strictObject({
   writable: v.optional(v.array(v.pipe(v.string(), v.regex(/^\//, 'an absolute directory path')))),
 })
 
+/** A host of hosts.yaml, by its name. */
+const HostName = v.pipe(v.string(), v.regex(HOST_NAME, 'a host name of hosts.yaml'))
+
 const RoleConfig = v.strictObject({
   model: v.optional(v.string()),
   effort: v.optional(v.picklist(EFFORTS)),
   harness: v.optional(v.picklist(HARNESSES)),
   permissions: v.optional(Permissions),
+  host: v.optional(HostName),
 })
 
 const Gauntlet = v.strictObject({
   lanes_root: v.optional(v.string()),
   sparse_checkout: v.optional(v.array(v.string())),
   roles: v.optional(v.record(v.picklist(ROLES), RoleConfig)),
+  /** The host of the project's builders, critics and verifiers unless a role or --host says otherwise. */
+  host: v.optional(HostName),
 })
 
 const ProjectEntry = v.strictObject({

@@ -200,7 +200,8 @@ export async function statusFacts(dir: string): Promise<GitFacts> {
   return parseStatus(r.stdout)
 }
 
-function parseStatus(out: string): GitFacts {
+/** `git status --porcelain=v2 --branch` read as the facts a report is checked against. */
+export function parseStatus(out: string): GitFacts {
   const facts: GitFacts = { dirty: false, dirtyPaths: 0 }
   for (const line of out.split('\n')) {
     if (line.startsWith('# branch.oid ')) {

@@ -31,6 +31,8 @@ export const homePaths = (home: string) => ({
    * user's own known hosts). */
   hosts: join(home, 'hosts.yaml'),
   knownHosts: join(home, 'hosts', 'known_hosts'),
+  /** What the kernel keeps per host: its known hosts, the seq it holds of each host's events. */
+  hostsDir: join(home, 'hosts'),
 })
 
 export const convDir = (home: string, name: string) => join(home, 'agents', `conv-${name}`)

@@ -92,6 +92,7 @@ export const PortSchemas = {
     reuse: opt(v.boolean()),
     replace: opt(v.boolean()),
     noWait: opt(v.boolean()),
+    host: opt(text(100)),
     conversation: opt(ref),
     conversationKey: opt(key),
     cwd: opt(text(4096)),

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import {
   appendFileSync,
   closeSync,
@@ -16,6 +16,7 @@ import {
 import { createConnection, createServer, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { parseArgs } from 'node:util'
 import { createInterface } from 'node:readline'
 import {
   journalAfterAck,
@@ -25,6 +26,7 @@ import {
   type FromKernel,
   type HostEvent,
   type HostEventBody,
+  type ReportFacts,
 } from '../domain/host-stream.js'
 
 /** The host runner (issue 27): one process per host that supervises every lane placed there and streams their
@@ -180,9 +182,11 @@ export function runDaemon(dir: string): void {
       }
       try {
         // A report file is its status on the first line and its body after it: a shell writes one as easily as Node.
+        // `svc lane report` adds, after a tab, what the kernel checks a report against (domain/host-stream.ts: ReportFacts).
         const text = readFileSync(file, 'utf8')
         const cut = text.indexOf('\n')
-        const status = (cut < 0 ? text : text.slice(0, cut)).trim()
+        const [word, factsText] = (cut < 0 ? text : text.slice(0, cut)).split('\t', 2)
+        const status = word.trim()
         if (status !== 'done' && status !== 'blocked' && status !== 'failed') throw new Error(`status ${status}`)
         emit(
           lane,
@@ -191,6 +195,7 @@ export function runDaemon(dir: string): void {
             id: n.slice(0, -'.report'.length),
             status,
             body: cut < 0 ? '' : text.slice(cut + 1),
+            ...(factsText ? { facts: JSON.parse(factsText) as ReportFacts } : {}),
           },
           forget,
         )
@@ -210,7 +215,14 @@ export function runDaemon(dir: string): void {
       mkdirSync(m.dir, { recursive: true })
       child = spawn('bash', ['-c', WRAPPER, 'lane', lp.script, lp.exit], {
         cwd: m.dir,
-        env: { ...process.env, ...m.env, SERVICE_HOST_OUTBOX: lp.outbox },
+        env: {
+          ...process.env,
+          // `svc` in the lane's shell (and every bash it starts) is this file's `svc` mode.
+          SERVICE_HOST_RUNNER: self,
+          'BASH_FUNC_svc%%': `() { '${process.execPath}' '${self}' svc "$@"\n}`,
+          ...m.env,
+          SERVICE_HOST_OUTBOX: lp.outbox,
+        },
         detached: true,
         stdio: 'ignore',
       })
@@ -355,9 +367,9 @@ export async function runAttach(dir: string, self: string): Promise<number> {
 
 /** The lane's `svc lane report` on a host: the report is written whole (by rename) into the lane's outbox as its
  * status line and its body, and the runner is woken to send it home. A shell can do the same: see REPORT_SHELL. */
-export function fileReport(outbox: string, status: string, body: string): void {
+export function fileReport(outbox: string, status: string, body: string, facts?: ReportFacts): void {
   const name = `${(Date.now() * 1000).toString().padStart(16, '0')}-${process.pid}.report`
-  writeAtomic(join(outbox, name), `${status}\n${body}`)
+  writeAtomic(join(outbox, name), `${status}${facts ? `\t${JSON.stringify(facts)}` : ''}\n${body}`)
   const runner = Number(readText(join(outbox, '..', '..', '..', 'runner.pid')))
   if (runner)
     try {
@@ -373,11 +385,78 @@ export const REPORT_SHELL =
   't=${EPOCHREALTIME/[.,]/}; f="$SERVICE_HOST_OUTBOX/$t-$$"; { echo "$1"; cat; } > "$f.tmp" && mv "$f.tmp" "$f.report" && ' +
   '{ read -r p < "$SERVICE_HOST_OUTBOX/../../../runner.pid" && kill -USR1 "$p"; } 2>/dev/null; true'
 
+/** `svc` in a lane's shell on a host: `svc lane report` with the options it has at home; the lane's git state and
+ * verdict file go with the report, and the kernel checks them by SPEC.md's report rules when it arrives. Anything
+ * else is run at home. Exit 0 for done, 4 for blocked or failed (as at home), 1 for a usage error. */
+export function hostSvc(args: string[], env: NodeJS.ProcessEnv, cwd: string, stdin: () => string): number {
+  const fail = (m: string) => {
+    process.stderr.write(`svc: ${m}\n`)
+    return 1
+  }
+  if (args[0] !== 'lane' && args[0] !== 'worker')
+    return fail(`on a host a lane runs only svc lane report; run svc ${args[0] ?? ''} at home`)
+  if (args[1] !== 'report')
+    return fail(`on a host a lane runs only svc lane report; run svc ${args.slice(0, 2).join(' ')} at home`)
+  if (!env.SERVICE_HOST_OUTBOX) return fail('not inside a lane')
+  let o
+  try {
+    o = parseArgs({
+      args: args.slice(2),
+      strict: true,
+      options: {
+        file: { type: 'string' },
+        stdin: { type: 'boolean' },
+        status: { type: 'string' },
+        verdict: { type: 'string' },
+        defects: { type: 'string' },
+        'verdict-file': { type: 'string' },
+        'allow-unpushed': { type: 'boolean' },
+      },
+    }).values
+  } catch (e) {
+    return fail((e as Error).message)
+  }
+  const status = o.status ?? 'done'
+  if (!['done', 'blocked', 'failed'].includes(status)) return fail(`--status ${status}: one of done, blocked, failed`)
+  if ((o.file === undefined) === !o.stdin) return fail('give the report with --file <path> or --stdin')
+  const read = (p: string) => readFileSync(p.startsWith('/') ? p : join(cwd, p), 'utf8')
+  let body: string
+  let verdictText: string | undefined
+  try {
+    body = o.file !== undefined ? read(o.file) : stdin()
+    verdictText = o['verdict-file'] === undefined ? undefined : read(o['verdict-file'])
+  } catch (e) {
+    return fail((e as Error).message)
+  }
+  let git: string | undefined
+  try {
+    git = execFileSync('git', ['status', '--porcelain=v2', '--branch', '--untracked-files=normal'], {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: { ...env, GIT_OPTIONAL_LOCKS: '0' },
+    })
+  } catch {} // not a worktree (a play directory): no git facts
+  const defects = o.defects === undefined ? undefined : Number(o.defects)
+  if (defects !== undefined && !(Number.isInteger(defects) && defects >= 0))
+    return fail(`--defects ${o.defects}: a whole number, 0 or more`)
+  fileReport(env.SERVICE_HOST_OUTBOX, status, body, {
+    ...(git !== undefined ? { git } : {}),
+    ...(o.verdict !== undefined ? { verdict: o.verdict } : {}),
+    ...(defects !== undefined ? { defects } : {}),
+    ...(verdictText !== undefined ? { verdictText, verdictPath: o['verdict-file'] } : {}),
+    ...(o['allow-unpushed'] ? { allowUnpushed: true } : {}),
+  })
+  return status === 'done' ? 0 : 4
+}
+
 const [mode, dir, ...rest] = process.argv.slice(2)
 const self = process.argv[1] ?? ''
 // Run as a program (the shipped file, or this module), not when imported.
 if (self && import.meta.url === pathToFileURL(self).href) {
   if (mode === 'daemon' && dir) runDaemon(dir)
+  else if (mode === 'svc')
+    process.exit(hostSvc(process.argv.slice(3), process.env, process.cwd(), () => readFileSync(0, 'utf8')))
   else if (mode === 'attach' && dir) runAttach(dir, self).then((c) => process.exit(c))
   else if (mode === 'report' && dir) {
     const chunks: Buffer[] = []

@@ -111,6 +111,7 @@ export async function runKernel(home: string): Promise<void> {
     }
     await watcher?.close().catch(() => {})
     await gitFacts.close().catch(() => {})
+    ctx.hostLanes.close()
     // Connection masters to hosts would outlive the kernel by their persist time: they end with it.
     await Promise.race([closeMasters(ctx), new Promise((r) => setTimeout(r, 1000).unref())])
     server.close()
@@ -212,6 +213,7 @@ export async function runKernel(home: string): Promise<void> {
   for (const d of store.orphanDirs)
     log('warn', `conversation directory without a record (an interrupted creation): ${d}`)
   const first = await reconcile(ctx, { graceMs: RECONCILE_GRACE_MS })
+  ctx.hostLanes.resume()
   if (first.adopted.length) log('info', `re-adopted runners of ${first.adopted.map((n) => 'conv-' + n).join(', ')}`)
   // Before any launch is served: a launch a killed kernel left unfinished is finished or taken back.
   await settleInterruptedLaunches(ctx)

@@ -14,6 +14,8 @@ import { mayActAs, treeOf } from '../domain/acting-as.js'
 import { mayAdminister, mayCommand, PERSON, type Caller } from '../domain/authority.js'
 import { hashConversationKey } from './conversation-key.js'
 import { decided } from './decided.js'
+import { HostLanes } from './host-lanes.js'
+import { hostOfStart } from '../domain/placement.js'
 
 export interface KernelEvent {
   name: string
@@ -26,6 +28,8 @@ export interface KernelEvent {
 /** What every kernel service stands on. */
 export class KernelContext {
   readonly events = new EventEmitter()
+  /** Lanes placed on other hosts, and the links to those hosts' runners. */
+  readonly hostLanes: HostLanes = new HostLanes(this)
   constructor(
     readonly home: string,
     readonly store: Store,
@@ -128,7 +132,14 @@ export class KernelContext {
   }
 
   view(rec: ConversationRecord, now = this.io.clock.now()) {
-    return convView(rec, this.facts.get(rec.name), now, this.io.procs.isAlive)
+    return convView(rec, this.facts.get(rec.name), now, this.isAlive)
+  }
+
+  /** A process here, checked by pid and start time; a lane's harness on a host is alive until its end arrives, while
+   * its host answers. */
+  readonly isAlive = (pid: number | undefined, start: string | undefined): boolean => {
+    const host = start === undefined ? undefined : hostOfStart(start)
+    return host ? this.hostLanes.reachable(host) : this.io.procs.isAlive(pid, start)
   }
 
   /** Counts changes: anything computed at one count is still right at the same count. */

@@ -102,7 +102,13 @@ async function writeConversation(
   }
   await ctx.store.create(rec)
   ctx.emit({ name, what: 'record' })
-  if (n.harness !== 'none') {
+  const host = n.lane?.host
+  if (host) {
+    // On a host its runner runs the brief (a shell lane's script) in the worktree made there; `svc` in it files
+    // the lane's report through that runner.
+    const brief = n.files?.[n.briefFile ?? 'lane-brief.md'] ?? ''
+    await ctx.hostLanes.start(rec, brief, { SERVICE_CONVERSATION: id, SERVICE_HOST: host })
+  } else if (n.harness !== 'none') {
     const env = harnessEnv(ctx.io.files, {
       home: ctx.home,
       id,
@@ -184,7 +190,7 @@ export async function stopConversation(
   rec: ConversationRecord,
   limitMs = 10_000,
 ): Promise<ConvView> {
-  const result = await ctx.runners.stop(rec.name, limitMs)
+  const result = rec.lane?.host ? await ctx.hostLanes.stop(rec, limitMs) : await ctx.runners.stop(rec.name, limitMs)
   if (!result.stopped)
     throw new SvcError(
       'conflict',

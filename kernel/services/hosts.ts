@@ -22,7 +22,7 @@ import { decided } from './decided.js'
 /** Changes of hosts.yaml, one at a time. */
 const writes = new KeyedQueue()
 
-const places = (ctx: KernelContext): SshPlaces => ({
+export const places = (ctx: KernelContext): SshPlaces => ({
   knownHosts: homePaths(ctx.home).knownHosts,
   controlDir: ctx.io.hosts.controlDir(ctx.home),
 })

@@ -90,6 +90,7 @@ function rowsOf({ chosen, views, facts, infos, ends, group }: Awaited<ReturnType
       role: rec.lane.role,
       iteration: rec.lane.iteration,
       cwd: rec.cwd,
+      ...(rec.lane.host ? { host: rec.lane.host } : {}),
       harness: rec.harness,
       model: v.model,
       effort: rec.effort,

@@ -240,6 +240,13 @@ export async function laneReap(
 ): Promise<ReapResult> {
   const rec = ctx.resolveLane(input.lane)
   ctx.checkCommand(rec, 'svc lane reap')
+  // Nothing here is the lane's directory: a reap on its host must first hold its bytes at home.
+  if (rec.lane.host)
+    throw new SvcError(
+      'conflict',
+      `refused: conv ${rec.id} (${rec.name}) runs on host ${rec.lane.host}; a reap there is not built yet, so nothing was touched`,
+      `stop it with svc lane stop ${rec.name}; its worktree stays on ${rec.lane.host} at ${rec.cwd}`,
+    )
   const { view, ...done } = await reapDirectory(
     ctx,
     cache,

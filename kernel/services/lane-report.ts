@@ -1,6 +1,6 @@
 import { SvcError } from '../domain/errors.js'
 import { isGitBacked } from '../domain/keys.js'
-import { checkReport, reportingLane, reportingWorker } from '../domain/report-rules.js'
+import { checkReport, reportingLane, reportingWorker, type TreeFacts } from '../domain/report-rules.js'
 import type { ConversationRecord } from '../domain/conversation.js'
 import { inChain } from '../domain/lane.js'
 import type { Report } from '../domain/report.js'
@@ -65,14 +65,26 @@ export async function fileReport(
 ): Promise<{ report: Report; rec: ConversationRecord; view: ConvView }> {
   const rec = caller(ctx, input.conversation, kind)
   ctx.checkActingAs(rec, input.conversationKey, `svc ${kind} report`)
+  return fileReportOf(ctx, rec, input, () =>
+    ctx.io.git.statusFacts(rec.cwd).catch((e: Error) => {
+      throw new SvcError('conflict', `cannot read the git state of ${rec.cwd}: ${e.message}`)
+    }),
+  )
+}
+
+/** The report of a lane or worker whose caller is known: its rules, then the store. `treeOf` gives the git state of
+ * its worktree (read here at home, or as a host sent it with the report). */
+export async function fileReportOf(
+  ctx: KernelContext,
+  rec: ConversationRecord,
+  input: Omit<PortInput<'laneReport'>, 'conversation' | 'conversationKey'>,
+  treeOf: () => Promise<TreeFacts>,
+  extra: Pick<Report, 'hostReport'> = {},
+): Promise<{ report: Report; rec: ConversationRecord; view: ConvView }> {
   const dir = workDirOf(rec)!
   const l = rec.lane
   return reports.run(lockOf(rec), async () => {
-    const tree = isGitBacked(dir.role)
-      ? await ctx.io.git.statusFacts(rec.cwd).catch((e: Error) => {
-          throw new SvcError('conflict', `cannot read the git state of ${rec.cwd}: ${e.message}`)
-        })
-      : undefined
+    const tree = isGitBacked(dir.role) ? await treeOf() : undefined
     const status = input.status ?? 'done'
     const judged = decided(
       checkReport(
@@ -104,6 +116,7 @@ export async function fileReport(
       ...(judged.verdict ? { verdict: judged.verdict, defects: judged.defects } : {}),
       ...(verdictFile ? { verdictFile } : {}),
       ...(l?.for?.sha && judged.verdict ? { judged: l.for.sha } : {}),
+      ...extra,
     })
     ctx.emit({ name: rec.name, what: 'report' })
     return { report, rec, view: ctx.view(rec) }

@@ -14,11 +14,14 @@ import { shortLine, type KernelContext } from './context.js'
 import { decided } from './decided.js'
 import type { ProjectContext } from './project.js'
 import { abandonDirectory, holdDirectory, releaseDirectory } from './launch-intents.js'
+import { DEFAULT_REMOTE_LANES_ROOT, type HostEntry } from '../domain/hosts.js'
+import { readRemoteWorktree, remoteWorktreeScript } from '../domain/placement.js'
+import { onHost } from './hosts.js'
 
 /** The directory of a lane or worker start: a new one made under an intent, or the one a `--reuse` continues in. */
 
 /** What making a directory needs of a launch plan: a lane's (LanePlan) or a worker's (a builder's directory). */
-type DirPlan = Pick<LanePlan, 'role' | 'branch' | 'startPoint' | 'at'>
+type DirPlan = Pick<LanePlan, 'role' | 'branch' | 'startPoint' | 'at'> & Partial<Pick<LanePlan, 'dirName'>>
 
 /** Launch into a directory of its own: held by an intent (services/launch-intents.ts) from before git or the lanes
  * root is touched until the record of the lane or worker claims it; what a failed launch made is taken back. */
@@ -63,6 +66,8 @@ export async function inNewDirectory(
 }
 
 export interface Made {
+  /** The host the directory was made on (issue 27); absent: here. */
+  host?: string
   repo?: string
   branch?: string
   at?: string
@@ -154,4 +159,38 @@ async function makeDirectory(ctx: KernelContext, project: ProjectContext, intent
     throw e
   }
   return { repo, ...(intent.branch ? { branch: intent.branch } : { at: intent.start }), made: { launch: id } }
+}
+
+/** Launch into a new worktree on a host (issue 27): home fetches and resolves the start commit as for a lane here
+ * (launch rule 5), then the host fetches the project from its origin into its own clone and makes the worktree there
+ * on the same branch rules. `lane` records the lane with the directory the host made. */
+export async function onHostDirectory(
+  ctx: KernelContext,
+  a: { host: string; entry: HostEntry; project: ProjectContext; plan: DirPlan; fetched: Promise<void> | undefined },
+  lane: (made: Made, dir: string) => Promise<ConversationRecord>,
+): Promise<ConversationRecord> {
+  const { host, project, plan } = a
+  if (!isGitBacked(plan.role))
+    throw new SvcError('usage', `refused: a ${plan.role} lane runs at home, not on host ${host}`)
+  const intent = await intentOf(ctx, project, plan, `${host}:${plan.role}`, a.fetched)
+  const origin = await ctx.io.git.gitTry(project.checkout, ['remote', 'get-url', 'origin'])
+  if (!origin.ok || !origin.stdout.trim())
+    throw new SvcError('usage', `refused: project ${project.key} has no origin for host ${host} to fetch from`)
+  const dirName = plan.dirName!
+  const answer = await onHost(
+    ctx,
+    host,
+    a.entry,
+    remoteWorktreeScript({
+      root: a.entry.lanes_root ?? DEFAULT_REMOTE_LANES_ROOT,
+      project: project.key,
+      dirName,
+      origin: origin.stdout.trim(),
+      branch: intent.branch,
+      start: intent.start!,
+    }),
+    { timeoutMs: ctx.io.timing('HOST_WORKTREE_MS', 120_000) },
+  )
+  const { dir } = decided(readRemoteWorktree(host, answer))
+  return lane({ host, ...(intent.branch ? { branch: intent.branch } : { at: intent.start }) }, dir)
 }

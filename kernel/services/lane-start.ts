@@ -13,7 +13,10 @@ import { awaitStart } from './await-start.js'
 import { decided } from './decided.js'
 import type { KernelContext } from './context.js'
 import { createConversation, stopConversation } from './conversations.js'
-import { inNewDirectory, reusedDirectory, type Made } from './lane-start-dir.js'
+import { inNewDirectory, onHostDirectory, reusedDirectory, type Made } from './lane-start-dir.js'
+import { readHosts } from './hosts.js'
+import { hostEntry } from '../domain/hosts.js'
+import { placeLane } from '../domain/placement.js'
 import { laneRows } from './lane-rows.js'
 import { baseOf, resolveProject } from './project.js'
 
@@ -55,6 +58,17 @@ export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'
   ctx.checkActingAs(launcher, input.conversationKey, 'svc lane start')
   const project = await resolveProject(ctx, input.project, launcher, input.cwd)
   const defaults = roleConfig(project.entry, input.role) ?? {}
+  const hosts = await readHosts(ctx)
+  const { host } = decided(
+    placeLane({
+      role: input.role,
+      harness: input.harness ?? defaults.harness ?? 'claude',
+      flag: input.host,
+      roleHost: defaults.host,
+      projectHost: project.entry.gauntlet?.host,
+      hosts: Object.keys(hosts),
+    }),
+  )
   // Launch rule 5: a new worktree is cut from a fresh fetch. The fetch begins now, beside the steps that need no
   // fetched ref; a launch refused meanwhile leaves it to finish on its own.
   const fetched =
@@ -82,11 +96,15 @@ export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'
         ),
       ).plan
     }
-    const dir = join(project.lanesRoot, plan.dirName)
-    const lane = (made: Made) =>
+    const lane = (made: Made, dir: string) =>
       createLane(ctx, { plan, dir, brief, input, launcher: parent, project: project.key, made })
-    if (plan.reuse) return lane(reusedDirectory(ctx, plan.reuse, dir))
-    return inNewDirectory(ctx, project, plan, dir, fetched, lane)
+    if (host) {
+      if (plan.reuse) throw new SvcError('usage', `refused: --reuse of a lane on host ${host} is not supported yet`)
+      return onHostDirectory(ctx, { host, entry: hostEntry(hosts, host)!, project, plan, fetched }, lane)
+    }
+    const dir = join(project.lanesRoot, plan.dirName)
+    if (plan.reuse) return lane(reusedDirectory(ctx, plan.reuse, dir), dir)
+    return inNewDirectory(ctx, project, plan, dir, fetched, (made) => lane(made, dir))
   })
   // A conversation no process drives can never leave `starting`: waiting for it would only burn the 180 s.
   const view = input.noWait || rec.harness === 'none' ? ctx.view(rec) : await awaitStart(ctx, rec, START_WAIT_LIMIT_MS)
@@ -127,6 +145,7 @@ async function createLane(
     ...(made.at ? { at: made.at } : {}),
     ...(made.made ? { made: made.made } : {}),
     ...(plan.answers ? { answers: plan.answers } : {}),
+    ...(made.host ? { host: made.host } : {}),
   }
   const contract = buildContract({
     role: plan.role,

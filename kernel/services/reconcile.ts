@@ -14,7 +14,8 @@ export async function reconcile(
   for (const rec of ctx.store.all()) {
     // The state, read fresh, only for a conversation that is driven.
     const stateNow = () => (ctx.facts.invalidate(rec.name), ctx.facts.get(rec.name).state)
-    if (!mayStillChange(rec, stateNow)) continue
+    // A lane on a host is known from its host's events, never from the processes here.
+    if (rec.lane?.host || !mayStillChange(rec, stateNow)) continue
     const s = ctx.facts.get(rec.name).state
     const runnerAlive = Boolean(s?.runner && ctx.io.procs.isAlive(s.runner.pid, s.runner.start))
     const harnessAlive = Boolean(s?.harness && ctx.io.procs.isAlive(s.harness.pid, s.harness.start))

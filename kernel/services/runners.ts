@@ -1,6 +1,7 @@
 import type { ConversationRecord } from '../domain/conversation.js'
 import type { LaunchSpec } from '../domain/runner-state.js'
 import { KEY_VARIABLE, type RunnerProcess } from '../domain/acting-as.js'
+import { hostOfStart } from '../domain/placement.js'
 import { convFiles } from '../io/home.js'
 import type { Adapters } from '../io/adapters.js'
 import type { Log } from '../io/log.js'
@@ -44,9 +45,11 @@ export class Runners {
     if (pid) this.spawned.set(rec.name, pid)
   }
 
-  /** The process group of a conversation's runner, if it may still be there. */
+  /** The process group of a conversation's runner, if it may still be there (never for a lane on a host: the pids
+   * its state names are the host's). */
   private group(name: string): number | undefined {
     const s = this.facts.get(name).state
+    if (s?.runner && hostOfStart(s.runner.start)) return undefined
     if (s?.runner?.pid && this.io.procs.isAlive(s.runner.pid, s.runner.start)) return s.runner.pid
     const pid = this.spawned.get(name)
     if (pid && this.io.procs.groupAlive(pid)) return pid
@@ -56,7 +59,8 @@ export class Runners {
 
   harnessAlive(name: string): boolean {
     const h = this.facts.get(name).state?.harness
-    return Boolean(h && this.io.procs.isAlive(h.pid, h.start))
+    // A lane's harness on a host is there until its end arrives (which removes it from the state).
+    return Boolean(h && (hostOfStart(h.start) !== undefined || this.io.procs.isAlive(h.pid, h.start)))
   }
 
   /** Stop: SIGTERM to the runner (it stops its harness its own way), then the whole group; SIGKILL after the

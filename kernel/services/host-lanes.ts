@@ -1,0 +1,185 @@
+import type { ConversationRecord } from '../domain/conversation.js'
+import { SvcError } from '../domain/errors.js'
+import type { HostEvent } from '../domain/host-stream.js'
+import { hostEntry } from '../domain/hosts.js'
+import { onHostStart } from '../domain/placement.js'
+import type { RunnerState } from '../domain/runner-state.js'
+import { convFiles, homePaths } from '../io/home.js'
+import { join } from '../io/paths.js'
+import type { KernelContext } from './context.js'
+import { HostLink } from './host-link.js'
+import { fileReportOf } from './lane-report.js'
+import { places, readHosts } from './hosts.js'
+
+/** The lanes placed on other hosts (issue 27): one link per host in use, to that host's runner. A lane is started
+ * and stopped through it, and what the runner says of the lane (started, a report, exited) becomes the lane's
+ * state and reports here, as a local runner's state.json and `svc lane report` would. */
+export class HostLanes {
+  private readonly links = new Map<string, HostLink>()
+
+  constructor(private readonly ctx: KernelContext) {}
+
+  /** The link to a host, made (and started) on first use. */
+  async link(host: string): Promise<HostLink> {
+    const have = this.links.get(host)
+    if (have) return have
+    const entry = hostEntry(await readHosts(this.ctx), host)
+    if (!entry) throw new SvcError('not_found', `no host ${JSON.stringify(host)} in hosts.yaml`)
+    const again = this.links.get(host)
+    if (again) return again
+    const ctx = this.ctx
+    const heldFile = join(homePaths(ctx.home).hostsDir, `${host}.held`)
+    const link = new HostLink(
+      host,
+      entry,
+      places(ctx),
+      {
+        runSsh: ctx.io.hosts.runSsh,
+        openLineStream: ctx.io.hosts.openLineStream,
+        runnerFile: ctx.io.hosts.hostRunnerFile,
+        readHeld: () => {
+          try {
+            return Number(ctx.io.files.readTextSync(heldFile)) || 0
+          } catch {
+            return 0
+          }
+        },
+        writeHeld: (seq) => ctx.io.writes.writeFileAtomic(heldFile, String(seq)),
+        now: () => ctx.io.clock.now(),
+        log: (m) => ctx.log('warn', m),
+        reconnectMs: { firstMs: ctx.io.timing('HOST_RECONNECT', 500), maxMs: 10_000 },
+        lostAfterMs: ctx.io.timing('HOST_LOST', 30_000),
+      },
+      (e) => this.apply(host, e),
+    )
+    this.links.set(host, link)
+    link.start()
+    return link
+  }
+
+  /** Start a lane on its host: its brief run by the host's runner in its worktree there. */
+  async start(rec: ConversationRecord, script: string, env: Record<string, string>): Promise<void> {
+    const host = rec.lane!.host!
+    const link = await this.link(host)
+    link.send({ t: 'start', lane: rec.name, dir: rec.cwd, script, env })
+  }
+
+  /** Stop a lane on its host (its process group there), and wait up to `limitMs` for its end to arrive. */
+  async stop(rec: ConversationRecord, limitMs: number): Promise<{ stopped: boolean; killed: boolean }> {
+    const ended = () => {
+      this.ctx.facts.invalidate(rec.name)
+      const s = this.ctx.facts.get(rec.name).state
+      return !s?.harness || Boolean(s.ended)
+    }
+    if (ended()) return { stopped: true, killed: false }
+    const link = await this.link(rec.lane!.host!)
+    link.send({ t: 'stop', lane: rec.name })
+    const deadline = this.ctx.io.clock.now() + limitMs
+    while (this.ctx.io.clock.now() < deadline) {
+      if (ended()) return { stopped: true, killed: false }
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    return { stopped: ended(), killed: false }
+  }
+
+  /** Whether the host of a lane answers (a lane there that has not ended is alive while it does). */
+  reachable(host: string): boolean {
+    return this.links.get(host)?.state !== 'host-lost'
+  }
+
+  /** After a kernel start: the links of every host that runs a lane not ended, so that what happened meanwhile
+   * arrives. */
+  resume(): void {
+    const hosts = new Set<string>()
+    for (const rec of this.ctx.store.all()) {
+      const host = rec.lane?.host
+      if (!host || rec.archived) continue
+      const s = this.ctx.facts.get(rec.name).state
+      if (!s?.ended) hosts.add(host)
+    }
+    for (const host of hosts) this.link(host).catch((e: Error) => this.ctx.log('warn', `host ${host}: ${e.message}`))
+  }
+
+  close(): void {
+    for (const l of this.links.values()) l.close()
+    this.links.clear()
+  }
+
+  /** One event of a host's runner, applied once (the link keeps the order and the count). */
+  private async apply(host: string, e: HostEvent): Promise<void> {
+    const ctx = this.ctx
+    const rec = ctx.store.getByName(e.lane)
+    if (!rec || rec.lane?.host !== host) {
+      ctx.log('warn', `host ${host}: event ${e.seq} names ${e.lane}, no lane of this host; skipped`)
+      return
+    }
+    if (e.kind === 'report') return this.report(host, rec, e)
+    ctx.facts.invalidate(rec.name)
+    const was = ctx.facts.get(rec.name).state
+    const at = e.at
+    let next: RunnerState
+    if (e.kind === 'started') {
+      const proc = { pid: e.pid, start: onHostStart(host) }
+      next = {
+        runner: proc,
+        harness: { ...proc, at },
+        phase: { value: 'working', source: `host ${host} runner`, at },
+      }
+    } else if (e.kind === 'exited') {
+      const { harness: _gone, ...rest } = was ?? { runner: { pid: 1, start: onHostStart(host) } }
+      next = {
+        ...rest,
+        ended: { at, exitCode: e.code, signal: null, source: `host ${host} runner (${e.seen})` },
+      }
+    } else {
+      const base = was ?? { runner: { pid: 1, start: onHostStart(host) } }
+      next = base.harness
+        ? { ...base, lastError: { at, message: e.reason } }
+        : { ...base, spawnError: { at, message: `host ${host}: ${e.reason}` } }
+    }
+    await ctx.io.writes.writeFileAtomic(convFiles(ctx.home, rec.name).state, JSON.stringify(next) + '\n')
+    ctx.facts.invalidate(rec.name)
+    ctx.emit({ name: rec.name, what: 'state' })
+  }
+
+  /** A report filed on the host: checked by SPEC.md's report rules against the git state it was filed with, and
+   * stored once (a report sent again has the id it was filed under). A refused one is logged and shown as the
+   * lane's last error; it is not sent again. */
+  private async report(host: string, rec: ConversationRecord, e: Extract<HostEvent, { kind: 'report' }>) {
+    const ctx = this.ctx
+    if ((await ctx.store.reports(rec.name)).some((r) => r.hostReport === e.id)) return
+    const f = e.facts ?? {}
+    try {
+      await fileReportOf(
+        ctx,
+        rec,
+        {
+          body: e.body,
+          status: e.status,
+          ...(f.allowUnpushed ? { allowUnpushed: true } : {}),
+          ...(f.verdict !== undefined ? { verdict: f.verdict } : {}),
+          ...(f.defects !== undefined ? { defects: f.defects } : {}),
+          ...(f.verdictText !== undefined
+            ? { verdictFile: { path: f.verdictPath ?? 'verdict file', text: f.verdictText } }
+            : {}),
+        },
+        async () => {
+          if (f.git === undefined) throw new SvcError('conflict', `the report came from host ${host} without git state`)
+          return ctx.io.git.parseStatus(f.git)
+        },
+        { hostReport: e.id },
+      )
+    } catch (err) {
+      if (!(err instanceof SvcError)) throw err
+      ctx.log('warn', `host ${host}: report ${e.id} of conv-${rec.name} refused: ${err.message}`)
+      const s = ctx.facts.get(rec.name).state
+      if (s)
+        await ctx.io.writes.writeFileAtomic(
+          convFiles(ctx.home, rec.name).state,
+          JSON.stringify({ ...s, lastError: { at: e.at, message: `report refused: ${err.message}` } }) + '\n',
+        )
+      ctx.facts.invalidate(rec.name)
+      ctx.emit({ name: rec.name, what: 'state' })
+    }
+  }
+}
