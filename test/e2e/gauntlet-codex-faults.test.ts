@@ -3,7 +3,7 @@ import { eachGauntlet } from './gauntlet-kit.js'
 import { faultsMidTurn } from './gauntlet-runs.js'
 
 /** Codex lanes whose model service fails mid-turn after real work: the status each is left in, and how a wait on it
- * ends. (Codex asks nothing under exec: its needs-you has no counterpart to answer.) */
+ * ends. (A Codex lane's needs-you is proven in harness-codex-asks.test.ts.) */
 
 const now = eachGauntlet('codex')
 

@@ -13,13 +13,17 @@ import { realHarnessHome, type RealHome } from '../helpers/real-harness.js'
 export type Harness = 'claude' | 'codex'
 export const MODELS: Record<Harness, string> = { claude: 'claude-sonnet-4-5', codex: 'gpt-5-codex' }
 
-/** A brief the stand-in plays: each command one tool call, in order (`ask: <question>` a question to the user);
- * `after` is the failure that follows them. */
+/** A brief the stand-in plays: each command one tool call, in order (`ask: <question>` a question to the user,
+ * `escalated: <command>` a command codex's model asks to run outside the sandbox); `after` is the failure that
+ * follows them. */
 export const steps = (commands: string[], after?: string) =>
   [
     'scenario:steps' + (after ? ` after:${after}` : ''),
     '',
-    ...commands.map((c) => (c.startsWith('ask: ') ? '```ask\n' + c.slice(5) : '```sh\n' + c) + '\n```\n'),
+    ...commands.map((c) => {
+      const [, kind, body] = /^(?:(ask|escalated): )?([\s\S]*)$/.exec(c)!
+      return '```' + (kind === 'ask' ? 'ask' : kind === 'escalated' ? 'sh-escalated' : 'sh') + '\n' + body + '\n```\n'
+    }),
   ].join('\n')
 
 /** A shell command that writes the same brief to `file`: its backquotes as printf's octal escapes, so it can sit in a

@@ -2,15 +2,12 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { gitIn } from '../../cli/demo/sample-project.js'
 import { execBrief } from '../../fixtures/model-script.js'
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { untilActivity } from '../helpers/activity.js'
 import { setupProject } from '../helpers/project.js'
 import { realHarnessHome, type RealHome } from '../helpers/real-harness.js'
 
 /** Codex lanes do their whole job from inside Codex's own sandbox: the real codex (node_modules) runs the stand-in
  * model's commands with its shell tool, so a builder really commits, pushes and reports, a critic files its verdict
- * on that commit, and an orchestrator launches a lane and waits for it. */
+ * on that commit, an orchestrator launches a lane and waits for it, and a worker on an issue files its report. */
 
 const MODEL = 'gpt-5-codex'
 let r: RealHome
@@ -92,55 +89,32 @@ test('codex orchestrator launches a lane from its sandbox and waits for its repo
   assert.match(list, /r1\/sub +builder +i1/)
 })
 
-/** A `steps` brief: one shell tool call per block, in order; an escalated one asks to run outside the sandbox. */
-const steps = (...blocks: Array<[kind: 'sh' | 'sh-escalated', command: string]>) =>
-  `scenario:steps\n\n${blocks.map(([kind, c]) => '```' + kind + '\n' + c + '\n```').join('\n\n')}\n`
-
-test('a codex builder that must go outside its sandbox asks through needs-you and carries on after the answer: allowed, the command runs; denied, it does not', async () => {
-  r = await realHarnessHome('codex-ask')
+test('a codex worker on a local issue commits, pushes and files its worker report from its sandbox; a wait on the issue gets it', async () => {
+  r = await realHarnessHome('codex-worker')
   const { h } = r
   const s = await setupProject(h)
-  // Outside the worktree and every writable root of the builder's policy.
-  const outside = join(h.home, 'outside')
-  mkdirSync(outside)
-  const brief = (key: string) =>
-    steps(
-      ['sh', `echo ${key} > ${key}.txt && git add ${key}.txt && git commit -qm ${key} && git push -q -u origin HEAD`],
-      ['sh-escalated', `echo ${key} > ${outside}/${key}.txt`],
-      ['sh', `printf "${key} done\\n" | svc lane report --stdin`],
-    )
-  for (const key of ['yes', 'no']) {
-    const started = await h.svc(start(key, 'builder', brief(key)), { env: s.env })
-    assert.is(started.code, 0, started.stderr)
-  }
-  for (const key of ['yes', 'no']) {
-    const lane = `conv-r1-${key}-builder-i1`
-    const v = await untilActivity(h, lane, 'needs-you (permission)', 25_000)
-    assert.is(v.evidence.detail, 'command')
-    assert.not.ok(existsSync(join(outside, `${key}.txt`)), 'nothing written outside while it waits')
-    assert.match(
-      await h.ok(['lane', 'list', '--run', 'r1']),
-      new RegExp(`r1/${key} +builder +i1 +needs-you \\(permission`),
-    )
-    assert.ok(
-      (await r.transcript(lane)).includes(
-        `tool needs you (permission): $ echo ${key} > ${outside}/${key}.txt (Step 2 writes outside the sandbox)`,
-      ),
-      'the transcript says what it asks to run, and why',
-    )
-  }
-  assert.is((await h.svc(['conv', 'answer', 'conv-r1-yes-builder-i1', 'allow'], { env: s.env })).code, 0)
-  assert.is((await h.svc(['conv', 'answer', 'conv-r1-no-builder-i1', 'deny'], { env: s.env })).code, 0)
-  for (const key of ['yes', 'no']) {
-    const waited = await h.svc(['lane', 'wait', `conv-r1-${key}-builder-i1`, '--timeout', '25'], { env: s.env })
-    assert.is(waited.code, 0, waited.stderr)
-    assert.match(waited.stdout, `${key} done`)
-    const head = gitIn(`${s.lanesRoot}/r1-${key}`, 'rev-parse', 'HEAD').trim()
-    assert.is(gitIn(s.project.origin, 'rev-parse', `refs/heads/r1/${key}`).trim(), head, 'its branch is on origin')
-  }
-  assert.is(readFileSync(join(outside, 'yes.txt'), 'utf8'), 'yes\n', 'allowed: it ran')
-  assert.not.ok(existsSync(join(outside, 'no.txt')), 'denied: it did not')
-  assert.ok((await r.transcript('conv-r1-no-builder-i1')).includes(`tool $ echo no > ${outside}/no.txt → declined`))
+  const ref = (await h.ok(['issue', 'new', '--project', s.project.key, '--title', 'Fix the login']))
+    .trim()
+    .split('\n')
+    .at(-1)!
+  assert.is(ref, 'local:1')
+  const brief = execBrief(
+    `echo fix > fix.txt && git add fix.txt && git commit -qm fix && git push -q -u origin HEAD && printf "fixed the login\\n" | svc worker report --stdin`,
+  )
+  const ran = await h.svc(
+    ['worker', 'run', ref, '--harness', 'codex', '--model', MODEL, '--prompt', brief, '--no-wait'],
+    { env: s.env },
+  )
+  assert.is(ran.code, 0, ran.stderr)
+  assert.match(ran.stdout, /^Worker local:1 i1: conv \d+ \(w-local-1-i1\) in /)
+  const waited = await h.svc(['worker', 'wait', '--issue', ref, '--project', s.project.key, '--timeout', '25'], {
+    env: s.env,
+  })
+  assert.is(waited.code, 0, waited.stderr)
+  assert.match(waited.stdout, 'fixed the login')
+  const head = gitIn(`${s.lanesRoot}/w-local-1`, 'rev-parse', 'HEAD').trim()
+  assert.is(gitIn(s.project.origin, 'rev-parse', 'refs/heads/worker/local-1').trim(), head, 'its branch is on origin')
+  assert.is(gitIn(s.project.checkout, 'log', '-1', '--format=%s', 'worker/local-1').trim(), 'fix')
 })
 
 test.run()
