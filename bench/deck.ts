@@ -101,9 +101,13 @@ export async function bench(): Promise<Figure[]> {
     for (const lane of live) {
       await watchRow(page, lane.id)
       await exec('sh', ['-c', `echo go > '${lane.pipe}'`], { timeout: 30_000 })
-      await page.waitForFunction(() => (window as unknown as Probe).__seen !== undefined, undefined, {
-        timeout: 30_000,
-      })
+      await page
+        .waitForFunction(() => (window as unknown as Probe).__seen !== undefined, undefined, { timeout: 30_000 })
+        .catch(async (e: Error) => {
+          const row = await page.evaluate((id) => document.querySelector(`li[data-id="${id}"]`)?.outerHTML, lane.id)
+          const view = (await get(`/api/lanes/${lane.name}`)).body
+          throw new Error(`${lane.name}: ${e.message}\nits row: ${row?.slice(0, 2000)}\nits view: ${view}`)
+        })
       const seen = await page.evaluate(() => performance.timeOrigin + (window as unknown as Probe).__seen!)
       const view = JSON.parse((await get(`/api/lanes/${lane.name}`)).body) as LaneView
       if (!view.report) throw new Error(`${lane.name} shows no report`)
@@ -204,7 +208,7 @@ async function watchRow(page: Page, id: string) {
         c.port1.onmessage = () => (w.__seen = performance.now())
         c.port2.postMessage(0)
       })
-    }).observe(document.querySelector('#runs')!, { childList: true, subtree: true, attributes: true })
+    }).observe(document.body, { childList: true, subtree: true, attributes: true })
   }, id)
 }
 
