@@ -127,6 +127,24 @@ test('needsYouAsk: the question with its options, the permission with its tool a
       'permission for Bash: rm -rf build',
     ],
     [
+      'codex: a command outside its sandbox',
+      [
+        {
+          kind: 'permission',
+          tool: 'command',
+          input: { rpcId: 0, command: 'npm install', cwd: '/lanes/r1-b', reason: 'needs the network' },
+        },
+      ],
+      { kind: 'permission', tool: 'command', input: 'npm install' },
+      'permission for command: npm install',
+    ],
+    [
+      'codex: a file change outside its sandbox',
+      [{ kind: 'permission', tool: 'file change', input: { rpcId: 'f1', path: '/etc', reason: 'write /etc/x' } }],
+      { kind: 'permission', tool: 'file change', input: '/etc' },
+      'permission for file change: /etc',
+    ],
+    [
       'permission with other input',
       [{ kind: 'permission', tool: 'Fetch', input: { n: 1 } }],
       { kind: 'permission', tool: 'Fetch', input: '{"n":1}' },

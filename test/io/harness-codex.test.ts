@@ -183,11 +183,12 @@ test('a command the sandbox refused asks: needs-you (permission) until answered;
   )
   assert.equal([withdrawn.state?.pending, withdrawn.state?.phase?.value], [undefined, 'working'])
   const file = codexAdapter.stdoutLine(
-    msg({ method: 'item/fileChange/requestApproval', id: 'f1', params: { reason: 'write /etc/x' } }),
+    msg({ method: 'item/fileChange/requestApproval', id: 'f1', params: { reason: 'write /etc/x', grantRoot: '/etc' } }),
     working(),
     NOW,
   )
   assert.equal([file.state?.phase?.value, file.state?.pending?.tool], ['needs-you', 'file change'])
+  assert.equal(file.state?.pending?.input, { rpcId: 'f1', path: '/etc', reason: 'write /etc/x' })
 })
 
 test('a request svc cannot answer is refused at once, so codex never waits on it', () => {

@@ -144,7 +144,9 @@ function approvalRequest(msg: Record<string, any>, now: number): Reduction {
   const command = msg.method === 'item/commandExecution/requestApproval'
   const tool = command ? 'command' : 'file change'
   const what = command ? String(p.commandActions?.length === 1 ? p.commandActions[0].command : p.command) : ''
-  const input = { rpcId: msg.id, ...(command ? { command: what, cwd: p.cwd } : {}), reason: p.reason ?? undefined }
+  // What it would touch, as the deck and the notifications show a request: the command, or the root a change writes.
+  const target = command ? { command: what, cwd: p.cwd } : p.grantRoot ? { path: p.grantRoot } : {}
+  const input = { rpcId: msg.id, ...target, reason: p.reason ?? undefined }
   return {
     state: {
       phase: { value: 'needs-you', reason: 'permission', source: `stream: ${msg.method}`, at: now, detail: tool },
