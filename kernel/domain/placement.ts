@@ -3,6 +3,7 @@
  * may run there, the lane's directory on the host and the commands that make it there. */
 
 import type { Harness, Role } from './keys.js'
+import { REMOTE_DIR } from './hosts.js'
 import { allow, refuse, type Decision } from './refusal.js'
 
 /** Roles that stay at home whatever the project's default says: an orchestrator launches and waits through the
@@ -60,6 +61,10 @@ export const HOST_START_PREFIX = 'host:'
 export const onHostStart = (host: string) => `${HOST_START_PREFIX}${host}`
 export const hostOfStart = (start: string) =>
   start.startsWith(HOST_START_PREFIX) ? start.slice(HOST_START_PREFIX.length) : undefined
+
+/** What appends a message (on stdin) to a lane's inbox on its host, the file its `$SERVICE_INBOX` names there. */
+export const remoteInboxScript = (lane: string) =>
+  `cat >> "$HOME"/${shellWord(`${REMOTE_DIR}/state/lanes/${lane}/inbox.txt`)}`
 
 /** A word for the remote shell: single-quoted, so nothing in it is expanded. */
 export const shellWord = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`

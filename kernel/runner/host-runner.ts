@@ -59,6 +59,8 @@ const lanePaths = (dir: string, lane: string) => {
     exit: join(d, 'exit-code'),
     ended: join(d, 'ended'),
     outbox: join(d, 'outbox'),
+    /** Messages told to the lane, one after another (the kernel appends them over ssh): its $SERVICE_INBOX. */
+    inbox: join(d, 'inbox.txt'),
   }
 }
 
@@ -219,6 +221,7 @@ export function runDaemon(dir: string): void {
           ...process.env,
           // `svc` in the lane's shell (and every bash it starts) is this file's `svc` mode.
           SERVICE_HOST_RUNNER: self,
+          SERVICE_INBOX: lp.inbox,
           'BASH_FUNC_svc%%': `() { '${process.execPath}' '${self}' svc "$@"\n}`,
           ...m.env,
           SERVICE_HOST_OUTBOX: lp.outbox,

@@ -249,6 +249,7 @@ export async function tell(ctx: KernelContext, input: PortInput<'tell'>): Promis
   decided(tellHasText(input.text))
   const v = ctx.view(rec)
   decided(tellRefusal({ ...rec, activity: v.activity }, await ctx.store.reports(rec.name), input.force))
+  if (rec.lane?.host) await ctx.hostLanes.tell(rec, input.text)
   await ctx.io.writes.appendLine(
     convFiles(ctx.home, rec.name).inbox,
     JSON.stringify({ at: ctx.io.clock.now(), from: input.conversation ?? null, text: input.text }),

@@ -1,15 +1,16 @@
+import { isLive } from '../domain/activity.js'
 import type { ConversationRecord } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
 import type { HostEvent } from '../domain/host-stream.js'
 import { hostEntry } from '../domain/hosts.js'
-import { onHostStart } from '../domain/placement.js'
+import { onHostStart, remoteInboxScript } from '../domain/placement.js'
 import type { RunnerState } from '../domain/runner-state.js'
 import { convFiles, homePaths } from '../io/home.js'
 import { join } from '../io/paths.js'
 import type { KernelContext } from './context.js'
 import { HostLink } from './host-link.js'
 import { fileReportOf } from './lane-report.js'
-import { places, readHosts } from './hosts.js'
+import { onHost, places, readHosts } from './hosts.js'
 
 /** The lanes placed on other hosts (issue 27): one link per host in use, to that host's runner. A lane is started
  * and stopped through it, and what the runner says of the lane (started, a report, exited) becomes the lane's
@@ -82,6 +83,22 @@ export class HostLanes {
     return { stopped: ended(), killed: false }
   }
 
+  /** A message told to a lane on its host: appended to its inbox there, as a shell lane's here. */
+  async tell(rec: ConversationRecord, text: string): Promise<void> {
+    const host = rec.lane!.host!
+    const entry = hostEntry(await readHosts(this.ctx), host)
+    if (!entry) throw new SvcError('not_found', `no host ${JSON.stringify(host)} in hosts.yaml`)
+    const a = await onHost(this.ctx, host, entry, remoteInboxScript(rec.name), {
+      input: text.endsWith('\n') ? text : text + '\n',
+    })
+    if (a.code !== 0)
+      throw new SvcError(
+        'unavailable',
+        `host ${host} did not take the message for conv ${rec.id}: ${a.stderr.trim().split('\n').at(-1) || `exit ${a.code}`}`,
+        `svc host show ${host} says what it answers`,
+      )
+  }
+
   /** Whether the host of a lane answers (a lane there that has not ended is alive while it does). */
   reachable(host: string): boolean {
     return this.links.get(host)?.state !== 'host-lost'
@@ -98,6 +115,24 @@ export class HostLanes {
       if (!s?.ended) hosts.add(host)
     }
     for (const host of hosts) this.link(host).catch((e: Error) => this.ctx.log('warn', `host ${host}: ${e.message}`))
+  }
+
+  /** The lanes on a host that have not ended (their end has not arrived), by name: a host that runs them stays. */
+  liveOn(host: string): string[] {
+    return this.ctx.store
+      .all()
+      .filter((rec) => {
+        if (rec.lane?.host !== host || rec.archived || rec.ended) return false
+        const s = this.ctx.facts.get(rec.name).state
+        return s?.harness ? !s.ended : isLive(this.ctx.view(rec).activity)
+      })
+      .map((rec) => `conv-${rec.name}`)
+  }
+
+  /** A host removed: its link ends with it. */
+  forget(host: string): void {
+    this.links.get(host)?.close()
+    this.links.delete(host)
   }
 
   close(): void {

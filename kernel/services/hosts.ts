@@ -114,8 +114,9 @@ export function hostRemove(ctx: KernelContext, name: string): Promise<HostView> 
   return writes.run('hosts', async () => {
     const hosts = await readHosts(ctx)
     const { entry } = decided(hostFound(hosts, name))
-    decided(hostRemovable(name, []))
+    decided(hostRemovable(name, ctx.hostLanes.liveOn(name)))
     const gone = view(ctx, name, entry)
+    ctx.hostLanes.forget(name)
     await closeMaster(ctx, name, entry)
     const rest = { ...hosts }
     delete rest[name]

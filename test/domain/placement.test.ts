@@ -5,6 +5,7 @@ import {
   onHostStart,
   placeLane,
   readRemoteWorktree,
+  remoteInboxScript,
   remotePlaces,
   remoteWorktreeScript,
   shellWord,
@@ -80,6 +81,10 @@ test('remoteWorktreeScript: the host clone fetched, the commit checked, the path
   assert.match(detached, `repo='/data/lanes/.repos/app.git'`)
   assert.match(detached, `worktree add -q --detach "$dir" 'abc123'`)
   assert.is(shellWord('$(x)'), `'$(x)'`)
+  assert.is(
+    remoteInboxScript('r1-auth-builder-i1'),
+    `cat >> "$HOME"/'.svc-host/state/lanes/r1-auth-builder-i1/inbox.txt'`,
+  )
 })
 
 test('readRemoteWorktree: the absolute directory, or one line saying why not', () => {

@@ -159,6 +159,20 @@ test('an orchestrator at home starts a builder on host b and waits for it; its o
   )
 })
 
+test('a message told to a lane on a host reaches its $SERVICE_INBOX there', async () => {
+  const brief = [
+    'while [ ! -s "$SERVICE_INBOX" ]; do sleep 0.05; done',
+    'svc lane report --status blocked --stdin <<EOF\nBLOCKED told: $(cat "$SERVICE_INBOX")\nEOF',
+  ].join('\n')
+  const start = await svc(['lane', 'start', '--run', 'g5', '--key', 'ask', '--role', 'builder', '--prompt', brief])
+  assert.is(start.code, 0, start.stderr)
+  const tell = await h.svc(['tell', convName(start.stdout), 'use the second way'])
+  assert.is(tell.code, 0, tell.stderr)
+  const wait = await svc(['lane', 'wait', convName(start.stdout), '--timeout', '30'])
+  assert.is(wait.code, 4, wait.stderr)
+  assert.is(wait.stdout, 'BLOCKED told: use the second way\n')
+})
+
 test('stop ends a lane on its host; reap and the placements a host cannot take are refused in one line', async () => {
   const start = await svc([
     'lane',
@@ -175,6 +189,12 @@ test('stop ends a lane on its host; reap and the placements a host cannot take a
   assert.is(start.code, 0, start.stderr)
   const name = convName(start.stdout)
   await until(async () => (await listRows('g3'))[1]?.[4] === 'working', 'the lane working on host a')
+  const remove = await h.svc(['host', 'remove', 'a'])
+  assert.is(remove.code, 1)
+  assert.is(
+    remove.stderr,
+    `svc: host a has 1 live lane: conv-${name}\nhint: stop or reap them first (svc lane stop <lane>)\n`,
+  )
   const stop = await svc(['lane', 'stop', name])
   assert.is(stop.code, 0, stop.stderr)
   assert.is((await listRows('g3'))[1][4], 'stopped')
