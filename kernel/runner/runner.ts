@@ -8,9 +8,12 @@ import { adapterFor } from '../io/harness/index.js'
 import type { Answer, LaunchPlan, Reduction } from '../io/harness/types.js'
 import { processStartTime, signalGroup } from '../io/procs.js'
 import { testTiming } from '../io/test-timing.js'
+import { liveChildren } from '../io/subreaper.js'
 import { startHarness, type HarnessExit, type HarnessProcess } from './harness-process.js'
 import { jsonlTail } from './jsonl-tail.js'
 
+/** How often a runner whose harness has ended looks whether what its lane left running has ended too. */
+const ADOPTED_POLL_MS = 250
 /** After an interrupt request, the harness gets this long to end its turn and exit before SIGTERM. */
 const INTERRUPT_GRACE_MS = 1500
 /** After SIGTERM, the harness gets this long before its whole group is killed (a test build may shorten it). */
@@ -211,6 +214,9 @@ export async function runRunner(home: string, name: string): Promise<number> {
   await over
   watcher.close()
   clearInterval(timer)
+  // What the lane left running is this runner's now (io/subreaper adopted it): the runner stays while any of it
+  // runs, so that it stays in this conversation's tree and never calls as the person; a stop lets it go.
+  while (!stopSource && liveChildren(process.pid).length) await new Promise((r) => setTimeout(r, ADOPTED_POLL_MS))
   return 0
 }
 

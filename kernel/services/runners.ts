@@ -3,6 +3,7 @@ import type { LaunchSpec } from '../domain/runner-state.js'
 import { KEY_VARIABLE, type RunnerProcess } from '../domain/acting-as.js'
 import { hostOfStart } from '../domain/placement.js'
 import { convFiles } from '../io/home.js'
+import { adoptingArgv } from '../io/subreaper.js'
 import type { Adapters } from '../io/adapters.js'
 import type { Log } from '../io/log.js'
 import type { RuntimeFacts } from './runtime-facts.js'
@@ -36,7 +37,9 @@ export class Runners {
   async start(rec: ConversationRecord, spec: LaunchSpec, key: string | undefined): Promise<void> {
     const files = convFiles(this.home, rec.name)
     await this.io.writes.writeFileAtomic(files.launch, JSON.stringify(spec, null, 1) + '\n')
-    const pid = this.io.procs.spawnDetached(process.execPath, [this.svcMain, 'runner', rec.name], {
+    // The runner adopts its lane's orphans (io/subreaper): a lane process that leaves the tree stays its own.
+    const [command, ...args] = adoptingArgv([process.execPath, this.svcMain, 'runner', rec.name])
+    const pid = this.io.procs.spawnDetached(command, args, {
       cwd: this.home,
       env: runnerEnv(this.home, key),
       logFile: files.runnerLog,

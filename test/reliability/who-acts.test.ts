@@ -24,6 +24,10 @@ const read = (f: string) => readFileSync(join(h.home, f), 'utf8')
 /** One step of a `bash -e` script that goes on whatever the command's exit: its code in c<n>, its stderr in e<n>. */
 const step = (n: number, cmd: string) =>
   `${cmd} 2> ${h.home}/e${n} && echo 0 > ${h.home}/c${n} || echo $? > ${h.home}/c${n}`
+/** A step run by a process that left its lane's tree, without SERVICE_CONVERSATION or its key: `$V` is the outer
+ * shell's, the exit code the inner one's. */
+const escaped = (n: number, cmd: string) =>
+  step(n, `env -u SERVICE_CONVERSATION -u SERVICE_CONVERSATION_KEY ${cmd}`).replace('$?', '\\$?')
 const inbox = (name: string) => {
   const f = join(h.service, 'agents', `conv-${name}`, 'inbox.jsonl')
   return existsSync(f)
@@ -41,7 +45,9 @@ test("a lane that read a sibling's key from /proc can neither report as it nor a
   const steal = [
     `V=${v}`,
     `for e in /proc/[0-9]*/environ; do`,
-    `  if tr '\\0' '\\n' < $e 2>/dev/null | grep -qx "SERVICE_CONVERSATION=$V"; then`,
+    // Only this home's processes: other homes on the machine have a conv ${v} too.
+    `  if tr '\\0' '\\n' < $e 2>/dev/null | grep -qx "SERVICE_CONVERSATION=$V" &&`,
+    `     tr '\\0' '\\n' < $e 2>/dev/null | grep -qx "SERVICE_HOME=${h.service}"; then`,
     `    K=$(tr '\\0' '\\n' < $e | sed -n 's/^SERVICE_CONVERSATION_KEY=//p'); [ -n "$K" ] && break`,
     `  fi`,
     `done`,
@@ -56,11 +62,16 @@ test("a lane that read a sibling's key from /proc can neither report as it nor a
     step(8, `svc host add far --ssh me@127.0.0.1`),
     step(9, `svc host remove far`),
     step(10, `svc kernel stop`),
+    // Leaving the tree on purpose, as no conversation: a new session whose parent exits at once, and a double fork.
+    `setsid -f sh -c "${escaped(13, 'svc lane stop $V')}"`,
+    `( setsid sh -c "${escaped(14, 'svc conv answer $V allow')}" & )`,
   ]
   // Started only once the victim's shell runs, so that its environment is there to read.
   await written(join(h.service, 'agents', `conv-${vName}`, 'state.json'), 'the victim to start')
   const [a] = idOf(await start(['--key', 'attacker', '--role', 'builder', '--prompt', steal.join('\n')]))
   await written(join(h.home, 'c10'), 'the attacker script to end')
+  await written(join(h.home, 'c13'), 'the escaped stop')
+  await written(join(h.home, 'c14'), 'the escaped answer')
 
   assert.is(read('stolen').trim(), 'stolen', 'the key was readable: the attack is real')
   const outcome = (n: number) => [read(`c${n}`).trim(), read(`e${n}`)]
@@ -93,6 +104,8 @@ test("a lane that read a sibling's key from /proc can neither report as it nor a
   assert.equal(outcome(9), notTheirs('svc host remove'), 'host remove')
   assert.equal(outcome(10), notTheirs('svc kernel stop'), 'kernel stop')
   assert.not.ok(existsSync(join(h.service, 'hosts.yaml')), 'no host written')
+  assert.equal(outcome(13), notInChain('svc lane stop'), 'stop from a new session whose parent exited')
+  assert.equal(outcome(14), notInChain('svc conv answer'), 'answer from a double fork into a new session')
 
   // Nothing happened to the victim: no report, no message, still working.
   assert.not.ok(existsSync(join(h.service, 'agents', `conv-${vName}`, 'reports.json')), 'no report filed as it')
