@@ -1,5 +1,3 @@
-import { mkdirSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { shellWord } from '../../kernel/domain/wait.js'
@@ -26,14 +24,14 @@ export const steps = (commands: string[], after?: string) =>
     }),
   ].join('\n')
 
-/** A shell command that writes the same brief to `file`: its backquotes as printf's octal escapes, so it can sit in a
- * step of another brief (an orchestrator's). */
-export const printfBrief = (commands: string[], file: string) =>
-  `printf ${shellWord('scenario:steps\\n\\n' + commands.map(() => '\\140\\140\\140sh\\n%s\\n\\140\\140\\140\\n').join(''))} ${commands.map(shellWord).join(' ')} > ${file}`
+/** A shell command that prints the same brief: its backquotes as printf's octal escapes, so it can sit in a step of
+ * another brief (an orchestrator's, which pipes it to `svc lane start --brief /dev/stdin`). */
+export const printfBrief = (commands: string[]) =>
+  `printf ${shellWord('scenario:steps\\n\\n' + commands.map(() => '\\140\\140\\140sh\\n%s\\n\\140\\140\\140\\n').join(''))} ${commands.map(shellWord).join(' ')}`
 
 /** Commit a file, push the branch with its upstream, file a done report with this body. */
 export const buildSteps = (file: string, body: string) => [
-  `echo ${file} > ${file} && git add ${file} && git commit -qm ${file} && git push -q -u origin HEAD`,
+  `echo ${file} > ${file} && git add ${file} && git commit -qm ${file} && git push -u origin HEAD`,
   `printf '%s\\n' '${body}' | svc lane report --stdin`,
 ]
 
@@ -46,8 +44,9 @@ export interface Gauntlet extends RealHome {
   wait(lane: string, timeoutS?: number): Promise<{ code: number | null; stdout: string; stderr: string }>
 }
 
-/** A test home with a sample project whose gauntlet roles run `harness`, its claude allowed to run commands unasked
- * by the user settings (a question still asks). */
+/** A test home with a sample project whose gauntlet roles run `harness` under each role's default permission policy
+ * (projects.yaml names none): nothing in the user settings allows a command, so what a lane runs unasked is what the
+ * policy allows, and anything else asks through needs-you. */
 export async function gauntletHome(
   label: string,
   harness: Harness,
@@ -55,8 +54,6 @@ export async function gauntletHome(
 ): Promise<Gauntlet> {
   const r = await realHarnessHome(label, { env: { CLAUDE_CODE_MAX_RETRIES: '1', ...env } })
   const { h } = r
-  mkdirSync(join(h.home, '.claude'), { recursive: true })
-  writeFileSync(join(h.home, '.claude', 'settings.json'), JSON.stringify({ permissions: { allow: ['Bash'] } }))
   const role = { model: MODELS[harness], harness }
   const s = await setupProject(h, {
     gauntlet: { roles: { builder: role, critic: role, verifier: role, orchestrator: role } },

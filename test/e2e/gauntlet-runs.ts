@@ -25,15 +25,12 @@ export async function builderCriticReap(now: { g?: Gauntlet }, harness: Harness)
   const head = gitIn(`${s.lanesRoot}/g1-b`, 'rev-parse', 'HEAD').trim()
   assert.is(gitIn(s.project.origin, 'rev-parse', 'refs/heads/g1/b').trim(), head, 'the branch is on origin')
 
-  // The verdict file lies in the worktree's own git directory: outside the tree (a critic leaves it clean), writable
-  // by a sandboxed harness, and gone with the worktree at its reap.
+  // No verdict file: writing one outside the tree (a critic leaves it clean) is outside the critic's default policy.
   await g.start(
     'g1',
     'b',
     'critic',
-    steps([
-      `v=$(git rev-parse --git-dir)/verdict.json && echo '{"defects":[]}' > $v && printf 'judged %s\\n' "$(git rev-parse HEAD)" | svc lane report --stdin --verdict IMPRESSED --verdict-file $v`,
-    ]),
+    steps([`git log -1 --format='judged %H' | svc lane report --stdin --verdict IMPRESSED --defects 0`]),
   )
   const judged = await g.wait('conv-g1-b-critic-i1')
   assert.equal(
@@ -71,7 +68,7 @@ export async function orchestratorWaits(now: { g?: Gauntlet }, harness: Harness)
     'o',
     'orchestrator',
     steps([
-      `b=$(git rev-parse --git-dir)/w-brief.md && ${printfBrief(buildSteps('w.txt', 'built w.txt'), '$b')} && svc lane start --key w --role builder --brief $b`,
+      `${printfBrief(buildSteps('w.txt', 'built w.txt'))} | svc lane start --key w --role builder --brief /dev/stdin`,
       `svc lane wait --run g2 --timeout 60 | svc lane report --stdin`,
     ]),
   )
@@ -119,11 +116,13 @@ export async function faultsMidTurn(now: { g?: Gauntlet }, harness: Harness, wor
     )
 }
 
-/** The whole gauntlet of one harness as a suite's tests: builder → critic → verdict → reap, and an orchestrator. */
-export function gauntletTests(harness: Harness, shellTool: string) {
+/** The whole gauntlet of one harness as a suite's tests: builder → critic → verdict → reap, and an orchestrator; the
+ * suite's gauntlet of the test under way, for tests of its own. */
+export function gauntletTests(harness: Harness, shellTool: string): { g?: Gauntlet } {
   const now = eachGauntlet(harness)
   test('builder → critic → verdict → reap: the critic judges the builder’s pushed commit; both lanes reaped', () =>
     builderCriticReap(now, harness))
   test(`an orchestrator lane launches a builder from its ${shellTool} and waits for its report`, () =>
     orchestratorWaits(now, harness))
+  return now
 }
