@@ -99,19 +99,25 @@ export function badInputSuite(label: string, figure: string): BadInput {
       { env: s.env },
     )
     const lane = (k.lane = /conv (\d+)/.exec(out)![1])
-    await until(
-      async () => JSON.parse(await h.ok(['conv', 'show', lane, '--json'])).activity === 'working',
-      'lane r1/b working',
-    )
+    // Read through the port: a CLI process per poll would cost a Node start each.
+    const port = await h.port()
+    await until(async () => (await port.convShow({ conv: lane })).activity === 'working', 'lane r1/b working')
     // An open issue for the worker verbs to be refused on (before the snapshot: the suite changes nothing after it).
     await h.ok(['issue', 'new', '--project', s.project.key, '--title', 'bad input'])
     kernelPid = h.kernelFile()!.pid
     // Once its runner has written what it writes at the harness's start, nothing changes until the suite ends.
-    before = (await until(async () => {
-      const first = snapshot(roots(), s.project.checkout)
-      await new Promise((r) => setTimeout(r, 200))
-      return snapshot(roots(), s.project.checkout) === first ? first : undefined
-    }, 'the files of lane r1/b settled'))!
+    let last = ''
+    before = (await until(
+      () => {
+        const now = snapshot(roots(), s.project.checkout)
+        const same = now === last
+        last = now
+        return same ? now : undefined
+      },
+      'the files of lane r1/b settled (two reads 200 ms apart the same)',
+      15_000,
+      200,
+    ))!
   })
   test.after(async () => {
     recordFigure(figure, `${cases} cases (${processes} of the CLI's also run as a process of their own)`)
