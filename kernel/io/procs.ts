@@ -20,7 +20,14 @@ export function procStat(
 
 /** Whether process `p` was started by `ancestor`'s own work: its descendant (child, grandchild, ...) in `ancestor`'s
  * process group. What was started detached, in a group of its own (a runner, and all a lane runs), is not. Read
- * from /proc: its parent and group as read with it, then the parent's ancestors as they are now. */
+ * from /proc: its parent and group as read with it, then the parent's ancestors as they are now. When a process of
+ * that chain has ended since `p` was read, `p` counts as `ancestor`'s if it has ended too: a filter git runs ends
+ * before git does, and a process that has ended holds nothing. */
+const ended = (pid: number) => {
+  const st = procStat(pid)
+  return !st || st.state === 'Z'
+}
+
 export function startedWithin(p: { pid: number; ppid?: number; pgid?: number }, ancestor: number): boolean {
   if (!hasProc) return false
   const group = procStat(ancestor)?.pgid
@@ -28,7 +35,8 @@ export function startedWithin(p: { pid: number; ppid?: number; pgid?: number }, 
   for (let pid = p.ppid ?? 0, hops = 0; pid > 1 && hops < 64; hops++) {
     if (pid === ancestor) return true
     const st = procStat(pid)
-    if (!st || st.pgid !== group) return false
+    if (!st) return ended(p.pid)
+    if (st.pgid !== group) return false
     pid = st.ppid
   }
   return false

@@ -248,6 +248,27 @@ test('startedWithin: what a process runs in its own group (a grandchild included
   await Promise.all([own, detached].map(exited))
 })
 
+test('startedWithin: a process of our group read before its parent ended is ours once both have ended', async () => {
+  const dir = join(ROOT, 'lane-ended')
+  mkdirSync(dir, { recursive: true })
+  const parent = start('sh', ['-c', 'sleep 36 & wait'], { cwd: dir })
+  await spawned(parent)
+  await until(() => processesInside(dir).some((p) => p.command === 'sleep 36'), 'the grandchild')
+  const read = processesInside(dir).find((p) => p.command === 'sleep 36')!
+  process.kill(read.pid, 'SIGKILL')
+  await exited(parent)
+  // Both are gone: the chain breaks at the parent and the process read earlier holds nothing now.
+  assert.ok(startedWithin(read, process.pid), 'an ended grandchild of our group')
+  const stranger = start('sh', ['-c', 'sleep 37 & wait'], { cwd: dir, detached: true })
+  await spawned(stranger)
+  await until(() => processesInside(dir).some((p) => p.command === 'sleep 37'), 'the detached grandchild')
+  const alive = processesInside(dir).find((p) => p.command === 'sleep 37')!
+  // Read as if it were of our group, under a parent that has ended: it is alive, so it is not ours.
+  assert.not.ok(startedWithin({ ...alive, pgid: procStat(process.pid)!.pgid, ppid: parent.pid! }, process.pid))
+  process.kill(-stranger.pid!, 'SIGKILL')
+  await exited(stranger)
+})
+
 test('processesInside of an empty directory finds nothing', () => {
   const empty = join(ROOT, 'empty')
   mkdirSync(empty, { recursive: true })
