@@ -109,6 +109,9 @@ test('a builder on the project default host: worktree made there from origin, it
   assert.is(rows[1][rows[0].indexOf('ACTIVITY')], 'stopped')
   assert.is(rows[1][rows[0].indexOf('REPORT')], 'done')
   assert.is(rows[1].at(-1), 'a')
+  // The API and the deck's tree carry the host too (the deck shows it on the lane's row).
+  const port = await h.port()
+  assert.is((await port.laneGet({ lane: name })).host, 'a')
 })
 
 test("a critic on its role's host judges the builder's pushed commit; the chain reads the same as at home", async () => {

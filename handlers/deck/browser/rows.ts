@@ -86,6 +86,8 @@ export function convRow(tree: DeckTree, id: string, now: number, continues?: str
       ? [
           h('span', { class: 'chip role', 'data-role': l.role }, `${l.role} i${l.iteration}`),
           h('span', { class: 'muted' }, `${l.run}/${l.key}`),
+          // A lane on another host says which (issue 27), as the list's HOST column does.
+          l.host ? h('span', { class: 'chip host', 'data-host': l.host }, `on ${l.host}`) : null,
         ]
       : w
         ? workerCells(w)
