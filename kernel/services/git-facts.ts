@@ -12,8 +12,9 @@ const GIT_FACTS_TTL_MS = 2000
 export const GIT_SETTLE_MS = 150
 /** Worktrees read at most eight at a time. */
 const reads = new Limiter(8)
-/** Of those, the background reads after a start take at most four: a request's own reads never wait behind them. */
-const WARM_AT_ONCE = 4
+/** Of those, the background reads after a start take at most two: a request's own reads never wait behind them,
+ * and on two cores the kernel keeps most of the machine for its answers meanwhile. */
+const WARM_AT_ONCE = 2
 /** Facts read are saved for the next kernel once no read has come for this long (and when the kernel stops). */
 const SAVE_AFTER_MS = 2000
 
