@@ -50,7 +50,7 @@ export async function runRunner(home: string, name: string): Promise<number> {
     return 1
   }
   if (!adapter) return fail(`harness ${spec.harness} has no runner adapter`)
-  let first: LaunchPlan | undefined
+  let first: LaunchPlan
   try {
     first = adapter.buildLaunch(spec)
   } catch (e) {
@@ -75,7 +75,6 @@ export async function runRunner(home: string, name: string): Promise<number> {
     if (r.stdin) child?.write(r.stdin)
     if (r.closeInput) child?.closeInput()
     if (r.state) publish()
-    if (r.spawn && !stopSource) void launch(r.spawn)
     watchRetries()
   }
 
@@ -101,8 +100,8 @@ export async function runRunner(home: string, name: string): Promise<number> {
     setTimeout(() => child === proc && state.gaveUp && proc.kill('SIGTERM'), INTERRUPT_GRACE_MS).unref()
   }
 
-  /** Start one harness process; the first one's failure ends the runner as a spawn error. */
-  const launch = async (plan: LaunchPlan, isFirst = false): Promise<boolean> => {
+  /** Start the harness process; a failure to start it ends the runner as a spawn error. */
+  const launch = async (plan: LaunchPlan): Promise<boolean> => {
     record(plan.notes?.map((text) => ({ kind: 'system' as const, text })))
     const env = childEnv(spec, plan)
     const started = await startHarness(plan, spec.cwd, env, {
@@ -110,23 +109,12 @@ export async function runRunner(home: string, name: string): Promise<number> {
       stderr: (line) => record([{ kind: 'stderr', text: line }]),
     })
     if ('error' in started) {
-      if (isFirst) {
-        fail(started.error)
-        return false
-      }
-      apply({
-        state: {
-          lastError: { at: Date.now(), message: started.error },
-          phase: { value: 'idle', source: 'spawn error', at: Date.now() },
-        },
-        transcript: [{ kind: 'error', text: started.error }],
-      })
+      fail(started.error)
       return false
     }
     child = started
     if (stopSource) started.kill('SIGTERM') // the stop came while it was starting
-    if (adapter.lifetime === 'process')
-      state = { ...state, harness: { pid: started.pid, start: processStartTime(started.pid) ?? '', at: Date.now() } }
+    state = { ...state, harness: { pid: started.pid, start: processStartTime(started.pid) ?? '', at: Date.now() } }
     void started.exited.then((exit) => onExit(started, exit))
     return true
   }
@@ -155,8 +143,7 @@ export async function runRunner(home: string, name: string): Promise<number> {
     finished()
   }
 
-  if (adapter.lifetime === 'runner') state = { ...state, harness: { ...self, at: Date.now() } }
-  if (first && !(await launch(first, true))) return 1
+  if (!(await launch(first))) return 1
   apply(adapter.started(Date.now(), spec))
 
   // Messages sent with `tell` arrive as lines of inbox.jsonl, answers to a pending request as lines of answers.jsonl
@@ -197,7 +184,7 @@ export async function runRunner(home: string, name: string): Promise<number> {
     if (stopSource) return
     stopSource = `stop (${sig})`
     const proc = child
-    if (!proc) return end({ code: null, signal: sig }, 'runner stopped between turns')
+    if (!proc) return end({ code: null, signal: sig }, 'runner stopped before its harness ran')
     // First ask the harness to end its turn (its own protocol), then signals; the kernel's stop escalates to the group.
     const ask = adapter.interrupt?.(state)
     if (ask) {

@@ -70,7 +70,6 @@ test('launch: codex app-server with the policy as settings; initialize, then a t
   const fork = lines(codexAdapter.buildLaunch(spec({ resume: 'th-0' })).initialInput)[2]
   assert.equal([fork.method, fork.params.threadId], ['thread/fork', 'th-0'])
   assert.ok(codexAdapter.buildLaunch(spec({ play: true })).args.includes('project_doc_max_bytes=0'))
-  assert.is(codexAdapter.lifetime, 'process')
 })
 
 test('the first message waits for the thread, then starts the first turn; a message in a turn is held', () => {

@@ -12,7 +12,7 @@ import {
 import { claudePermissionArgs } from '../../domain/permissions.js'
 import type { RunnerState } from '../../domain/runner-state.js'
 import { busy, failureText, hold, joinQueued, jsonEvent } from './common.js'
-import type { Answer, ProcessAdapter, Reduction, TranscriptLine } from './types.js'
+import type { Answer, HarnessAdapter, Reduction, TranscriptLine } from './types.js'
 
 const jsonLine = (value: unknown) => JSON.stringify(value) + '\n'
 export const userLine = (text: string) => jsonLine({ type: 'user', message: { role: 'user', content: text } })
@@ -134,9 +134,8 @@ function assistant(ev: Record<string, any>, state: RunnerState, now: number): Re
 /** Harness `claude`: the Claude Code CLI in stream-json mode, one process for the whole conversation. Working from a
  * user message to the `result` event, idle after it while the process lives, needs-you on a `can_use_tool` control
  * request until it is answered. */
-export const claudeAdapter: ProcessAdapter = {
+export const claudeAdapter: HarnessAdapter = {
   name: 'claude',
-  lifetime: 'process',
   buildLaunch(spec) {
     const args = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose']
     if (spec.model) args.push('--model', spec.model)

@@ -11,7 +11,7 @@ import { codexPermissionArgs } from '../../domain/permissions.js'
 import { CODEX_USAGE_BASIS, codexThreadUsage, estimateUsd } from '../../domain/token-cost.js'
 import { busy, failureText, hold, joinQueued, jsonEvent } from './common.js'
 import type { Answer, LaunchPlan, Reduction, TranscriptLine } from './types.js'
-import type { ProcessAdapter } from './types.js'
+import type { HarnessAdapter } from './types.js'
 
 /** The codex harness speaks codex's app-server protocol (JSON-RPC, one message a line, on stdin and stdout): one
  * process for the whole conversation, a thread in it, a turn per message. Unlike `codex exec` it can ask: a command
@@ -278,9 +278,8 @@ function notification(msg: Record<string, any>, state: RunnerState, now: number)
 /** Harness `codex`: `codex app-server`, one process for the whole conversation. Working from a message to its
  * turn/completed, idle after it while the process lives, needs-you on an approval request until it is answered.
  * Its events carry token counts, no price: the cost is an estimate from them. */
-export const codexAdapter: ProcessAdapter = {
+export const codexAdapter: HarnessAdapter = {
   name: 'codex',
-  lifetime: 'process',
   buildLaunch: codexLaunch,
   started(now, spec) {
     const model = spec.model ? { model: spec.model } : {}

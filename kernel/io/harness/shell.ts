@@ -1,10 +1,9 @@
-import type { ProcessAdapter } from './types.js'
+import type { HarnessAdapter } from './types.js'
 
 /** Harness `shell`: the brief's text run as a bash script (bash -e) in the lane's directory. The contract is at
  * $SERVICE_CONTRACT; messages sent with `tell` are appended to $SERVICE_INBOX. The script exiting ends it. */
-export const shellAdapter: ProcessAdapter = {
+export const shellAdapter: HarnessAdapter = {
   name: 'shell',
-  lifetime: 'process',
   buildLaunch(spec) {
     if (!spec.script) throw new Error('the shell harness needs a script (a brief or a --prompt)')
     const ignored = [spec.model && `--model ${spec.model}`, spec.effort && `--effort ${spec.effort}`].filter(Boolean)

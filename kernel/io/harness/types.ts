@@ -25,8 +25,6 @@ export interface Reduction {
   stdin?: string
   /** Close the harness's stdin: it has nothing more to do (a failed login). */
   closeInput?: boolean
-  /** Start this process next (a harness that runs one process per turn). */
-  spawn?: LaunchPlan
 }
 
 /** An answer to the request a harness waits on (kernel-written answers.jsonl). */
@@ -49,12 +47,9 @@ export interface ExitFacts {
 /** A harness adapter: pure argument building and event reducing. The runner does the I/O. */
 export interface HarnessAdapter {
   name: string
-  /** Whose life means "the harness is alive": its one process (`process`), or the runner waiting between the
-   * processes it starts one per turn (`runner`). */
-  lifetime: 'process' | 'runner'
-  /** The first process; undefined when there is nothing to run before a first message arrives. */
-  buildLaunch(spec: LaunchSpec): LaunchPlan | undefined
-  /** State right after the first process started (or, with no first process, right after the runner did). */
+  /** The harness's one process, whose life means "the harness is alive". */
+  buildLaunch(spec: LaunchSpec): LaunchPlan
+  /** State right after the process started. */
   started(now: number, spec: LaunchSpec): Reduction
   /** One line of the harness's stdout. */
   stdoutLine(line: string, state: RunnerState, now: number): Reduction
@@ -64,9 +59,6 @@ export interface HarnessAdapter {
   answer?(a: Answer, state: RunnerState, now: number): Reduction
   /** Bytes asking the harness to stop its turn, written before any signal. */
   interrupt?(state: RunnerState): string | undefined
-  /** A harness process exited; `end` says the conversation is over (else the runner waits for messages). */
+  /** The harness process exited; `end` says the conversation is over (else the runner waits for messages). */
   exited(exit: ExitFacts, state: RunnerState, now: number, spec: LaunchSpec): Reduction & { end: boolean }
 }
-
-/** An adapter whose conversation always starts with a process (the first message, or none, is given to it). */
-export type ProcessAdapter = Omit<HarnessAdapter, 'buildLaunch'> & { buildLaunch(spec: LaunchSpec): LaunchPlan }
