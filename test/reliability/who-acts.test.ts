@@ -62,9 +62,10 @@ test("a lane that read a sibling's key from /proc can neither report as it nor a
     step(8, `svc host add far --ssh me@127.0.0.1`),
     step(9, `svc host remove far`),
     step(10, `svc kernel stop`),
-    // Leaving the tree on purpose, as no conversation: a new session whose parent exits at once, and a double fork.
-    `setsid -f sh -c "${escaped(13, 'svc lane stop $V')}"`,
-    `( setsid sh -c "${escaped(14, 'svc conv answer $V allow')}" & )`,
+    // Leaving the tree on purpose, as no conversation, with no hold on the lane's output (as a daemon): a new session
+    // whose parent exits at once (calling only once the lane's harness, this script, has ended), and a double fork.
+    `setsid -f sh -c "while kill -0 $$ 2>/dev/null; do sleep 0.05; done; ${escaped(13, 'svc lane stop $V')}" < /dev/null > /dev/null 2>&1`,
+    `( setsid sh -c "${escaped(14, 'svc conv answer $V allow')}" < /dev/null > /dev/null 2>&1 & )`,
   ]
   // Started only once the victim's shell runs, so that its environment is there to read.
   await written(join(h.service, 'agents', `conv-${vName}`, 'state.json'), 'the victim to start')
@@ -104,7 +105,7 @@ test("a lane that read a sibling's key from /proc can neither report as it nor a
   assert.equal(outcome(9), notTheirs('svc host remove'), 'host remove')
   assert.equal(outcome(10), notTheirs('svc kernel stop'), 'kernel stop')
   assert.not.ok(existsSync(join(h.service, 'hosts.yaml')), 'no host written')
-  assert.equal(outcome(13), notInChain('svc lane stop'), 'stop from a new session whose parent exited')
+  assert.equal(outcome(13), notInChain('svc lane stop'), 'stop from a new session, after its lane’s harness ended')
   assert.equal(outcome(14), notInChain('svc conv answer'), 'answer from a double fork into a new session')
 
   // Nothing happened to the victim: no report, no message, still working.
