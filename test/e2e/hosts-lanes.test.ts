@@ -176,6 +176,29 @@ test('a message told to a lane on a host reaches its $SERVICE_INBOX there', asyn
   assert.is(wait.stdout, 'BLOCKED told: use the second way\n')
 })
 
+test('a report filed on a host while the kernel was stopped arrives once the next kernel starts', async () => {
+  const brief = [
+    'while [ ! -f go ]; do sleep 0.05; done',
+    'svc lane report --status failed --stdin <<EOF\nreported while home was down\nEOF',
+  ].join('\n')
+  const start = await svc(['lane', 'start', '--run', 'g6', '--key', 'down', '--role', 'builder', '--prompt', brief])
+  assert.is(start.code, 0, start.stderr)
+  const name = convName(start.stdout)
+  assert.is((await h.svc(['kernel', 'stop'])).code, 0)
+  onHost('a', `touch ${laneDir('a', 'g6-down')}/go`)
+  await until(
+    // Exit 4: the report's own exit code for a failed report, under bash -e.
+    () => onHost('a', `cat ~/.svc-host/state/lanes/${name}/ended 2>/dev/null || true`) === '4',
+    'the lane ended on host a',
+  )
+  // Any verb starts the kernel; it attaches to the host of the lane not ended and takes what happened meanwhile.
+  const wait = await svc(['lane', 'wait', name, '--timeout', '30'])
+  assert.is(wait.code, 4, wait.stderr)
+  assert.is(wait.stdout, 'reported while home was down\n')
+  assert.is(h.reports(name).length, 1)
+  await until(async () => (await listRows('g6'))[1]?.[4] === 'stopped', 'its end applied')
+})
+
 test('stop ends a lane on its host; reap and the placements a host cannot take are refused in one line', async () => {
   const start = await svc([
     'lane',
