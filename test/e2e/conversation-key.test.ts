@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { TestHome, git, written } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
@@ -53,7 +53,9 @@ test('a builder that sets SERVICE_CONVERSATION to its critic or to the root acts
       `while [ ! -e ${h.home}/go ]; do sleep 0.05; done; svc lane report --stdin --verdict NOT_YET --defects 1 <<<'not yet' > ${h.home}/critic-out && echo $? > ${h.home}/critic-code`,
     ]),
   )
-  writeFileSync(join(h.home, 'critic-id'), c)
+  // Whole or not at all: the builder's loop could otherwise read the file between its creation and its write.
+  writeFileSync(join(h.home, 'critic-id.part'), c)
+  renameSync(join(h.home, 'critic-id.part'), join(h.home, 'critic-id'))
   await written(join(h.home, 'c8'), 'the builder script to end')
 
   assert.is(read('b-key').trim(), 'has a key')
