@@ -38,6 +38,7 @@ export async function bench(): Promise<Figure[]> {
     args: CHROMIUM_ARGS,
   })
   let stopLanes = () => {}
+  const started: string[] = []
   try {
     const t0 = Date.now()
     const lanes = await writeRealLanes(h, LANES - LIVE)
@@ -69,7 +70,7 @@ export async function bench(): Promise<Figure[]> {
     const lanesOfRun = await times('/api/lanes?run=r3')
 
     // The lanes that report: real launches with a shell harness; each pushes its branch, then waits on its pipe.
-    const live = await startLiveLanes(h, lanes.project)
+    const live = await startLiveLanes(h, lanes.project, started)
 
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } })
     await page.addInitScript(PAINT_PROBE)
@@ -176,6 +177,11 @@ export async function bench(): Promise<Figure[]> {
   } finally {
     await browser.close()
     stopLanes()
+    // A live lane that never filed its report (a failed run of the bench) is stopped with its runner.
+    for (const name of started)
+      try {
+        run(process.execPath, [SVC, 'lane', 'stop', name], { env: { ...h.env, SERVICE_CONVERSATION: '1' } })
+      } catch {}
     h.cleanup()
   }
 }
@@ -220,7 +226,7 @@ async function watchRow(page: Page, id: string) {
 /** LIVE lanes of run `live`, started through `svc lane start` by the root conversation with a shell harness: each
  * pushes its branch, waits until its pipe is written, then files a done report with `svc lane report`, as a lane
  * does. Returns once every branch is on origin (each lane is waiting). */
-async function startLiveLanes(h: ReturnType<typeof benchHome>, project: string) {
+async function startLiveLanes(h: ReturnType<typeof benchHome>, project: string, started: string[]) {
   const env = { ...h.env, SERVICE_CONVERSATION: '1' }
   const out: { id: string; name: string; pipe: string }[] = []
   for (let i = 0; i < LIVE; i++) {
@@ -245,13 +251,14 @@ async function startLiveLanes(h: ReturnType<typeof benchHome>, project: string) 
       '--model',
       'none',
     ]
-    const started = JSON.parse(
+    const lane = JSON.parse(
       run(process.execPath, [SVC, ...args, '--project', project, '--prompt', script, '--no-wait', '--json'], {
         env,
         cwd: h.home,
       }),
     ) as { lane: { id: string; name: string } }
-    out.push({ id: started.lane.id, name: started.lane.name, pipe })
+    out.push({ id: lane.lane.id, name: lane.lane.name, pipe })
+    started.push(lane.lane.name)
   }
   const origin = join(h.home, 'origin.git')
   for (let tries = 0; ; tries++) {
