@@ -22,37 +22,59 @@ import {
   type IgnoreFile,
 } from '../domain/unseen-work.js'
 import { git, gitTry, worktreeGitDir } from './git.js'
+import { rawIds } from './git-raw.js'
 
 /** What `git status` does not show in a worktree, read for the reap: flagged index entries that hold edits, files
  * hidden by ignore rules written during the lane's life, and what the branch's own rules hide. */
 
-/** The git mode and blob id of the raw bytes at `path` (no filters: the bytes themselves), or undefined if absent. */
-function diskBlob(path: string, idLength: number): FlaggedEntry['disk'] {
-  let st
-  try {
-    st = lstatSync(path)
-  } catch {
-    return undefined
+/** What is on disk at each path: its git mode and the blob id of its raw bytes (no filters: the bytes themselves), or
+ * undefined if absent. A regular file's bytes are hashed by git, never read into the kernel: a big file behind a
+ * flag would otherwise hold up every other caller. Anything else that is no file, link or folder (a pipe, a socket)
+ * is never read and never equals a blob. */
+async function diskBlobs(dir: string, paths: string[], idLength: number): Promise<FlaggedEntry['disk'][]> {
+  const found: FlaggedEntry['disk'][] = []
+  const files: number[] = []
+  for (const [i, p] of paths.entries()) {
+    const path = join(dir, p)
+    const st = lstatSync(path, { throwIfNoEntry: false })
+    if (!st) found.push(undefined)
+    else if (st.isDirectory()) found.push({ mode: '040000', blob: '' })
+    else if (st.isSymbolicLink()) {
+      const hash = createHash(idLength === 64 ? 'sha256' : 'sha1')
+      const target = Buffer.from(readlinkSync(path, 'buffer'))
+      hash.update(`blob ${target.length}\0`)
+      hash.update(target)
+      found.push({ mode: '120000', blob: hash.digest('hex') })
+    } else if (st.isFile()) {
+      found.push({ mode: st.mode & 0o100 ? '100755' : '100644', blob: '' })
+      files.push(i)
+    } else found.push({ mode: '000000', blob: '' })
   }
-  if (st.isDirectory()) return { mode: '040000', blob: '' }
-  const link = st.isSymbolicLink()
-  const bytes = link ? Buffer.from(readlinkSync(path, 'buffer')) : readFileSync(path)
-  const hash = createHash(idLength === 64 ? 'sha256' : 'sha1')
-  hash.update(`blob ${bytes.length}\0`)
-  hash.update(bytes)
-  return { mode: link ? '120000' : st.mode & 0o100 ? '100755' : '100644', blob: hash.digest('hex') }
+  const ids = await rawIds(
+    dir,
+    files.map((i) => paths[i]),
+    false,
+  )
+  files.forEach((i, k) => (found[i]!.blob = ids[k]))
+  return found
 }
 
 /** Index entries with the assume-unchanged or skip-worktree flag, each with what is on disk at its path. */
 async function flaggedEntries(dir: string): Promise<FlaggedEntry[]> {
   const out = await git(dir, ['ls-files', '-z', '-v', '-s'])
-  const entries: FlaggedEntry[] = []
+  const entries: Omit<FlaggedEntry, 'disk'>[] = []
   for (const rec of out.split('\0')) {
     const m = /^(\S) (\d+) ([0-9a-f]+) \d\t([\s\S]+)$/.exec(rec)
     if (!m || !isFlagged(m[1])) continue
-    entries.push({ tag: m[1], mode: m[2], blob: m[3], path: m[4], disk: diskBlob(join(dir, m[4]), m[3].length) })
+    entries.push({ tag: m[1], mode: m[2], blob: m[3], path: m[4] })
   }
-  return entries
+  if (!entries.length) return []
+  const disk = await diskBlobs(
+    dir,
+    entries.map((e) => e.path),
+    entries[0].blob.length,
+  )
+  return entries.map((e, i) => ({ ...e, disk: disk[i] }))
 }
 
 /** The commit the worktree was made at: the first entry of its HEAD log (read from its start: the log grows with

@@ -44,6 +44,20 @@ async function park(dir: string, launchedAt = Date.now()): Promise<{ tree: strin
 
 test.after(() => rmSync(BASE, { recursive: true, force: true }))
 
+test('flagged entries are hashed by git, not read by the kernel: a pipe behind a flag is work and never hangs the read', async () => {
+  const dir = repo({ 'a.txt': 'a\n', 'big.bin': 'small\n', 'same.txt': 's\n' })
+  git(dir, 'update-index', '--assume-unchanged', 'a.txt', 'big.bin', 'same.txt')
+  // A pipe nobody writes: read in the kernel, it would wait for ever.
+  unlinkSync(join(dir, 'a.txt'))
+  execFileSync('mkfifo', [join(dir, 'a.txt')])
+  writeFileSync(join(dir, 'big.bin'), Buffer.alloc(8 * 2 ** 20, 1))
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), 5000)))
+  const got = await Promise.race([unseenWork(dir, Date.now()), late])
+  clearTimeout(timer)
+  assert.equal(got, { flagged: ['a.txt', 'big.bin'], hidden: [] })
+})
+
 test('flagged entries: edits behind assume-unchanged and skip-worktree, and a deleted assume-unchanged file, are in the snapshot', async () => {
   const dir = repo({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n', 'same.txt': 's\n', 'gone.txt': 'g\n' })
   writeFileSync(join(dir, 'a.txt'), 'a edited\n')
