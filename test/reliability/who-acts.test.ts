@@ -118,7 +118,7 @@ test("a lane that read a sibling's key from /proc can neither report as it nor a
   await h.ok(['lane', 'stop', v])
   recordFigure(
     "identity theft from /proc: a lane reads a running sibling's key from its environment and reports as it, answers, stops, reaps and tells it",
-    '6 attempts, 6 refused on one line; the sibling kept working with no report and no message; its archive, a host added or removed and the kernel stopped refused too',
+    '12 attempts, 12 refused on one line (report, answer, stop, reap, tell twice, archive, host add and remove, kernel stop, and a stop and an answer from processes that left the lane’s tree by setsid and a double fork); the sibling kept working with no report and no message',
   )
 })
 
