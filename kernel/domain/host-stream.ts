@@ -24,6 +24,12 @@ const ReportFactsSchema = v.strictObject({
 })
 export type ReportFacts = v.InferOutput<typeof ReportFactsSchema>
 
+const commitId = v.pipe(v.string(), v.regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/))
+const reportId = v.pipe(
+  v.string(),
+  v.check((s) => /^[0-9A-Za-z._-]{1,100}$/.test(s), 'a report id of letters, digits, ".", "_" and "-"'),
+)
+
 /** What happened to a lane on the host, as the runner saw it; each event numbered (`seq`) and timed. */
 const head = { seq, at: v.number(), lane: laneName }
 const EventSchema = v.variant('kind', [
@@ -40,16 +46,18 @@ const EventSchema = v.variant('kind', [
     kind: v.literal('report'),
     /** The name the lane filed it under: the same report sent twice (a runner ended between sending and
      * forgetting it) has the same id, and is stored once. */
-    id: v.pipe(
-      v.string(),
-      v.check((s) => /^[0-9A-Za-z._-]{1,100}$/.test(s), 'a report id of letters, digits, ".", "_" and "-"'),
-    ),
+    id: reportId,
     status: v.picklist(['done', 'blocked', 'failed']),
     body: v.pipe(v.string(), v.maxLength(1_000_000)),
     facts: v.optional(ReportFactsSchema),
     /** The commit on the lane's hidden ref that holds its worktree as it was at the report. */
-    commit: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/))),
+    commit: v.optional(commitId),
   }),
+  /** A reap found the worktree not as the kernel holds it: this snapshot (on the lane's hidden ref under `id`) is
+   * what must be held at home before the worktree may go. */
+  v.strictObject({ ...head, kind: v.literal('snapshot'), id: reportId, commit: commitId }),
+  /** The worktree was removed; every byte of it is in `commit`, which the kernel holds. */
+  v.strictObject({ ...head, kind: v.literal('reaped'), commit: commitId }),
   v.strictObject({ ...head, kind: v.literal('refused'), reason: v.pipe(v.string(), v.maxLength(2000)) }),
 ])
 export type HostEvent = v.InferOutput<typeof EventSchema>
@@ -91,6 +99,9 @@ const FromKernel = v.variant('t', [
     env: v.record(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/)), v.string()),
   }),
   v.strictObject({ t: v.literal('stop'), lane: laneName }),
+  /** Remove the lane's worktree if it is exactly `held` (a snapshot the kernel holds at home); else the runner sends
+   * a new snapshot to hold first. */
+  v.strictObject({ t: v.literal('reap'), lane: laneName, held: v.optional(commitId) }),
 ])
 export type FromKernel = v.InferOutput<typeof FromKernel>
 
@@ -138,6 +149,32 @@ export const journalAfterAck = <E extends { seq: number }>(journal: readonly E[]
 /** The next seq the runner gives: one past the highest it ever gave (the journal, else what the kernel acked). */
 export const nextSeq = (journal: readonly { seq: number }[], acked: number) =>
   Math.max(acked, ...journal.map((e) => e.seq)) + 1
+
+/** Where a lane's snapshot is kept on its host: a hidden ref per lane and snapshot (a report's id), never a branch
+ * the user sees, keeping its objects from gc until the lane is reaped. */
+export const snapshotRef = (lane: string, id: string) => `refs/svc/snapshots/${lane}/${id}`
+/** Where the kernel holds it at home, in the project's repository. */
+export const heldSnapshotRef = (host: string, lane: string, id: string) => `refs/svc/hosts/${host}/${lane}/${id}`
+
+/** What a reap on the host does, from facts the runner gathers: the lane must have ended; its worktree goes only
+ * when a fresh snapshot of it has the tree and the HEAD of the snapshot the kernel holds (nothing in it is newer than
+ * what is home); otherwise that fresh snapshot is sent home first. */
+export type RemoteReap = { do: 'remove' } | { do: 'hold'; snapshot: string } | { do: 'refuse'; reason: string }
+
+export function planRemoteReap(f: {
+  alive: boolean
+  gitWorktree: boolean
+  /** The fresh snapshot, and the held commit as the host knows it (absent when the host does not hold it). */
+  now?: { commit: string; tree: string; parent: string }
+  held?: { tree: string; parent: string }
+}): RemoteReap {
+  if (f.alive) return { do: 'refuse', reason: 'the lane is still running; stop it first' }
+  if (!f.gitWorktree)
+    return { do: 'refuse', reason: 'the lane directory is not a git worktree: its bytes cannot be held' }
+  if (!f.now) return { do: 'refuse', reason: 'no snapshot of the worktree could be made' }
+  if (f.held && f.held.tree === f.now.tree && f.held.parent === f.now.parent) return { do: 'remove' }
+  return { do: 'hold', snapshot: f.now.commit }
+}
 
 /** A host's link as the kernel sees it. */
 export type LinkState = 'up' | 'reconnecting' | 'host-lost'

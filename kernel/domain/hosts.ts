@@ -234,6 +234,21 @@ export function sshOptions(
   ]
 }
 
+/** git reaching a directory on the host over the same connection: the ssh command git runs (every option of
+ * `sshOptions` but the address, each quoted for the shell git runs it with) and the directory's URL (`~/` is the
+ * remote home, as git reads it in an ssh URL; a relative directory is under that home too). */
+export function gitOverSsh(name: string, entry: HostEntry, places: SshPlaces, dir: string) {
+  const args = sshOptions(name, entry, places)
+  const cut = args.lastIndexOf('--')
+  const address = args[cut + 1]
+  const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`
+  const path = dir.startsWith('/') ? dir : `/${dir.startsWith('~/') ? '' : '~/'}${dir}`
+  return {
+    sshCommand: ['ssh', ...args.slice(0, cut).map(quote)].join(' '),
+    url: `ssh://${address.includes(':') ? `[${address}]` : address}${path}`,
+  }
+}
+
 /** What a probe runs on the host: one line per fact, `key=value`, so any POSIX shell answers it the same way. */
 export const PROBE_SCRIPT =
   'echo "os=$(uname -sm)"; echo "git=$(git --version 2>/dev/null)"; echo "node=$(node --version 2>/dev/null)"; echo "home=$HOME"'

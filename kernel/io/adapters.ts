@@ -26,6 +26,7 @@ import { harnessFact, toolFact, writable } from './tools.js'
 import { HostsFile } from './hosts/hosts-file.js'
 import { hostRunnerFile } from './hosts/runner-file.js'
 import { openLineStream } from './hosts/stream.js'
+import { fetchFromHost } from './hosts/fetch.js'
 import { controlDir, forgetHostKey, keyFingerprint, recordHostKey, recordedHostKey, runSsh } from './hosts/ssh.js'
 import { GhTracker, ghAuthStatus } from './trackers/gh.js'
 import { LocalIssues } from './trackers/local.js'
@@ -258,6 +259,7 @@ const realHosts = {
   keyFingerprint,
   openLineStream,
   hostRunnerFile,
+  fetchFromHost,
 }
 export type HostsIo = typeof realHosts
 

@@ -14,7 +14,7 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { createConnection, createServer, type Socket } from 'node:net'
-import { join } from 'node:path'
+import { join, resolve as resolvePath } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { createInterface } from 'node:readline'
@@ -25,9 +25,14 @@ import {
   toResend,
   type FromKernel,
   type HostEvent,
+  planRemoteReap,
+  snapshotRef,
   type HostEventBody,
   type ReportFacts,
 } from '../domain/host-stream.js'
+import { git, gitTry, worktreeGitDir } from '../io/git.js'
+import { keepTree } from '../io/git-patch.js'
+import { snapshotTree } from '../io/git-snapshot.js'
 
 /** The host runner (issue 27): one process per host that supervises every lane placed there and streams their
  * events home. It runs on the host, shipped there as one file (no package to install); the same piece can run
@@ -61,7 +66,18 @@ const lanePaths = (dir: string, lane: string) => {
     outbox: join(d, 'outbox'),
     /** Messages told to the lane, one after another (the kernel appends them over ssh): its $SERVICE_INBOX. */
     inbox: join(d, 'inbox.txt'),
+    /** The lane's worktree, and when it was started (ignore rules written after it may hide the lane's work). */
+    cwd: join(d, 'cwd'),
+    started: join(d, 'started'),
+    /** Written once the worktree is removed: the held commit that has every byte of it. */
+    reaped: join(d, 'reaped'),
   }
+}
+
+export async function snapshotLane(lane: string, cwd: string, startedAt: number, id: string) {
+  if (!worktreeGitDir(cwd)) return undefined
+  const tree = await snapshotTree(cwd, startedAt)
+  return keepTree(cwd, tree, snapshotRef(lane, id), `svc: lane ${lane}, snapshot ${id}`)
 }
 
 const readText = (p: string) => {
@@ -151,19 +167,29 @@ export function runDaemon(dir: string): void {
   }
   /** Report files and lane ends whose event is made but not yet synced: never made twice. */
   const inFlight = new Set<string>()
+  /** Each lane's events in the order they happened: a report waits for its snapshot, and the lane's end for them. */
+  const laneWork = new Map<string, Promise<void>>()
+  const inLane = (lane: string, work: () => Promise<void> | void) => {
+    const next = (laneWork.get(lane) ?? Promise.resolve()).then(work).catch((e: Error) => log(`${lane}: ${e.message}`))
+    laneWork.set(lane, next)
+    void next.then(() => laneWork.get(lane) === next && laneWork.delete(lane))
+  }
 
   const ended = (lane: string, code: number | null, seen: 'waited' | 'exit-file' | 'gone') => {
     const lp = lanePaths(dir, lane)
     if (existsSync(lp.ended) || inFlight.has(lp.ended)) return
     drainOutbox(lane)
     inFlight.add(lp.ended)
-    emit(lane, { kind: 'exited', code, seen }, () => {
-      writeAtomic(lp.ended, String(code))
-      inFlight.delete(lp.ended)
-    })
+    inLane(lane, () =>
+      emit(lane, { kind: 'exited', code, seen }, () => {
+        writeAtomic(lp.ended, String(code))
+        inFlight.delete(lp.ended)
+      }),
+    )
   }
 
-  /** Reports a lane filed (files in its outbox, written whole by rename), in the order they were filed. */
+  /** Reports a lane filed (files in its outbox, written whole by rename), in the order they were filed, each after
+   * a snapshot of the lane's worktree that it carries: the report is about those bytes. */
   const drainOutbox = (lane: string) => {
     const lp = lanePaths(dir, lane)
     let names: string[] = []
@@ -182,28 +208,41 @@ export function runDaemon(dir: string): void {
         unlinkSync(file)
         inFlight.delete(file)
       }
-      try {
-        // A report file is its status on the first line and its body after it: a shell writes one as easily as Node.
-        // `svc lane report` adds, after a tab, what the kernel checks a report against (domain/host-stream.ts: ReportFacts).
-        const text = readFileSync(file, 'utf8')
-        const cut = text.indexOf('\n')
-        const [word, factsText] = (cut < 0 ? text : text.slice(0, cut)).split('\t', 2)
-        const status = word.trim()
-        if (status !== 'done' && status !== 'blocked' && status !== 'failed') throw new Error(`status ${status}`)
-        emit(
-          lane,
-          {
+      const id = n.slice(0, -'.report'.length)
+      inLane(lane, async () => {
+        let body: HostEventBody
+        try {
+          // A report file is its status on the first line and its body after it: a shell writes one as easily as Node.
+          // `svc lane report` adds, after a tab, what the kernel checks a report against (domain/host-stream.ts: ReportFacts).
+          const text = readFileSync(file, 'utf8')
+          const cut = text.indexOf('\n')
+          const [word, factsText] = (cut < 0 ? text : text.slice(0, cut)).split('\t', 2)
+          const status = word.trim()
+          if (status !== 'done' && status !== 'blocked' && status !== 'failed') throw new Error(`status ${status}`)
+          body = {
             kind: 'report',
-            id: n.slice(0, -'.report'.length),
+            id,
             status,
             body: cut < 0 ? '' : text.slice(cut + 1),
             ...(factsText ? { facts: JSON.parse(factsText) as ReportFacts } : {}),
-          },
-          forget,
-        )
-      } catch (e) {
-        emit(lane, { kind: 'refused', reason: `report ${n} could not be read: ${(e as Error).message}` }, forget)
-      }
+          }
+        } catch (e) {
+          return emit(
+            lane,
+            { kind: 'refused', reason: `report ${n} could not be read: ${(e as Error).message}` },
+            forget,
+          )
+        }
+        const cwd = readText(lp.cwd)
+        try {
+          const commit = cwd && (await snapshotLane(lane, cwd, Number(readText(lp.started)) || 0, id))
+          if (commit) body = { ...body, commit }
+        } catch (e) {
+          // The report still goes home, without a commit: the kernel refuses a report whose bytes it cannot hold.
+          log(`${lane}: no snapshot for report ${id}: ${(e as Error).message}`)
+        }
+        emit(lane, body, forget)
+      })
     }
   }
 
@@ -212,6 +251,8 @@ export function runDaemon(dir: string): void {
     if (existsSync(lp.dir)) return // started already: a start sent again after a reconnect
     mkdirSync(lp.outbox, { recursive: true, mode: 0o700 })
     writeFileSync(lp.script, m.script, { mode: 0o700 })
+    writeFileSync(lp.cwd, m.dir)
+    writeFileSync(lp.started, String(Date.now()))
     let child
     try {
       mkdirSync(m.dir, { recursive: true })
@@ -253,6 +294,40 @@ export function runDaemon(dir: string): void {
       } catch {}
   }
 
+  /** A reap: the worktree removed only when a fresh snapshot of it is the one the kernel holds (planRemoteReap). */
+  const reap = (m: Extract<FromKernel, { t: 'reap' }>) => {
+    const lp = lanePaths(dir, m.lane)
+    inLane(m.lane, async () => {
+      // Reaped already: the event is in the journal and goes home after a reconnect like any other.
+      if (!existsSync(lp.dir) || existsSync(lp.reaped)) return
+      const pid = Number(readText(lp.pid))
+      const cwd = readText(lp.cwd) ?? ''
+      const alive = pid > 0 && pidAlive(pid) && readText(lp.exit) === undefined
+      const gitWorktree = !!cwd && !!worktreeGitDir(cwd)
+      let now: { id: string; commit: string; tree: string; parent: string } | undefined
+      let held: { tree: string; parent: string } | undefined
+      if (!alive && gitWorktree) {
+        const id = `reap-${Date.now()}`
+        const commit = await snapshotLane(m.lane, cwd, Number(readText(lp.started)) || 0, id)
+        if (commit) {
+          const [tree, parent] = (await git(cwd, ['rev-parse', `${commit}^{tree}`, `${commit}^`])).trim().split('\n')
+          now = { id, commit, tree, parent }
+        }
+        const h = m.held && (await gitTry(cwd, ['rev-parse', `${m.held}^{tree}`, `${m.held}^`]))
+        if (h && h.ok) {
+          const [t, p] = h.stdout.trim().split('\n')
+          held = { tree: t, parent: p }
+        }
+      }
+      const plan = planRemoteReap({ alive, gitWorktree, now, held })
+      if (plan.do === 'refuse') return emit(m.lane, { kind: 'refused', reason: `reap: ${plan.reason}` })
+      if (plan.do === 'hold') return emit(m.lane, { kind: 'snapshot', id: now!.id, commit: now!.commit })
+      await removeWorktree(m.lane, cwd)
+      writeAtomic(lp.reaped, m.held!)
+      emit(m.lane, { kind: 'reaped', commit: m.held! })
+    })
+  }
+
   const onLine = (line: string) => {
     const m = parseFromKernel(line)
     if (!m.ok) return log(m.problem)
@@ -277,6 +352,7 @@ export function runDaemon(dir: string): void {
         }, 50)
     } else if (msg.t === 'start') start(msg)
     else if (msg.t === 'stop') stop(msg.lane)
+    else if (msg.t === 'reap') reap(msg)
   }
 
   try {
@@ -332,6 +408,26 @@ export function runDaemon(dir: string): void {
       process.exit(0)
     }
   }, POLL_MS)
+}
+
+/** Remove a lane's worktree and its snapshot refs (their commits are held at home): a linked worktree through git,
+ * so its repository forgets it; a repository of its own as a directory. */
+async function removeWorktree(lane: string, cwd: string) {
+  const [gitDir, common] = (await git(cwd, ['rev-parse', '--absolute-git-dir', '--git-common-dir'])).trim().split('\n')
+  const commonDir = resolvePath(cwd, common)
+  const refs = (await git(cwd, ['for-each-ref', '--format=%(refname)', `refs/svc/snapshots/${lane}/`])).trim()
+  if (refs)
+    await git(
+      cwd,
+      ['update-ref', '--stdin'],
+      {},
+      refs
+        .split('\n')
+        .map((r) => `delete ${r}\n`)
+        .join(''),
+    )
+  if (resolvePath(gitDir) !== commonDir) await git(commonDir, ['worktree', 'remove', '--force', cwd])
+  else rmSync(cwd, { recursive: true, force: true })
 }
 
 /** `attach`: stdin and stdout joined to the runner's socket; the runner started first when none answers. */

@@ -2,7 +2,7 @@ import { isLive } from '../domain/activity.js'
 import type { ConversationRecord } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
 import type { HostEvent } from '../domain/host-stream.js'
-import { hostEntry } from '../domain/hosts.js'
+import { hostEntry, type HostEntry } from '../domain/hosts.js'
 import { onHostStart, remoteInboxScript } from '../domain/placement.js'
 import type { RunnerState } from '../domain/runner-state.js'
 import { convFiles, homePaths } from '../io/home.js'
@@ -11,12 +11,15 @@ import type { KernelContext } from './context.js'
 import { HostLink } from './host-link.js'
 import { fileReportOf } from './lane-report.js'
 import { onHost, places, readHosts } from './hosts.js'
+import { holdSnapshot } from './host-snapshot.js'
+import { namedProject } from './project.js'
 
 /** The lanes placed on other hosts (issue 27): one link per host in use, to that host's runner. A lane is started
  * and stopped through it, and what the runner says of the lane (started, a report, exited) becomes the lane's
  * state and reports here, as a local runner's state.json and `svc lane report` would. */
 export class HostLanes {
   private readonly links = new Map<string, HostLink>()
+  private readonly entries = new Map<string, HostEntry>()
 
   constructor(private readonly ctx: KernelContext) {}
 
@@ -54,6 +57,7 @@ export class HostLanes {
       (e) => this.apply(host, e),
     )
     this.links.set(host, link)
+    this.entries.set(host, entry)
     link.start()
     return link
   }
@@ -149,6 +153,11 @@ export class HostLanes {
       return
     }
     if (e.kind === 'report') return this.report(host, rec, e)
+    // What a reap on the host answers; a reap at home reads it (none is sent yet: lane-reap refuses a remote lane).
+    if (e.kind === 'snapshot' || e.kind === 'reaped') {
+      ctx.log('info', `host ${host}: ${e.kind} ${e.commit} of conv-${rec.name}`)
+      return
+    }
     ctx.facts.invalidate(rec.name)
     const was = ctx.facts.get(rec.name).state
     const at = e.at
@@ -183,6 +192,13 @@ export class HostLanes {
   private async report(host: string, rec: ConversationRecord, e: Extract<HostEvent, { kind: 'report' }>) {
     const ctx = this.ctx
     if ((await ctx.store.reports(rec.name)).some((r) => r.hostReport === e.id)) return
+    // Accepted only once its bytes are held here: a failure to hold them throws, so the link does not acknowledge
+    // the report and the runner sends it again.
+    if (e.commit) {
+      const project = await namedProject(ctx, rec.project, undefined, 'a report from a host')
+      const repo = ctx.io.files.realpath(project.entry.path)
+      await holdSnapshot(ctx, { host, entry: this.entries.get(host)!, dir: rec.cwd, repo, snapshot: e })
+    } else ctx.log('warn', `host ${host}: report ${e.id} of conv-${rec.name} came with no snapshot of its worktree`)
     const f = e.facts ?? {}
     try {
       await fileReportOf(

@@ -22,7 +22,8 @@ import { decided } from './decided.js'
 /** Changes of hosts.yaml, one at a time. */
 const writes = new KeyedQueue()
 
-export const places = (ctx: KernelContext): SshPlaces => ({
+/** The service's own ssh files for this home. */
+export const places = (ctx: Pick<KernelContext, 'home' | 'io'>): SshPlaces => ({
   knownHosts: homePaths(ctx.home).knownHosts,
   controlDir: ctx.io.hosts.controlDir(ctx.home),
 })

@@ -7,11 +7,12 @@ import {
   nextSeq,
   parseFromKernel,
   parseFromRunner,
+  planRemoteReap,
   receive,
   reconnectDelay,
   toResend,
 } from '../../kernel/domain/host-stream.js'
-import { attachCommand, installRunnerScript, readInstall } from '../../kernel/domain/hosts.js'
+import { attachCommand, gitOverSsh, installRunnerScript, readInstall } from '../../kernel/domain/hosts.js'
 
 // Issue 27, the host runner's stream: numbered events, applied once and in order, sent again after a reconnect until
 // acknowledged; a silent host is lost after a while, never deleted. One row per case.
@@ -97,6 +98,55 @@ test('lines are checked: a bad one is named and never applied', () => {
   assert.is(parseFromKernel('{"t":"resume","after":0,"beatMs":500}').ok, true)
   const fast = parseFromKernel('{"t":"resume","after":0,"beatMs":1}')
   assert.is(!fast.ok && fast.problem, 'the kernel sent beatMs: expected >=50, got 1')
+})
+
+test('planRemoteReap: the worktree goes only when a fresh snapshot is the one held at home', () => {
+  const now = { commit: 'c2', tree: 't1', parent: 'h1' }
+  const rows: [string, Parameters<typeof planRemoteReap>[0], ReturnType<typeof planRemoteReap>][] = [
+    [
+      'same tree and HEAD as held',
+      { alive: false, gitWorktree: true, now, held: { tree: 't1', parent: 'h1' } },
+      { do: 'remove' },
+    ],
+    [
+      'a file changed since',
+      { alive: false, gitWorktree: true, now, held: { tree: 't0', parent: 'h1' } },
+      { do: 'hold', snapshot: 'c2' },
+    ],
+    [
+      'a commit made since',
+      { alive: false, gitWorktree: true, now, held: { tree: 't1', parent: 'h0' } },
+      { do: 'hold', snapshot: 'c2' },
+    ],
+    ['nothing held on the host', { alive: false, gitWorktree: true, now }, { do: 'hold', snapshot: 'c2' }],
+    [
+      'still running',
+      { alive: true, gitWorktree: true },
+      { do: 'refuse', reason: 'the lane is still running; stop it first' },
+    ],
+    [
+      'not a git worktree',
+      { alive: false, gitWorktree: false },
+      { do: 'refuse', reason: 'the lane directory is not a git worktree: its bytes cannot be held' },
+    ],
+    [
+      'no snapshot made',
+      { alive: false, gitWorktree: true },
+      { do: 'refuse', reason: 'no snapshot of the worktree could be made' },
+    ],
+  ]
+  for (const [name, facts, want] of rows) assert.equal(planRemoteReap(facts), want, name)
+})
+
+test('gitOverSsh: git reaches a host over the same options, each quoted; the URL of a directory there', () => {
+  const places = { knownHosts: "/h/it's/known_hosts", controlDir: '/tmp/c' }
+  const over = gitOverSsh('a', { ssh: 'u@10.0.0.1:2222' }, places, '~/svc-lanes/l1')
+  assert.is(over.url, 'ssh://10.0.0.1/~/svc-lanes/l1')
+  assert.ok(over.sshCommand.startsWith("ssh '-o' 'BatchMode=yes'"), over.sshCommand)
+  assert.ok(over.sshCommand.endsWith("'-p' '2222' '-l' 'u'"), over.sshCommand)
+  assert.match(over.sshCommand, `'UserKnownHostsFile=/h/it'\\''s/known_hosts'`)
+  assert.is(gitOverSsh('a', { ssh: 'u@[fd00::1]' }, places, '/srv/l1').url, 'ssh://[fd00::1]/srv/l1')
+  assert.is(gitOverSsh('a', { ssh: 'u@h' }, places, 'lanes/l1').url, 'ssh://h/~/lanes/l1')
 })
 
 test('the runner is installed by its hash, and what an install answered means', () => {

@@ -10,6 +10,11 @@ import { openLineStream } from '../../kernel/io/hosts/stream.js'
 import { hostRunnerFile } from '../../kernel/io/hosts/runner-file.js'
 import { hostKeyAlias, remoteRunnerPath } from '../../kernel/domain/hosts.js'
 import type { HostEvent } from '../../kernel/domain/host-stream.js'
+import { homePaths } from '../../kernel/io/home.js'
+import { realAdapters } from '../../kernel/io/adapters.js'
+import { holdSnapshot } from '../../kernel/services/host-snapshot.js'
+import { REPORT_SHELL } from '../../kernel/runner/host-runner.js'
+import { execFileSync } from 'node:child_process'
 
 /** The host runner on a real host (Debian's sshd in a network namespace): shipped over ssh, one runner supervising
  * the host's lanes, their events streamed home numbered and acknowledged; a dropped connection, a killed sshd and a
@@ -26,6 +31,8 @@ test.before(async () => {
   dir = scratchDir('host-runner')
   mkdirSync(dir, { recursive: true })
   await recordHostKey(join(dir, 'known_hosts'), hostKeyAlias('a'), rig.host('a').hostKey)
+  mkdirSync(join(dir, 'hosts'))
+  await recordHostKey(homePaths(dir).knownHosts, hostKeyAlias('a'), rig.host('a').hostKey)
 })
 test.after(async () => {
   for (const l of links) l.close()
@@ -49,6 +56,8 @@ async function until<T>(fn: () => T | Promise<T>, what: string, limitMs = 15_000
 const heldFile = () => join(dir, 'held')
 
 function link(timing: { lostAfterMs?: number; aliveIntervalS?: number } = {}): HostLink {
+  // One kernel attached at a time: a link a failed test left open would take the runner from this one.
+  for (const l of links) l.close()
   events = []
   logs = []
   const a = rig.host('a')
@@ -85,8 +94,8 @@ function link(timing: { lostAfterMs?: number; aliveIntervalS?: number } = {}): H
 
 const laneDir = (lane: string) => `${rig.host('a').home}/svc-lanes/${lane}`
 const runnerPath = () => `${rig.host('a').home}/${remoteRunnerPath(hostRunnerFile().hash)}`
-const start = (l: HostLink, lane: string, script: string) =>
-  l.send({ t: 'start', lane, dir: laneDir(lane), script, env: { SERVICE_HOST_RUNNER: runnerPath() } })
+const start = (l: HostLink, lane: string, script: string, dir = laneDir(lane)) =>
+  l.send({ t: 'start', lane, dir, script, env: { SERVICE_HOST_RUNNER: runnerPath() } })
 const report = (status: string, text: string) =>
   `printf '%s\\n' '${text}' | node "$SERVICE_HOST_RUNNER" report "$SERVICE_HOST_OUTBOX" ${status}\n`
 const of = (lane: string) => events.filter((e) => e.lane === lane)
@@ -199,6 +208,109 @@ test('a frozen host and a cut link read host-lost, then recover; a report made m
   await until(() => of('l5').length === 3, 'l5 events after the link came back', 20_000)
   assert.equal(summary('l5'), ['started', 'report done fifth', 'exited 0 waited'])
   assert.is(l.state, 'up')
+  assertEachOnce()
+  l.close()
+})
+
+test("a report carries a snapshot of the whole worktree, held at home; the lane's index and files untouched", async () => {
+  const l = link()
+  const proj = `${rig.host('a').home}/proj`
+  rig.as(
+    'a',
+    `git init -q -b main proj && cd proj && printf 'one\\n' > a.txt && printf 'keep\\n' > b.txt && git add . && ` +
+      `git -c user.name=t -c user.email=t@t commit -qm base`,
+  )
+  // A tracked edit, a staged one and a new file; the report is filed from the lane's shell.
+  start(
+    l,
+    'l6',
+    `printf 'two\\n' >> a.txt\nprintf 'staged\\n' > b.txt\ngit add b.txt\nprintf 'new\\n' > new.txt\n` +
+      `git status --porcelain > ../status-before\n` +
+      `echo 'all of it' | bash -c '${REPORT_SHELL}' report done\n`,
+    proj,
+  )
+  const got = (await until(() => of('l6').find((e) => e.kind === 'report'), 'the report of l6', 20_000)) as Extract<
+    HostEvent,
+    { kind: 'report' }
+  >
+  assert.ok(got.commit, JSON.stringify(got) + runnerState('runner.log'))
+  const commit = got.commit!
+  const onHost = (cmd: string) => rig.as('a', `cd proj && ${cmd}`)
+  assert.is(onHost(`git rev-parse refs/svc/snapshots/l6/${got.id}`).trim(), commit)
+  assert.is(onHost(`git rev-parse ${commit}^`), onHost('git rev-parse HEAD'))
+  assert.is(onHost(`git show ${commit}:a.txt`), 'one\ntwo\n')
+  assert.is(onHost(`git show ${commit}:b.txt`), 'staged\n')
+  assert.is(onHost(`git show ${commit}:new.txt`), 'new\n')
+  // What the lane sees of its worktree is as it left it: the staged file staged, the new file untracked.
+  assert.is(onHost('git status --porcelain'), rig.as('a', 'cat status-before'))
+  assert.is(onHost('git diff --cached --name-only'), 'b.txt\n')
+
+  // Home holds it: fetched from the host over its connection onto a hidden ref of the repository here.
+  const repo = join(dir, 'home.git')
+  execFileSync('git', ['init', '-q', '--bare', repo])
+  const a = rig.host('a')
+  const ctx = { home: dir, io: realAdapters() }
+  const f = { host: 'a', entry: { ssh: a.ssh, identity: a.identity }, dir: proj, repo }
+  const held = await holdSnapshot(ctx, { ...f, snapshot: got })
+  assert.is(held, `refs/svc/hosts/a/l6/${got.id}`)
+  const home = (args: string[]) => execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8' })
+  assert.is(home(['rev-parse', held]).trim(), commit)
+  assert.is(home(['show', `${commit}:new.txt`]), 'new\n')
+  // A commit the host does not hold under that report is refused, never taken as held.
+  const forged = { ...got, id: 'other', commit: 'f'.repeat(40) }
+  try {
+    await holdSnapshot(ctx, { ...f, snapshot: forged })
+    assert.unreachable('a snapshot the host does not hold was taken as held')
+  } catch (e) {
+    assert.match(
+      (e as Error).message,
+      /^git fetch failed in .*home\.git: fatal: couldn't find remote ref refs\/svc\/snapshots\/l6\/other/,
+      (e as Error).message,
+    )
+  }
+  l.close()
+})
+
+test('a remote reap removes the worktree only once home holds every byte of it', async () => {
+  const l = link()
+  const wt = `${rig.host('a').home}/wt7`
+  rig.as(
+    'a',
+    `git init -q -b main proj7 && cd proj7 && echo base > a.txt && git add . && ` +
+      `git -c user.name=t -c user.email=t@t commit -qm base && git worktree add -q ../wt7 -b l7`,
+  )
+  start(l, 'l7', `echo work > work.txt\necho reported | bash -c '${REPORT_SHELL}' report done\n`, wt)
+  await until(() => of('l7').some((e) => e.kind === 'exited'), 'l7 exited', 20_000)
+  const got = of('l7').find((e) => e.kind === 'report') as Extract<HostEvent, { kind: 'report' }>
+  const repo = join(dir, 'home7.git')
+  execFileSync('git', ['init', '-q', '--bare', repo])
+  const a = rig.host('a')
+  const ctx = { home: dir, io: realAdapters() }
+  const f = { host: 'a', entry: { ssh: a.ssh, identity: a.identity }, dir: wt, repo }
+  await holdSnapshot(ctx, { ...f, snapshot: got })
+  // Written after the report: home does not hold it, so the reap sends a snapshot to hold and removes nothing.
+  rig.as('a', 'echo late > wt7/late.txt')
+  l.send({ t: 'reap', lane: 'l7', held: got.commit })
+  const snap = (await until(() => of('l7').find((e) => e.kind === 'snapshot'), 'a snapshot to hold first')) as Extract<
+    HostEvent,
+    { kind: 'snapshot' }
+  >
+  assert.is(rig.as('a', 'cat wt7/late.txt'), 'late\n')
+  assert.not.ok(of('l7').some((e) => e.kind === 'reaped'))
+  await holdSnapshot(ctx, { ...f, snapshot: snap })
+  l.send({ t: 'reap', lane: 'l7', held: snap.commit })
+  const reaped = await until(() => of('l7').find((e) => e.kind === 'reaped'), 'l7 reaped')
+  assert.equal(reaped, { ...reaped, kind: 'reaped', commit: snap.commit })
+  assert.is(rig.as('a', 'test -e wt7 && echo there || echo gone'), 'gone\n')
+  assert.not.match(rig.as('a', 'git -C proj7 worktree list'), 'wt7')
+  assert.is(rig.as('a', 'git -C proj7 for-each-ref refs/svc/'), '')
+  const home = (args: string[]) => execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8' })
+  assert.is(home(['show', `${snap.commit}:late.txt`]), 'late\n')
+  assert.is(home(['show', `${snap.commit}:work.txt`]), 'work\n')
+  // A reap sent again (as after a reconnect) does nothing more.
+  l.send({ t: 'reap', lane: 'l7', held: snap.commit })
+  await new Promise((r) => setTimeout(r, 300))
+  assert.is(of('l7').filter((e) => e.kind === 'reaped').length, 1)
   assertEachOnce()
   l.close()
 })
