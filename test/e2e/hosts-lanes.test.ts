@@ -103,6 +103,12 @@ test('a builder on the project default host: worktree made there from origin, it
   const [report] = h.reports(name)
   assert.is(report.head, head)
   assert.is(report.branch, 'g1/feat')
+  // The report was accepted once home held the worktree's snapshot: a commit on top of the lane's HEAD, on a hidden
+  // ref of the project's repository here.
+  const held = git(['-C', s.project.checkout, 'for-each-ref', '--format=%(refname)', `refs/svc/hosts/a/${name}/`])
+  assert.match(held, new RegExp(`^refs/svc/hosts/a/${name}/\\d+-\\d+$`))
+  assert.is(git(['-C', s.project.checkout, 'rev-parse', `${held}^`]), head)
+  assert.is(git(['-C', s.project.checkout, 'show', `${held}:work.txt`]), 'work')
 
   const rows = await listRows('g1')
   assert.is(rows[0].at(-1), 'HOST')
