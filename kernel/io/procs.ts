@@ -160,15 +160,11 @@ export function processesInside(given: string): ProcessInfo[] {
       try {
         command = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ')
       } catch {}
+      // Gone since its directory was read (a filter git ran, say): it uses nothing, and without its parent and
+      // group it could not be told from a process of the lane's.
       const st = procStat(p)
-      found.push({
-        pid: Number(p),
-        cwd,
-        command,
-        cwdInside: inside(cwd),
-        files,
-        ...(st ? { ppid: st.ppid, pgid: st.pgid } : {}),
-      })
+      if (!st) continue
+      found.push({ pid: Number(p), cwd, command, cwdInside: inside(cwd), files, ppid: st.ppid, pgid: st.pgid })
     }
     return found
   }
