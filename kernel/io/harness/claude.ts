@@ -11,7 +11,7 @@ import {
 } from '../../domain/harness-signals.js'
 import { claudePermissionArgs } from '../../domain/permissions.js'
 import type { RunnerState } from '../../domain/runner-state.js'
-import { busy, failureText, hold, joinQueued, jsonEvent } from './common.js'
+import { busy, failureText, hold, joinQueued, jsonEvent, withdrawn } from './common.js'
 import type { Answer, HarnessAdapter, Reduction, TranscriptLine } from './types.js'
 
 const jsonLine = (value: unknown) => JSON.stringify(value) + '\n'
@@ -203,11 +203,7 @@ export const claudeAdapter: HarnessAdapter = {
         }
       }
       case 'control_cancel_request':
-        if (!state.pending || state.pending.id !== String(ev.request_id)) return {}
-        return {
-          state: { pending: undefined, phase: { value: 'working', source: 'stream: control_cancel_request', at: now } },
-          transcript: [{ kind: 'system', text: `the harness withdrew its ${state.pending.kind} request` }],
-        }
+        return withdrawn(state, ev.request_id, 'stream: control_cancel_request', now)
       default:
         return {}
     }

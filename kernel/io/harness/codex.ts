@@ -9,7 +9,7 @@ import {
 } from '../../domain/harness-signals.js'
 import { codexPermissionArgs } from '../../domain/permissions.js'
 import { CODEX_USAGE_BASIS, codexThreadUsage, estimateUsd } from '../../domain/token-cost.js'
-import { busy, failureText, hold, joinQueued, jsonEvent } from './common.js'
+import { busy, failureText, hold, joinQueued, jsonEvent, withdrawn } from './common.js'
 import type { Answer, LaunchPlan, Reduction, TranscriptLine } from './types.js'
 import type { HarnessAdapter } from './types.js'
 
@@ -265,11 +265,7 @@ function notification(msg: Record<string, any>, state: RunnerState, now: number)
     case 'configWarning':
       return { transcript: [{ kind: 'system', text: `warning: ${String(p.message ?? p.summary)}` }] }
     case 'serverRequest/resolved':
-      if (!state.pending || state.pending.id !== String(p.requestId)) return {}
-      return {
-        state: { pending: undefined, phase: { value: 'working', source: 'stream: serverRequest/resolved', at: now } },
-        transcript: [{ kind: 'system', text: `the harness withdrew its ${state.pending.kind} request` }],
-      }
+      return withdrawn(state, p.requestId, 'stream: serverRequest/resolved', now)
     default:
       return {}
   }

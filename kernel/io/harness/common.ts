@@ -45,3 +45,13 @@ export function jsonEvent(line: string): Record<string, any> | undefined {
     return undefined
   }
 }
+
+/** The harness took back the request it was waiting on (`id`): back to working, said in the transcript. A
+ * withdrawal of any other request changes nothing. */
+export function withdrawn(state: RunnerState, id: unknown, source: string, now: number): Reduction {
+  if (!state.pending || state.pending.id !== String(id)) return {}
+  return {
+    state: { pending: undefined, phase: { value: 'working', source, at: now } },
+    transcript: [{ kind: 'system', text: `the harness withdrew its ${state.pending.kind} request` }],
+  }
+}
