@@ -8,7 +8,6 @@ import {
   openSync,
   readdirSync,
   readFileSync,
-  renameSync,
   rmSync,
   unlinkSync,
   writeFileSync,
@@ -32,6 +31,7 @@ import {
 } from '../domain/host-stream.js'
 import { git, gitTry, worktreeGitDir } from '../io/git.js'
 import { keepTree } from '../io/git-patch.js'
+import { writeFileAtomicSync } from '../io/atomic-file.js'
 import { snapshotTree } from '../io/git-snapshot.js'
 
 /** The host runner (issue 27): one process per host that supervises every lane placed there and streams their
@@ -97,18 +97,6 @@ const pidAlive = (pid: number) => {
   }
 }
 
-function writeAtomic(path: string, text: string) {
-  const tmp = `${path}.${process.pid}.tmp`
-  const fd = openSync(tmp, 'w', 0o600)
-  try {
-    writeFileSync(fd, text)
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
-  }
-  renameSync(tmp, path)
-}
-
 /** The lane's script runs under a small shell that writes its exit code to a file, so that the code is known even
  * when the runner that started it is gone. */
 const WRAPPER = 'bash -e "$1"; code=$?; echo $code > "$2.tmp" && mv "$2.tmp" "$2"; exit $code'
@@ -122,7 +110,7 @@ export function runDaemon(dir: string): void {
     log(`runner ${other} already runs here; exiting`)
     return
   }
-  writeAtomic(p.pid, String(process.pid))
+  writeFileAtomicSync(p.pid, String(process.pid))
 
   let acked = Number(readText(p.acked)) || 0
   let journal: HostEvent[] = journalAfterAck(
@@ -182,7 +170,7 @@ export function runDaemon(dir: string): void {
     inFlight.add(lp.ended)
     inLane(lane, () =>
       emit(lane, { kind: 'exited', code, seen }, () => {
-        writeAtomic(lp.ended, String(code))
+        writeFileAtomicSync(lp.ended, String(code))
         inFlight.delete(lp.ended)
       }),
     )
@@ -272,16 +260,16 @@ export function runDaemon(dir: string): void {
       })
     } catch (e) {
       emit(m.lane, { kind: 'refused', reason: `cannot start: ${(e as Error).message}` })
-      writeAtomic(lp.ended, 'null')
+      writeFileAtomicSync(lp.ended, 'null')
       return
     }
     child.on('error', (e) => {
       if (existsSync(lp.ended)) return
       emit(m.lane, { kind: 'refused', reason: `cannot start: ${e.message}` })
-      writeAtomic(lp.ended, 'null')
+      writeFileAtomicSync(lp.ended, 'null')
     })
     if (!child.pid) return
-    writeAtomic(lp.pid, String(child.pid))
+    writeFileAtomicSync(lp.pid, String(child.pid))
     emit(m.lane, { kind: 'started', pid: child.pid })
     child.on('exit', (code) => ended(m.lane, code, 'waited'))
   }
@@ -323,7 +311,7 @@ export function runDaemon(dir: string): void {
       if (plan.do === 'refuse') return emit(m.lane, { kind: 'refused', reason: `reap: ${plan.reason}` })
       if (plan.do === 'hold') return emit(m.lane, { kind: 'snapshot', id: now!.id, commit: now!.commit })
       await removeWorktree(m.lane, cwd)
-      writeAtomic(lp.reaped, m.held!)
+      writeFileAtomicSync(lp.reaped, m.held!)
       emit(m.lane, { kind: 'reaped', commit: m.held! })
     })
   }
@@ -346,7 +334,7 @@ export function runDaemon(dir: string): void {
       if (!ackTimer)
         ackTimer = setTimeout(() => {
           ackTimer = undefined
-          writeAtomic(p.acked, String(acked))
+          writeFileAtomicSync(p.acked, String(acked))
           // Everything acknowledged: the journal starts again empty (what was in it is held at home).
           if (!journal.length && !unsynced.length) writeFileSync(p.journal, '')
         }, 50)
@@ -468,7 +456,7 @@ export async function runAttach(dir: string, self: string): Promise<number> {
  * status line and its body, and the runner is woken to send it home. A shell can do the same: see REPORT_SHELL. */
 export function fileReport(outbox: string, status: string, body: string, facts?: ReportFacts): void {
   const name = `${(Date.now() * 1000).toString().padStart(16, '0')}-${process.pid}.report`
-  writeAtomic(join(outbox, name), `${status}${facts ? `\t${JSON.stringify(facts)}` : ''}\n${body}`)
+  writeFileAtomicSync(join(outbox, name), `${status}${facts ? `\t${JSON.stringify(facts)}` : ''}\n${body}`)
   const runner = Number(readText(join(outbox, '..', '..', '..', 'runner.pid')))
   if (runner)
     try {
