@@ -258,4 +258,25 @@ test('interrupt asks codex to end the turn under way; exits: a stop ends it, an 
   )
 })
 
+test('messages held during a turn go to the thread as the next turn when it completes, in the order sent', () => {
+  const r = codexAdapter.stdoutLine(
+    msg({ method: 'turn/completed', params: { turn: { status: 'completed' } } }),
+    working({ worked: { at: NOW, detail: 'x' }, queued: ['first', 'second'] }),
+    NOW,
+  )
+  assert.equal(r.state?.queued, [])
+  assert.equal(r.state?.phase, { value: 'working', source: 'stream: turn/completed; held messages sent', at: NOW })
+  const [start] = lines(r.stdin)
+  assert.is(start.method, 'turn/start')
+  assert.is(start.params.threadId, 'th-1')
+  assert.equal(start.params.input, [{ type: 'text', text: 'first\n\nsecond', text_elements: [] }])
+  const idle = codexAdapter.stdoutLine(
+    msg({ method: 'turn/completed', params: { turn: { status: 'completed' } } }),
+    working({ worked: { at: NOW, detail: 'x' } }),
+    NOW,
+  )
+  assert.is(idle.stdin, undefined)
+  assert.equal(idle.state?.phase, { value: 'idle', source: 'stream: turn/completed', at: NOW })
+})
+
 test.run()

@@ -2,7 +2,6 @@ import type { NeedsYouReason } from '../../domain/keys.js'
 import {
   claudeResultError,
   claudeRetryText,
-  errorIdlePhase,
   isFatalClaudeError,
   isRetrying,
   firstWork,
@@ -11,7 +10,7 @@ import {
 } from '../../domain/harness-signals.js'
 import { claudePermissionArgs } from '../../domain/permissions.js'
 import type { RunnerState } from '../../domain/runner-state.js'
-import { busy, failureText, hold, joinQueued, jsonEvent, withdrawn } from './common.js'
+import { busy, endOfTurn, failureText, hold, joinQueued, jsonEvent, withdrawn } from './common.js'
 import type { Answer, HarnessAdapter, Reduction, TranscriptLine } from './types.js'
 
 const jsonLine = (value: unknown) => JSON.stringify(value) + '\n'
@@ -79,26 +78,16 @@ function result(ev: Record<string, any>, state: RunnerState, now: number): Reduc
       ? { kind: 'error', text: `result: ${ev.subtype ?? ''}: ${error}` }
       : { kind: 'system', text: `result: ${ev.subtype ?? ''}` },
   ]
-  if (error && nothingRan(state) && !state.gaveUp) {
-    return {
-      state: { ...base, ...(state.spawnError ? {} : { spawnError: { at: now, message: error } }) },
-      transcript,
-      closeInput: true,
-    }
-  }
-  if (!held.length)
-    return {
-      state: {
-        ...base,
-        phase: error ? errorIdlePhase(error, now) : { value: 'idle', source: 'stream: result', at: now },
-      },
-      transcript,
-    }
-  return {
-    state: { ...base, queued: [], phase: { value: 'working', source: 'stream: result; held messages sent', at: now } },
+  const failed = error && nothingRan(state) && !state.gaveUp
+  return endOfTurn({
+    base,
     transcript,
-    stdin: userLine(joinQueued(held)),
-  }
+    now,
+    source: 'stream: result',
+    error,
+    ...(failed ? { failedToStart: state.spawnError ? {} : { spawnError: { at: now, message: error } } } : {}),
+    ...(held.length ? { sendHeld: userLine(joinQueued(held)) } : {}),
+  })
 }
 
 /** An assistant message: its text and tool calls (the model's work), progress after a retry, and its error

@@ -9,7 +9,7 @@ import {
 } from '../../domain/harness-signals.js'
 import { codexPermissionArgs } from '../../domain/permissions.js'
 import { CODEX_USAGE_BASIS, codexThreadUsage, estimateUsd } from '../../domain/token-cost.js'
-import { busy, failureText, hold, joinQueued, jsonEvent, withdrawn } from './common.js'
+import { busy, endOfTurn, failureText, hold, joinQueued, jsonEvent, withdrawn } from './common.js'
 import type { Answer, LaunchPlan, Reduction, TranscriptLine } from './types.js'
 import type { HarnessAdapter } from './types.js'
 
@@ -113,24 +113,18 @@ function turnCompleted(turn: Record<string, any>, state: RunnerState, now: numbe
       ? { kind: 'error', text: `turn ${status}: ${error}` }
       : { kind: 'system', text: `turn ${status}${usageNote(state)}` },
   ]
-  if (said && nothingRan(state) && !state.gaveUp)
-    return { state: { ...base, spawnError: { at: now, message: said } }, transcript, closeInput: true }
   const held = state.queued ?? []
-  if (held.length && state.session)
-    return {
-      state: {
-        ...base,
-        queued: [],
-        phase: { value: 'working', source: 'stream: turn/completed; held messages sent', at: now },
-      },
-      transcript,
-      stdin: turnStart(state.session, held, now),
-    }
-  const source = `stream: turn/completed`
-  return {
-    state: { ...base, phase: error ? errorIdlePhase(error, now) : { value: 'idle', source, at: now } },
+  return endOfTurn({
+    base,
     transcript,
-  }
+    now,
+    source: 'stream: turn/completed',
+    error,
+    ...(said && nothingRan(state) && !state.gaveUp
+      ? { failedToStart: { spawnError: { at: now, message: said } } }
+      : {}),
+    ...(held.length && state.session ? { sendHeld: turnStart(state.session, held, now) } : {}),
+  })
 }
 
 const usageNote = (state: RunnerState) =>

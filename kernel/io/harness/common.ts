@@ -1,5 +1,6 @@
+import { errorIdlePhase } from '../../domain/harness-signals.js'
 import type { RunnerState } from '../../domain/runner-state.js'
-import type { ExitFacts, Reduction } from './types.js'
+import type { ExitFacts, Reduction, TranscriptLine } from './types.js'
 
 /** `exited with code 1` or `was killed by SIGTERM`. */
 export const exitText = (e: Pick<ExitFacts, 'code' | 'signal'>) =>
@@ -53,5 +54,32 @@ export function withdrawn(state: RunnerState, id: unknown, source: string, now: 
   return {
     state: { pending: undefined, phase: { value: 'working', source, at: now } },
     transcript: [{ kind: 'system', text: `the harness withdrew its ${state.pending.kind} request` }],
+  }
+}
+
+/** How a turn's end is applied once a harness has read it (`base`: what every end sets; `source`: the event). A
+ * first turn that failed before any work is a failure to start (`failedToStart`: its evidence; the input is closed,
+ * the harness ends); else held messages go out as the next turn (`sendHeld`: the text to send); else the lane is
+ * idle, with its error when the turn failed. */
+export function endOfTurn(f: {
+  base: Partial<RunnerState>
+  transcript: TranscriptLine[]
+  now: number
+  source: string
+  error?: string
+  failedToStart?: Partial<RunnerState>
+  sendHeld?: string
+}): Reduction {
+  const { base, transcript, now, source, error } = f
+  if (f.failedToStart) return { state: { ...base, ...f.failedToStart }, transcript, closeInput: true }
+  if (f.sendHeld !== undefined)
+    return {
+      state: { ...base, queued: [], phase: { value: 'working', source: `${source}; held messages sent`, at: now } },
+      transcript,
+      stdin: f.sendHeld,
+    }
+  return {
+    state: { ...base, phase: error ? errorIdlePhase(error, now) : { value: 'idle', source, at: now } },
+    transcript,
   }
 }
