@@ -68,10 +68,6 @@ function result(ev: Record<string, any>, state: RunnerState, now: number): Reduc
   const base: Partial<RunnerState> = {
     turns: (state.turns ?? 0) + (error ? 0 : 1),
     cost: typeof ev.total_cost_usd === 'number' ? { usd: ev.total_cost_usd, estimated: false } : state.cost,
-    pending: undefined,
-    retrying: undefined,
-    gaveUp: undefined,
-    ...(error ? { lastError: { at: now, message: error } } : {}),
   }
   const transcript: TranscriptLine[] = [
     error

@@ -103,10 +103,6 @@ function turnCompleted(turn: Record<string, any>, state: RunnerState, now: numbe
   const base: Partial<RunnerState> = {
     turns: (state.turns ?? 0) + (status === 'completed' ? 1 : 0),
     harnessTurn: undefined,
-    pending: undefined,
-    retrying: undefined,
-    gaveUp: undefined,
-    ...(error ? { lastError: { at: now, message: error } } : {}),
   }
   const transcript: TranscriptLine[] = [
     error

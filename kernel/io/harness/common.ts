@@ -57,7 +57,8 @@ export function withdrawn(state: RunnerState, id: unknown, source: string, now: 
   }
 }
 
-/** How a turn's end is applied once a harness has read it (`base`: what every end sets; `source`: the event). A
+/** How a turn's end is applied once a harness has read it (`base`: the harness's own fields; `source`: the event).
+ * Every end clears the pending request and the retry state, and keeps the error when the turn failed. A
  * first turn that failed before any work is a failure to start (`failedToStart`: its evidence; the input is closed,
  * the harness ends); else held messages go out as the next turn (`sendHeld`: the text to send); else the lane is
  * idle, with its error when the turn failed. */
@@ -70,7 +71,14 @@ export function endOfTurn(f: {
   failedToStart?: Partial<RunnerState>
   sendHeld?: string
 }): Reduction {
-  const { base, transcript, now, source, error } = f
+  const { transcript, now, source, error } = f
+  const base: Partial<RunnerState> = {
+    ...f.base,
+    pending: undefined,
+    retrying: undefined,
+    gaveUp: undefined,
+    ...(error ? { lastError: { at: now, message: error } } : {}),
+  }
   if (f.failedToStart) return { state: { ...base, ...f.failedToStart }, transcript, closeInput: true }
   if (f.sendHeld !== undefined)
     return {
