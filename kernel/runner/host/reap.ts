@@ -1,0 +1,66 @@
+import { existsSync, rmSync } from 'node:fs'
+import { resolve as resolvePath } from 'node:path'
+import { planRemoteReap, type FromKernel } from '../../domain/host-stream.js'
+import { writeFileAtomicSync } from '../../io/atomic-file.js'
+import { git, gitTry, worktreeGitDir } from '../../io/git.js'
+import { lanePaths, pidAlive, readText } from './files.js'
+import type { Journal } from './journal.js'
+import type { InLane } from './lane-order.js'
+import { snapshotLane } from './snapshot.js'
+
+/** A reap: the worktree removed only when a fresh snapshot of it is the one the kernel holds (planRemoteReap). */
+export function reapLane(
+  { dir, emit, inLane }: { dir: string; emit: Journal['emit']; inLane: InLane },
+  m: Extract<FromKernel, { t: 'reap' }>,
+) {
+  const lp = lanePaths(dir, m.lane)
+  inLane(m.lane, async () => {
+    // Reaped already: the event is in the journal and goes home after a reconnect like any other.
+    if (!existsSync(lp.dir) || existsSync(lp.reaped)) return
+    const pid = Number(readText(lp.pid))
+    const cwd = readText(lp.cwd) ?? ''
+    const alive = pid > 0 && pidAlive(pid) && readText(lp.exit) === undefined
+    const gitWorktree = !!cwd && !!worktreeGitDir(cwd)
+    let now: { id: string; commit: string; tree: string; parent: string } | undefined
+    let held: { tree: string; parent: string } | undefined
+    if (!alive && gitWorktree) {
+      const id = `reap-${Date.now()}`
+      const commit = await snapshotLane(m.lane, cwd, Number(readText(lp.started)) || 0, id)
+      if (commit) {
+        const [tree, parent] = (await git(cwd, ['rev-parse', `${commit}^{tree}`, `${commit}^`])).trim().split('\n')
+        now = { id, commit, tree, parent }
+      }
+      const h = m.held && (await gitTry(cwd, ['rev-parse', `${m.held}^{tree}`, `${m.held}^`]))
+      if (h && h.ok) {
+        const [t, p] = h.stdout.trim().split('\n')
+        held = { tree: t, parent: p }
+      }
+    }
+    const plan = planRemoteReap({ alive, gitWorktree, now, held })
+    if (plan.do === 'refuse') return emit(m.lane, { kind: 'refused', reason: `reap: ${plan.reason}` })
+    if (plan.do === 'hold') return emit(m.lane, { kind: 'snapshot', id: now!.id, commit: now!.commit })
+    await removeWorktree(m.lane, cwd)
+    writeFileAtomicSync(lp.reaped, m.held!)
+    emit(m.lane, { kind: 'reaped', commit: m.held! })
+  })
+}
+
+/** Remove a lane's worktree and its snapshot refs (their commits are held at home): a linked worktree through git,
+ * so its repository forgets it; a repository of its own as a directory. */
+async function removeWorktree(lane: string, cwd: string) {
+  const [gitDir, common] = (await git(cwd, ['rev-parse', '--absolute-git-dir', '--git-common-dir'])).trim().split('\n')
+  const commonDir = resolvePath(cwd, common)
+  const refs = (await git(cwd, ['for-each-ref', '--format=%(refname)', `refs/svc/snapshots/${lane}/`])).trim()
+  if (refs)
+    await git(
+      cwd,
+      ['update-ref', '--stdin'],
+      {},
+      refs
+        .split('\n')
+        .map((r) => `delete ${r}\n`)
+        .join(''),
+    )
+  if (resolvePath(gitDir) !== commonDir) await git(commonDir, ['worktree', 'remove', '--force', cwd])
+  else rmSync(cwd, { recursive: true, force: true })
+}

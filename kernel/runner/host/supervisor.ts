@@ -1,0 +1,165 @@
+import { spawn } from 'node:child_process'
+import { existsSync, mkdirSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { FromKernel, HostEventBody } from '../../domain/host-stream.js'
+import { writeFileAtomicSync } from '../../io/atomic-file.js'
+import { lanePaths, pidAlive, readText, runnerPaths } from './files.js'
+import type { Journal } from './journal.js'
+import type { InLane } from './lane-order.js'
+import { readReportFile, REPORT_SUFFIX } from './report-file.js'
+import { snapshotLane } from './snapshot.js'
+
+/** The lane's script runs under a small shell that writes its exit code to a file, so that the code is known even
+ * when the runner that started it is gone. */
+const WRAPPER = 'bash -e "$1"; code=$?; echo $code > "$2.tmp" && mv "$2.tmp" "$2"; exit $code'
+
+type Deps = {
+  dir: string
+  /** This runner's file: `svc` in a lane's shell runs it. */
+  self: string
+  emit: Journal['emit']
+  inLane: InLane
+  log: (line: string) => void
+}
+
+/** The lanes of a host: started as detached process groups, their reports sent home from their outboxes, their end
+ * known by waiting (this runner's children) or from their exit file (an earlier runner's). */
+export function laneSupervisor({ dir, self, emit, inLane, log }: Deps) {
+  /** Report files and lane ends whose event is made but not yet synced: never made twice. */
+  const inFlight = new Set<string>()
+
+  const ended = (lane: string, code: number | null, seen: 'waited' | 'exit-file' | 'gone') => {
+    const lp = lanePaths(dir, lane)
+    if (existsSync(lp.ended) || inFlight.has(lp.ended)) return
+    drain(lane)
+    inFlight.add(lp.ended)
+    inLane(lane, () =>
+      emit(lane, { kind: 'exited', code, seen }, () => {
+        writeFileAtomicSync(lp.ended, String(code))
+        inFlight.delete(lp.ended)
+      }),
+    )
+  }
+
+  /** Reports a lane filed (files in its outbox, written whole by rename), in the order they were filed, each after
+   * a snapshot of the lane's worktree that it carries: the report is about those bytes. */
+  const drain = (lane: string) => {
+    const lp = lanePaths(dir, lane)
+    let names: string[] = []
+    try {
+      names = readdirSync(lp.outbox)
+        .filter((n) => n.endsWith(REPORT_SUFFIX))
+        .sort()
+    } catch {
+      return
+    }
+    for (const n of names) {
+      const file = join(lp.outbox, n)
+      if (inFlight.has(file)) continue
+      inFlight.add(file)
+      const forget = () => {
+        unlinkSync(file)
+        inFlight.delete(file)
+      }
+      const id = n.slice(0, -REPORT_SUFFIX.length)
+      inLane(lane, async () => {
+        let body: HostEventBody
+        try {
+          body = readReportFile(file, id)
+        } catch (e) {
+          return emit(
+            lane,
+            { kind: 'refused', reason: `report ${n} could not be read: ${(e as Error).message}` },
+            forget,
+          )
+        }
+        const cwd = readText(lp.cwd)
+        try {
+          const commit = cwd && (await snapshotLane(lane, cwd, Number(readText(lp.started)) || 0, id))
+          if (commit) body = { ...body, commit }
+        } catch (e) {
+          // The report still goes home, without a commit: the kernel refuses a report whose bytes it cannot hold.
+          log(`${lane}: no snapshot for report ${id}: ${(e as Error).message}`)
+        }
+        emit(lane, body, forget)
+      })
+    }
+  }
+
+  const start = (m: Extract<FromKernel, { t: 'start' }>) => {
+    const lp = lanePaths(dir, m.lane)
+    if (existsSync(lp.dir)) return // started already: a start sent again after a reconnect
+    mkdirSync(lp.outbox, { recursive: true, mode: 0o700 })
+    writeFileSync(lp.script, m.script, { mode: 0o700 })
+    writeFileSync(lp.cwd, m.dir)
+    writeFileSync(lp.started, String(Date.now()))
+    const refuse = (e: Error) => {
+      emit(m.lane, { kind: 'refused', reason: `cannot start: ${e.message}` })
+      writeFileAtomicSync(lp.ended, 'null')
+    }
+    let child
+    try {
+      mkdirSync(m.dir, { recursive: true })
+      child = spawn('bash', ['-c', WRAPPER, 'lane', lp.script, lp.exit], {
+        cwd: m.dir,
+        env: {
+          ...process.env,
+          // `svc` in the lane's shell (and every bash it starts) is this file's `svc` mode.
+          SERVICE_HOST_RUNNER: self,
+          SERVICE_INBOX: lp.inbox,
+          'BASH_FUNC_svc%%': `() { '${process.execPath}' '${self}' svc "$@"\n}`,
+          ...m.env,
+          SERVICE_HOST_OUTBOX: lp.outbox,
+        },
+        detached: true,
+        stdio: 'ignore',
+      })
+    } catch (e) {
+      return refuse(e as Error)
+    }
+    child.on('error', (e) => {
+      if (!existsSync(lp.ended)) refuse(e)
+    })
+    if (!child.pid) return
+    writeFileAtomicSync(lp.pid, String(child.pid))
+    emit(m.lane, { kind: 'started', pid: child.pid })
+    child.on('exit', (code) => ended(m.lane, code, 'waited'))
+  }
+
+  const stop = (lane: string) => {
+    const pid = Number(readText(lanePaths(dir, lane).pid))
+    if (pid)
+      try {
+        process.kill(-pid, 'SIGTERM')
+      } catch {}
+  }
+
+  const lanes = () => readdirSync(runnerPaths(dir).lanes)
+
+  return {
+    start,
+    stop,
+    /** Reports waiting in the outbox of every lane not yet ended. */
+    drainAll() {
+      for (const lane of lanes()) if (!existsSync(lanePaths(dir, lane).ended)) drain(lane)
+    },
+    /** One look at every lane: its reports, and its end when it is gone. Returns how many are alive. */
+    sweep() {
+      let alive = 0
+      for (const lane of lanes()) {
+        const lp = lanePaths(dir, lane)
+        if (existsSync(lp.ended)) continue
+        drain(lane)
+        const pid = Number(readText(lp.pid))
+        if (pid && pidAlive(pid)) {
+          alive++
+          continue
+        }
+        const code = readText(lp.exit)
+        if (code !== undefined) ended(lane, Number(code.trim()), 'exit-file')
+        else if (pid && !pidAlive(pid)) ended(lane, null, 'gone')
+      }
+      return alive
+    },
+  }
+}
