@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process'
 import { closeSync, mkdirSync, openSync } from 'node:fs'
 import { createConnection, type Socket } from 'node:net'
+import { startDetached } from '../../io/process.js'
 import { runnerPaths } from './files.js'
 
 /** `attach`: stdin and stdout joined to the runner's socket; the runner started first when none answers. */
@@ -16,7 +16,7 @@ export async function runAttach(dir: string, self: string): Promise<number> {
   let socket = await connect()
   if (!socket) {
     const out = openSync(p.log, 'a', 0o600)
-    spawn(process.execPath, [self, 'daemon', dir], { detached: true, stdio: ['ignore', out, out] }).unref()
+    startDetached([process.execPath, self, 'daemon', dir], { stdio: ['ignore', out, out] })
     closeSync(out)
     for (let i = 0; i < 100 && !socket; i++) {
       await new Promise((r) => setTimeout(r, 50))

@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { runProcessSync } from '../../io/process.js'
 import { fileReport } from './report-file.js'
 
 /** `svc` in a lane's shell on a host: `svc lane report` with the options it has at home; the lane's git state and
@@ -47,15 +47,12 @@ export function hostSvc(args: string[], env: NodeJS.ProcessEnv, cwd: string, std
   } catch (e) {
     return fail((e as Error).message)
   }
-  let git: string | undefined
-  try {
-    git = execFileSync('git', ['status', '--porcelain=v2', '--branch', '--untracked-files=normal'], {
-      cwd,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-      env: { ...env, GIT_OPTIONAL_LOCKS: '0' },
-    })
-  } catch {} // not a worktree (a play directory): no git facts
+  // Not a worktree (a play directory): no git facts.
+  const st = runProcessSync(['git', 'status', '--porcelain=v2', '--branch', '--untracked-files=normal'], {
+    cwd,
+    env: { ...env, GIT_OPTIONAL_LOCKS: '0' },
+  })
+  const git = st?.code === 0 ? st.stdout : undefined
   const defects = o.defects === undefined ? undefined : Number(o.defects)
   if (defects !== undefined && !(Number.isInteger(defects) && defects >= 0))
     return fail(`--defects ${o.defects}: a whole number, 0 or more`)

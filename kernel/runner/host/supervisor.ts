@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FromKernel, HostEventBody } from '../../domain/host-stream.js'
 import { writeFileAtomicSync } from '../../io/atomic-file.js'
+import { startDetached } from '../../io/process.js'
 import { lanePaths, pidAlive, readText, runnerPaths } from './files.js'
 import type { Journal } from './journal.js'
 import type { InLane } from './lane-order.js'
@@ -100,7 +100,7 @@ export function laneSupervisor({ dir, self, emit, inLane, log }: Deps) {
     let child
     try {
       mkdirSync(m.dir, { recursive: true })
-      child = spawn('bash', ['-c', WRAPPER, 'lane', lp.script, lp.exit], {
+      child = startDetached(['bash', '-c', WRAPPER, 'lane', lp.script, lp.exit], {
         cwd: m.dir,
         env: {
           ...process.env,
@@ -111,15 +111,13 @@ export function laneSupervisor({ dir, self, emit, inLane, log }: Deps) {
           ...m.env,
           SERVICE_HOST_OUTBOX: lp.outbox,
         },
-        detached: true,
-        stdio: 'ignore',
+        onError: (e) => {
+          if (!existsSync(lp.ended)) refuse(e)
+        },
       })
     } catch (e) {
       return refuse(e as Error)
     }
-    child.on('error', (e) => {
-      if (!existsSync(lp.ended)) refuse(e)
-    })
     if (!child.pid) return
     writeFileAtomicSync(lp.pid, String(child.pid))
     emit(m.lane, { kind: 'started', pid: child.pid })
