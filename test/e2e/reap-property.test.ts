@@ -16,20 +16,21 @@ import { dirname, join } from 'node:path'
 import { git } from '../helpers/home.js'
 import { World, filesOf, gitA, treeOfPatch, worktreeTree } from './lane-views-kit.js'
 import { content, prng, type Rng } from './dirty-kit.js'
+import { caseCount } from '../helpers/cases.js'
 
 // Property: for random dirty trees of every kind of change, a reap without --park is refused and leaves the tree
 // exactly as it was, and a reap with --park saves a patch that, applied to the branch head, gives back exactly the
 // same tree (compared by tree id). REAP_SEED replays a run; REAP_CASES changes the count (REAP_CASES=400 for a long
 // run).
 //
-// The count: 100 trees of 1 to 12 changes each. It was 200 trees of 1 to 6: about the same number of changes
-// (~650 against ~700), now more of them meeting in one tree, which is where a patch can go wrong (a rename into a
-// folder another change deletes, a typechange of a staged file), while single changes still come up. Every case
-// takes the same path through the kernel (a launch, a refused reap, a parked reap, about 70 git runs, half a second
-// of CPU); what a case varies is the tree, so the second hundred of smaller trees bought repetitions of that path,
-// not paths or pairs of changes the first hundred missed.
+// The count: trees of 1 to 12 changes each, 25 in every run (about 160 changes, each kind some ten times over) and
+// 100 in the nightly run (SERVICE_TEST_FULL=1); the seed is new in each run, so runs together keep drawing new trees.
+// Every case takes the same path through the kernel (a launch, a refused reap, a parked reap, about 70 git runs, half
+// a second of CPU); what a case varies is the tree, so more trees in one run buy repetitions of that path, not paths
+// or pairs of changes the first ones missed. Many changes meeting in one tree is where a patch can go wrong (a rename
+// into a folder another change deletes, a typechange of a staged file), so the trees stay as large as they were.
 
-const CASES = Number(process.env.REAP_CASES ?? 100)
+const CASES = caseCount('REAP_CASES', { quick: 25, full: 100 })
 const MAX_CHANGES = 12
 const PARALLEL = 8
 const SEED = Number(process.env.REAP_SEED ?? Date.now() % 2 ** 31)

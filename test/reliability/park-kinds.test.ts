@@ -10,12 +10,14 @@ import { content, prng, type Rng } from '../e2e/dirty-kit.js'
 import { World, alive, filesOf } from '../e2e/lane-views-kit.js'
 import { reapKit } from '../e2e/reap-kit.js'
 import { recordFigure } from './figures.js'
+import { caseCount } from '../helpers/cases.js'
 
 // Issue 16: each kind of dirty tree `git status` misreads, parked exactly. For every case: a plain reap is refused
 // and changes no byte; with --park, the patch applied to a fresh checkout of the branch gives back every byte of
-// every file on disk (what the branch's own ignore rules hide aside). PARK_KIND_CASES changes the count per kind.
+// every file on disk (what the branch's own ignore rules hide aside). Four cases of each kind in every run (one batch
+// of four at a time), ten in the nightly run (SERVICE_TEST_FULL=1); PARK_KIND_CASES changes the count per kind.
 
-const CASES = Number(process.env.PARK_KIND_CASES ?? 10)
+const CASES = caseCount('PARK_KIND_CASES', { quick: 4, full: 10 })
 const SEED = Number(process.env.PARK_KIND_SEED ?? Date.now() % 2 ** 31)
 const SPARSE = ['/src/']
 const BASE: Record<string, string> = {
