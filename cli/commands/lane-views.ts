@@ -61,7 +61,7 @@ export function printReap(
     )
   io.out(
     line(
-      `reaped ${v.who} (conv ${v.id})${r.removed ? `: removed ${r.removed}` : ''}${v.branch ? `; branch ${v.branch} kept` : ''}`,
+      `reaped ${v.who} (conv ${v.id})${r.removed ? `: removed ${r.removed}` : ''}${r.held ? `, every byte held at ${r.held}` : ''}${v.branch ? `; branch ${v.branch} kept` : ''}`,
     ),
   )
   if (r.archiveError) io.out(line(r.archiveError))

@@ -62,9 +62,12 @@ export function processRefusal(dir: string, ps: ProcessInside[], filesShown = 3)
   return parts.length ? `refused: ${parts.join('; ')}` : undefined
 }
 
+/** SPEC.md 4.1 reap step 1: the harness outlived the stop. */
+export const harnessStillAlive = (limitS: number) => `refused: the harness is still alive after ${limitS} s`
+
 /** SPEC.md 4.1 reap steps 1-4, in order: the first refusal (its message), or undefined when the reap may go on. */
 function firstRefusal(f: ReapFacts, limitS: number): string | undefined {
-  if (f.harnessAlive) return `refused: the harness is still alive after ${limitS} s`
+  if (f.harnessAlive) return harnessStillAlive(limitS)
   if (f.dirReal === undefined) return undefined
   if (!isWithin(f.dirReal, f.rootReal) || f.dirReal === f.rootReal)
     return `refused: ${f.dirReal} is outside the lanes root ${f.rootReal}`

@@ -80,6 +80,8 @@ const ReapFields = {
   warnings: v.array(v.string()),
   archived: v.boolean(),
   archiveError: opt(v.string()),
+  /** A lane on a host: the ref here that holds every byte of its worktree as it was removed there. */
+  held: opt(v.string()),
 }
 export const ReapResultSchema = v.object({ lane: record<LaneView>(), ...ReapFields })
 

@@ -1,6 +1,7 @@
 import { isLive } from '../domain/activity.js'
 import type { ConversationRecord } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
+import type { HostReapAnswer } from '../domain/host-reap.js'
 import type { HostEvent } from '../domain/host-stream.js'
 import { hostEntry, type HostEntry } from '../domain/hosts.js'
 import { onHostStart, remoteInboxScript } from '../domain/placement.js'
@@ -11,8 +12,7 @@ import type { KernelContext } from './context.js'
 import { HostLink } from './host-link.js'
 import { fileReportOf } from './lane-report.js'
 import { onHost, places, readHosts } from './hosts.js'
-import { holdSnapshot } from './host-snapshot.js'
-import { namedProject } from './project.js'
+import { changedPaths, holdSnapshot, homeRepoOf } from './host-snapshot.js'
 
 /** The lanes placed on other hosts (issue 27): one link per host in use, to that host's runner. A lane is started
  * and stopped through it, and what the runner says of the lane (started, a report, exited) becomes the lane's
@@ -20,6 +20,8 @@ import { namedProject } from './project.js'
 export class HostLanes {
   private readonly links = new Map<string, HostLink>()
   private readonly entries = new Map<string, HostEntry>()
+  /** A reap waiting for its host's answer, by lane: the next snapshot held, the worktree removed, or a refusal. */
+  private readonly reapAnswers = new Map<string, (a: HostReapAnswer) => void>()
 
   constructor(private readonly ctx: KernelContext) {}
 
@@ -85,6 +87,24 @@ export class HostLanes {
       await new Promise((r) => setTimeout(r, 50))
     }
     return { stopped: ended(), killed: false }
+  }
+
+  /** Ask a lane's host to reap it (its worktree removed only if a fresh snapshot is `held`, a commit home holds),
+   * and wait up to the limit for its answer: a snapshot to hold (held at home by the time it resolves), the worktree
+   * removed, or a refusal. Silence is an answer too: nothing is removed that home does not hold. */
+  async reap(rec: ConversationRecord, held: string | undefined): Promise<HostReapAnswer> {
+    const link = await this.link(rec.lane!.host!)
+    const limitMs = this.ctx.io.timing('HOST_REAP', 120_000)
+    return new Promise<HostReapAnswer>((resolve) => {
+      const timer = setTimeout(() => answer({ kind: 'silent', waitedS: Math.round(limitMs / 1000) }), limitMs)
+      const answer = (a: HostReapAnswer) => {
+        clearTimeout(timer)
+        if (this.reapAnswers.get(rec.name) === answer) this.reapAnswers.delete(rec.name)
+        resolve(a)
+      }
+      this.reapAnswers.set(rec.name, answer)
+      link.send({ t: 'reap', lane: rec.name, ...(held ? { held } : {}) })
+    })
   }
 
   /** A message told to a lane on its host: appended to its inbox there, as a shell lane's here. */
@@ -153,11 +173,8 @@ export class HostLanes {
       return
     }
     if (e.kind === 'report') return this.report(host, rec, e)
-    // What a reap on the host answers; a reap at home reads it (none is sent yet: lane-reap refuses a remote lane).
-    if (e.kind === 'snapshot' || e.kind === 'reaped') {
-      ctx.log('info', `host ${host}: ${e.kind} ${e.commit} of conv-${rec.name}`)
-      return
-    }
+    if (e.kind === 'snapshot' || e.kind === 'reaped' || (e.kind === 'refused' && e.reason.startsWith('reap: ')))
+      return this.reapAnswer(host, rec, e)
     ctx.facts.invalidate(rec.name)
     const was = ctx.facts.get(rec.name).state
     const at = e.at
@@ -186,6 +203,33 @@ export class HostLanes {
     ctx.emit({ name: rec.name, what: 'state' })
   }
 
+  /** What the host answered a reap with. A snapshot is held at home before the reap hears of it (a failure to hold
+   * it throws, so the event is not acknowledged and comes again); the worktree's removal is recorded on the lane
+   * whether or not a reap still waits (a kernel restarted meanwhile): its directory is gone, every byte held. */
+  private async reapAnswer(
+    host: string,
+    rec: ConversationRecord,
+    e: Extract<HostEvent, { kind: 'snapshot' | 'reaped' | 'refused' }>,
+  ): Promise<void> {
+    const ctx = this.ctx
+    let answer: HostReapAnswer
+    if (e.kind === 'snapshot') {
+      const repo = await homeRepoOf(ctx, rec)
+      const ref = await holdSnapshot(ctx, { host, entry: this.entries.get(host)!, dir: rec.cwd, repo, snapshot: e })
+      answer = { kind: 'snapshot', commit: e.commit, ref, paths: await changedPaths(ctx, repo, e.commit) }
+    } else if (e.kind === 'reaped') {
+      const now = ctx.store.get(rec.id)
+      if (now && !now.reaped) await ctx.store.update(rec.id, { reaped: { at: e.at } })
+      ctx.emit({ name: rec.name, what: 'record' })
+      answer = { kind: 'reaped', commit: e.commit }
+    } else answer = { kind: 'refused', reason: e.reason }
+    ctx.log(
+      'info',
+      `host ${host}: reap of conv-${rec.name}: ${e.kind}${e.kind === 'refused' ? ` (${e.reason})` : ` ${e.commit}`}`,
+    )
+    this.reapAnswers.get(rec.name)?.(answer)
+  }
+
   /** A report filed on the host: checked by SPEC.md's report rules against the git state it was filed with, and
    * stored once (a report sent again has the id it was filed under). A refused one is logged and shown as the
    * lane's last error; it is not sent again. */
@@ -195,8 +239,7 @@ export class HostLanes {
     // Accepted only once its bytes are held here: a failure to hold them throws, so the link does not acknowledge
     // the report and the runner sends it again.
     if (e.commit) {
-      const project = await namedProject(ctx, rec.project, undefined, 'a report from a host')
-      const repo = ctx.io.files.realpath(project.entry.path)
+      const repo = await homeRepoOf(ctx, rec)
       await holdSnapshot(ctx, { host, entry: this.entries.get(host)!, dir: rec.cwd, repo, snapshot: e })
     } else ctx.log('warn', `host ${host}: report ${e.id} of conv-${rec.name} came with no snapshot of its worktree`)
     const f = e.facts ?? {}

@@ -3,6 +3,14 @@ import { heldSnapshotRef, snapshotRef, type HostEvent } from '../domain/host-str
 import { gitOverSsh, type HostEntry } from '../domain/hosts.js'
 import type { KernelContext } from './context.js'
 import { places } from './hosts.js'
+import type { ConversationRecord } from '../domain/conversation.js'
+import { namedProject } from './project.js'
+
+/** The project's repository here, where the snapshots of its lanes on hosts are held. */
+export async function homeRepoOf(ctx: KernelContext, rec: ConversationRecord): Promise<string> {
+  const project = await namedProject(ctx, rec.project, undefined, 'a lane on a host')
+  return ctx.io.files.realpath(project.entry.path)
+}
 
 /** A snapshot named in an event: a report's (it may lack one) or one a reap asked to be held. */
 type Snapshot = Pick<Extract<HostEvent, { kind: 'report' | 'snapshot' }>, 'lane' | 'id' | 'commit'>
@@ -33,4 +41,11 @@ export async function holdSnapshot(
       `host ${f.host} holds ${got ?? 'nothing'} for ${report.lane}'s snapshot ${report.id}, not ${report.commit}`,
     )
   return held
+}
+
+/** How many paths a held snapshot changes against the lane's HEAD (its parent): the work not committed there. */
+export async function changedPaths(ctx: Pick<KernelContext, 'io'>, repo: string, commit: string): Promise<number> {
+  const r = await ctx.io.git.gitTry(repo, ['diff', '--name-only', '-z', '--no-renames', `${commit}^`, commit])
+  if (!r.ok) throw new SvcError('conflict', `cannot read the held snapshot ${commit} in ${repo}: ${r.stderr}`)
+  return r.stdout.split('\0').filter(Boolean).length
 }

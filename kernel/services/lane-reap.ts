@@ -31,6 +31,7 @@ import type { Refusal } from '../domain/refusal.js'
 import { stopConversation } from './conversations.js'
 import type { GitFactsCache } from './git-facts.js'
 import { laneViews } from './lane-list.js'
+import { reapOnHost } from './host-reap.js'
 
 /** SPEC.md section 8: how long a reap waits for a live harness to stop (a test build may shorten it). */
 const reapStopMs = (ctx: KernelContext) => ctx.io.timing('REAP_STOP', REAP_STOP_LIMIT_MS)
@@ -240,13 +241,6 @@ export async function laneReap(
 ): Promise<ReapResult> {
   const rec = ctx.resolveLane(input.lane)
   ctx.checkCommand(rec, 'svc lane reap')
-  // Nothing here is the lane's directory: a reap on its host must first hold its bytes at home.
-  if (rec.lane.host)
-    throw new SvcError(
-      'conflict',
-      `refused: conv ${rec.id} (${rec.name}) runs on host ${rec.lane.host}; a reap there is not built yet, so nothing was touched`,
-      `stop it with svc lane stop ${rec.name}; its worktree stays on ${rec.lane.host} at ${rec.cwd}`,
-    )
   const { view, ...done } = await reapDirectory(
     ctx,
     cache,
@@ -267,7 +261,8 @@ export async function reapDirectory<V>(
   view: () => Promise<V>,
 ): Promise<Omit<ReapResult, 'lane'> & { view: V }> {
   return reaps.run(rec.name, async () => {
-    const done = await carryOut(ctx, cache, rec, input, false)
+    // A lane on a host: nothing here is its directory; its host reaps it once its bytes are held here.
+    const done = rec.lane?.host ? await reapRemote(ctx, rec, input) : await carryOut(ctx, cache, rec, input, false)
     ctx.emit({ name: rec.name, what: 'record' })
     return { view: await view(), ...done }
   })
@@ -299,6 +294,28 @@ async function planNow(
   }
   // What can be refused before the lane is touched, is refused before it is touched.
   return decided(planReap(facts))
+}
+
+/** Step 7: archive the reaped lane; a failure is said (the message), and leaves the reap done. */
+async function archiveReaped(ctx: KernelContext, rec: ConversationRecord): Promise<string | undefined> {
+  try {
+    if (ctx.io.fault.flag('ARCHIVE')) throw new Error('injected archive failure')
+    await ctx.store.update(rec.id, { archived: { at: ctx.io.clock.now() } })
+    return undefined
+  } catch (e) {
+    return archiveFailedMessage((e as Error).message, rec.id)
+  }
+}
+
+/** The reap of a lane on a host (services/host-reap.ts), then its archive as here. */
+async function reapRemote(
+  ctx: KernelContext,
+  rec: ConversationRecord,
+  input: { park?: boolean; keep?: boolean },
+): Promise<Omit<ReapResult, 'lane'>> {
+  const done = await reapOnHost(ctx, rec, input, () => stopLane(ctx, rec), reapStopMs(ctx) / 1000)
+  const archiveError = input.keep ? undefined : await archiveReaped(ctx, rec)
+  return { ...done, warnings: [], archived: !input.keep && !archiveError, ...(archiveError ? { archiveError } : {}) }
 }
 
 /** Carries out the reap plan's steps in order; a refusal, or a failure before the record, leaves the lane unarchived. */
@@ -355,13 +372,8 @@ async function carryOut(
         await ctx.store.update(rec.id, { reaped: { at: ctx.io.clock.now() } })
         break
       case 'archive':
-        try {
-          if (ctx.io.fault.flag('ARCHIVE')) throw new Error('injected archive failure')
-          await ctx.store.update(rec.id, { archived: { at: ctx.io.clock.now() } })
-          archived = true
-        } catch (e) {
-          archiveError = archiveFailedMessage((e as Error).message, rec.id)
-        }
+        archiveError = await archiveReaped(ctx, rec)
+        archived = archiveError === undefined
         break
     }
   }

@@ -68,6 +68,32 @@ const briefFile = (name: string, text: string) => {
 const convName = (line: string) => /\((\S+)\) in /.exec(line)![1]
 const onHost = (name: string, script: string) => rig.as(name, script).trim()
 const laneDir = (name: string, dir: string) => `${rig.host(name).home}/svc-lanes/sample/${dir}`
+/** The tree of a lane's worktree on its host as it is now, uncommitted and untracked files included, written
+ * through an index of its own (the lane's index untouched): what a reap must hold at home before it removes it. */
+const treeOnHost = (name: string, dir: string) =>
+  onHost(
+    name,
+    `cd ${dir} && export GIT_INDEX_FILE=$(mktemp -u) && git read-tree HEAD && git add -A && git write-tree; rm -f "$GIT_INDEX_FILE"`,
+  )
+const gone = (name: string, dir: string) => onHost(name, `test -e ${dir} && echo there || echo gone`) === 'gone'
+
+/** Reap a lane on a host and check every byte of its worktree is held at home: the held commit has the tree the
+ * worktree had (its uncommitted files included) on top of its HEAD; the worktree is gone there. Returns the held ref
+ * and what the reap printed. */
+async function reapHeld(host: string, name: string, dir: string, args: string[] = []) {
+  const tree = treeOnHost(host, dir)
+  const head = onHost(host, `git -C ${dir} rev-parse HEAD`)
+  const reap = await svc(['lane', 'reap', name, ...args])
+  assert.is(reap.code, 0, reap.stderr)
+  const held = new RegExp(
+    `: removed ${host}:${dir}, every byte held at (refs/svc/hosts/${host}/${name}/reap-\\d+)[;\\n]`,
+  ).exec(reap.stdout)?.[1]
+  assert.ok(held, reap.stdout)
+  assert.is(git(['-C', s.project.checkout, 'rev-parse', `${held}^{tree}`]), tree)
+  assert.is(git(['-C', s.project.checkout, 'rev-parse', `${held}^`]), head)
+  assert.ok(gone(host, dir), `${dir} removed on host ${host}`)
+  return { held: held!, out: reap.stdout }
+}
 const listRows = async (run: string) =>
   (await h.ok(['lane', 'list', '--run', run], { env: s.env }))
     .split('\n')
@@ -168,6 +194,81 @@ test('an orchestrator at home starts a builder on host b and waits for it; its o
   )
 })
 
+test('the gauntlet is reaped, each lane on a host only once every byte of its worktree is held at home', async () => {
+  const lanes = async (run: string) =>
+    JSON.parse((await svc(['lane', 'list', '--run', run, '--json'])).stdout) as {
+      name: string
+      id: string
+      role: string
+      key: string
+      host?: string
+      archived: boolean
+    }[]
+  const [builder, critic] = await lanes('g1')
+  const [orch, inner] = await lanes('g2')
+  assert.equal(
+    [builder, critic, orch, inner].map((l) => `${l.role} ${l.host ?? 'here'}`),
+    ['builder a', 'critic b', 'orchestrator here', 'builder b'],
+  )
+
+  // The builder's worktree is clean (committed and pushed): it goes, its commit held at home and on its branch.
+  const b = await reapHeld('a', builder.name, laneDir('a', 'g1-feat'))
+  assert.match(
+    b.out,
+    new RegExp(`^reaped g1/feat builder i1 \\(conv ${builder.id}\\): .*; branch g1/feat kept\\n$`),
+    b.out,
+  )
+  assert.is(git(['-C', s.project.checkout, 'show', `${b.held}:work.txt`]), 'work')
+  assert.is(
+    onHost('a', `git -C ${rig.host('a').home}/svc-lanes/.repos/sample.git rev-parse --verify -q g1/feat`),
+    git(['-C', origin, 'rev-parse', 'g1/feat']),
+  )
+
+  // The critic left its verdict file, uncommitted: refused without --park, nothing removed there, every byte held.
+  const cdir = laneDir('b', 'g1-feat-critic-i1')
+  const before = treeOnHost('b', cdir)
+  const refused = await svc(['lane', 'reap', critic.name])
+  assert.is(refused.code, 1)
+  const heldFirst = new RegExp(
+    `^svc: refused: b:${cdir} has uncommitted changes \\(1 path\\); commit them, or pass --park to save them to a patch\\nhint: nothing was removed; every byte of it is held at home at (refs/svc/hosts/b/${critic.name}/reap-\\d+)\\n$`,
+  ).exec(refused.stderr)?.[1]
+  assert.ok(heldFirst, refused.stderr)
+  assert.is(treeOnHost('b', cdir), before)
+  assert.is(git(['-C', s.project.checkout, 'rev-parse', `${heldFirst}^{tree}`]), before)
+  assert.is(onHost('b', `cat ${cdir}/verdict.json`), '{"defects":[]}')
+  assert.is((await lanes('g1'))[1].archived, false)
+
+  // With --park its work is parked here, proved, then the worktree goes.
+  const c = await reapHeld('b', critic.name, cdir, ['--park'])
+  const parked = /^parked 1 path to (\S+) \(kept at (refs\/svc\/parked\/\S+)\)\n/.exec(c.out)
+  assert.ok(parked, c.out)
+  assert.is(
+    git(['-C', s.project.checkout, 'rev-parse', parked![2]]),
+    git(['-C', s.project.checkout, 'rev-parse', c.held]),
+  )
+  assert.is(git(['-C', s.project.checkout, 'show', `${parked![2]}:verdict.json`]), '{"defects":[]}')
+  // The patch alone gives the worktree back from its HEAD (applied here in an index of the test's own).
+  const index = join(h.home, 'park-check.index')
+  const env = { ...process.env, GIT_INDEX_FILE: index }
+  execFileSync('git', ['-C', s.project.checkout, 'read-tree', `${c.held}^`], { env })
+  execFileSync('git', ['-C', s.project.checkout, 'apply', '--cached', '--binary', parked![1]], { env })
+  assert.is(execFileSync('git', ['-C', s.project.checkout, 'write-tree'], { env, encoding: 'utf8' }).trim(), before)
+  rmSync(index)
+
+  // The orchestrator's builder on host b before the orchestrator here (SPEC: builders first).
+  await reapHeld('b', inner.name, laneDir('b', 'g2-bb'))
+  const o = await svc(['lane', 'reap', orch.name])
+  assert.is(o.code, 0, o.stderr)
+  assert.equal(
+    (await lanes('g1')).concat(await lanes('g2')).map((l) => l.archived),
+    [true, true, true, true],
+  )
+  // Reaped and archived: a second reap is refused, and nothing more happens on the host.
+  const again = await svc(['lane', 'reap', builder.name])
+  assert.is(again.code, 1)
+  assert.is(again.stderr, `svc: refused: conv ${builder.id} (${builder.name}) is already reaped and archived\n`)
+})
+
 test('a message told to a lane on a host reaches its $SERVICE_INBOX there', async () => {
   const brief = [
     'while [ ! -s "$SERVICE_INBOX" ]; do sleep 0.05; done',
@@ -205,7 +306,7 @@ test('a report filed on a host while the kernel was stopped arrives once the nex
   await until(async () => (await listRows('g6'))[1]?.[4] === 'stopped', 'its end applied')
 })
 
-test('stop ends a lane on its host; reap and the placements a host cannot take are refused in one line', async () => {
+test('stop ends a lane on its host, which then reaps; the placements a host cannot take are refused in one line', async () => {
   const start = await svc([
     'lane',
     'start',
@@ -236,11 +337,9 @@ test('stop ends a lane on its host; reap and the placements a host cannot take a
     'no sleep of the lane left on host a',
   )
 
-  const reap = await svc(['lane', 'reap', name])
-  assert.is(reap.code, 1)
-  assert.match(reap.stderr, `svc: refused: conv `)
-  assert.match(reap.stderr, `runs on host a; a reap there is not built yet, so nothing was touched\n`)
-  assert.is(onHost('a', `test -d ${laneDir('a', 'g3-slow')} && echo kept`), 'kept')
+  // Stopped, clean: reaped with --keep, so it stays listed; its worktree on host a held at home and gone there.
+  await reapHeld('a', name, laneDir('a', 'g3-slow'), ['--keep'])
+  assert.is((await listRows('g3'))[1][4], 'stopped')
 
   const nowhere = await svc([
     'lane',

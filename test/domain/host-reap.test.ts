@@ -1,0 +1,85 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { HOST_REAP_ROUNDS, hostReapStep, type HostReapAnswer } from '../../kernel/domain/host-reap.js'
+
+// Issue 27, the reap of a lane on a host as home carries it out: each answer of the host, and what home does next.
+// Nothing is removed there before home holds it; uncommitted work goes only with --park. One row per case.
+
+const base = { host: 'a', conv: { id: '7', name: 'n7' }, dir: '/h/svc-lanes/app/r-k', rounds: 1 }
+const snapshot = (paths: number): HostReapAnswer => ({
+  kind: 'snapshot',
+  commit: 'c1',
+  ref: 'refs/svc/hosts/a/n7/reap-1',
+  paths,
+})
+
+test('hostReapStep: a clean snapshot held asks the removal; the removal ends the reap', () => {
+  const rows: [string, Partial<Parameters<typeof hostReapStep>[0]> & { answer: HostReapAnswer }, unknown][] = [
+    [
+      'clean, held',
+      { answer: snapshot(0), park: false },
+      { ok: true, do: 'remove', held: 'c1', ref: 'refs/svc/hosts/a/n7/reap-1' },
+    ],
+    [
+      'clean, held, --park',
+      { answer: snapshot(0), park: true },
+      { ok: true, do: 'remove', held: 'c1', ref: 'refs/svc/hosts/a/n7/reap-1' },
+    ],
+    [
+      'dirty with --park',
+      { answer: snapshot(3), park: true },
+      { ok: true, do: 'park', commit: 'c1', ref: 'refs/svc/hosts/a/n7/reap-1', paths: 3 },
+    ],
+    ['removed', { answer: { kind: 'reaped', commit: 'c1' }, park: false }, { ok: true, do: 'done', held: 'c1' }],
+  ]
+  for (const [why, f, want] of rows) assert.equal(hostReapStep({ ...base, park: false, ...f }), want, why)
+})
+
+test('hostReapStep: refusals say what was wrong and that nothing home lacks was removed', () => {
+  const rows: [string, Partial<Parameters<typeof hostReapStep>[0]> & { answer: HostReapAnswer }, unknown][] = [
+    [
+      'dirty without --park',
+      { answer: snapshot(1), park: false },
+      {
+        ok: false,
+        code: 'conflict',
+        message:
+          'refused: a:/h/svc-lanes/app/r-k has uncommitted changes (1 path); commit them, or pass --park to save them to a patch',
+        hint: 'nothing was removed; every byte of it is held at home at refs/svc/hosts/a/n7/reap-1',
+      },
+    ],
+    [
+      'the host refused',
+      { answer: { kind: 'refused', reason: 'reap: the lane is still running; stop it first' } },
+      {
+        ok: false,
+        code: 'conflict',
+        message: 'refused: host a: the lane is still running; stop it first; nothing was removed',
+      },
+    ],
+    [
+      'no answer',
+      { answer: { kind: 'silent', waitedS: 120 } },
+      {
+        ok: false,
+        code: 'unavailable',
+        message:
+          'refused: host a did not answer the reap of conv 7 (n7) within 120 s; nothing home does not hold was removed',
+        hint: 'svc host show a says what it answers; then reap again',
+      },
+    ],
+    [
+      'still changing',
+      { answer: snapshot(0), rounds: HOST_REAP_ROUNDS + 1 },
+      {
+        ok: false,
+        code: 'conflict',
+        message: `refused: a:/h/svc-lanes/app/r-k kept changing while it was reaped (${HOST_REAP_ROUNDS} snapshots held at home, the last at refs/svc/hosts/a/n7/reap-1); nothing was removed`,
+        hint: 'look for what still writes there, then reap again',
+      },
+    ],
+  ]
+  for (const [why, f, want] of rows) assert.equal(hostReapStep({ ...base, park: false, ...f }), want, why)
+})
+
+test.run()
