@@ -37,6 +37,7 @@ import { checkedOutSubmodules, checkoutTree, convertedFiles } from './git-raw.js
 import { addedGitlinks, snapshotTree } from './git-snapshot.js'
 import { ignoredAtLaunch, unseenWork } from './git-unseen.js'
 import { dirIdOf, entriesOf, identityOf, worktreeAt, writeLaunchId } from './lane-dir.js'
+import { endDescendants } from './subreaper.js'
 import { startedWithin, groupAlive, isAlive, processesInside, signalGroup, signalProcess } from './procs.js'
 import { testTiming } from './test-timing.js'
 import { peers, type Peers } from './peer.js'
@@ -132,6 +133,8 @@ export interface Procs {
   signalProcess: typeof signalProcess
   processesInside: typeof processesInside
   startedWithin: typeof startedWithin
+  /** Ends every process below a process, whatever its group (io/subreaper). */
+  endDescendants: typeof endDescendants
   /** Start a process in a process group of its own, its output appended to `logFile`; its pid if it started. */
   spawnDetached(
     command: string,
@@ -180,6 +183,7 @@ const realProcs: Procs = {
   signalProcess,
   processesInside,
   startedWithin,
+  endDescendants,
   spawnDetached(command, args, { cwd, env, logFile, onError }) {
     const out = openSync(logFile, 'a', 0o600)
     try {

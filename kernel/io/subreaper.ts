@@ -47,13 +47,50 @@ export function adoptingArgv(argv: readonly string[]): string[] {
 /** Whether runners adopt their lanes' orphans here. */
 export const adoptsOrphans = (): boolean => adoptingArgv(['x']).length > 1
 
-/** The live children of a process (zombies aside), from /proc: what a runner has adopted once its harness is gone. */
-export function liveChildren(pid: number): number[] {
-  const out: number[] = []
+/** The live processes of the machine (zombies aside) by their parent, from /proc. */
+function childrenByParent(): Map<number, number[]> {
+  const out = new Map<number, number[]>()
   for (const p of readdirSync('/proc')) {
     if (!/^\d+$/.test(p)) continue
     const st = procStat(p)
-    if (st && st.ppid === pid && st.state !== 'Z') out.push(Number(p))
+    if (!st || st.state === 'Z') continue
+    const siblings = out.get(st.ppid)
+    if (siblings) siblings.push(Number(p))
+    else out.set(st.ppid, [Number(p)])
   }
   return out
+}
+
+/** The live children of a process (zombies aside), from /proc: what a runner has adopted once its harness is gone. */
+export function liveChildren(pid: number): number[] {
+  return childrenByParent().get(pid) ?? []
+}
+
+/** The live descendants of a process (zombies aside), from /proc: children, their children, and so on. */
+export function liveDescendants(pid: number): number[] {
+  const byParent = childrenByParent()
+  const out: number[] = []
+  for (let i = 0, next = [pid]; i < next.length; i++)
+    for (const c of byParent.get(next[i]) ?? []) {
+      out.push(c)
+      next.push(c)
+    }
+  return out
+}
+
+/** Ends every process below `pid` (SIGKILL), round after round until none is left: a process that forks while it is
+ * killed hands its child to the runner (a subreaper), where the next round finds it. False if some are still there
+ * after `limitMs` (a process that cannot be killed, or not this user's). */
+export async function endDescendants(pid: number, limitMs: number): Promise<boolean> {
+  const deadline = Date.now() + limitMs
+  for (;;) {
+    const left = liveDescendants(pid)
+    if (!left.length) return true
+    if (Date.now() > deadline) return false
+    for (const p of left)
+      try {
+        process.kill(p, 'SIGKILL')
+      } catch {}
+    await new Promise((r) => setTimeout(r, 10))
+  }
 }

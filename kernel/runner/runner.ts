@@ -6,9 +6,9 @@ import { convFiles } from '../io/home.js'
 import { writeFileAtomicSync } from '../io/atomic-file.js'
 import { adapterFor } from '../io/harness/index.js'
 import type { Answer, LaunchPlan, Reduction } from '../io/harness/types.js'
-import { processStartTime, signalGroup } from '../io/procs.js'
+import { processStartTime } from '../io/procs.js'
 import { testTiming } from '../io/test-timing.js'
-import { liveChildren } from '../io/subreaper.js'
+import { endDescendants, liveChildren } from '../io/subreaper.js'
 import { startHarness, type HarnessExit, type HarnessProcess } from './harness-process.js'
 import { jsonlTail } from './jsonl-tail.js'
 
@@ -192,7 +192,9 @@ export async function runRunner(home: string, name: string): Promise<number> {
       proc.closeInput()
       setTimeout(() => proc.kill('SIGTERM'), INTERRUPT_GRACE_MS).unref()
     } else proc.kill('SIGTERM')
-    setTimeout(() => signalGroup(process.pid, 'SIGKILL'), STOP_GRACE_MS).unref()
+    // Then every process below the runner, whatever its group; the runner stays to see them gone (not its own group:
+    // killed with them, it would release what it adopted to init).
+    setTimeout(() => void endDescendants(process.pid, STOP_GRACE_MS), STOP_GRACE_MS).unref()
   }
   process.on('SIGTERM', onStop)
   process.on('SIGINT', onStop)
@@ -202,8 +204,13 @@ export async function runRunner(home: string, name: string): Promise<number> {
   watcher.close()
   clearInterval(timer)
   // What the lane left running is this runner's now (io/subreaper adopted it): the runner stays while any of it
-  // runs, so that it stays in this conversation's tree and never calls as the person; a stop lets it go.
+  // runs, so that it stays in this conversation's tree and never calls as the person. A stop ends it all before the
+  // runner goes: released to init, it would be no conversation's, and could call as the person.
   while (!stopSource && liveChildren(process.pid).length) await new Promise((r) => setTimeout(r, ADOPTED_POLL_MS))
+  if (stopSource && !(await endDescendants(process.pid, STOP_GRACE_MS)))
+    record([
+      { kind: 'error', text: `stop: processes of this lane outlived SIGKILL: ${liveChildren(process.pid).join(' ')}` },
+    ])
   return 0
 }
 

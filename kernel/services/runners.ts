@@ -80,6 +80,9 @@ export class Runners {
       const waited = limitMs - (deadline - this.io.clock.now())
       if (waited > 1000) this.io.procs.signalGroup(pgid, 'SIGTERM')
       if (waited > Math.min(7000, limitMs - 1000) && !killed) {
+        // What the runner adopted first (a lane process in a session of its own): killed after it, it would go to
+        // init and call as the person.
+        await this.io.procs.endDescendants(pgid, 1000)
         this.io.procs.signalGroup(pgid, 'SIGKILL')
         killed = true
         this.log('warn', `conv-${name}: process group ${pgid} ignored SIGTERM; sent SIGKILL`)

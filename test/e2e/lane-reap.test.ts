@@ -6,6 +6,7 @@ import {
   mkdirSync,
   readFileSync,
   renameSync,
+  rmdirSync,
   rmSync,
   symlinkSync,
   unlinkSync,
@@ -14,7 +15,7 @@ import {
 import { join } from 'node:path'
 import { git, until } from '../helpers/home.js'
 import { buildAndReport } from '../helpers/project.js'
-import { groupMembers } from '../../kernel/io/procs.js'
+import { groupMembers, procStat } from '../../kernel/io/procs.js'
 import { World, alive, filesOf } from './lane-views-kit.js'
 import { reapKit, reapedLine } from './reap-kit.js'
 
@@ -46,6 +47,27 @@ async function restartKernel(env: Record<string, string>) {
 /** The reap's stop limit (30 s in use) and the runner's grace before it kills its harness's group (5 s), shortened. */
 const REAP_STOP_MS = 1000
 const STOP_GRACE_MS = '300'
+
+const groupOf = (pid: number) => procStat(pid)?.pgid
+
+/** Freezes a process in a cgroup of its own (the cgroup v1 freezer, as root): it cannot run, and a SIGKILL sent to
+ * it waits until it is thawed. */
+function freeze(pid: number, name: string) {
+  const dir = join('/sys/fs/cgroup/freezer', name)
+  try {
+    mkdirSync(dir)
+  } catch (e) {
+    throw new Error(`this test freezes a process through ${dir} (the cgroup v1 freezer, as root): ${e}`)
+  }
+  writeFileSync(join(dir, 'cgroup.procs'), String(pid))
+  writeFileSync(join(dir, 'freezer.state'), 'FROZEN')
+  const frozen = () => readFileSync(join(dir, 'freezer.state'), 'utf8').trim() === 'FROZEN'
+  return {
+    frozen,
+    thaw: () => writeFileSync(join(dir, 'freezer.state'), 'THAWED'),
+    remove: () => rmdirSync(dir),
+  }
+}
 
 test('a live lane is stopped first, then reaped: directory removed and pruned, branch kept, conversation archived; brief and reports survive', async () => {
   await w.start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('built b') + w.gate('never')])
@@ -114,13 +136,35 @@ test('a harness that ignores SIGTERM: the stop escalates to SIGKILL and the reap
   assert.is((await w.conv('2')).archived, true)
 })
 
-test("a harness still alive after the reap's stop limit (30 s in use) is refused and nothing changes; once it is gone the reap completes", async () => {
+test('a harness that ignores SIGTERM in a session of its own is still ended by the stop: the reap completes and nothing of the lane runs on', async () => {
   await restartKernel({ SERVICE_TEST_REAP_STOP_MS: String(REAP_STOP_MS), SERVICE_TEST_STOP_GRACE_MS: STOP_GRACE_MS })
-  // The harness leaves the lane's process group (same pid, a session of its own) and ignores SIGTERM.
+  // The harness leaves the lane's process group (same pid, a session of its own) and ignores SIGTERM: the runner
+  // adopted it, and its stop ends every process below it, whatever the group.
   await w.start(['--key', 'b', '--role', 'builder', '--prompt', `trap '' TERM\n${w.mark('b')}\nexec setsid sleep 1000`])
   await w.reached('b')
   const harness = await w.harnessPid('r1-b-builder-i1')
   await until(() => readFileSync(`/proc/${harness}/cmdline`, 'utf8').startsWith('sleep'), 'the harness became sleep')
+  const st = w.state('r1-b-builder-i1')
+  assert.is.not(groupOf(harness), st.runner.pid, "the harness left its runner's process group")
+  const dir = join(w.lanes, 'r1-b')
+  assert.equal(await reap('r1-b-builder-i1'), {
+    code: 0,
+    stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'),
+    stderr: '',
+  })
+  assert.not.ok(alive(harness), 'the harness is gone')
+  assert.not.ok(alive(st.runner.pid), 'the runner is gone')
+})
+
+test("a harness still alive after the reap's stop limit (30 s in use) is refused and nothing changes; once it is gone the reap completes", async () => {
+  await restartKernel({ SERVICE_TEST_REAP_STOP_MS: String(REAP_STOP_MS), SERVICE_TEST_STOP_GRACE_MS: STOP_GRACE_MS })
+  await w.start(['--key', 'b', '--role', 'builder', '--prompt', `${w.mark('b')}\nexec sleep 1000`])
+  await w.reached('b')
+  const harness = await w.harnessPid('r1-b-builder-i1')
+  await until(() => readFileSync(`/proc/${harness}/cmdline`, 'utf8').startsWith('sleep'), 'the harness became sleep')
+  // Frozen, it cannot be killed until it is thawed, as a process in uninterruptible sleep (on a hung mount).
+  const frozen = freeze(harness, `svc-reap-${process.pid}`)
+  await until(frozen.frozen, 'the harness frozen')
   const dir = join(w.lanes, 'r1-b')
   const before = await capture('r1-b-builder-i1', dir, 'r1/b')
   try {
@@ -135,8 +179,10 @@ test("a harness still alive after the reap's stop limit (30 s in use) is refused
     assert.equal(await capture('r1-b-builder-i1', dir, 'r1/b'), before, 'a refused reap changes nothing')
   } finally {
     process.kill(harness, 'SIGKILL')
+    frozen.thaw()
   }
   await until(() => !alive(harness), 'the harness gone')
+  frozen.remove()
   assert.equal(await reap('r1-b-builder-i1'), {
     code: 0,
     stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'),

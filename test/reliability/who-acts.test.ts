@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { TestHome, written } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
+import { procStat } from '../../kernel/io/procs.js'
 import { recordFigure } from './figures.js'
 
 // Who acts as whom is known from the process behind the connection, not from what the caller's environment says:
@@ -119,6 +120,28 @@ test("a lane that read a sibling's key from /proc can neither report as it nor a
   recordFigure(
     "identity theft from /proc: a lane reads a running sibling's key from its environment and reports as it, answers, stops, reaps and tells it",
     '12 attempts, 12 refused on one line (report, answer, stop, reap, tell twice, archive, host add and remove, kernel stop, and a stop and an answer from processes that left the lane’s tree by setsid and a double fork); the sibling kept working with no report and no message',
+  )
+})
+
+test('a stop ends what its lane left running in a session of its own, so that it never calls as the person', async () => {
+  // The lane leaves a process in a new session whose parent exits (adopted by the runner), then its harness ends; the
+  // runner stays for what it adopted. Once the lane is stopped, that process would be no conversation's: it must
+  // not outlive the stop.
+  const leave = `setsid -f sh -c 'echo $$ > ${h.home}/left-pid; exec sleep 60' < /dev/null > /dev/null 2>&1`
+  const [l, lName] = idOf(await start(['--key', 'leaves', '--role', 'builder', '--prompt', leave], 'r4'))
+  await written(join(h.home, 'left-pid'), 'the process that left the tree')
+  const pid = Number(read('left-pid').trim())
+  const state = JSON.parse(readFileSync(join(h.service, 'agents', `conv-${lName}`, 'state.json'), 'utf8'))
+  const started = procStat(pid)
+  assert.ok(started && started.state !== 'Z', 'the process that left the tree runs')
+  assert.is(started!.ppid, state.runner.pid, "it was adopted by its lane's runner")
+  assert.is.not(started!.pgid, state.runner.pid, "it is out of its runner's process group")
+
+  await h.ok(['lane', 'stop', l])
+  const after = procStat(pid)
+  assert.ok(
+    !after || after.start !== started!.start || after.state === 'Z',
+    `the process the lane left running still runs after its stop (parent ${after?.ppid})`,
   )
 })
 
