@@ -20,9 +20,16 @@ const askHead = (a: NeedsYouAsk) =>
 /** What a needs-you conversation asks, with the answer controls right there: a question's options as buttons (the
  * chosen one is the answer's message), Allow and Deny with an optional message for a permission or a plan, and for a
  * self-marked wait a field whose text is sent to it as a message (on a conversation's page, its composer is that
- * field). An Allow of a permission is sent after UNDO_MS unless undone. `done` hears what was said, naming for whom,
- * or why it was refused. */
-export function askPanel(who: Asker, ask: NeedsYouAsk, done: (msg: string, answered: boolean) => void, ids = false) {
+ * field). An Allow of a permission is sent after UNDO_MS unless undone. `sending` hears that an answer is on its
+ * way (the kernel may say the conversation waits no more before its reply comes back); `done` hears what was said,
+ * naming for whom, or why it was refused. */
+export function askPanel(
+  who: Asker,
+  ask: NeedsYouAsk,
+  done: (msg: string, answered: boolean) => void,
+  ids = false,
+  sending: (msg: string) => void = () => {},
+) {
   const id = (name: string) => (ids ? name : undefined)
   const whom = `#${who.id} ${who.name}`
   const message = h('input', {
@@ -32,6 +39,7 @@ export function askPanel(who: Asker, ask: NeedsYouAsk, done: (msg: string, answe
     'aria-label': 'answer message',
   })
   const send = async (decision: 'allow' | 'deny', text?: string) => {
+    sending(`answering ${decision} to ${whom} (${askText(ask)})`)
     try {
       await api.answer(who.id, decision, text || message.value || undefined)
       done(`answered ${decision} to ${whom} (${askText(ask)})`, true)
@@ -85,6 +93,7 @@ export function askPanel(who: Asker, ask: NeedsYouAsk, done: (msg: string, answe
   const tell = async (e: Event) => {
     e.preventDefault()
     if (!markField.value.trim()) return
+    sending(`sending to ${whom}: ${markField.value}`)
     try {
       await api.tell(who.id, markField.value)
       done(`sent to ${whom}: ${markField.value}`, true)

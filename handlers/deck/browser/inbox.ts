@@ -21,6 +21,9 @@ const askSig = (e: InboxEntry) => JSON.stringify(e.ask)
  * shows that run's entries and says how many wait elsewhere. */
 export class Inbox {
   private shown: string[] = []
+  /** What each shown entry last said, so that one which stops waiting under the pointer keeps its place even when
+   * the kernel says so before this page's own answer returns. */
+  private lastShown = new Map<string, InboxEntry>()
   private held = new Map<string, Held>()
   /** Entries answered from this page, by the ask they answered: until the kernel says otherwise, they are done. */
   private answered = new Map<string, { ask: string; said: string }>()
@@ -60,12 +63,13 @@ export class Inbox {
       if (e && !done) return { live: e }
       const held = this.held.get(id)
       const said = done?.said ?? held?.said ?? 'no longer waiting'
-      const entry = e ?? held?.entry
+      const entry = e ?? held?.entry ?? (under ? this.lastShown.get(id) : undefined)
       return entry ? { held: { entry, said } } : undefined
     })
     const model = rows.filter((r) => r !== undefined)
     for (const r of model) if (r.held) this.held.set(r.held.entry.id, r.held)
-    this.shown = model.map((r) => (r.live ?? r.held!.entry).id)
+    this.lastShown = new Map(model.map((r) => [(r.live ?? r.held!.entry).id, r.live ?? r.held!.entry]))
+    this.shown = [...this.lastShown.keys()]
     this.count.textContent = String(entries.length)
     this.count.dataset.zero = String(!entries.length)
     const sig = JSON.stringify([model, elsewhere])
@@ -122,12 +126,23 @@ export class Inbox {
       'li',
       { class: 'inbox-entry', 'data-inbox': e.id, 'data-nav': `inbox-${e.id}` },
       this.head(e, now),
-      askPanel(e, e.ask, (said, answered) => {
-        say(said)
-        if (!answered) return
-        this.answered.set(e.id, { ask, said })
-        this.draw(this.last.entries, this.last.run)
-      }),
+      askPanel(
+        e,
+        e.ask,
+        (said, answered) => {
+          say(said)
+          if (answered) this.answered.set(e.id, { ask, said })
+          else if (!this.answered.delete(e.id)) return
+          this.draw(this.last.entries, this.last.run)
+        },
+        false,
+        // From the moment it is sent the entry is answered: what the kernel says next (it waits no more, it asks
+        // again) must not move anything under the pointer before the reply comes back.
+        (said) => {
+          this.answered.set(e.id, { ask, said })
+          this.draw(this.last.entries, this.last.run)
+        },
+      ),
     )
   }
 
