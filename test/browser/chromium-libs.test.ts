@@ -5,6 +5,7 @@ import { readdirSync, readFileSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium } from 'playwright-core'
 import { CHROMIUM_ARGS, chromiumDir, chromiumExecutable, screenshotOf } from '../helpers/chromium.js'
+import { procStat } from '../../kernel/io/procs.js'
 
 /** The browser `npm install` brings must run on a fresh machine of this kind with nothing installed by hand: every
  * library it or the libraries it ships load is either shipped beside it or part of the machine's base system. The
@@ -86,14 +87,14 @@ libs(
       assert.ok((await screenshotOf(page)).length > 0, 'a screenshot is drawn')
       // Libraries opened at run time (dlopen) show in the processes' memory maps, which ldd cannot see.
       // The browser starts its children by its real path, which differs from exe where node_modules is a link.
+      // Only this suite's browser: other suites may run the same browser beside it, their processes ending at any
+      // moment.
       const exes = [exe, realpathSync(exe)]
-      const pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p) && exes.some((e) => cmdline(p).startsWith(e)))
-      assert.ok(pids.length > 0, 'the browser processes are found')
-      loaded = new Set(
-        pids.flatMap((p) =>
-          [...readFileSync(`/proc/${p}/maps`, 'utf8').matchAll(/ (\/\S+\.so[.\d]*)$/gm)].map((m) => m[1]),
-        ),
+      const pids = readdirSync('/proc').filter(
+        (p) => /^\d+$/.test(p) && exes.some((e) => cmdline(p).startsWith(e)) && descendsFromUs(Number(p)),
       )
+      assert.ok(pids.length > 0, 'the browser processes are found')
+      loaded = new Set(pids.flatMap((p) => [...maps(p).matchAll(/ (\/\S+\.so[.\d]*)$/gm)].map((m) => m[1])))
     } finally {
       await browser.close()
     }
@@ -103,12 +104,21 @@ libs(
   },
 )
 
-const cmdline = (pid: string) => {
+/** A file of /proc for one process; '' once the process has ended (a browser's helper may end at any time). */
+const procFile = (pid: string, name: string) => {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+    return readFileSync(`/proc/${pid}/${name}`, 'utf8')
   } catch {
     return ''
   }
+}
+const cmdline = (pid: string) => procFile(pid, 'cmdline')
+const maps = (pid: string) => procFile(pid, 'maps')
+
+/** Whether this test process started `pid`, directly or through its children. */
+function descendsFromUs(pid: number): boolean {
+  for (let p: number | undefined = pid; p && p > 1; p = procStat(p)?.ppid) if (p === process.pid) return true
+  return false
 }
 
 /** Each system library belongs to a package of the base system, not to one installed by hand. */
