@@ -60,7 +60,7 @@ ul.tree ul { border-left:1px dashed #cfd5dc; margin-left:10px; }
 .row .name a { color: var(--fg); font-weight:500; text-decoration:none; } .row .name a:hover { text-decoration:underline; }
 .chip { font-size:12px; padding:1px 8px; border-radius:10px; background:#eef1f4; white-space:nowrap; }
 .activity-working { background:#dff5e3; } .activity-needs-you { background:#ffd08a; font-weight:600; } .activity-idle { background:#e5ecff; } .activity-starting { background:#f0eaff; }
-.activity-failed-to-start, .activity-failed { background:#ffd6d6; color:#8a1c15; font-weight:600; } .activity-stopped, .activity-archived { background:#eceff1; color: var(--muted); }
+.activity-failed-to-start, .activity-failed { background:#ffd6d6; color:#8a1c15; font-weight:600; } .activity-host-lost { background:#ffe3c2; color:#7a3f00; font-weight:600; } .activity-stopped, .activity-archived { background:#eceff1; color: var(--muted); }
 .report-done { color:var(--good); } .report-blocked { color:var(--warn); } .report-failed { color:var(--bad); } .report-none { color:var(--muted); }
 .badge { font-size:12px; font-weight:600; padding:1px 7px; border-radius:4px; border:1px solid currentColor; text-decoration:none; }
 .verdict-WOWED, .verdict-PASS { color:var(--good); } .verdict-IMPRESSED { color:var(--accent); } .verdict-NOT_YET, .verdict-DEFECTS { color:var(--bad); }

@@ -5,8 +5,17 @@ import { ALLOWED, refuse, type Decision } from './refusal.js'
 import { hasDoneReport, holdsItsDirectory } from './lane.js'
 import type { Report } from './report.js'
 
-/** SPEC.md 3, activity table: the values, in the order their rows are checked. */
-export const ACTIVITIES = ['failed-to-start', 'needs-you', 'working', 'idle', 'starting', 'stopped'] as const
+/** SPEC.md 3, activity table: the values, in the order their rows are checked. `host-lost` (issue 27) is a lane on
+ * another host whose host stopped answering before the lane's end arrived: what it does there is not known now. */
+export const ACTIVITIES = [
+  'failed-to-start',
+  'host-lost',
+  'needs-you',
+  'working',
+  'idle',
+  'starting',
+  'stopped',
+] as const
 export type Activity = (typeof ACTIVITIES)[number]
 
 /** Where a fact came from, and when: every activity carries the evidence that decided it. */
@@ -24,6 +33,9 @@ export interface ActivityFacts {
   alive?: Evidence
   phase?: { value: Phase; reason?: NeedsYouReason } & Evidence
   ended?: Evidence
+  /** Issue 27: the lane runs on another host that has not answered for the lost limit (hostLostEvidence); undefined
+   * for a lane here or on a host that answers. */
+  hostLost?: Evidence
 }
 
 export interface ActivityView {
@@ -35,10 +47,13 @@ export interface ActivityView {
 /** SPEC.md 3 starting row and 8: a lane counts as starting for this long after creation. */
 export const STARTING_WINDOW_MS = 3 * 60 * 1000
 
-/** SPEC.md section 3: the rows checked top to bottom, first match wins; an archived lane is always stopped. */
+/** SPEC.md section 3: the rows checked top to bottom, first match wins; an archived lane is always stopped. A lane
+ * whose host is lost (issue 27) and whose end has not arrived is `host-lost`: neither alive nor ended, never deleted
+ * for it, and back to what its facts say once the host answers. */
 export function deriveActivity(f: ActivityFacts, now: number): ActivityView {
   if (f.archived) return { value: 'stopped', evidence: f.archived }
   if (f.spawnError) return { value: 'failed-to-start', evidence: f.spawnError }
+  if (f.hostLost && !f.ended) return { value: 'host-lost', evidence: f.hostLost }
   if (f.alive) {
     const phase = f.phase
     if (phase?.value === 'needs-you') return { value: 'needs-you', reason: phase.reason, evidence: phase }
@@ -51,8 +66,10 @@ export function deriveActivity(f: ActivityFacts, now: number): ActivityView {
 }
 
 /** SPEC.md 3 related rule 1 (and 4.1 launch rule 3): live for the one-live-lane rule: the harness is alive, or the lane
- * is still starting. */
-export const isLive = (a: Activity) => a === 'needs-you' || a === 'working' || a === 'idle' || a === 'starting'
+ * is still starting. A lane whose host is lost may still be running there: it counts as live, so nothing replaces,
+ * reaps or archives it, and a wait on it goes on until the host answers. */
+export const isLive = (a: Activity) =>
+  a === 'needs-you' || a === 'working' || a === 'idle' || a === 'starting' || a === 'host-lost'
 
 /** SPEC.md 3 and 4.1 wait exit 2: ended for good: stopped, or never started. Nothing it could still do (report, take a
  * message) will happen. */
@@ -67,9 +84,11 @@ export const newestPhase = <T extends { at: number }>(...candidates: (T | undefi
 const HARNESS_WORDS = ['spawn', 'error', 'retrying']
 
 /** SPEC.md 3 and 4.1 list, the evidence beside ACTIVITY: `idle (error: …)`, `working (retrying: …)`, `failed-to-start
- * (spawn: …)` when the activity rests on what the harness itself said went wrong; undefined otherwise. Lists print it
- * beside their table, so no failure stays hidden. */
+ * (spawn: …)` when the activity rests on what the harness itself said went wrong, and `host-lost (host a: …)` when
+ * its host stopped answering (issue 27); undefined otherwise. Lists print it beside their table, so no failure stays
+ * hidden. */
 export function harnessWords(a: ActivityView): string | undefined {
+  if (a.value === 'host-lost') return `host-lost (${a.evidence.source}: ${a.evidence.detail ?? 'no answer'})`
   if (!HARNESS_WORDS.includes(a.evidence.source) || !a.evidence.detail) return undefined
   return `${a.value}${a.reason ? ` (${a.reason})` : ''} (${a.evidence.source}: ${a.evidence.detail})`
 }
@@ -104,3 +123,10 @@ export function takesMessages(
  * archived; here, so not for a lane whose worktree is on another host (issue 27). */
 export const readsGitFacts = (l: { lane: { role: Role; host?: string }; archived?: unknown; reaped?: unknown }) =>
   isGitBacked(l.lane.role) && holdsItsDirectory(l) && l.lane.host === undefined
+
+/** Issue 27: the evidence of a lost host: when it was last heard from, and why its link is down when that is known
+ * (`problem`, the link's last failure in ssh's words). */
+export function hostLostEvidence(f: { host: string; lastHeardAt: number; now: number; problem?: string }): Evidence {
+  const silent = `no answer for ${Math.max(0, Math.round((f.now - f.lastHeardAt) / 1000))} s`
+  return { source: `host ${f.host}`, at: f.lastHeardAt, detail: f.problem ? `${silent}; ${f.problem}` : silent }
+}

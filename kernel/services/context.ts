@@ -132,7 +132,7 @@ export class KernelContext {
   }
 
   view(rec: ConversationRecord, now = this.io.clock.now()) {
-    return convView(rec, this.facts.get(rec.name), now, this.isAlive)
+    return convView(rec, this.facts.get(rec.name), now, this.isAlive, this.hostLost)
   }
 
   /** A process here, checked by pid and start time; a lane's harness on a host is alive until its end arrives, while
@@ -141,6 +141,9 @@ export class KernelContext {
     const host = start === undefined ? undefined : hostOfStart(start)
     return host ? this.hostLanes.reachable(host) : this.io.procs.isAlive(pid, start)
   }
+
+  /** Issue 27: a host that stopped answering, with its evidence (its lanes show host-lost). */
+  readonly hostLost = (host: string, now: number) => this.hostLanes.lost(host, now)
 
   /** Counts changes: anything computed at one count is still right at the same count. */
   changeCount = 0

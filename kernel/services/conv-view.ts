@@ -1,11 +1,27 @@
-import { deriveActivity, newestPhase, type ActivityFacts, type ActivityView } from '../domain/activity.js'
+import {
+  deriveActivity,
+  newestPhase,
+  type ActivityFacts,
+  type ActivityView,
+  type Evidence,
+} from '../domain/activity.js'
 import { conversationKind, type ConversationRecord } from '../domain/conversation.js'
 import type { ConvView } from '../port/port.js'
 import type { Procs } from '../io/adapters.js'
 import type { Runtime } from './runtime-facts.js'
 
-/** The facts deriveActivity needs, read now: liveness is checked by pid and start time at every read. */
-function activityFacts(rec: ConversationRecord, rt: Runtime, now: number, isAlive: Procs['isAlive']): ActivityFacts {
+/** Issue 27: the evidence that a host stopped answering, at `now`; undefined while it answers. */
+export type HostLost = (host: string, now: number) => Evidence | undefined
+
+/** The facts deriveActivity needs, read now: liveness is checked by pid and start time at every read, and a lane on
+ * another host by whether that host answers. */
+function activityFacts(
+  rec: ConversationRecord,
+  rt: Runtime,
+  now: number,
+  isAlive: Procs['isAlive'],
+  hostLost?: HostLost,
+): ActivityFacts {
   const s = rt.state
   const alive = s?.harness && isAlive(s.harness.pid, s.harness.start)
   const ended = s?.ended
@@ -22,11 +38,18 @@ function activityFacts(rec: ConversationRecord, rt: Runtime, now: number, isAliv
     alive: alive ? { source: 'process check', at: now, detail: `pid ${s!.harness!.pid}` } : undefined,
     phase: newestPhase(s?.phase, rt.mark && s?.harness && rt.mark.at >= s.harness.at ? { ...rt.mark } : undefined),
     ended,
+    hostLost: rec.lane?.host && hostLost ? hostLost(rec.lane.host, now) : undefined,
   }
 }
 
-export function convView(rec: ConversationRecord, rt: Runtime, now: number, isAlive: Procs['isAlive']): ConvView {
-  const facts = activityFacts(rec, rt, now, isAlive)
+export function convView(
+  rec: ConversationRecord,
+  rt: Runtime,
+  now: number,
+  isAlive: Procs['isAlive'],
+  hostLost?: HostLost,
+): ConvView {
+  const facts = activityFacts(rec, rt, now, isAlive, hostLost)
   const a = deriveActivity(facts, now)
   return {
     id: rec.id,

@@ -2,7 +2,7 @@ import { isLive } from '../domain/activity.js'
 import type { ConversationRecord } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
 import type { HostReapAnswer } from '../domain/host-reap.js'
-import type { HostEvent } from '../domain/host-stream.js'
+import type { HostEvent, LinkState } from '../domain/host-stream.js'
 import { hostEntry, type HostEntry } from '../domain/hosts.js'
 import { onHostStart, remoteInboxScript } from '../domain/placement.js'
 import type { RunnerState } from '../domain/runner-state.js'
@@ -53,8 +53,12 @@ export class HostLanes {
         writeHeld: (seq) => ctx.io.writes.writeFileAtomic(heldFile, String(seq)),
         now: () => ctx.io.clock.now(),
         log: (m) => ctx.log('warn', m),
-        reconnectMs: { firstMs: ctx.io.timing('HOST_RECONNECT', 500), maxMs: 10_000 },
+        reconnectMs: {
+          firstMs: ctx.io.timing('HOST_RECONNECT', 500),
+          maxMs: ctx.io.timing('HOST_RECONNECT_MAX', 10_000),
+        },
         lostAfterMs: ctx.io.timing('HOST_LOST', 30_000),
+        onState: (s) => this.stateChanged(host, s),
       },
       (e) => this.apply(host, e),
     )
@@ -126,6 +130,22 @@ export class HostLanes {
   /** Whether the host of a lane answers (a lane there that has not ended is alive while it does). */
   reachable(host: string): boolean {
     return this.links.get(host)?.state !== 'host-lost'
+  }
+
+  /** The evidence that a host stopped answering (its lanes not ended show host-lost); undefined while it answers. */
+  lost(host: string, now: number) {
+    return this.links.get(host)?.lostEvidence(now)
+  }
+
+  /** A host lost or answering again: said once in the log, and each of its lanes reads anew (lists, the deck, waits). */
+  private stateChanged(host: string, s: LinkState) {
+    if (s === 'host-lost') this.ctx.log('warn', `host ${host}: not answering; its lanes show host-lost until it does`)
+    else if (s === 'up') this.ctx.log('info', `host ${host}: answering`)
+    for (const rec of this.ctx.store.all())
+      if (rec.lane?.host === host && !rec.archived) {
+        this.ctx.facts.invalidate(rec.name)
+        this.ctx.emit({ name: rec.name, what: 'state' })
+      }
   }
 
   /** After a kernel start: the links of every host that runs a lane not ended, so that what happened meanwhile

@@ -17,6 +17,7 @@ import {
   type ProbeAnswer,
   type SshPlaces,
 } from '../domain/hosts.js'
+import { hostLostEvidence, type Evidence } from '../domain/activity.js'
 import type { LineStream } from '../io/hosts/stream.js'
 
 /** What a link needs from outside: ssh (one command, and a stream), the runner's file, where the seq it holds is
@@ -35,6 +36,8 @@ export interface HostLinkIo {
   lostAfterMs: number
   /** ssh's own keep-alive, seconds (a dead link ends the connection after two unanswered). */
   aliveIntervalS?: number
+  /** Told when the link's state changes (up, reconnecting, host-lost): the host's lanes read differently then. */
+  onState?: (s: LinkState) => void
 }
 
 /** The kernel's end of one host's stream: it installs the host runner when its version is missing, attaches to it
@@ -51,6 +54,9 @@ export class HostLink {
   private applying: Promise<void> = Promise.resolve()
   private queue: FromKernel[] = []
   private timer?: NodeJS.Timeout
+  /** Checks the state as time passes (a host goes lost by staying silent, with nothing to wake the link). */
+  private watch?: NodeJS.Timeout
+  private shownState?: LinkState
   /** The seq a resume was last asked after, so that a gap asks once, not once per event behind it. */
   private resumedAfter?: number
   /** Why the last attempt or connection ended. */
@@ -68,10 +74,14 @@ export class HostLink {
   }
 
   get state(): LinkState {
+    return this.stateAt(this.io.now())
+  }
+
+  private stateAt(now: number): LinkState {
     return linkState({
       connected: this.connected,
       lastHeardAt: this.lastHeardAt,
-      now: this.io.now(),
+      now,
       lostAfterMs: this.io.lostAfterMs,
     })
   }
@@ -81,8 +91,26 @@ export class HostLink {
     return this.held
   }
 
+  /** While the host counts as lost: when it was last heard from, and why its link is down when that is known. */
+  lostEvidence(now = this.io.now()): Evidence | undefined {
+    if (this.stateAt(now) !== 'host-lost') return undefined
+    return hostLostEvidence({ host: this.name, lastHeardAt: this.lastHeardAt, now, problem: this.lastProblem })
+  }
+
   start(): void {
+    this.shownState = this.state
+    if (this.io.onState) {
+      this.watch = setInterval(() => this.checkState(), Math.max(50, Math.floor(this.io.lostAfterMs / 4)))
+      this.watch.unref()
+    }
     void this.connect()
+  }
+
+  private checkState() {
+    const s = this.state
+    if (s === this.shownState) return
+    this.shownState = s
+    this.io.onState?.(s)
   }
 
   send(m: FromKernel): void {
@@ -93,6 +121,7 @@ export class HostLink {
   close(): void {
     this.closed = true
     clearTimeout(this.timer)
+    clearInterval(this.watch)
     this.stream?.close()
   }
 
@@ -146,9 +175,13 @@ export class HostLink {
       }
       this.connected = true
       this.attempts = 0
+      this.lastProblem = undefined
+      this.checkState()
       for (const q of this.queue.splice(0)) this.stream?.send(JSON.stringify(q))
       return
     }
+    // A host heard again after a silence is up at once, not at the next look.
+    if (this.shownState !== 'up') this.checkState()
     if (msg.t === 'beat') return
     const e = msg.event
     this.applying = this.applying.then(async () => {

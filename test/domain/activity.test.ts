@@ -6,6 +6,7 @@ import {
   deriveActivity,
   hasEnded,
   harnessWords,
+  hostLostEvidence,
   isLive,
   newestPhase,
   readsGitFacts,
@@ -31,7 +32,7 @@ const phase = (value: 'working' | 'idle' | 'needs-you', at: number, reason?: 'qu
 // ---- the table of SPEC.md section 3, in order ----
 
 test('ACTIVITIES lists the rows of SPEC.md section 3 in order', () => {
-  assert.equal([...ACTIVITIES], ['failed-to-start', 'needs-you', 'working', 'idle', 'starting', 'stopped'])
+  assert.equal([...ACTIVITIES], ['failed-to-start', 'host-lost', 'needs-you', 'working', 'idle', 'starting', 'stopped'])
 })
 
 test('the starting window is 3 minutes', () => {
@@ -189,9 +190,10 @@ test('deriveActivity is pure: it does not change its facts', () => {
 
 // ---- isLive ----
 
-test('isLive: the alive rows and starting are live; failed-to-start and stopped are not', () => {
+test('isLive: the alive rows, starting and host-lost are live; failed-to-start and stopped are not', () => {
   const expected: Record<Activity, boolean> = {
     'failed-to-start': false,
+    'host-lost': true,
     'needs-you': true,
     working: true,
     idle: true,
@@ -257,13 +259,80 @@ test('harnessWords: the harness’s own words when a failure, an error or a retr
       undefined,
     ],
     [{ value: 'idle', evidence: { source: 'error', at: 1 } }, undefined],
+    [
+      { value: 'host-lost', evidence: { source: 'host a', at: 1, detail: 'no answer for 31 s' } },
+      'host-lost (host a: no answer for 31 s)',
+    ],
   ]
   for (const [view, want] of table) assert.is(harnessWords(view), want, JSON.stringify(view))
+})
+
+// ---- issue 27: a lane whose host stopped answering ----
+
+const hostLost = ev('host a', CREATED + 40, 'no answer for 31 s')
+
+test('host-lost: a lost host decides over every alive, starting and stopped row while the lane has not ended', () => {
+  const now = CREATED + 1000
+  const table: [string, ActivityFacts][] = [
+    ['needs-you', { createdAt: CREATED, hostLost, alive, phase: phase('needs-you', CREATED + 11, 'question') }],
+    ['working', { createdAt: CREATED, hostLost, alive, phase: phase('working', CREATED + 11) }],
+    ['idle', { createdAt: CREATED, hostLost, alive }],
+    ['starting (its start not arrived)', { createdAt: CREATED, hostLost }],
+    ['stopped (no live harness, old)', { createdAt: CREATED - STARTING_WINDOW_MS * 2, hostLost }],
+  ]
+  for (const [was, f] of table) {
+    const a = deriveActivity(f, now)
+    assert.is(a.value, 'host-lost', was)
+    assert.equal(a.evidence, hostLost, was)
+  }
+})
+
+test('host-lost: an archived lane, a spawn error and an end that arrived keep their own rows', () => {
+  const now = CREATED + 1000
+  const table: [Activity, ActivityFacts, Evidence][] = [
+    ['stopped', { createdAt: CREATED, hostLost, alive, archived }, archived],
+    ['failed-to-start', { createdAt: CREATED, hostLost, spawnError }, spawnError],
+    ['stopped', { createdAt: CREATED, hostLost, ended }, ended],
+  ]
+  for (const [want, f, evidence] of table) {
+    const a = deriveActivity(f, now)
+    assert.is(a.value, want, JSON.stringify(f))
+    assert.equal(a.evidence, evidence)
+  }
+})
+
+test('host-lost: back to what the facts say once the host answers (no hostLost fact)', () => {
+  const f: ActivityFacts = { createdAt: CREATED, alive, phase: phase('working', CREATED + 11) }
+  assert.is(deriveActivity({ ...f, hostLost }, CREATED + 1000).value, 'host-lost')
+  assert.is(deriveActivity(f, CREATED + 1000).value, 'working')
+})
+
+test('hostLostEvidence: the host, when it was last heard, for how long, and why its link is down when known', () => {
+  const table: [Parameters<typeof hostLostEvidence>[0], Evidence][] = [
+    [
+      { host: 'a', lastHeardAt: 1_000, now: 32_400 },
+      { source: 'host a', at: 1_000, detail: 'no answer for 31 s' },
+    ],
+    [
+      { host: 'b', lastHeardAt: 1_000, now: 61_000, problem: 'ssh: connect to host b port 22: Connection timed out' },
+      {
+        source: 'host b',
+        at: 1_000,
+        detail: 'no answer for 60 s; ssh: connect to host b port 22: Connection timed out',
+      },
+    ],
+    [
+      { host: 'a', lastHeardAt: 5_000, now: 4_000 },
+      { source: 'host a', at: 5_000, detail: 'no answer for 0 s' },
+    ],
+  ]
+  for (const [f, want] of table) assert.equal(hostLostEvidence(f), want)
 })
 
 test('hasEnded: stopped and failed-to-start; every other activity is live', () => {
   const expected: Record<Activity, boolean> = {
     'failed-to-start': true,
+    'host-lost': false,
     'needs-you': false,
     working: false,
     idle: false,

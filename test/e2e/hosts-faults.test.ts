@@ -1,0 +1,202 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { execFileSync } from 'node:child_process'
+import { chmodSync, cpSync, mkdtempSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { TestHome, until, type Result } from '../helpers/home.js'
+import { SshHosts } from '../helpers/ssh-hosts.js'
+import { setupProject, type Setup } from '../helpers/project.js'
+import { writeProjectsYaml } from '../../cli/demo/sample-project.js'
+
+/** Faults of a host as a user meets them (issue 27), on a real host (Debian's sshd in a network namespace): with a
+ * lane running there, its host runner killed, sshd killed with every connection, the host frozen (SIGSTOP) and its
+ * link cut. Through each, `svc lane wait --run` (the CLI, resumed from the cursor it printed) gets each of the lane's
+ * reports exactly once; while the host does not answer, the lane reads `host-lost` with its evidence in the list,
+ * show and the API, is never deleted, and reads what it does again once the host is back. */
+
+let rig: SshHosts
+let h: TestHome
+let s: Setup
+let shared: string
+let name: string
+/** The cursor of the last report a wait returned. */
+let cursor: string
+
+const RUN = 'f1'
+const svc = (args: string[]) => h.svc(args, { env: s.env })
+const laneDir = () => `${rig.host('a').home}/svc-lanes/sample/${RUN}-k`
+const onHost = (script: string) => rig.as('a', script).trim()
+
+test.before(async () => {
+  rig = await SshHosts.make(['a'])
+  h = new TestHome('hosts-faults')
+  // A host silent for 2 s is lost; the link tries again within 0.1-0.4 s.
+  h.extraEnv = {
+    SERVICE_TEST_BUILD: '1',
+    SERVICE_TEST_HOST_LOST_MS: '2000',
+    SERVICE_TEST_HOST_RECONNECT_MS: '100',
+    SERVICE_TEST_HOST_RECONNECT_MAX_MS: '400',
+  }
+  s = await setupProject(h)
+  // Origin where the host's user reaches it (the test home is private to root).
+  shared = mkdtempSync('/srv/svc-test-origin-')
+  chmodSync(shared, 0o755)
+  const origin = join(shared, 'sample-origin.git')
+  cpSync(s.project.origin, origin, { recursive: true })
+  execFileSync('chmod', ['-R', 'a+rwX', origin])
+  execFileSync('git', ['-C', s.project.checkout, 'remote', 'set-url', 'origin', origin])
+  rig.as('a', `git config --global user.name a && git config --global user.email a@example.com`)
+  rig.as('a', `git config --global safe.directory '*'`)
+  writeProjectsYaml(h.service, s.project, {
+    gauntlet: { host: 'a', roles: { builder: { model: 'm', harness: 'shell' } } },
+  })
+  const add = await h.svc(['host', 'add', 'a', '--ssh', rig.host('a').ssh, '--identity', rig.host('a').identity])
+  assert.is(add.code, 0, add.stderr)
+  // The lane files a blocked report each time it finds go<n> in its worktree, four in all, then ends.
+  const brief = [
+    'for n in 1 2 3 4; do',
+    '  while [ ! -f go$n ]; do sleep 0.05; done',
+    '  svc lane report --status blocked --stdin <<EOF || true',
+    'BLOCKED round $n',
+    'EOF',
+    'done',
+  ].join('\n')
+  const start = await svc(['lane', 'start', '--run', RUN, '--key', 'k', '--role', 'builder', '--prompt', brief])
+  assert.is(start.code, 0, start.stderr)
+  name = /\((\S+)\) in /.exec(start.stdout)![1]
+  await until(async () => (await laneJson()).activity === 'working', 'the lane working on host a', 30_000)
+})
+test.after(async () => {
+  if (rig) {
+    rig.link('a', true)
+    rig.freeze('a', false)
+  }
+  await h?.stop()
+  await rig?.cleanup()
+  if (shared) rmSync(shared, { recursive: true, force: true })
+})
+
+const laneJson = async () => {
+  const views = JSON.parse((await svc(['lane', 'list', '--run', RUN, '--json'])).stdout) as {
+    name: string
+    activity: string
+    evidence: { source: string; at: number; detail?: string }
+  }[]
+  return views.find((v) => v.name === name)!
+}
+
+/** A wait on the run from the cursor, started now; `settled` says whether it has ended. */
+function waitFromCursor() {
+  const w = { settled: false, result: undefined as unknown as Promise<Result> }
+  w.result = svc(['lane', 'wait', '--run', RUN, ...(cursor ? ['--after', cursor] : []), '--timeout', '60']).then(
+    (r) => {
+      w.settled = true
+      return r
+    },
+  )
+  return w
+}
+
+/** The wait got round n's report, once, and printed the next wait with its new cursor. */
+async function gotRound(w: ReturnType<typeof waitFromCursor>, n: number) {
+  const r = await w.result
+  assert.is(r.stdout, `BLOCKED round ${n}\n`, r.stderr)
+  assert.is(r.code, 4)
+  assert.match(r.stderr, new RegExp(`^report #${n} blocked from ${RUN}/k builder i1 \\(conv \\d+\\)\\n`))
+  const next = new RegExp(`^next: svc lane wait --run ${RUN} --after (\\S+)$`, 'm').exec(r.stderr)
+  assert.ok(next, r.stderr)
+  cursor = next![1]
+}
+
+/** While the host does not answer: host-lost with its evidence in the API, the list (with the evidence beside its
+ * table), and show; the wait from the cursor goes on. */
+async function showsHostLost(w: ReturnType<typeof waitFromCursor>) {
+  const v = (await until(async () => {
+    const j = await laneJson()
+    return j.activity === 'host-lost' ? j : undefined
+  }, 'the lane read host-lost'))!
+  assert.is(v.evidence.source, 'host a')
+  assert.match(v.evidence.detail ?? '', /^no answer for \d+ s/)
+  const list = await svc(['lane', 'list', '--run', RUN])
+  assert.is(list.code, 0)
+  const [head, row] = list.stdout.split('\n').map((l) => l.split(/ {2,}/))
+  assert.is(row[head.indexOf('ACTIVITY')], 'host-lost')
+  assert.match(list.stderr, new RegExp(`^#\\d+ ${RUN}/k builder i1: host-lost \\(host a: no answer for \\d+ s`))
+  // The deck draws its rows from its tree: the same activity and evidence.
+  const tree = await (await h.port()).deckTree({ run: RUN })
+  const drawn = Object.values(tree.conversations).find((c) => c.name === name)!
+  assert.equal([drawn.activity, drawn.evidence.source], ['host-lost', 'host a'])
+  const show = await svc(['lane', 'show', name])
+  assert.match(show.stdout, /^#\d+ builder i1 host-lost/m)
+  assert.not.ok(w.settled, 'the wait ended while the host was lost')
+  assert.is(onHost(`test -d ${laneDir()} && echo kept`), 'kept')
+}
+
+test('a wait gets the report made while the host runner was killed, once; the next runner takes the lane on', async () => {
+  const w = waitFromCursor()
+  const runner = onHost('cat ~/.svc-host/state/runner.pid')
+  onHost(`kill -KILL ${runner}`)
+  onHost(`touch ${laneDir()}/go1`)
+  await gotRound(w, 1)
+  assert.not.equal(onHost('cat ~/.svc-host/state/runner.pid'), runner)
+})
+
+/** A fault that makes the host silent (`cut`) until `mend`: host-lost meanwhile, with round n's go given while it
+ * lasts; once mended, the wait gets round n's report and the lane reads its own activity again. */
+async function lostAndBack(n: number, cut: () => void, mend: () => unknown) {
+  const w = waitFromCursor()
+  cut()
+  try {
+    await showsHostLost(w)
+    onHost(`touch ${laneDir()}/go${n}`)
+  } finally {
+    await mend()
+  }
+  await gotRound(w, n)
+  await until(async () => (await laneJson()).activity !== 'host-lost', 'the lane read its own activity again', 30_000)
+}
+
+test('sshd killed: the lane reads host-lost with its evidence, the wait goes on, and gets the next report once sshd is back', async () => {
+  await lostAndBack(
+    2,
+    () => rig.killSshd('a', { sessions: true }),
+    () => rig.startSshd(rig.host('a')),
+  )
+})
+
+test('a frozen host (SIGSTOP) reads host-lost and recovers; what the lane did after the thaw arrives once', async () => {
+  // The lane is frozen too: it finds go3 only once it runs again.
+  await lostAndBack(
+    3,
+    () => rig.freeze('a', true),
+    () => rig.freeze('a', false),
+  )
+})
+
+test('a cut link reads host-lost; the report and the end made meanwhile arrive once it is back; nothing is lost or doubled', async () => {
+  const w = waitFromCursor()
+  rig.link('a', false)
+  try {
+    await showsHostLost(w)
+    onHost(`touch ${laneDir()}/go4`)
+    // The lane filed its last report and ended on the host, with nothing of it reaching home.
+    await until(() => onHost(`cat ~/.svc-host/state/lanes/${name}/ended 2>/dev/null || true`) === '0', 'its end there')
+    assert.is((await laneJson()).activity, 'host-lost')
+    assert.not.ok(w.settled)
+  } finally {
+    rig.link('a', true)
+  }
+  await gotRound(w, 4)
+  await until(async () => (await laneJson()).activity === 'stopped', 'its end applied at home', 30_000)
+  // Each report stored once, in order; a wait from the last cursor has nothing more.
+  assert.equal(
+    h.reports(name).map((r) => r.body.trim()),
+    [1, 2, 3, 4].map((n) => `BLOCKED round ${n}`),
+  )
+  const last = await svc(['lane', 'wait', '--run', RUN, '--after', cursor, '--timeout', '30'])
+  assert.is(last.code, 2, last.stderr)
+  assert.is(last.stdout, '')
+  assert.is(onHost(`test -d ${laneDir()} && echo kept`), 'kept')
+})
+
+test.run()
