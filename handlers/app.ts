@@ -1,6 +1,6 @@
 import { Hono } from 'hono'
-import { bodyLimit } from 'hono/body-limit'
 import { guard } from './auth.js'
+import { limitBody } from './body-limit.js'
 import type { HandlerEnv } from './env.js'
 import { errorBody } from './errors.js'
 import { rpc } from './rpc.js'
@@ -12,20 +12,13 @@ import { apiSession } from './api-session.js'
 import { deckLogin } from './deck-login.js'
 import { deckPages } from './deck/pages.js'
 
-/** Request bodies beyond this are refused with 413 (a brief or a report is far smaller). */
-export const MAX_BODY = 4 * 1024 * 1024
+export { MAX_BODY } from './body-limit.js'
 
 /** The whole HTTP surface, stateless: the kernel comes from c.env.port. */
 export function createApp() {
   const app = new Hono<HandlerEnv>()
   app.use('*', guard)
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: MAX_BODY,
-      onError: (c) => c.json(errorBody('too_large', `request body over ${MAX_BODY} bytes`), 413),
-    }),
-  )
+  app.use('*', limitBody)
   app.route('/rpc', rpc)
   app.route('/api/lanes', apiLanes)
   app.route('/api/workers', apiWorkers)
