@@ -1,5 +1,6 @@
 import { SvcError } from '../../kernel/domain/errors.js'
 import { homePaths } from '../../kernel/io/home.js'
+import { isAlive } from '../../kernel/io/procs.js'
 import { remotePort } from '../../kernel/port/client.js'
 import { ensureKernel, httpTransport, resolveHome } from '../connect.js'
 import type { Run } from '../verbs.js'
@@ -44,6 +45,9 @@ export const stop: Run<'kernel stop'> = async (_port, args, io) => {
   const kernelJson = homePaths(home).kernelJson
   for (let i = 0; i < 200 && existsSync(kernelJson); i++) await new Promise((r) => setTimeout(r, 25))
   if (existsSync(kernelJson)) throw new SvcError('unavailable', `kernel pid ${k.pid} did not stop within 5 s`)
+  // It gives up kernel.json first and its port only when its process ends: a kernel started right after this call
+  // listens on the same port (where the deck's open pages reconnect) only once this one is gone.
+  for (let i = 0; i < 200 && isAlive(k.pid, k.start); i++) await new Promise((r) => setTimeout(r, 25))
   io.out(args.json ? JSON.stringify({ stopped: true, pid: k.pid }) + '\n' : `kernel pid ${k.pid} stopped\n`)
   return 0
 }

@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { TestHome } from '../helpers/home.js'
+import { TestHome, alive } from '../helpers/home.js'
 
 // A restarted kernel is found where the last one was (kernel-port) and still knows the deck's sessions, so an open
 // deck page reconnects by itself; its event stream beats while nothing changes, so a page can tell a dead stream.
@@ -65,7 +65,10 @@ test('a restarted kernel listens on the port of the last one and keeps the deck 
   const port = h.kernelFile()!.port
   assert.is(readFileSync(join(h.service, 'kernel-port'), 'utf8'), `${port}\n`)
   assert.is((await fetch(base() + '/api/session', { headers: { cookie } })).status, 200)
+  const last = h.kernelFile()!.pid
   await h.ok(['kernel', 'stop'])
+  // Stopped means ended, its port free: not only its kernel.json gone.
+  assert.not.ok(alive(last), `kernel pid ${last} has ended when svc kernel stop returns`)
   await h.ok(['kernel', 'start'])
   assert.is(h.kernelFile()!.port, port, 'the same address')
   assert.is((await fetch(base() + '/api/session', { headers: { cookie } })).status, 200, 'the same session')
@@ -84,11 +87,14 @@ test('when the last port is taken, the kernel listens on another and records it'
   await h.ok(['kernel', 'stop'])
   const { createServer } = await import('node:net')
   const squatter = createServer()
-  // Another process of the machine may have taken the freed port first: then it is taken all the same.
-  await new Promise<void>((r, j) => {
-    squatter.once('error', (e: NodeJS.ErrnoException) => (e.code === 'EADDRINUSE' ? r() : j(e)))
-    squatter.listen(port, '127.0.0.1', () => r())
-  })
+  // Another process of the machine may hold the freed port a moment (a connection's own end): the squatter tries
+  // again until it holds it. A port held by another for longer than that is taken all the same.
+  const squat = () =>
+    new Promise<boolean>((r, j) => {
+      squatter.once('error', (e: NodeJS.ErrnoException) => (e.code === 'EADDRINUSE' ? r(false) : j(e)))
+      squatter.listen(port, '127.0.0.1', () => r(true))
+    })
+  for (let i = 0; i < 40 && !(await squat()); i++) await new Promise((r) => setTimeout(r, 50))
   try {
     await h.ok(['kernel', 'start'])
     const now = h.kernelFile()!.port
