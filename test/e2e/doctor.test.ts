@@ -181,7 +181,7 @@ test('gh not found: a note saying which workers need it, with how to install it'
   )
 })
 
-test('issue 16 item 3: a launch cut short whose worktree was then changed is reported with its exact fix; with the fix done, the launch succeeds', async () => {
+test('a launch cut short whose worktree was then changed is reported with its exact fix; with the fix done, the launch succeeds', async () => {
   const tools = { ...loggedInClaude(h), PATH: `${realCliBin(h)}:${process.env.PATH}` }
   h.extraEnv = tools
   const s = await setupProject(h)

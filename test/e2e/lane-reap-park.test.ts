@@ -231,7 +231,7 @@ test('--keep: the ended conversation stays listed, not archived; a later reap ar
   assert.is((await w.conv('2')).archived, true)
 })
 
-test("issue 16 item 2: a reap never touches another lane's directory: col-a/b reaped with --keep, col/a-b given the same path works there, and reaping col-a/b again leaves that work alone", async () => {
+test("a reap never touches another lane's directory: col-a/b reaped with --keep, col/a-b given the same path works there, and reaping col-a/b again leaves that work alone", async () => {
   const none = ['--role', 'builder', '--harness', 'none', '--prompt', 'x', '--no-wait']
   const a = await w.start(['--key', 'b', ...none], 'col-a')
   const dir = join(w.lanes, 'col-a-b')

@@ -297,7 +297,7 @@ test('a builder directory that is no longer a git worktree is refused before the
   })
 })
 
-test("issue 16 item 2: a directory removed and made again by hand at a lane's path (worktree or play) is refused by the reap on one line; nothing touched, nothing archived", async () => {
+test("a directory removed and made again by hand at a lane's path (worktree or play) is refused by the reap on one line; nothing touched, nothing archived", async () => {
   const b = await w.start(['--key', 'b', '--role', 'builder', '--harness', 'none', '--prompt', 'x', '--no-wait'])
   const p = await w.start(['--key', 'p', '--role', 'play', '--harness', 'none', '--prompt', 'x', '--no-wait'])
   const bdir = join(w.lanes, 'r1-b')

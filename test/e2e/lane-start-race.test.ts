@@ -112,7 +112,7 @@ test(`${RACERS} concurrent starts of one run, key and role, ${ROUNDS} rounds: on
   }
 })
 
-test('issue 16 item 2: two lanes whose <run>-<key> is one path (c<n>-a/b and c<n>/a-b) launched at once, 6 rounds: one gets the directory, the other is refused on one line', async () => {
+test('two lanes whose <run>-<key> is one path (c<n>-a/b and c<n>/a-b) launched at once, 6 rounds: one gets the directory, the other is refused on one line', async () => {
   await w.begin()
   for (let round = 0; round < 6; round++) {
     const role = (['builder', 'play', 'orchestrator'] as const)[round % 3]

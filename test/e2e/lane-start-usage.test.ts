@@ -118,7 +118,7 @@ test('usage refusals: run, keys, role, brief, effort, model, launcher, refs; not
   assert.not.ok(existsSync(`${plain}-lanes`), 'the plain project gets no lanes root')
 })
 
-test('issue 16 item 13: a --from, --at or --branch that looks like an option never reaches git: refused on one line, no locked worktree, nothing left behind', async () => {
+test('a --from, --at or --branch that looks like an option never reaches git: refused on one line, no locked worktree, nothing left behind', async () => {
   await w.begin()
   const b = ['--role', 'builder', '--harness', 'none', '--run', 'r1', '--key', 'k', '--prompt', 'x']
   const o = ['--role', 'orchestrator', '--harness', 'none', '--run', 'r1', '--key', 'k', '--prompt', 'x']

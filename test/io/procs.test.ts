@@ -155,7 +155,7 @@ test('processesInside finds a child whose cwd is inside the directory, and not o
   )
 })
 
-test('processesInside: a process whose cwd is elsewhere but which holds a file inside open is found, with that file (issue 16 item 17)', async () => {
+test('processesInside: a process whose cwd is elsewhere but which holds a file inside open is found, with that file', async () => {
   const dir = join(ROOT, 'lane-fd')
   const outside = join(ROOT, 'fd-elsewhere')
   for (const d of [join(dir, 'sub'), outside]) mkdirSync(d, { recursive: true })
