@@ -60,6 +60,14 @@ module.exports = {
       from: { path: '^dist/kernel/', pathNot: '^dist/kernel/server/' },
       to: { path: '^dist/handlers/' },
     },
+    {
+      name: 'the-host-runner-ships-alone',
+      comment:
+        'The host runner is shipped to a host as one file: it takes the rulebook and the adapters, nothing of the kernel.',
+      severity: 'error',
+      from: { path: '^dist/kernel/runner/(host-runner|host/)' },
+      to: { path: '^dist/(kernel/(services|server|port)|cli|handlers)/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
