@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { existsSync, readdirSync } from 'node:fs'
 import type { Role } from '../../kernel/domain/keys.js'
-import { join } from 'node:path'
+import { delimiter, join } from 'node:path'
 import { git } from '../helpers/home.js'
 import { Walk } from './crash-kit.js'
 import { recordFigure } from './figures.js'
@@ -70,6 +70,15 @@ test('the kernel killed at each step of a launch: after the restart nothing is l
       `${where}: after the launch again`,
     )
   })
+  // The walk's lanes have no harness, so its kernels need no harness program: with the package binaries off their
+  // PATH, the doctor asked after each kill probes no claude or codex (their start and login check cost about half a
+  // second of processor time each time).
+  w.h.extraEnv = {
+    PATH: (process.env.PATH ?? '')
+      .split(delimiter)
+      .filter((d) => !d.endsWith(join('node_modules', '.bin')))
+      .join(delimiter),
+  }
   try {
     await w.start()
     root = await w.everyPoint('conv', async (port) => (await port.convNew({ harness: 'none', project: 'sample' })).id)
