@@ -16,23 +16,36 @@ export interface ActAsFacts {
   tree?: string
 }
 
-/** The processes the kernel started for a conversation: its runner (that process, or the process group it leads). */
+/** The processes the kernel started for a conversation: its runner (that process, or the process group and the
+ * session it leads). */
 export interface RunnerProcess {
   conv: string
   pid: number
   /** The runner's start time, when it has published it (a pid alone may be reused). */
   start?: string
+  /** The runner is gone without having ended its lane (killed), and no process has its pid now: what is left of
+   * its group or session is still its conversation's (a pid is not reused while a group or session holds it). */
+  gone?: boolean
 }
 
+/** Start times (clock ticks since boot) in order, where both are such numbers. */
+const notBefore = (start: string, runnerStart: string | undefined) =>
+  !runnerStart || !/^\d+$/.test(start) || !/^\d+$/.test(runnerStart) || BigInt(start) >= BigInt(runnerStart)
+
 /** The conversation whose process tree holds a process, given it and its ancestors nearest first: the first of
- * them that is a conversation's runner, or a member of a runner's process group. None: a process no runner started. */
+ * them that is a conversation's runner, or a member of a runner's process group or session, that runner alive or
+ * gone. None: a process no runner started. A process whose ancestors are gone (its runner killed, itself handed to
+ * init) is still found by its group or session, unless it left both while the runner lived (then it was adopted by
+ * the runner, and a runner's stop ends all it adopted). */
 export function treeOf(
-  lineage: readonly { pid: number; start: string; pgid: number }[],
+  lineage: readonly { pid: number; start: string; pgid: number; sid: number }[],
   runners: readonly RunnerProcess[],
 ): string | undefined {
   for (const p of lineage) {
     const r = runners.find(
-      (r) => (r.pid === p.pid && (r.start === undefined || r.start === p.start)) || r.pid === p.pgid,
+      (r) =>
+        (!r.gone && r.pid === p.pid && (r.start === undefined || r.start === p.start)) ||
+        ((r.pid === p.pgid || r.pid === p.sid) && notBefore(p.start, r.start)),
     )
     if (r) return r.conv
   }

@@ -106,6 +106,11 @@ export const WRITE_ONCE_FIELDS = [
 export const isDriven = (c: Pick<ConversationRecord, 'harness' | 'ended' | 'archived'>): boolean =>
   c.harness !== 'none' && !c.ended && !c.archived
 
+/** Whether processes of a conversation may still run here: it is driven, or its runner was found gone without
+ * having written its end (killed), and what its lane started may run on in the runner's group or session. */
+export const mayHoldProcesses = (c: Pick<ConversationRecord, 'harness' | 'ended' | 'archived'>): boolean =>
+  isDriven(c) || (c.harness !== 'none' && !c.archived && c.ended?.source === 'reconcile')
+
 /** Whether a conversation's files can still change: it is driven and its runner has not written its end. The
  * watcher watches these, and the reconcile checks them. The runner's state is read only for a driven one: at
  * start the kernel asks this of every conversation, and most have ended. */

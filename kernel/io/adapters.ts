@@ -38,7 +38,7 @@ import { addedGitlinks, snapshotTree } from './git-snapshot.js'
 import { ignoredAtLaunch, unseenWork } from './git-unseen.js'
 import { dirIdOf, entriesOf, identityOf, worktreeAt, writeLaunchId } from './lane-dir.js'
 import { endDescendants } from './subreaper.js'
-import { startedWithin, groupAlive, isAlive, processesInside, signalGroup, signalProcess } from './procs.js'
+import { startedWithin, groupAlive, isAlive, pidInUse, processesInside, signalGroup, signalProcess } from './procs.js'
 import { testTiming } from './test-timing.js'
 import { peers, type Peers } from './peer.js'
 
@@ -128,6 +128,7 @@ export interface Files {
 
 export interface Procs {
   isAlive: typeof isAlive
+  pidInUse: typeof pidInUse
   groupAlive: typeof groupAlive
   signalGroup: typeof signalGroup
   signalProcess: typeof signalProcess
@@ -178,6 +179,7 @@ export const realFiles: Files = {
 
 const realProcs: Procs = {
   isAlive,
+  pidInUse,
   groupAlive,
   signalGroup,
   signalProcess,

@@ -8,6 +8,8 @@ export interface ProcessId {
   start: string
   /** Its process group: a runner leads the group of its conversation's processes. */
   pgid: number
+  /** Its session: a runner leads the session of its conversation's processes too. */
+  sid: number
 }
 
 /** The two ends of a request's TCP connection on the loopback, as the kernel's socket sees them. */
@@ -75,7 +77,7 @@ function lineage(pid: number): ProcessId[] {
   for (let p = pid; p > 1 && out.length < 64;) {
     const st = procStat(p)
     if (!st) break
-    out.push({ pid: p, start: st.start, pgid: st.pgid })
+    out.push({ pid: p, start: st.start, pgid: st.pgid, sid: st.sid })
     p = st.ppid
   }
   return out

@@ -7,7 +7,7 @@ const hasProc = existsSync('/proc/self/stat')
  * parentheses may hold spaces and parentheses itself, so the fields are counted from its last `)`. */
 export function procStat(
   pid: number | string,
-): { state: string; ppid: number; pgid: number; start: string } | undefined {
+): { state: string; ppid: number; pgid: number; sid: number; start: string } | undefined {
   let stat: string
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
@@ -15,7 +15,13 @@ export function procStat(
     return undefined
   }
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return { state: fields[0], ppid: Number(fields[1]), pgid: Number(fields[2]), start: fields[19] }
+  return {
+    state: fields[0],
+    ppid: Number(fields[1]),
+    pgid: Number(fields[2]),
+    sid: Number(fields[3]),
+    start: fields[19],
+  }
 }
 
 /** Whether process `p` was started by `ancestor`'s own work: its descendant (child, grandchild, ...) in `ancestor`'s
@@ -52,6 +58,9 @@ export function processStartTime(pid: number): string | undefined {
   }
   return runProcessSync(['ps', '-o', 'lstart=', '-p', String(pid)])?.stdout.trim() || undefined
 }
+
+/** Whether a process (not a zombie) has this pid now. */
+export const pidInUse = (pid: number): boolean => processStartTime(pid) !== undefined
 
 export const isAlive = (pid: number | undefined, start: string | undefined): boolean =>
   pid !== undefined && start !== undefined && processStartTime(pid) === start

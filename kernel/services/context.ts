@@ -1,5 +1,5 @@
 import { EventEmitter } from '../io/events.js'
-import { callerSet, conversationFound, isDriven, type ConversationRecord } from '../domain/conversation.js'
+import { callerSet, conversationFound, mayHoldProcesses, type ConversationRecord } from '../domain/conversation.js'
 import { laneOf, type LaneRecord } from '../domain/lane.js'
 import { shortLine } from '../domain/errors.js'
 import { convRefParsed } from '../domain/keys.js'
@@ -71,8 +71,8 @@ export class KernelContext {
   callerTree(): ConversationRecord | undefined {
     const lineage = this.io.peers.lineage()
     if (!lineage.length) return undefined
-    const driven = this.store.all().filter(isDriven)
-    const pids = new Set(lineage.flatMap((p) => [p.pid, p.pgid]))
+    const driven = this.store.all().filter(mayHoldProcesses)
+    const pids = new Set(lineage.flatMap((p) => [p.pid, p.pgid, p.sid]))
     const name = treeOf(
       lineage,
       this.runners.processes(

@@ -101,6 +101,9 @@ export class Runners {
       const r = this.facts.get(conv).state?.runner
       if (r?.pid && pids.has(r.pid)) {
         if (this.io.procs.isAlive(r.pid, r.start)) out.push({ conv, pid: r.pid, start: r.start })
+        // Killed before it wrote its end: its group or session may hold what its lane left running.
+        else if (!hostOfStart(r.start) && !this.facts.get(conv).state?.ended && !this.io.procs.pidInUse(r.pid))
+          out.push({ conv, pid: r.pid, start: r.start, gone: true })
         continue
       }
       const pid = this.spawned.get(conv)

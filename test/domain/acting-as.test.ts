@@ -99,20 +99,34 @@ test("a process in a conversation's tree acts as that one only; a key alone acts
   for (const [name, facts, want] of cases) assert.equal(mayActAs({ what, ...facts }), want, name)
 })
 
-test('the conversation whose process tree holds a process: the nearest runner among it and its ancestors, or its group', () => {
-  const p = (pid: number, pgid = pid, start = `s${pid}`) => ({ pid, start, pgid })
+test('the conversation whose process tree holds a process: the nearest runner among it and its ancestors, or its group or session', () => {
+  const p = (pid: number, pgid = pid, start = `${pid}`, sid = pgid) => ({ pid, start, pgid, sid })
   const runners = [
-    { conv: '7', pid: 100, start: 's100' },
+    { conv: '7', pid: 100, start: '100' },
     { conv: '9', pid: 200 }, // spawned, its start not yet published
+    { conv: '4', pid: 600, start: '600', gone: true }, // killed; no process has its pid now
   ]
   const cases: [string, ReturnType<typeof p>[], string | undefined][] = [
     ['svc in a bash under runner 100', [p(150, 100), p(120, 100), p(100), p(50)], '7'],
     ['a process whose group is runner 200', [p(250, 200), p(1)], '9'],
-    ['a runner reached through a harness in a group of its own', [p(300, 290), p(290), p(100), p(50)], '7'],
+    [
+      'a runner reached through a harness in a group of its own',
+      [p(300, 290, '300', 100), p(290, 290, '290', 100), p(100), p(50)],
+      '7',
+    ],
     ['a pid reused by another process (start differs)', [p(100, 90, 'later')], undefined],
     ["a person's shell", [p(400, 400), p(390, 390)], undefined],
     ["a fake runner under lane 7's runner: the real one is found", [p(510, 500), p(500), p(100)], '7'],
     ['no lineage (not found)', [], undefined],
+    ["a process handed to init when its runner was killed, still in the runner's group", [p(650, 600)], '4'],
+    ["one that then left the group, still in the runner's session", [p(660, 660, '660', 600)], '4'],
+    ['and a process it started, whatever its group', [p(670, 670, '670', 670), p(660, 660, '660', 600)], '4'],
+    ['a gone runner is never matched by its pid: no process has it', [p(600, 590, '600', 590)], undefined],
+    [
+      "a group of a gone runner's pid whose process started before that runner: not its",
+      [p(610, 600, '500')],
+      undefined,
+    ],
   ]
   for (const [name, lineage, want] of cases) assert.is(treeOf(lineage, runners), want, name)
 })

@@ -143,6 +143,40 @@ test('a stop ends what its lane left running in a session of its own, so that it
     !after || after.start !== started!.start || after.state === 'Z',
     `the process the lane left running still runs after its stop (parent ${after?.ppid})`,
   )
+  recordFigure(
+    'a process a lane left in a session of its own, adopted by its runner, when the lane is stopped',
+    'ended by the stop (before, it was released to init and its calls were taken as the person’s)',
+  )
+})
+
+test('a lane that kills its own runner still acts as itself only: its processes never call as the person', async () => {
+  const [v] = idOf(await start(['--key', 'victim2', '--role', 'builder', '--prompt', 'sleep 60'], 'r5'))
+  // The harness (this script) kills the runner that leads its group and session, then calls without its variables,
+  // its output nowhere the dead runner read.
+  const script = [
+    `exec > /dev/null`,
+    `kill -9 $PPID`,
+    `while kill -0 $PPID 2>/dev/null; do sleep 0.05; done`,
+    step(31, `env -u SERVICE_CONVERSATION -u SERVICE_CONVERSATION_KEY svc lane stop ${v}`),
+    step(32, `env -u SERVICE_CONVERSATION -u SERVICE_CONVERSATION_KEY svc conv answer ${v} allow`),
+  ]
+  const [a, aName] = idOf(await start(['--key', 'kills', '--role', 'builder', '--prompt', script.join('\n')], 'r5'))
+  await written(join(h.home, 'c32'), 'the calls after the runner was killed')
+  const notInChain = (what: string) => [
+    '1',
+    `svc: refused: ${what}: conv ${a} is not in the launcher chain of conv ${v}\n` +
+      `hint: only the person or the conversations that launched conv ${v} may do this\n`,
+  ]
+  assert.equal([read('c31').trim(), read('e31')], notInChain('svc lane stop'), 'stop')
+  assert.equal([read('c32').trim(), read('e32')], notInChain('svc conv answer'), 'answer')
+  const show = JSON.parse(await h.ok(['lane', 'show', v, '--json']))
+  assert.is(show.lanes.find((l: { id: string }) => l.id === v).activity, 'working')
+  assert.ok(aName)
+  await h.ok(['lane', 'stop', v])
+  recordFigure(
+    'a lane that kills its own runner (SIGKILL) and then stops and answers a sibling without its variables',
+    'both refused on one line as from the lane (found by its dead runner’s group and session); the sibling kept working',
+  )
 })
 
 test('an orchestrator tells and stops its own builder; its tell with SERVICE_CONVERSATION unset is from it', async () => {
