@@ -4,6 +4,7 @@
  * what a journal keeps, and when a silent host counts as lost. */
 
 import * as v from 'valibot'
+import { processRefusal, type ProcessInside } from './reap.js'
 import { issueText, type Checked } from './shape.js'
 
 const seq = v.pipe(v.number(), v.integer(), v.minValue(1))
@@ -164,11 +165,17 @@ export type RemoteReap = { do: 'remove' } | { do: 'hold'; snapshot: string } | {
 export function planRemoteReap(f: {
   alive: boolean
   gitWorktree: boolean
+  /** SPEC.md 4.1 reap step 3 on the host: processes with their working directory (or files open) inside the
+   * worktree `dir`, read once the lane has ended. */
+  dir?: string
+  processes?: ProcessInside[]
   /** The fresh snapshot, and the held commit as the host knows it (absent when the host does not hold it). */
   now?: { commit: string; tree: string; parent: string }
   held?: { tree: string; parent: string }
 }): RemoteReap {
   if (f.alive) return { do: 'refuse', reason: 'the lane is still running; stop it first' }
+  const busy = f.dir !== undefined && processRefusal(f.dir, f.processes ?? [])
+  if (busy) return { do: 'refuse', reason: busy.replace(/^refused: /, '') }
   if (!f.gitWorktree)
     return { do: 'refuse', reason: 'the lane directory is not a git worktree: its bytes cannot be held' }
   if (!f.now) return { do: 'refuse', reason: 'no snapshot of the worktree could be made' }

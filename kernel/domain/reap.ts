@@ -32,7 +32,7 @@ export interface ReapFacts {
 }
 
 /** A process that uses the lane's directory. */
-interface ProcessInside {
+export interface ProcessInside {
   pid: number
   command: string
   cwdInside: boolean

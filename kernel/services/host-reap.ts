@@ -1,5 +1,12 @@
 import { hostReapStep } from '../domain/host-reap.js'
-import { harnessStillAlive, notYetReaped, parkedPatchName, parkedRef } from '../domain/reap.js'
+import {
+  detachedKeptWarning,
+  harnessStillAlive,
+  notYetReaped,
+  parkedPatchName,
+  parkedRef,
+  unpushedWarning,
+} from '../domain/reap.js'
 import type { ConversationRecord } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
 import { refuse } from '../domain/refusal.js'
@@ -24,7 +31,7 @@ export async function reapOnHost(
   input: { park?: boolean },
   stop: () => Promise<void>,
   limitS: number,
-): Promise<{ removed: string | null; parked?: Parked; held?: string }> {
+): Promise<{ removed: string | null; parked?: Parked; held?: string; warnings: string[] }> {
   let conv = ctx.store.get(rec.id) ?? rec
   decided(notYetReaped(conv))
   const host = conv.lane!.host!
@@ -49,7 +56,23 @@ export async function reapOnHost(
     // The host's answer recorded the removal as it was applied; a lane whose answer came before is recorded here.
     if (!conv.reaped) await ctx.store.update(rec.id, { reaped: { at: ctx.io.clock.now() } })
   }
-  return { removed, ...(parked ? { parked } : {}), ...(held ? { held } : {}) }
+  const warning = held ? await commitsWarning(ctx, conv, held) : undefined
+  return { removed, ...(parked ? { parked } : {}), ...(held ? { held } : {}), warnings: warning ? [warning] : [] }
+}
+
+/** SPEC.md 4.1 reap step 5 for a lane on a host: the commits of its HEAD (held here) that origin lacks, counted after
+ * a fetch, are a warning; the branch stays in the host's clone, and every one of them is held here at `held`. On a
+ * detached HEAD, those no branch, tag or remote holds are named with the ref that keeps them. */
+async function commitsWarning(ctx: KernelContext, rec: ConversationRecord, held: string): Promise<string | undefined> {
+  const repo = await homeRepoOf(ctx, rec)
+  // Origin out of reach: counted against what home last fetched of it, which can only count more.
+  await ctx.io.git.fetchOrigin(repo).catch(() => undefined)
+  const branch = rec.lane?.branch
+  const not = branch ? ['--remotes'] : ['--branches', '--tags', '--remotes']
+  const r = await ctx.io.git.gitTry(repo, ['rev-list', '--count', `${held}^`, '--not', ...not])
+  const n = r.ok ? Number(r.stdout.trim()) : 0
+  if (branch) return unpushedWarning(branch, n)
+  return n ? detachedKeptWarning(n, held) : undefined
 }
 
 /** SPEC.md 4.1 reap step 4 for a lane on a host: its uncommitted work, held at home as a snapshot on top of its HEAD,

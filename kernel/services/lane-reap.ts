@@ -315,7 +315,7 @@ async function reapRemote(
 ): Promise<Omit<ReapResult, 'lane'>> {
   const done = await reapOnHost(ctx, rec, input, () => stopLane(ctx, rec), reapStopMs(ctx) / 1000)
   const archiveError = input.keep ? undefined : await archiveReaped(ctx, rec)
-  return { ...done, warnings: [], archived: !input.keep && !archiveError, ...(archiveError ? { archiveError } : {}) }
+  return { ...done, archived: !input.keep && !archiveError, ...(archiveError ? { archiveError } : {}) }
 }
 
 /** Carries out the reap plan's steps in order; a refusal, or a failure before the record, leaves the lane unarchived. */

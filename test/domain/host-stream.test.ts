@@ -134,6 +134,22 @@ test('planRemoteReap: the worktree goes only when a fresh snapshot is the one he
       { alive: false, gitWorktree: true },
       { do: 'refuse', reason: 'no snapshot of the worktree could be made' },
     ],
+    [
+      'a process left working inside (step 3)',
+      {
+        alive: false,
+        gitWorktree: true,
+        now,
+        dir: '/h/l',
+        processes: [{ pid: 42, command: 'sleep 60', cwdInside: true, files: [] }],
+      },
+      { do: 'refuse', reason: 'a process has its working directory inside /h/l: 42 (sleep 60)' },
+    ],
+    [
+      'nothing left inside',
+      { alive: false, gitWorktree: true, now, dir: '/h/l', processes: [], held: { tree: 't1', parent: 'h1' } },
+      { do: 'remove' },
+    ],
   ]
   for (const [name, facts, want] of rows) assert.equal(planRemoteReap(facts), want, name)
 })

@@ -68,6 +68,23 @@ const briefFile = (name: string, text: string) => {
 const convName = (line: string) => /\((\S+)\) in /.exec(line)![1]
 const onHost = (name: string, script: string) => rig.as(name, script).trim()
 const laneDir = (name: string, dir: string) => `${rig.host(name).home}/svc-lanes/sample/${dir}`
+/** Start a builder on the project's host running `lines` as its brief; its conversation name. */
+async function startBuilder(run: string, key: string, lines: string[]) {
+  const start = await svc([
+    'lane',
+    'start',
+    '--run',
+    run,
+    '--key',
+    key,
+    '--role',
+    'builder',
+    '--prompt',
+    lines.join('\n'),
+  ])
+  assert.is(start.code, 0, start.stderr)
+  return convName(start.stdout)
+}
 /** The tree of a lane's worktree on its host as it is now, uncommitted and untracked files included, written
  * through an index of its own (the lane's index untouched): what a reap must hold at home before it removes it. */
 const treeOnHost = (name: string, dir: string) =>
@@ -92,7 +109,7 @@ async function reapHeld(host: string, name: string, dir: string, args: string[] 
   assert.is(git(['-C', s.project.checkout, 'rev-parse', `${held}^{tree}`]), tree)
   assert.is(git(['-C', s.project.checkout, 'rev-parse', `${held}^`]), head)
   assert.ok(gone(host, dir), `${dir} removed on host ${host}`)
-  return { held: held!, out: reap.stdout }
+  return { held: held!, out: reap.stdout, err: reap.stderr }
 }
 const listRows = async (run: string) =>
   (await h.ok(['lane', 'list', '--run', run], { env: s.env }))
@@ -269,6 +286,40 @@ test('the gauntlet is reaped, each lane on a host only once every byte of its wo
   assert.is(again.stderr, `svc: refused: conv ${builder.id} (${builder.name}) is already reaped and archived\n`)
 })
 
+test('a live lane on a host is stopped, then reaped; a process left inside refuses it; unpushed commits warn', async () => {
+  const name = await startBuilder('g7', 'live', [
+    'echo more > more.txt && git add more.txt && git commit -q -m more',
+    // Out of the lane's process group: its stop leaves it running, inside the worktree.
+    'setsid sleep 60 </dev/null >/dev/null 2>&1 &',
+    'touch "$SERVICE_INBOX.ready"',
+    'sleep 60',
+  ])
+  const dir = laneDir('a', 'g7-live')
+  await until(
+    () => onHost('a', `test -f ~/.svc-host/state/lanes/${name}/inbox.txt.ready && echo ready || true`) === 'ready',
+    'the lane committed and left a process behind on host a',
+  )
+  const before = treeOnHost('a', dir)
+  const busy = await svc(['lane', 'reap', name])
+  assert.is(busy.code, 1)
+  const pid = new RegExp(
+    `^svc: refused: host a: a process has its working directory inside ${dir}: (\\d+) \\(sleep 60\\); nothing was removed\\n$`,
+  ).exec(busy.stderr)?.[1]
+  assert.ok(pid, busy.stderr)
+  // Step 1 was done: the lane itself was stopped; nothing of its worktree changed.
+  assert.is((await listRows('g7'))[1][4], 'stopped')
+  assert.is(treeOnHost('a', dir), before)
+
+  onHost('a', `kill ${pid}`)
+  await until(() => onHost('a', `kill -0 ${pid} 2>/dev/null && echo alive || true`) === '', 'the process ended')
+  const r = await reapHeld('a', name, dir)
+  assert.is(r.out.split('\n').length, 2, r.out)
+  const again = await h.svc(['lane', 'list', '--run', 'g7', '--json'], { env: s.env })
+  assert.is(JSON.parse(again.stdout)[0].archived, true)
+  assert.is(git(['-C', s.project.checkout, 'show', `${r.held}:more.txt`]), 'more')
+  assert.is(r.err, 'warning: g7/live has 1 commit not on any remote; the branch is kept\n')
+})
+
 test('a message told to a lane on a host reaches its $SERVICE_INBOX there', async () => {
   const brief = [
     'while [ ! -s "$SERVICE_INBOX" ]; do sleep 0.05; done',
@@ -284,13 +335,10 @@ test('a message told to a lane on a host reaches its $SERVICE_INBOX there', asyn
 })
 
 test('a report filed on a host while the kernel was stopped arrives once the next kernel starts', async () => {
-  const brief = [
+  const name = await startBuilder('g6', 'down', [
     'while [ ! -f go ]; do sleep 0.05; done',
     'svc lane report --status failed --stdin <<EOF\nreported while home was down\nEOF',
-  ].join('\n')
-  const start = await svc(['lane', 'start', '--run', 'g6', '--key', 'down', '--role', 'builder', '--prompt', brief])
-  assert.is(start.code, 0, start.stderr)
-  const name = convName(start.stdout)
+  ])
   assert.is((await h.svc(['kernel', 'stop'])).code, 0)
   onHost('a', `touch ${laneDir('a', 'g6-down')}/go`)
   await until(

@@ -3,6 +3,7 @@ import { resolve as resolvePath } from 'node:path'
 import { planRemoteReap, type FromKernel } from '../../domain/host-stream.js'
 import { writeFileAtomicSync } from '../../io/atomic-file.js'
 import { git, gitTry, worktreeGitDir } from '../../io/git.js'
+import { processesInside } from '../../io/procs.js'
 import { lanePaths, pidAlive, readText } from './files.js'
 import type { Journal } from './journal.js'
 import type { InLane } from './lane-order.js'
@@ -16,33 +17,50 @@ export function reapLane(
   const lp = lanePaths(dir, m.lane)
   inLane(m.lane, async () => {
     // Reaped already: the event is in the journal and goes home after a reconnect like any other.
-    if (!existsSync(lp.dir) || existsSync(lp.reaped)) return
-    const pid = Number(readText(lp.pid))
-    const cwd = readText(lp.cwd) ?? ''
-    const alive = pid > 0 && pidAlive(pid) && readText(lp.exit) === undefined
-    const gitWorktree = !!cwd && !!worktreeGitDir(cwd)
-    let now: { id: string; commit: string; tree: string; parent: string } | undefined
-    let held: { tree: string; parent: string } | undefined
-    if (!alive && gitWorktree) {
-      const id = `reap-${Date.now()}`
-      const commit = await snapshotLane(m.lane, cwd, Number(readText(lp.started)) || 0, id)
-      if (commit) {
-        const [tree, parent] = (await git(cwd, ['rev-parse', `${commit}^{tree}`, `${commit}^`])).trim().split('\n')
-        now = { id, commit, tree, parent }
-      }
-      const h = m.held && (await gitTry(cwd, ['rev-parse', `${m.held}^{tree}`, `${m.held}^`]))
-      if (h && h.ok) {
-        const [t, p] = h.stdout.trim().split('\n')
-        held = { tree: t, parent: p }
-      }
+    if (existsSync(lp.reaped)) return
+    if (!existsSync(lp.dir))
+      return emit(m.lane, { kind: 'refused', reason: `reap: no lane ${m.lane} runs on this host` })
+    try {
+      await reapNow(lp, m, emit)
+    } catch (e) {
+      // Said home, so the reap there does not wait in vain; what home holds is all that was removed, if anything.
+      emit(m.lane, { kind: 'refused', reason: `reap: ${(e as Error).message}` })
     }
-    const plan = planRemoteReap({ alive, gitWorktree, now, held })
-    if (plan.do === 'refuse') return emit(m.lane, { kind: 'refused', reason: `reap: ${plan.reason}` })
-    if (plan.do === 'hold') return emit(m.lane, { kind: 'snapshot', id: now!.id, commit: now!.commit })
-    await removeWorktree(m.lane, cwd)
-    writeFileAtomicSync(lp.reaped, m.held!)
-    emit(m.lane, { kind: 'reaped', commit: m.held! })
   })
+}
+
+/** The reap of a lane the runner knows, once it is its turn: planRemoteReap's facts gathered, its plan carried out. */
+async function reapNow(
+  lp: ReturnType<typeof lanePaths>,
+  m: Extract<FromKernel, { t: 'reap' }>,
+  emit: Journal['emit'],
+): Promise<void> {
+  const pid = Number(readText(lp.pid))
+  const cwd = readText(lp.cwd) ?? ''
+  const alive = pid > 0 && pidAlive(pid) && readText(lp.exit) === undefined
+  const gitWorktree = !!cwd && !!worktreeGitDir(cwd)
+  const processes = !alive && cwd ? processesInside(cwd) : []
+  let now: { id: string; commit: string; tree: string; parent: string } | undefined
+  let held: { tree: string; parent: string } | undefined
+  if (!alive && gitWorktree) {
+    const id = `reap-${Date.now()}`
+    const commit = await snapshotLane(m.lane, cwd, Number(readText(lp.started)) || 0, id)
+    if (commit) {
+      const [tree, parent] = (await git(cwd, ['rev-parse', `${commit}^{tree}`, `${commit}^`])).trim().split('\n')
+      now = { id, commit, tree, parent }
+    }
+    const h = m.held && (await gitTry(cwd, ['rev-parse', `${m.held}^{tree}`, `${m.held}^`]))
+    if (h && h.ok) {
+      const [t, p] = h.stdout.trim().split('\n')
+      held = { tree: t, parent: p }
+    }
+  }
+  const plan = planRemoteReap({ alive, gitWorktree, dir: cwd, processes, now, held })
+  if (plan.do === 'refuse') return emit(m.lane, { kind: 'refused', reason: `reap: ${plan.reason}` })
+  if (plan.do === 'hold') return emit(m.lane, { kind: 'snapshot', id: now!.id, commit: now!.commit })
+  await removeWorktree(m.lane, cwd)
+  writeFileAtomicSync(lp.reaped, m.held!)
+  emit(m.lane, { kind: 'reaped', commit: m.held! })
 }
 
 /** Remove a lane's worktree and its snapshot refs (their commits are held at home): a linked worktree through git,
