@@ -1,4 +1,5 @@
-import { readFileSync, readdirSync, readlinkSync, existsSync, realpathSync } from 'node:fs'
+import { readFileSync, readdirSync, existsSync, realpathSync } from 'node:fs'
+import { readdir, readFile, readlink } from 'node:fs/promises'
 import { runProcessSync } from './process.js'
 
 const hasProc = existsSync('/proc/self/stat')
@@ -127,56 +128,51 @@ function openFile(link: string): string | undefined {
 }
 
 /** The files a process holds open, from /proc/<pid>/fd; none when they cannot be read (another user's process). */
-function openFiles(pid: string): string[] {
+async function openFiles(pid: string): Promise<string[]> {
   let fds: string[]
   try {
-    fds = readdirSync(`/proc/${pid}/fd`)
+    fds = await readdir(`/proc/${pid}/fd`)
   } catch {
     return []
   }
-  const files = new Set<string>()
-  for (const fd of fds) {
-    try {
-      const f = openFile(readlinkSync(`/proc/${pid}/fd/${fd}`))
-      if (f) files.add(f)
-    } catch {}
-  }
-  return [...files]
+  const links = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')))
+  return [...new Set(links.map(openFile).filter((f): f is string => f !== undefined))]
 }
 
 /** Processes whose working directory is `dir` or lies inside it, or which hold a file inside it open:
- * /proc/<pid>/cwd and /proc/<pid>/fd on Linux, lsof elsewhere. */
-export function processesInside(given: string): ProcessInfo[] {
+ * /proc/<pid>/cwd and /proc/<pid>/fd on Linux, lsof elsewhere. The /proc reads go through the thread pool, every
+ * process at once: a scan of a busy machine's thousands of links never holds up the kernel's other answers. */
+export async function processesInside(given: string): Promise<ProcessInfo[]> {
   // Compare real paths: a process's cwd and its open files are always reported resolved.
   let dir = given.replace(/\/+$/, '') || '/'
   try {
     dir = realpathSync(dir)
   } catch {}
   const inside = (path: string) => path === dir || path.startsWith(dir === '/' ? dir : dir + '/')
-  const found: ProcessInfo[] = []
   if (hasProc) {
-    for (const p of readdirSync('/proc')) {
-      if (!/^\d+$/.test(p)) continue
+    const one = async (p: string): Promise<ProcessInfo | undefined> => {
       let cwd: string
       try {
-        cwd = readlinkSync(`/proc/${p}/cwd`)
+        cwd = await readlink(`/proc/${p}/cwd`)
       } catch {
-        continue
+        return undefined
       }
-      const files = openFiles(p).filter(inside)
-      if (!inside(cwd) && !files.length) continue
+      const files = (await openFiles(p)).filter(inside)
+      if (!inside(cwd) && !files.length) return undefined
       let command = ''
       try {
-        command = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ')
+        command = (await readFile(`/proc/${p}/cmdline`, 'utf8')).split('\0').filter(Boolean).join(' ')
       } catch {}
       // Gone since its directory was read (a filter git ran, say): it uses nothing, and without its parent and
       // group it could not be told from a process of the lane's.
       const st = procStat(p)
-      if (!st) continue
-      found.push({ pid: Number(p), cwd, command, cwdInside: inside(cwd), files, ppid: st.ppid, pgid: st.pgid })
+      if (!st) return undefined
+      return { pid: Number(p), cwd, command, cwdInside: inside(cwd), files, ppid: st.ppid, pgid: st.pgid }
     }
-    return found
+    const pids = (await readdir('/proc')).filter((p) => /^\d+$/.test(p))
+    return (await Promise.all(pids.map(one))).filter((p): p is ProcessInfo => p !== undefined)
   }
+  const found: ProcessInfo[] = []
   // lsof exits 1 when some process could not be read; what it printed still holds.
   const out = runProcessSync(['lsof', '-w', '-Fpfn'])?.stdout ?? ''
   // lsof prints p<pid>, then f<descriptor> and n<name> for each of its files; `cwd` is the working directory.

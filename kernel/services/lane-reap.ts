@@ -96,15 +96,13 @@ async function gather(
   const state = ctx.facts.get(rec.name).state
   const pids = { runnerPid: state?.runner?.pid, harnessPid: state?.harness?.pid }
   const processes = dirReal
-    ? ctx.io.procs
-        .processesInside(dirReal)
-        .filter(
-          (p) =>
-            p.pid !== process.pid &&
-            p.ppid !== process.pid &&
-            !ctx.io.procs.startedWithin(p, process.pid) &&
-            countsAgainstReap(p, stopped, pids),
-        )
+    ? (await ctx.io.procs.processesInside(dirReal)).filter(
+        (p) =>
+          p.pid !== process.pid &&
+          p.ppid !== process.pid &&
+          !ctx.io.procs.startedWithin(p, process.pid) &&
+          countsAgainstReap(p, stopped, pids),
+      )
     : []
   return {
     role: lane.role,

@@ -248,7 +248,7 @@ export async function memoryWorld(base: string): Promise<MemoryWorld> {
         if (fs.existsSync(path)) fs.unlinkSync(path)
       },
     },
-    procs: { ...real.procs, processesInside: () => [], startedWithin: () => false },
+    procs: { ...real.procs, processesInside: async () => [], startedWithin: () => false },
     clock: { now: () => time.now },
     ids: { ...real.ids, uuid: () => `00000000-0000-4000-8000-${String(++ids).padStart(12, '0')}` },
     fault: { point: () => {}, flag: () => false },

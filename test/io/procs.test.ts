@@ -48,10 +48,10 @@ function childrenOf(pid: number): { pid: number; state: string }[] {
   }
   return out
 }
-async function until(fn: () => boolean, what: string, limitMs = 3000) {
+async function until(fn: () => boolean | Promise<boolean>, what: string, limitMs = 3000) {
   const deadline = Date.now() + limitMs
   while (Date.now() < deadline) {
-    if (fn()) return
+    if (await fn()) return
     await sleep(10)
   }
   assert.unreachable(`timed out waiting for ${what}`)
@@ -128,7 +128,7 @@ test('processesInside finds a child whose cwd is inside the directory, and not o
   const inOutside = start('sleep', ['33'], { cwd: outside })
   await Promise.all([inTop, inSub, inSibling, inOutside].map(spawned))
 
-  const found = processesInside(dir)
+  const found = await processesInside(dir)
   const pids = found.map((p) => p.pid)
   assert.ok(pids.includes(inTop.pid!), 'cwd equal to the directory')
   assert.ok(pids.includes(inSub.pid!), 'cwd below the directory')
@@ -143,14 +143,14 @@ test('processesInside finds a child whose cwd is inside the directory, and not o
   assert.is(deep.command, 'sleep 31')
 
   // a subdirectory finds only what is in it
-  const onlySub = processesInside(join(dir, 'src')).map((p) => p.pid)
+  const onlySub = (await processesInside(join(dir, 'src'))).map((p) => p.pid)
   assert.ok(onlySub.includes(inSub.pid!))
   assert.not.ok(onlySub.includes(inTop.pid!))
 
   for (const c of [inTop, inSub, inSibling, inOutside]) c.kill('SIGKILL')
   await Promise.all([inTop, inSub, inSibling, inOutside].map(exited))
   assert.equal(
-    processesInside(dir).filter((p) => p.pid === inTop.pid || p.pid === inSub.pid),
+    (await processesInside(dir)).filter((p) => p.pid === inTop.pid || p.pid === inSub.pid),
     [],
   )
 })
@@ -166,23 +166,24 @@ test('processesInside: a process whose cwd is elsewhere but which holds a file i
   await spawned(holder)
   // Until the shell has exec'd sleep, its command line is still the shell's.
   await until(
-    () => !existsSync(gone) && processesInside(dir).some((p) => p.pid === holder.pid && p.command === 'sleep 30'),
+    async () =>
+      !existsSync(gone) && (await processesInside(dir)).some((p) => p.pid === holder.pid && p.command === 'sleep 30'),
     'the holder found',
   )
-  const found = processesInside(dir).find((p) => p.pid === holder.pid)!
+  const found = (await processesInside(dir)).find((p) => p.pid === holder.pid)!
   assert.equal(
     { cwd: found.cwd, cwdInside: found.cwdInside, files: found.files, command: found.command },
     { cwd: outside, cwdInside: false, files: [log], command: 'sleep 30' },
   )
-  const inCwd = processesInside(outside).find((p) => p.pid === holder.pid)!
+  const inCwd = (await processesInside(outside)).find((p) => p.pid === holder.pid)!
   assert.equal([inCwd.cwdInside, inCwd.files], [true, []], 'its working directory, where it holds nothing open')
   assert.not.ok(
-    processesInside(join(ROOT, 'lane')).some((p) => p.pid === holder.pid),
+    (await processesInside(join(ROOT, 'lane'))).some((p) => p.pid === holder.pid),
     'a directory sharing the prefix holds none of its files',
   )
   holder.kill('SIGKILL')
   await exited(holder)
-  assert.not.ok(processesInside(dir).some((p) => p.pid === holder.pid))
+  assert.not.ok((await processesInside(dir)).some((p) => p.pid === holder.pid))
 })
 
 test('processesInside: a trailing slash names the same directory', async () => {
@@ -195,7 +196,7 @@ test('processesInside: a trailing slash names the same directory', async () => {
   const inSibling = start('sleep', ['30'], { cwd: sibling })
   await Promise.all([inTop, inSub, inSibling].map(spawned))
   try {
-    const pids = processesInside(dir + '/').map((p) => p.pid)
+    const pids = (await processesInside(dir + '/')).map((p) => p.pid)
     assert.ok(pids.includes(inSub.pid!), 'below the directory')
     assert.not.ok(pids.includes(inSibling.pid!), 'sibling')
     assert.ok(pids.includes(inTop.pid!), 'a process whose cwd is the directory itself must be found with "dir/" too')
@@ -214,11 +215,11 @@ test('processesInside: the directory named through a symlink finds the same proc
   await spawned(child)
   try {
     assert.ok(
-      processesInside(real).some((p) => p.pid === child.pid),
+      (await processesInside(real)).some((p) => p.pid === child.pid),
       'by its real path',
     )
     assert.ok(
-      processesInside(link).some((p) => p.pid === child.pid),
+      (await processesInside(link)).some((p) => p.pid === child.pid),
       'by a path through a symlink',
     )
   } finally {
@@ -233,13 +234,14 @@ test('startedWithin: what a process runs in its own group (a grandchild included
   const own = start('sh', ['-c', 'sleep 34 & wait'], { cwd: dir })
   const detached = start('sh', ['-c', 'sleep 35 & wait'], { cwd: dir, detached: true })
   await Promise.all([own, detached].map(spawned))
-  const sleeps = () => processesInside(dir).filter((p) => /^sleep 3[45]$/.test(p.command))
-  await until(() => sleeps().length === 2, 'both grandchildren')
-  const by = (command: string) => sleeps().find((p) => p.command === command)!
+  const sleeps = async () => (await processesInside(dir)).filter((p) => /^sleep 3[45]$/.test(p.command))
+  await until(async () => (await sleeps()).length === 2, 'both grandchildren')
+  const found = await sleeps()
+  const by = (command: string) => found.find((p) => p.command === command)!
   assert.ok(startedWithin(by('sleep 34'), process.pid), 'a grandchild in our group')
   assert.not.ok(startedWithin(by('sleep 35'), process.pid), 'a grandchild in a group of its own')
   assert.not.ok(startedWithin(by('sleep 34'), detached.pid!), 'not a descendant of the other')
-  const ownShell = processesInside(dir).find((p) => p.pid === own.pid)!
+  const ownShell = (await processesInside(dir)).find((p) => p.pid === own.pid)!
   assert.ok(startedWithin(ownShell, process.pid), 'a child in our group')
   assert.not.ok(startedWithin({ ...ownShell, pgid: ownShell.pgid! + 1 }, process.pid), 'read in another group')
   process.kill(by('sleep 34').pid, 'SIGKILL')
@@ -253,26 +255,26 @@ test('startedWithin: a process of our group read before its parent ended is ours
   mkdirSync(dir, { recursive: true })
   const parent = start('sh', ['-c', 'sleep 36 & wait'], { cwd: dir })
   await spawned(parent)
-  await until(() => processesInside(dir).some((p) => p.command === 'sleep 36'), 'the grandchild')
-  const read = processesInside(dir).find((p) => p.command === 'sleep 36')!
+  await until(async () => (await processesInside(dir)).some((p) => p.command === 'sleep 36'), 'the grandchild')
+  const read = (await processesInside(dir)).find((p) => p.command === 'sleep 36')!
   process.kill(read.pid, 'SIGKILL')
   await exited(parent)
   // Both are gone: the chain breaks at the parent and the process read earlier holds nothing now.
   assert.ok(startedWithin(read, process.pid), 'an ended grandchild of our group')
   const stranger = start('sh', ['-c', 'sleep 37 & wait'], { cwd: dir, detached: true })
   await spawned(stranger)
-  await until(() => processesInside(dir).some((p) => p.command === 'sleep 37'), 'the detached grandchild')
-  const alive = processesInside(dir).find((p) => p.command === 'sleep 37')!
+  await until(async () => (await processesInside(dir)).some((p) => p.command === 'sleep 37'), 'the detached grandchild')
+  const alive = (await processesInside(dir)).find((p) => p.command === 'sleep 37')!
   // Read as if it were of our group, under a parent that has ended: it is alive, so it is not ours.
   assert.not.ok(startedWithin({ ...alive, pgid: procStat(process.pid)!.pgid, ppid: parent.pid! }, process.pid))
   process.kill(-stranger.pid!, 'SIGKILL')
   await exited(stranger)
 })
 
-test('processesInside of an empty directory finds nothing', () => {
+test('processesInside of an empty directory finds nothing', async () => {
   const empty = join(ROOT, 'empty')
   mkdirSync(empty, { recursive: true })
-  assert.equal(processesInside(empty), [])
+  assert.equal(await processesInside(empty), [])
 })
 
 test('signalGroup / groupAlive on a detached child group', async () => {
