@@ -1,6 +1,6 @@
 import { SvcError } from '../../kernel/domain/errors.js'
 import type { HostView } from '../../kernel/domain/hosts.js'
-import { hostFactsText } from '../../kernel/domain/hosts.js'
+import { hostFactsText, runnerText } from '../../kernel/domain/hosts.js'
 import { json, line, textTable } from '../format.js'
 import type { Run } from '../verbs.js'
 
@@ -11,7 +11,8 @@ const answerLines = (h: HostView) =>
   h.problem
     ? line(`unreachable: ${h.problem.message}`) + (h.problem.hint ? line(`fix: ${h.problem.hint}`) : '')
     : h.facts
-      ? line(`answers: ${hostFactsText(h.facts)}; home ${h.facts.home}`)
+      ? line(`answers: ${hostFactsText(h.facts)}; home ${h.facts.home}`) +
+        (h.facts.runner ? line(runnerText(h.facts.runner)) : '')
       : ''
 
 const hostLines = (h: HostView) =>

@@ -1,7 +1,7 @@
 /** `svc doctor`: what was found on this machine, and the checks (each problem with its fix) that follow from it. */
 
 import { describeNotifyConfig, type NotifyConfig } from './notify-config.js'
-import { hostFactsText, type HostView } from './hosts.js'
+import { MIN_NODE_MAJOR, hostFactsText, nodeProblem, runnerText, type HostView } from './hosts.js'
 
 export interface ToolFact {
   /** Where the program was found on the kernel's PATH; absent when it was not. */
@@ -218,15 +218,20 @@ function ghCheck(gh: NonNullable<DoctorFacts['gh']>): DoctorCheck {
   }
 }
 
-/** A host answers with git (a lane's worktree is made there) and node (its runner); else what to do. */
+/** A host answers with git (a lane's worktree is made there) and a node the runner runs on; and says which runner
+ * it has: this kernel's, installed or not yet, or another version running (a note: the kernel replaces it when it
+ * attaches). */
 function hostCheck(h: HostView): DoctorCheck {
   const name = `host ${h.name}`
   if (h.problem)
     return { name, ok: false, detail: h.problem.message, ...(h.problem.hint ? { fix: h.problem.hint } : {}) }
   const facts = h.facts!
-  const detail = `${h.ssh}: ${hostFactsText(facts)}`
+  const runner = facts.runner
+  const detail = `${h.ssh}: ${hostFactsText(facts)}${runner ? `; ${runnerText(runner)}` : ''}`
   if (!facts.git) return { name, ok: false, detail, fix: `install git on ${h.name} (apt-get install git)` }
-  if (!facts.node) return { name, ok: false, detail, fix: `install Node 20 or newer on ${h.name}` }
+  if (nodeProblem(h.name, facts.node))
+    return { name, ok: false, detail, fix: `install Node ${MIN_NODE_MAJOR} or newer on ${h.name}` }
+  if (runner?.running && runner.running.version !== runner.version) return { name, ok: true, note: true, detail }
   return { name, ok: true, detail }
 }
 

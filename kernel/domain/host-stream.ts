@@ -73,6 +73,8 @@ const FromRunner = v.variant('t', [
   v.strictObject({
     t: v.literal('hello'),
     version: v.string(),
+    /** The version of the file it runs (`runnerVersion`); a runner from before it was sent has none. */
+    runner: v.optional(v.string()),
     pid: v.number(),
     /** The last seq it gave, and the last the kernel acknowledged (its journal holds what lies between). */
     last: v.number(),

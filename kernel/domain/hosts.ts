@@ -249,9 +249,53 @@ export function gitOverSsh(name: string, entry: HostEntry, places: SshPlaces, di
   }
 }
 
-/** What a probe runs on the host: one line per fact, `key=value`, so any POSIX shell answers it the same way. */
-export const PROBE_SCRIPT =
-  'echo "os=$(uname -sm)"; echo "git=$(git --version 2>/dev/null)"; echo "node=$(node --version 2>/dev/null)"; echo "home=$HOME"'
+/** The version of a host runner: the first 16 digits of its file's hash, which name its file on a host. */
+export const runnerVersion = (hash: string) => hash.slice(0, 16)
+
+/** The version of the runner file at `path` (`.../runner-<version>.mjs`), or undefined for another file. */
+export const runnerVersionOf = (path: string) => /(?:^|\/)runner-([0-9a-f]{16})\.mjs$/.exec(path)?.[1]
+
+/** What the kernel does with the runner that greets it: keep one of this kernel's version; replace another (end it,
+ * so that the next attach starts this version, which takes over its journal and its lanes), once per runner: one
+ * that could not be ended is kept, with a warning. */
+export function runnerOnHello(
+  want: string,
+  hello: { runner?: string; pid: number },
+  triedPid: number | undefined,
+): { act: 'keep'; warning?: string } | { act: 'replace'; pid: number; message: string } {
+  if (hello.runner === want) return { act: 'keep' }
+  const running = `its runner (pid ${hello.pid}) runs version ${hello.runner ?? 'unknown'}, not this kernel's ${want}`
+  if (triedPid === hello.pid) return { act: 'keep', warning: `${running}, and could not be replaced; using it` }
+  return { act: 'replace', pid: hello.pid, message: `${running}; replacing it` }
+}
+
+/** Ends the runner `pid` on a host if it is a runner of the service (a pid reused by another process is left
+ * alone), waiting up to 5 s for it to go. Its lanes run on (each its own process group) and its journal stays for
+ * the next runner. */
+export const replaceRunnerScript = (pid: number) =>
+  [
+    `case "$(ps -o args= -p ${pid} 2>/dev/null)" in *"/${REMOTE_DIR}/runner-"*".mjs daemon "*) kill ${pid} ;; esac`,
+    `i=0; while kill -0 ${pid} 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; true`,
+  ].join('; ')
+
+/** The oldest Node a host runner runs on. */
+export const MIN_NODE_MAJOR = 20
+
+/** What a probe runs on the host: one line per fact, `key=value`, so any POSIX shell answers it the same way. Besides
+ * the system, git and node: whether the runner of this version (`hash`) is installed there, and which runner runs
+ * (its pid and the command it runs, from the runner's pid file). It always ends with 0. */
+export const probeScript = (hash: string) => {
+  const v = runnerVersion(hash)
+  return [
+    'echo "os=$(uname -sm)"',
+    'echo "git=$(git --version 2>/dev/null)"',
+    'echo "node=$(node --version 2>/dev/null)"',
+    'echo "home=$HOME"',
+    `if [ -f "$HOME/${remoteRunnerPath(hash)}" ]; then echo "runner=${v} installed"; else echo "runner=${v} missing"; fi`,
+    `p=$(cat "$HOME/${REMOTE_DIR}/state/runner.pid" 2>/dev/null)`,
+    'case "$p" in ""|*[!0-9]*) ;; *) if kill -0 "$p" 2>/dev/null; then echo "running=$p $(ps -o args= -p "$p" 2>/dev/null)"; fi ;; esac',
+  ].join('; ')
+}
 
 export interface ProbeAnswer {
   /** ssh's exit code (255: ssh itself failed), null when it was killed past its deadline. */
@@ -266,6 +310,31 @@ export interface HostFacts {
   git?: string
   node?: string
   home: string
+  runner?: RunnerFacts
+}
+
+/** The host runner on a host, as a probe found it. */
+export interface RunnerFacts {
+  /** The version this kernel ships (`runnerVersion`). */
+  version: string
+  /** Whether that version's file is on the host. */
+  installed: boolean
+  /** The runner running there now, and the version of the file it runs. */
+  running?: { pid: number; version: string }
+}
+
+/** A runner's version read from the command it runs (`node <home>/.svc-host/runner-<version>.mjs daemon <dir>`). */
+const RUNNING = /^(\d+) .*[ /]\.svc-host\/runner-([0-9a-f]{16})\.mjs daemon /
+
+function readRunner(runner: string | undefined, running: string | undefined): RunnerFacts | undefined {
+  const m = /^([0-9a-f]{16}) (installed|missing)$/.exec(runner ?? '')
+  if (!m) return undefined
+  const r = RUNNING.exec(running ?? '')
+  return {
+    version: m[1],
+    installed: m[2] === 'installed',
+    ...(r ? { running: { pid: Number(r[1]), version: r[2] } } : {}),
+  }
 }
 
 /** What a probe's answer means: the host's facts, or one line saying what failed and how to fix it. */
@@ -329,7 +398,10 @@ export function readProbe(
     )
   const git = fact('git') || undefined
   const node = fact('node') || undefined
-  return allow({ facts: { os, home, ...(git ? { git } : {}), ...(node ? { node } : {}) } })
+  const runner = readRunner(fact('runner'), fact('running'))
+  return allow({
+    facts: { os, home, ...(git ? { git } : {}), ...(node ? { node } : {}), ...(runner ? { runner } : {}) },
+  })
 }
 
 /** A host as `svc host list|show` and doctor show it: its entry, its recorded key, and (when probed) what it
@@ -347,6 +419,30 @@ export interface HostView {
 
 /** One line of `svc host list` / doctor for a host that answered. */
 export const hostFactsText = (f: HostFacts) => `${f.os}; ${f.git ?? 'no git'}; ${f.node ? `node ${f.node}` : 'no node'}`
+
+/** The major version of a `node --version` answer (`v20.19.0`), or undefined. */
+export const nodeMajor = (node: string | undefined) => {
+  const m = /^v(\d+)\./.exec(node ?? '')
+  return m ? Number(m[1]) : undefined
+}
+
+/** Why a host's node cannot run the host runner, or undefined when it can. */
+export function nodeProblem(name: string, node: string | undefined): string | undefined {
+  const major = nodeMajor(node)
+  if (major === undefined) return `host ${name} has no node on its PATH`
+  if (major < MIN_NODE_MAJOR) return `host ${name} has node ${node}; the host runner needs ${MIN_NODE_MAJOR} or newer`
+  return undefined
+}
+
+/** The host runner on a host, in words: this kernel's version installed or not, and which one runs. */
+export function runnerText(r: RunnerFacts): string {
+  const running = r.running
+  if (running && running.version !== r.version)
+    return `runner ${running.version} running (pid ${running.pid}), not this kernel's ${r.version}`
+  if (running) return `runner ${r.version} running (pid ${running.pid})`
+  if (r.installed) return `runner ${r.version} installed, not running (it starts with the next lane there)`
+  return `runner ${r.version} not installed yet (sent with the first lane there)`
+}
 
 /** Where the service keeps its files on a host: under the remote home, beside nothing of the user's. */
 export const REMOTE_DIR = '.svc-host'
@@ -376,7 +472,7 @@ export function readInstall(name: string, a: ProbeAnswer): Decision {
       'unavailable',
       `host ${name}: the host runner could not be installed: ${a.stderr.trim().split('\n').at(-1) || `exit ${a.code}`}`,
     )
-  if (!/^node=v\d+/m.test(a.stdout))
-    return refuse('unavailable', `host ${name} has no node on its PATH`, `install Node 20 or newer on ${name}`)
+  const problem = nodeProblem(name, /^node=(.*)$/m.exec(a.stdout)?.[1].trim())
+  if (problem) return refuse('unavailable', problem, `install Node ${MIN_NODE_MAJOR} or newer on ${name}`)
   return ALLOWED
 }

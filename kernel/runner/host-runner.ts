@@ -1,6 +1,7 @@
 import { appendFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { parseFromKernel, type FromKernel } from '../domain/host-stream.js'
+import { runnerVersionOf } from '../domain/hosts.js'
 import { writeFileAtomicSync } from '../io/atomic-file.js'
 import { runAttach } from './host/attach.js'
 import { pidAlive, readText, runnerPaths } from './host/files.js'
@@ -71,6 +72,7 @@ export function runDaemon(dir: string, self: string): void {
       return {
         t: 'hello',
         version: HOST_RUNNER_VERSION,
+        runner: runnerVersionOf(process.argv[1] ?? ''),
         pid: process.pid,
         last: journal.last(),
         acked: journal.acked(),

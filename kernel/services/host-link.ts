@@ -12,6 +12,9 @@ import {
   attachCommand,
   installRunnerScript,
   readInstall,
+  replaceRunnerScript,
+  runnerOnHello,
+  runnerVersion,
   sshOptions,
   type HostEntry,
   type ProbeAnswer,
@@ -61,6 +64,11 @@ export class HostLink {
   private resumedAfter?: number
   /** Why the last attempt or connection ended. */
   lastProblem?: string
+  /** The version of the runner this kernel ships, and the pid of the last runner of another version it ended. */
+  private want = ''
+  private replacedPid?: number
+  /** A runner of another version answered: nothing more of this connection is read. */
+  private replacing = false
 
   constructor(
     readonly name: string,
@@ -139,6 +147,8 @@ export class HostLink {
     )
     if (!installed.ok) return this.retry(installed.message)
     if (this.closed) return
+    this.want = runnerVersion(runner.hash)
+    this.replacing = false
     this.stream = this.io.openLineStream(
       [...this.ssh(), attachCommand(runner.hash)],
       (line) => this.onLine(line),
@@ -153,6 +163,18 @@ export class HostLink {
     this.stream.send(JSON.stringify({ t: 'resume', after: this.held, beatMs } satisfies FromKernel))
   }
 
+  /** A runner of another version (an earlier svc's) answered: end it and attach again, which starts this version's
+   * runner; it takes over the journal, so nothing is lost and nothing applied twice. */
+  private async replace(pid: number, message: string) {
+    const stream = this.stream
+    this.replacing = true
+    this.replacedPid = pid
+    this.io.log(`host ${this.name}: ${message}`)
+    await this.io.runSsh([...this.ssh(), replaceRunnerScript(pid)], { timeoutMs: 15_000 })
+    // Only the connection to the runner ended: one made since (its end closed this one) is kept.
+    stream?.close()
+  }
+
   private retry(why: string) {
     this.lastProblem = why
     if (this.closed) return
@@ -162,11 +184,15 @@ export class HostLink {
   }
 
   private onLine(line: string) {
+    if (this.replacing) return
     const m = parseFromRunner(line)
     if (!m.ok) return this.io.log(`host ${this.name}: ${m.problem}`)
     this.lastHeardAt = this.io.now()
     const msg = m.value
     if (msg.t === 'hello') {
+      const plan = runnerOnHello(this.want, msg, this.replacedPid)
+      if (plan.act === 'replace') return void this.replace(plan.pid, plan.message)
+      if (plan.warning) this.io.log(`host ${this.name}: ${plan.warning}`)
       const held = heldAfterHello(this.held, msg.acked)
       if (held !== this.held) {
         this.io.log(`host ${this.name}: its runner says events up to ${held} were acknowledged; continuing from there`)

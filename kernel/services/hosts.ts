@@ -2,11 +2,11 @@ import { SvcError } from '../domain/errors.js'
 import {
   CONNECT_TIMEOUT_S,
   DEFAULT_REMOTE_LANES_ROOT,
-  PROBE_SCRIPT,
   hostFound,
   hostKeyAlias,
   hostRemovable,
   planHostAdd,
+  probeScript,
   readProbe,
   sshOptions,
   type HostEntry,
@@ -60,7 +60,7 @@ export async function onHost(
 
 /** Ask the host what it is: its facts, or the one line saying why it did not answer. */
 async function probe(ctx: KernelContext, name: string, entry: HostEntry, learn = false): Promise<HostView> {
-  const answer = await onHost(ctx, name, entry, PROBE_SCRIPT, { learn })
+  const answer = await onHost(ctx, name, entry, probeScript(ctx.io.hosts.hostRunnerFile().hash), { learn })
   const read = readProbe(name, entry, homePaths(ctx.home).knownHosts, answer)
   const base = view(ctx, name, entry)
   if (read.ok) return { ...base, facts: read.facts }

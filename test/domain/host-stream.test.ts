@@ -180,6 +180,12 @@ test('the runner is installed by its hash, and what an install answered means', 
     message: 'host a has no node on its PATH',
     hint: 'install Node 20 or newer on a',
   })
+  assert.equal(readInstall('a', { ...ok, stdout: 'have\nnode=v18.19.1\n' }), {
+    ok: false,
+    code: 'unavailable',
+    message: 'host a has node v18.19.1; the host runner needs 20 or newer',
+    hint: 'install Node 20 or newer on a',
+  })
   const full = readInstall('a', {
     code: 1,
     stdout: '',

@@ -6,7 +6,11 @@ import {
   hostRemovable,
   parseSshTarget,
   planHostAdd,
+  probeScript,
   readProbe,
+  replaceRunnerScript,
+  runnerOnHello,
+  runnerVersionOf,
   remoteRootProblem,
   sshOptions,
   type HostEntry,
@@ -181,6 +185,34 @@ test("readProbe: the host's facts, or what failed and how to fix it, on one line
     stderr: '',
   })
   assert.equal(bare, { ok: true, facts: { os: 'Linux x86_64', home: '/home/dev' } })
+  // The runner: this kernel's version installed or not, and the one running, read from the command it runs.
+  const facts = (lines: string) =>
+    readProbe('a', entry, k, { code: 0, stdout: `os=Linux x86_64\nhome=/home/dev\n${lines}`, stderr: '' })
+  const v = 'abababababababab'
+  const runnerRows: [string, string, unknown][] = [
+    ['not installed', `runner=${v} missing\n`, { version: v, installed: false }],
+    ['installed, none running', `runner=${v} installed\n`, { version: v, installed: true }],
+    [
+      'this version running',
+      `runner=${v} installed\nrunning=4242 node /home/dev/.svc-host/runner-${v}.mjs daemon /home/dev/.svc-host/state\n`,
+      { version: v, installed: true, running: { pid: 4242, version: v } },
+    ],
+    [
+      'another version running',
+      `runner=${v} missing\nrunning=77 /usr/bin/node /home/dev/.svc-host/runner-0123456789abcdef.mjs daemon /home/dev/.svc-host/state\n`,
+      { version: v, installed: false, running: { pid: 77, version: '0123456789abcdef' } },
+    ],
+    [
+      'a reused pid that is no runner',
+      `runner=${v} installed\nrunning=4242 vim notes.txt\n`,
+      { version: v, installed: true },
+    ],
+    ['an answer from an older probe', '', undefined],
+  ]
+  for (const [label, lines, want] of runnerRows) {
+    const d = facts(lines)
+    assert.equal(d.ok && d.facts.runner, want, label)
+  }
   const rows: [string, Parameters<typeof readProbe>[3], string][] = [
     [
       'a deadline',
@@ -239,6 +271,65 @@ test("readProbe: the host's facts, or what failed and how to fix it, on one line
   }
 })
 
+test('probeScript: asks for the runner of this version by its file, and which runner runs, ending with 0', () => {
+  const script = probeScript('ab'.repeat(32))
+  assert.match(
+    script,
+    'if [ -f "$HOME/.svc-host/runner-abababababababab.mjs" ]; then echo "runner=abababababababab installed"; else echo "runner=abababababababab missing"; fi',
+  )
+  assert.match(script, 'p=$(cat "$HOME/.svc-host/state/runner.pid" 2>/dev/null)')
+  // A pid file holding anything but digits is never given to kill.
+  assert.match(script, 'case "$p" in ""|*[!0-9]*) ;; *) if kill -0 "$p"')
+  assert.ok(script.endsWith('esac'))
+})
+
+test('runnerOnHello: a runner of this version is kept; another is replaced once, then kept with a warning', () => {
+  const want = 'abababababababab'
+  const rows: [string, { runner?: string; pid: number }, number | undefined, unknown][] = [
+    ['this version', { runner: want, pid: 9 }, undefined, { act: 'keep' }],
+    ['this version after a replacement', { runner: want, pid: 10 }, 9, { act: 'keep' }],
+    [
+      'another version',
+      { runner: '0123456789abcdef', pid: 9 },
+      undefined,
+      {
+        act: 'replace',
+        pid: 9,
+        message: `its runner (pid 9) runs version 0123456789abcdef, not this kernel's ${want}; replacing it`,
+      },
+    ],
+    [
+      'a runner from before runners named their version',
+      { pid: 9 },
+      undefined,
+      {
+        act: 'replace',
+        pid: 9,
+        message: `its runner (pid 9) runs version unknown, not this kernel's ${want}; replacing it`,
+      },
+    ],
+    [
+      'the same runner again: it could not be ended',
+      { runner: '0123456789abcdef', pid: 9 },
+      9,
+      {
+        act: 'keep',
+        warning: `its runner (pid 9) runs version 0123456789abcdef, not this kernel's ${want}, and could not be replaced; using it`,
+      },
+    ],
+  ]
+  for (const [label, hello, tried, want_] of rows) assert.equal(runnerOnHello(want, hello, tried), want_, label)
+  assert.is(runnerVersionOf('/home/dev/.svc-host/runner-0123456789abcdef.mjs'), '0123456789abcdef')
+  assert.is(runnerVersionOf('runner-0123456789abcdef.mjs'), '0123456789abcdef')
+  assert.is(runnerVersionOf('/work/dist/kernel/runner/host-runner.js'), undefined)
+  // Only a runner of the service is ended: a pid reused by another process is left alone.
+  assert.is(
+    replaceRunnerScript(42),
+    'case "$(ps -o args= -p 42 2>/dev/null)" in *"/.svc-host/runner-"*".mjs daemon "*) kill 42 ;; esac; ' +
+      'i=0; while kill -0 42 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; true',
+  )
+})
+
 test('doctor: a host that answers with git and node is ok; one that does not is a problem with its fix', () => {
   const base = {
     kernel: { version: '0.1.0', pid: 1, port: 2 },
@@ -251,6 +342,9 @@ test('doctor: a host that answers with git and node is ok; one that does not is 
     badStoreFiles: [],
   }
   const facts = { os: 'Linux x86_64', home: '/home/dev' }
+  const tools = { git: 'git version 2.39.5', node: 'v20.19.0' }
+  const v = 'abababababababab'
+  const old = '0123456789abcdef'
   const checks = doctorChecks({
     ...base,
     hosts: [
@@ -263,6 +357,36 @@ test('doctor: a host that answers with git and node is ok; one that does not is 
       { name: 'b', ssh: 'dev@i', lanesRoot: '~/svc-lanes', facts: { ...facts, node: 'v20.19.0' } },
       { name: 'c', ssh: 'dev@j', lanesRoot: '~/svc-lanes', facts: { ...facts, git: 'git version 2.39.5' } },
       {
+        name: 'e',
+        ssh: 'dev@l',
+        lanesRoot: '~/svc-lanes',
+        facts: { ...facts, git: 'git version 2.39.5', node: 'v18.19.1' },
+      },
+      {
+        name: 'f',
+        ssh: 'dev@m',
+        lanesRoot: '~/svc-lanes',
+        facts: { ...facts, ...tools, runner: { version: v, installed: false } },
+      },
+      {
+        name: 'g',
+        ssh: 'dev@n',
+        lanesRoot: '~/svc-lanes',
+        facts: { ...facts, ...tools, runner: { version: v, installed: true } },
+      },
+      {
+        name: 'h',
+        ssh: 'dev@o',
+        lanesRoot: '~/svc-lanes',
+        facts: { ...facts, ...tools, runner: { version: v, installed: true, running: { pid: 9, version: v } } },
+      },
+      {
+        name: 'i',
+        ssh: 'dev@p',
+        lanesRoot: '~/svc-lanes',
+        facts: { ...facts, ...tools, runner: { version: v, installed: true, running: { pid: 8, version: old } } },
+      },
+      {
         name: 'd',
         ssh: 'dev@k',
         lanesRoot: '~/svc-lanes',
@@ -271,11 +395,18 @@ test('doctor: a host that answers with git and node is ok; one that does not is 
     ],
   }).filter((c) => c.name.startsWith('host'))
   assert.equal(
-    checks.map((c) => `${c.ok ? 'ok' : 'PROBLEM'} ${c.name}: ${c.detail}${c.fix ? ` / ${c.fix}` : ''}`),
+    checks.map(
+      (c) => `${c.ok ? (c.note ? 'note' : 'ok') : 'PROBLEM'} ${c.name}: ${c.detail}${c.fix ? ` / ${c.fix}` : ''}`,
+    ),
     [
       'ok host a: dev@h: Linux x86_64; git version 2.39.5; node v20.19.0',
       'PROBLEM host b: dev@i: Linux x86_64; no git; node v20.19.0 / install git on b (apt-get install git)',
       'PROBLEM host c: dev@j: Linux x86_64; git version 2.39.5; no node / install Node 20 or newer on c',
+      'PROBLEM host e: dev@l: Linux x86_64; git version 2.39.5; node v18.19.1 / install Node 20 or newer on e',
+      `ok host f: dev@m: Linux x86_64; git version 2.39.5; node v20.19.0; runner ${v} not installed yet (sent with the first lane there)`,
+      `ok host g: dev@n: Linux x86_64; git version 2.39.5; node v20.19.0; runner ${v} installed, not running (it starts with the next lane there)`,
+      `ok host h: dev@o: Linux x86_64; git version 2.39.5; node v20.19.0; runner ${v} running (pid 9)`,
+      `note host i: dev@p: Linux x86_64; git version 2.39.5; node v20.19.0; runner ${old} running (pid 8), not this kernel's ${v}`,
       'PROBLEM host d: host d (dev@k) did not answer in time / check it',
     ],
   )

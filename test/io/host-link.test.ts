@@ -36,7 +36,8 @@ function rig() {
     },
     async () => {},
   )
-  const hello = () => streams.at(-1)!.onLine(JSON.stringify({ t: 'hello', version: '1', pid: 7, last: 0, acked: 0 }))
+  const hello = () =>
+    streams.at(-1)!.onLine(JSON.stringify({ t: 'hello', version: '1', runner: 'h', pid: 7, last: 0, acked: 0 }))
   return { link, states, streams, hello, advance: (ms: number) => (now += ms), now: () => now }
 }
 
