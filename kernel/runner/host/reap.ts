@@ -39,7 +39,7 @@ async function reapNow(
   const cwd = readText(lp.cwd) ?? ''
   const alive = pid > 0 && pidAlive(pid) && readText(lp.exit) === undefined
   const gitWorktree = !!cwd && !!worktreeGitDir(cwd)
-  const processes = !alive && cwd ? processesInside(cwd) : []
+  const processes = !alive && cwd ? await processesInside(cwd) : []
   let now: { id: string; commit: string; tree: string; parent: string } | undefined
   let held: { tree: string; parent: string } | undefined
   if (!alive && gitWorktree) {
