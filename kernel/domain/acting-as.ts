@@ -52,6 +52,14 @@ export function treeOf(
   return undefined
 }
 
+/** A request whose calling process cannot be found (it closed its connection once the request was sent, before the
+ * kernel looked): it is refused, never taken as the person's, whatever it asks. */
+export const callerGone = (): Decision =>
+  refused(
+    'the process that sent this request closed its connection before it could be known',
+    'wait for the answer on the connection that sent the request (svc does)',
+  )
+
 /** Who may act as whom. A process the kernel started for a conversation (its runner's tree) acts as that one only,
  * whatever its environment says. Elsewhere, a conversation the kernel drives has a key, and only a request giving
  * that key acts as it, and only while no process tree of its own runs (a key read from another process's

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { procStat } from './procs.js'
 
 /** One process, named so that a reused pid is not mistaken for it. */
@@ -23,7 +23,7 @@ export interface ConnectionEnds {
 /** The connection a request came in on, for the services it reaches (none outside a request). */
 const current = new AsyncLocalStorage<{ socket: object; ends: () => ConnectionEnds }>()
 /** What was found of each connection's caller: a kept-alive connection is looked up once, on first need. */
-const found = new WeakMap<object, ProcessId[]>()
+const found = new WeakMap<object, ProcessId[] | null>()
 
 const hex = (n: number) => n.toString(16).toUpperCase().padStart(4, '0')
 
@@ -83,13 +83,16 @@ function lineage(pid: number): ProcessId[] {
   return out
 }
 
-/** The calling process of a connection and its ancestors, read from /proc; none when it cannot be found (not
- * Linux, the caller already gone). */
-export function callerLineage(ends: ConnectionEnds): ProcessId[] {
+/** The calling process of a connection and its ancestors, read from /proc; none where /proc cannot tell (not
+ * Linux); null when it can but no process holds the caller's end: the caller closed it after sending its request,
+ * so who sent it cannot be known, and it must not count as the person. */
+export function callerLineage(ends: ConnectionEnds): ProcessId[] | null {
+  if (!existsSync('/proc/net/tcp')) return []
   try {
     const inode = socketInode(ends)
     const pid = inode && socketOwner(inode)
-    return pid ? lineage(pid) : []
+    const found = pid ? lineage(pid) : []
+    return found.length ? found : null
   } catch {
     return []
   }
@@ -102,12 +105,13 @@ export const peers = {
   within<T>(socket: object, ends: () => ConnectionEnds, fn: () => T): T {
     return current.run({ socket, ends }, fn)
   },
-  /** The calling process of the current request and its ancestors, nearest first (none outside a request). */
-  lineage(): ProcessId[] {
+  /** The calling process of the current request and its ancestors, nearest first (none outside a request; null:
+   * its caller closed the connection before it could be found). */
+  lineage(): ProcessId[] | null {
     const c = current.getStore()
     if (!c) return []
     let l = found.get(c.socket)
-    if (!l) found.set(c.socket, (l = callerLineage(c.ends())))
+    if (l === undefined) found.set(c.socket, (l = callerLineage(c.ends())))
     return l
   },
 }

@@ -10,7 +10,7 @@ import type { Store } from '../io/store.js'
 import type { Runners } from './runners.js'
 import type { RuntimeFacts } from './runtime-facts.js'
 import { convView } from './conv-view.js'
-import { mayActAs, treeOf } from '../domain/acting-as.js'
+import { callerGone, mayActAs, treeOf } from '../domain/acting-as.js'
 import { mayAdminister, mayCommand, PERSON, type Caller } from '../domain/authority.js'
 import { hashConversationKey } from './conversation-key.js'
 import { decided } from './decided.js'
@@ -70,6 +70,12 @@ export class KernelContext {
    * connection (domain/acting-as treeOf); none for a person's shell, the deck, or a call from within the kernel. */
   callerTree(): ConversationRecord | undefined {
     const lineage = this.io.peers.lineage()
+    if (lineage === null) {
+      const refusal = callerGone()
+      this.log('warn', `${refusal.ok ? '' : refusal.message}: a request was not heard`)
+      decided(refusal)
+      return undefined
+    }
     if (!lineage.length) return undefined
     const driven = this.store.all().filter(mayHoldProcesses)
     const pids = new Set(lineage.flatMap((p) => [p.pid, p.pgid, p.sid]))

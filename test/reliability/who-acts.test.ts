@@ -1,8 +1,8 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { TestHome, written } from '../helpers/home.js'
+import { TestHome, until, written } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
 import { procStat } from '../../kernel/io/procs.js'
 import { recordFigure } from './figures.js'
@@ -177,6 +177,37 @@ test('a lane that kills its own runner still acts as itself only: its processes 
     'a lane that kills its own runner (SIGKILL) and then stops and answers a sibling without its variables',
     'both refused on one line as from the lane (found by its dead runner’s group and session); the sibling kept working',
   )
+})
+
+test('a request whose sender closed its connection before the kernel looked is refused, not taken as the person', async () => {
+  const [v] = idOf(await start(['--key', 'victim3', '--role', 'builder', '--prompt', 'sleep 60'], 'r6'))
+  const k = h.kernelFile()!
+  const body = JSON.stringify({ lane: v })
+  const request =
+    'POST /rpc/laneStop HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n' +
+    `Authorization: Bearer ${k.token}\\r\\nContent-Type: application/json\\r\\n` +
+    `Content-Length: ${body.length}\\r\\nConnection: close\\r\\n\\r\\n${body}`
+  // The sibling sends a whole stop and closes its end at once: no process holds the caller's socket any more.
+  const script = [
+    `while [ ! -e ${h.home}/go ]; do sleep 0.05; done`,
+    `exec 3<>/dev/tcp/127.0.0.1/${k.port}`,
+    `printf '${request}' >&3`,
+    `exec 3>&-`,
+    `echo sent > ${h.home}/sent`,
+  ]
+  await start(['--key', 'closes', '--role', 'builder', '--prompt', script.join('\n')], 'r6')
+  // The kernel is stopped while the request is sent and its socket closed, so it looks only once no process holds it.
+  process.kill(k.pid, 'SIGSTOP')
+  try {
+    writeFileSync(join(h.home, 'go'), '')
+    await written(join(h.home, 'sent'), 'the request sent')
+  } finally {
+    process.kill(k.pid, 'SIGCONT')
+  }
+  await until(() => h.kernelLog().includes('closed its connection before it could be known'), 'the refusal logged')
+  const show = JSON.parse(await h.ok(['lane', 'show', v, '--json']))
+  assert.is(show.lanes.find((l: { id: string }) => l.id === v).activity, 'working', 'the sibling still works')
+  await h.ok(['lane', 'stop', v])
 })
 
 test('an orchestrator tells and stops its own builder; its tell with SERVICE_CONVERSATION unset is from it', async () => {
