@@ -14,10 +14,17 @@ import { World, filesOf } from '../e2e/lane-views-kit.js'
 let w: World
 let mounted = false
 
-/** Fill the filesystem holding `dir` to its last byte with one file; returns its path. */
-function fill(dir: string): string {
+/** Fill the filesystem holding `dir` to its last byte with one file, and keep it full (what the kernel frees as a
+ * write it began before the fill replaces an older file is taken again) until the returned stop is called. */
+function fill(dir: string): { path: string; stop: () => void } {
   const path = join(dir, 'filler')
-  const fd = openSync(path, 'w')
+  fillTo(path, 'w')
+  const topUp = setInterval(() => fillTo(path, 'a'), 10)
+  return { path, stop: () => clearInterval(topUp) }
+}
+
+function fillTo(path: string, flags: 'w' | 'a') {
+  const fd = openSync(path, flags)
   const chunk = Buffer.alloc(64 * 1024, 1)
   try {
     for (;;) writeSync(fd, chunk)
@@ -34,7 +41,6 @@ function fill(dir: string): string {
   } finally {
     closeSync(fd1)
   }
-  return path
 }
 
 test.before(async () => {
@@ -67,7 +73,7 @@ test('a full disk: a report and a park each fail with one line saying "disk full
     '--role',
     'builder',
     '--prompt',
-    `${w.gate('full')}\necho "BLOCKED: stuck" | svc lane report --status blocked --stdin 2> ${err} || echo $? > ${code}\ntouch ${code}\n${w.gate('freed')}\necho "BLOCKED: stuck" | svc lane report --status blocked --stdin\n`,
+    `${w.gate('full')}\necho "BLOCKED: stuck" | svc lane report --status blocked --stdin 2> ${err} && echo 0 > ${code}.part || echo $? > ${code}.part\nmv ${code}.part ${code}\n${w.gate('freed')}\necho "BLOCKED: stuck" | svc lane report --status blocked --stdin\n`,
   ])
   const api = kernelApi(w.h)
   const { dir } = await w.idleLane('park')
@@ -90,7 +96,8 @@ test('a full disk: a report and a park each fail with one line saying "disk full
     )
     assert.equal(filesOf(dir), before, 'the worktree is as it was')
   } finally {
-    rmSync(filler, { force: true })
+    filler.stop()
+    rmSync(filler.path, { force: true })
   }
   w.open('freed')
   const reported = () => existsSync(join(w.convDir('r1-rep-builder-i1'), 'reports.json'))
