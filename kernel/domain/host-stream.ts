@@ -4,7 +4,7 @@
  * what a journal keeps, and when a silent host counts as lost. */
 
 import * as v from 'valibot'
-import { processRefusal, type ProcessInside } from './reap.js'
+import { nestedRepoRefusal, processRefusal, type ProcessInside } from './reap.js'
 import { issueText, type Checked } from './shape.js'
 
 const seq = v.pipe(v.number(), v.integer(), v.minValue(1))
@@ -173,6 +173,9 @@ export function planRemoteReap(f: {
   processes?: ProcessInside[]
   /** The fresh snapshot, and the held commit as the host knows it (absent when the host does not hold it). */
   now?: { commit: string; tree: string; parent: string }
+  /** Repositories checked out inside the worktree (a submodule, a nested clone): the snapshot records their commit,
+   * never their files. */
+  nested?: string[]
   held?: { tree: string; parent: string }
 }): RemoteReap {
   if (f.alive) return { do: 'refuse', reason: 'the lane is still running; stop it first' }
@@ -181,6 +184,8 @@ export function planRemoteReap(f: {
   if (!f.gitWorktree)
     return { do: 'refuse', reason: 'the lane directory is not a git worktree: its bytes cannot be held' }
   if (!f.now) return { do: 'refuse', reason: 'no snapshot of the worktree could be made' }
+  const nested = nestedRepoRefusal(f.dir ?? 'the worktree', f.nested ?? [])
+  if (!nested.ok) return { do: 'refuse', reason: nested.message.replace(/^refused: /, '') }
   if (f.held && f.held.tree === f.now.tree && f.held.parent === f.now.parent) return { do: 'remove' }
   return { do: 'hold', snapshot: f.now.commit }
 }

@@ -146,6 +146,22 @@ test('planRemoteReap: the worktree goes only when a fresh snapshot is the one he
       { do: 'refuse', reason: 'a process has its working directory inside /h/l: 42 (sleep 60)' },
     ],
     [
+      'a repository checked out inside: its files are in no snapshot',
+      {
+        alive: false,
+        gitWorktree: true,
+        now,
+        dir: '/h/l',
+        nested: ['lib', 'vendor/x'],
+        held: { tree: 't1', parent: 'h1' },
+      },
+      {
+        do: 'refuse',
+        reason:
+          'a patch cannot carry the files of a git repository inside the worktree: lib, vendor/x; move them out of /h/l first',
+      },
+    ],
+    [
       'nothing left inside',
       { alive: false, gitWorktree: true, now, dir: '/h/l', processes: [], held: { tree: 't1', parent: 'h1' } },
       { do: 'remove' },

@@ -271,14 +271,19 @@ test("a report carries a snapshot of the whole worktree, held at home; the lane'
   l.close()
 })
 
-test('a remote reap removes the worktree only once home holds every byte of it', async () => {
-  const l = link()
-  const wt = `${rig.host('a').home}/wt7`
+/** A project on host a with one commit, and a worktree of it on branch l<n> at ~/wt<n>; returns the worktree. */
+function hostWorktree(n: string): string {
   rig.as(
     'a',
-    `git init -q -b main proj7 && cd proj7 && echo base > a.txt && git add . && ` +
-      `git -c user.name=t -c user.email=t@t commit -qm base && git worktree add -q ../wt7 -b l7`,
+    `git init -q -b main proj${n} && cd proj${n} && echo base > a.txt && git add . && ` +
+      `git -c user.name=t -c user.email=t@t commit -qm base && git worktree add -q ../wt${n} -b l${n}`,
   )
+  return `${rig.host('a').home}/wt${n}`
+}
+
+test('a remote reap removes the worktree only once home holds every byte of it', async () => {
+  const l = link()
+  const wt = hostWorktree('7')
   start(l, 'l7', `echo work > work.txt\necho reported | bash -c '${REPORT_SHELL}' report done\n`, wt)
   await until(() => of('l7').some((e) => e.kind === 'exited'), 'l7 exited', 20_000)
   const got = of('l7').find((e) => e.kind === 'report') as Extract<HostEvent, { kind: 'report' }>
@@ -312,6 +317,24 @@ test('a remote reap removes the worktree only once home holds every byte of it',
   await new Promise((r) => setTimeout(r, 300))
   assert.is(of('l7').filter((e) => e.kind === 'reaped').length, 1)
   assertEachOnce()
+  l.close()
+})
+
+test('a remote reap refuses a worktree with a repository checked out inside, and removes nothing', async () => {
+  const l = link()
+  const wt = hostWorktree('8')
+  const inner = `git init -q -b main inner && cd inner && echo mine > f.txt && git add . && git -c user.name=t -c user.email=t@t commit -qm i && echo more > g.txt && cd ..`
+  start(l, 'l8', `${inner}\necho reported | bash -c '${REPORT_SHELL}' report done\n`, wt)
+  await until(() => of('l8').some((e) => e.kind === 'exited'), 'l8 exited', 20_000)
+  const got = of('l8').find((e) => e.kind === 'report') as Extract<HostEvent, { kind: 'report' }>
+  l.send({ t: 'reap', lane: 'l8', held: got.commit })
+  const refused = await until(() => of('l8').find((e) => e.kind === 'refused'), 'the reap refused')
+  assert.equal(refused, {
+    ...refused,
+    reason: `reap: a patch cannot carry the files of a git repository inside the worktree: inner; move it out of ${wt} first`,
+  })
+  assert.not.ok(of('l8').some((e) => e.kind === 'reaped' || e.kind === 'snapshot'))
+  assert.is(rig.as('a', 'cat wt8/inner/g.txt'), 'more\n', 'the nested repository keeps its uncommitted file')
   l.close()
 })
 

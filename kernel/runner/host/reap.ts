@@ -1,5 +1,5 @@
 import { existsSync, rmSync } from 'node:fs'
-import { resolve as resolvePath } from 'node:path'
+import { join, resolve as resolvePath } from 'node:path'
 import { planRemoteReap, type FromKernel } from '../../domain/host-stream.js'
 import { writeFileAtomicSync } from '../../io/atomic-file.js'
 import { git, gitTry, worktreeGitDir } from '../../io/git.js'
@@ -41,6 +41,7 @@ async function reapNow(
   const gitWorktree = !!cwd && !!worktreeGitDir(cwd)
   const processes = !alive && cwd ? await processesInside(cwd) : []
   let now: { id: string; commit: string; tree: string; parent: string } | undefined
+  let nested: string[] = []
   let held: { tree: string; parent: string } | undefined
   if (!alive && gitWorktree) {
     const id = `reap-${Date.now()}`
@@ -48,6 +49,7 @@ async function reapNow(
     if (commit) {
       const [tree, parent] = (await git(cwd, ['rev-parse', `${commit}^{tree}`, `${commit}^`])).trim().split('\n')
       now = { id, commit, tree, parent }
+      nested = await checkedOutRepos(cwd, commit)
     }
     const h = m.held && (await gitTry(cwd, ['rev-parse', `${m.held}^{tree}`, `${m.held}^`]))
     if (h && h.ok) {
@@ -55,12 +57,19 @@ async function reapNow(
       held = { tree: t, parent: p }
     }
   }
-  const plan = planRemoteReap({ alive, gitWorktree, dir: cwd, processes, now, held })
+  const plan = planRemoteReap({ alive, gitWorktree, dir: cwd, processes, now, nested, held })
   if (plan.do === 'refuse') return emit(m.lane, { kind: 'refused', reason: `reap: ${plan.reason}` })
   if (plan.do === 'hold') return emit(m.lane, { kind: 'snapshot', id: now!.id, commit: now!.commit })
   await removeWorktree(m.lane, cwd)
   writeFileAtomicSync(lp.reaped, m.held!)
   emit(m.lane, { kind: 'reaped', commit: m.held! })
+}
+
+/** The repositories checked out inside the worktree: the snapshot's gitlinks whose directory holds a repository. */
+async function checkedOutRepos(cwd: string, commit: string): Promise<string[]> {
+  const entries = (await git(cwd, ['ls-tree', '-r', '-z', '--full-tree', commit])).split('\0')
+  const links = entries.filter((e) => e.startsWith('160000 ')).map((e) => e.slice(e.indexOf('\t') + 1))
+  return links.filter((path) => existsSync(join(cwd, path, '.git')))
 }
 
 /** Remove a lane's worktree and its snapshot refs (their commits are held at home): a linked worktree through git,
