@@ -120,7 +120,11 @@ export function kernelPort(
     deckCode: async () => deck.issue(),
     deckRedeem: async (input) => deck.redeem(input.code),
     deckSession: async (input) => deck.check(input.session),
-    deckRevoke: async () => deck.revoke(),
+    deckRevoke: async () => {
+      // Logging the person out of the deck is the person's: a lane could otherwise lock them out at will.
+      ctx.checkAdminister('svc deck --revoke')
+      return deck.revoke()
+    },
     issueNew: (input) => issueNew(ctx, input),
     issueList: (input) => issueList(ctx, input),
     issueShow: (input) => issueShow(ctx, input),

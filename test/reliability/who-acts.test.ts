@@ -63,6 +63,7 @@ test("a lane that read a sibling's key from /proc can neither report as it nor a
     step(8, `svc host add far --ssh me@127.0.0.1`),
     step(9, `svc host remove far`),
     step(10, `svc kernel stop`),
+    step(11, `svc deck --revoke`),
     // Leaving the tree on purpose, as no conversation, with no hold on the lane's output (as a daemon): a new session
     // whose parent exits at once (calling only once the lane's harness, this script, has ended), and a double fork.
     `setsid -f sh -c "while kill -0 $$ 2>/dev/null; do sleep 0.05; done; ${escaped(13, 'svc lane stop $V')}" < /dev/null > /dev/null 2>&1`,
@@ -71,7 +72,7 @@ test("a lane that read a sibling's key from /proc can neither report as it nor a
   // Started only once the victim's shell runs, so that its environment is there to read.
   await written(join(h.service, 'agents', `conv-${vName}`, 'state.json'), 'the victim to start')
   const [a] = idOf(await start(['--key', 'attacker', '--role', 'builder', '--prompt', steal.join('\n')]))
-  await written(join(h.home, 'c10'), 'the attacker script to end')
+  await written(join(h.home, 'c11'), 'the attacker script to end')
   await written(join(h.home, 'c13'), 'the escaped stop')
   await written(join(h.home, 'c14'), 'the escaped answer')
 
@@ -105,6 +106,7 @@ test("a lane that read a sibling's key from /proc can neither report as it nor a
   assert.equal(outcome(8), notTheirs('svc host add'), 'host add')
   assert.equal(outcome(9), notTheirs('svc host remove'), 'host remove')
   assert.equal(outcome(10), notTheirs('svc kernel stop'), 'kernel stop')
+  assert.equal(outcome(11), notTheirs('svc deck --revoke'), 'deck revoke')
   assert.not.ok(existsSync(join(h.service, 'hosts.yaml')), 'no host written')
   assert.equal(outcome(13), notInChain('svc lane stop'), 'stop from a new session, after its lane’s harness ended')
   assert.equal(outcome(14), notInChain('svc conv answer'), 'answer from a double fork into a new session')
@@ -119,7 +121,7 @@ test("a lane that read a sibling's key from /proc can neither report as it nor a
   await h.ok(['lane', 'stop', v])
   recordFigure(
     "identity theft from /proc: a lane reads a running sibling's key from its environment and reports as it, answers, stops, reaps and tells it",
-    '12 attempts, 12 refused on one line (report, answer, stop, reap, tell twice, archive, host add and remove, kernel stop, and a stop and an answer from processes that left the lane’s tree by setsid and a double fork); the sibling kept working with no report and no message',
+    '13 attempts, 13 refused on one line (report, answer, stop, reap, tell twice, archive, host add and remove, kernel stop, deck revoke, and a stop and an answer from processes that left the lane’s tree by setsid and a double fork); the sibling kept working with no report and no message',
   )
 })
 
