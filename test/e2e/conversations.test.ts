@@ -184,7 +184,12 @@ test('a kernel killed with SIGKILL and restarted finds its running conversations
   await until(() => !alive(k.pid), 'kernel dead')
   const v = await show(id)
   assert.ok(h.kernelFile()!.pid !== k.pid, 'a new kernel')
-  assert.is(v.activity, 'idle')
+  // Should it ever read otherwise, the evidence and the new kernel's log say why.
+  assert.is(
+    v.activity,
+    'idle',
+    `${JSON.stringify(v.evidence)}\n${readFileSync(join(h.service, 'kernel.log'), 'utf8').split('\n').slice(-15).join('\n')}`,
+  )
   assert.is((await show(done)).activity, 'stopped')
   assert.match(readFileSync(join(h.service, 'kernel.log'), 'utf8'), `re-adopted runners of conv-c${id}`)
   assert.match(readFileSync(join(h.service, 'kernel.log'), 'utf8'), `replacing stale`)
