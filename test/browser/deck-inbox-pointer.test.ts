@@ -24,6 +24,13 @@ async function openInbox(w: DeckWorld, first: string, second: string) {
   return { a, b, before: (await b.boundingBox())! }
 }
 
+/** Make the deck draw what the kernel says now: a change after everything before it. */
+async function drawnNow(w: DeckWorld, key: string) {
+  const t = Date.now()
+  await launchLane(w, { key, role: 'play', prompt: 'true' })
+  await w.page.waitForFunction((t) => Number(document.body.dataset.drawn) > t, t, WAIT)
+}
+
 const pending = async (w: DeckWorld, id: string) => (await w.api.get(`/api/convs/${id}`)).body.pending?.kind
 
 inbox(
@@ -38,10 +45,7 @@ inbox(
       .filter({ hasText: `answered allow to #${first} c${first} (permission for Bash: rm -rf build)` })
       .waitFor(WAIT)
     await until(async () => (await pending(w, first)) === 'question', 'the first to ask its next question')
-    // A change after that makes the deck draw what the kernel says now.
-    const t = Date.now()
-    await launchLane(w, { key: 'poke', role: 'play', prompt: 'true' })
-    await w.page.waitForFunction((t) => Number(document.body.dataset.drawn) > t, t, WAIT)
+    await drawnNow(w, 'poke')
     const held = w.page.locator(`#inbox [data-held="${first}"]`)
     assert.is(
       (await held.locator('.said').textContent())!.trim(),
@@ -54,13 +58,6 @@ inbox(
     assert.is(await held.count(), 0)
   },
 )
-
-/** Make the deck draw what the kernel says now: a change after everything before it. */
-async function drawnNow(w: DeckWorld, key: string) {
-  const t = Date.now()
-  await launchLane(w, { key, role: 'play', prompt: 'true' })
-  await w.page.waitForFunction((t) => Number(document.body.dataset.drawn) > t, t, WAIT)
-}
 
 inbox(
   'an answer on its way holds its entry: the kernel saying it waits no more, or asks again, moves nothing under the pointer',

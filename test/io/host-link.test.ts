@@ -41,12 +41,21 @@ function rig() {
   return { link, states, streams, hello, advance: (ms: number) => (now += ms), now: () => now }
 }
 
-test('a silent host is host-lost with its evidence, then up again once it answers; each change told once', async () => {
+/** A link whose host has answered once (up), closed after `body` whatever it does. */
+async function upLink(body: (r: ReturnType<typeof rig>) => Promise<void>) {
   const r = rig()
   r.link.start()
   try {
     await until(() => r.streams.length === 1, 'the stream opened')
     r.hello()
+    await body(r)
+  } finally {
+    r.link.close()
+  }
+}
+
+test('a silent host is host-lost with its evidence, then up again once it answers; each change told once', () =>
+  upLink(async (r) => {
     assert.equal(r.states, ['up'])
     assert.is(r.link.lostEvidence(), undefined)
 
@@ -71,17 +80,10 @@ test('a silent host is host-lost with its evidence, then up again once it answer
     assert.equal(r.states, ['up', 'host-lost', 'up'])
     assert.is(r.link.lostEvidence(), undefined)
     assert.is(r.link.state, 'up')
-  } finally {
-    r.link.close()
-  }
-})
+  }))
 
-test('a beat heard before the limit keeps the host up: no loss is told', async () => {
-  const r = rig()
-  r.link.start()
-  try {
-    await until(() => r.streams.length === 1, 'the stream opened')
-    r.hello()
+test('a beat heard before the limit keeps the host up: no loss is told', () =>
+  upLink(async (r) => {
     for (let i = 0; i < 5; i++) {
       r.advance(150)
       r.streams[0].onLine(JSON.stringify({ t: 'beat', last: 0 }))
@@ -89,9 +91,6 @@ test('a beat heard before the limit keeps the host up: no loss is told', async (
     }
     assert.equal(r.states, ['up'])
     assert.is(r.link.lostEvidence(), undefined)
-  } finally {
-    r.link.close()
-  }
-})
+  }))
 
 test.run()
