@@ -45,7 +45,7 @@ input, select, textarea { font: inherit; padding:3px 6px; border:1px solid #c4cb
 .run { background:var(--card); border:1px solid var(--line); border-radius:8px; margin:12px 0; padding:8px 12px; }
 .run h2 { display:flex; gap:14px; align-items:baseline; flex-wrap:wrap; }
 .counts { display:flex; gap:6px; } .count { font-size:12px; font-weight:500; padding:1px 8px; border-radius:10px; background:#eef1f4; }
-.count.zero { color:var(--muted); font-weight:400; } .count-working:not(.zero) { background:#dff5e3; } .count-needs-you:not(.zero) { background:#ffe3b8; } .count-idle:not(.zero) { background:#e5ecff; } .count-stale:not(.zero) { background:#f7d9d7; } .count-failed:not(.zero) { background:#ffd6d6; color:#8a1c15; font-weight:700; }
+.count.zero { color:var(--muted); font-weight:400; } .count-working:not(.zero) { background:#dff5e3; } .count-needs-you:not(.zero) { background:#ffe3b8; } .count-idle:not(.zero) { background:#e5ecff; } .count-host-lost:not(.zero) { background:#ffe3c2; color:#7a3f00; font-weight:600; } .count-stale:not(.zero) { background:#f7d9d7; } .count-failed:not(.zero) { background:#ffd6d6; color:#8a1c15; font-weight:700; }
 .run-cost { margin-left:auto; color:var(--muted); font-weight:500; }
 .key { margin:6px 0 10px; content-visibility:auto; contain-intrinsic-size:auto 72px; }
 #tree > li { content-visibility:auto; contain-intrinsic-size:auto 40px; }

@@ -1,11 +1,13 @@
-/** What the Command Deck counts per run. Each lane counts once by its activity (working, needs-you, idle, or other:
- * starting, stopped, failed to start, archived), and besides: reported when it filed a report, stale when it is a
+/** What the Command Deck counts per run. Each lane counts once by its activity (working, needs-you, idle, host-lost,
+ * or other: starting, stopped, failed to start, archived), and besides: reported when it filed a report, stale when it is a
  * critic or verifier whose own verdict judged a commit its builder has moved past (a builder showing that verdict is
  * not counted again), and failed when it ended failed and is not archived. */
 export interface RunCounts {
   working: number
   'needs-you': number
   idle: number
+  /** Lanes whose host stopped answering (issue 27): what they do there is not known now. */
+  'host-lost': number
   other: number
   reported: number
   stale: number
@@ -24,12 +26,21 @@ export interface CountedLane {
   verdict?: { stale: boolean; by: string }
 }
 
-const BY_ACTIVITY = ['working', 'needs-you', 'idle'] as const
+const BY_ACTIVITY = ['working', 'needs-you', 'idle', 'host-lost'] as const
 
 export function runCounts(lanes: CountedLane[]): Record<string, RunCounts> {
   const out: Record<string, RunCounts> = {}
   for (const l of lanes) {
-    const c = (out[l.run] ??= { working: 0, 'needs-you': 0, idle: 0, other: 0, reported: 0, stale: 0, failed: 0 })
+    const c = (out[l.run] ??= {
+      working: 0,
+      'needs-you': 0,
+      idle: 0,
+      'host-lost': 0,
+      other: 0,
+      reported: 0,
+      stale: 0,
+      failed: 0,
+    })
     const bucket = BY_ACTIVITY.find((a) => a === l.activity && !l.archived)
     c[bucket ?? 'other']++
     if (l.report) c.reported++

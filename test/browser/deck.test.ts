@@ -191,6 +191,7 @@ deck(
         working: `${n((l) => l.activity === 'working')} working`,
         'needs-you': '0 needs-you',
         idle: `${n((l) => l.activity === 'idle')} idle`,
+        'host-lost': '0 host-lost',
         failed: '0 failed',
         reported: `${n((l) => Boolean(l.report))} reported`,
         stale: '0 stale',

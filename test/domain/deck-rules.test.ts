@@ -51,13 +51,13 @@ const lane = (over: Partial<CountedLane>): CountedLane => ({
   archived: false,
   ...over,
 })
-test('runCounts: each lane once by activity (archived and the rest as other), plus reported, stale for a judge whose own verdict went stale, and failed unless archived', () => {
+test('runCounts: each lane once by activity (host-lost its own; archived and the rest as other), plus reported, stale for a judge whose own verdict went stale, and failed unless archived', () => {
   const CASES: [string, CountedLane[], Record<string, Record<string, number>>][] = [
     ['none', [], {}],
     [
       'one working',
       [lane({})],
-      { r1: { working: 1, 'needs-you': 0, idle: 0, other: 0, reported: 0, stale: 0, failed: 0 } },
+      { r1: { working: 1, 'needs-you': 0, idle: 0, 'host-lost': 0, other: 0, reported: 0, stale: 0, failed: 0 } },
     ],
     [
       'every bucket',
@@ -72,10 +72,12 @@ test('runCounts: each lane once by activity (archived and the rest as other), pl
         lane({ activity: 'stopped', failed: { source: 'process exit' } }),
         lane({ activity: 'failed-to-start', failed: { source: 'spawn' } }),
         lane({ activity: 'stopped', archived: true, failed: { source: 'process exit' } }),
+        lane({ activity: 'host-lost', report: { status: 'blocked' } }),
+        lane({ activity: 'host-lost', archived: true }),
       ],
       {
-        r1: { working: 0, 'needs-you': 1, idle: 1, other: 7, reported: 2, stale: 1, failed: 2 },
-        r2: { working: 0, 'needs-you': 0, idle: 1, other: 0, reported: 0, stale: 0, failed: 0 },
+        r1: { working: 0, 'needs-you': 1, idle: 1, 'host-lost': 1, other: 8, reported: 3, stale: 1, failed: 2 },
+        r2: { working: 0, 'needs-you': 0, idle: 1, 'host-lost': 0, other: 0, reported: 0, stale: 0, failed: 0 },
       },
     ],
   ]

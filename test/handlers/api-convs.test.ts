@@ -31,7 +31,7 @@ const tree: DeckTree = {
   costPerRun: { r1: 0.5 },
   costPerOrchestrator: { '2': 0.5 },
   runs: ['r1'],
-  counts: { r1: { working: 0, 'needs-you': 0, idle: 0, other: 2, reported: 0, stale: 0, failed: 0 } },
+  counts: { r1: { working: 0, 'needs-you': 0, idle: 0, 'host-lost': 0, other: 2, reported: 0, stale: 0, failed: 0 } },
   chains: { r1: { b: 'i1 building' } },
   inbox: [],
 }

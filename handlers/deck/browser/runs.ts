@@ -9,7 +9,7 @@ import { haystack } from './agents.js'
 
 type Node = DeckTree['roots'][number]
 
-const COUNTED = ['working', 'needs-you', 'idle', 'failed', 'reported', 'stale'] as const
+const COUNTED = ['working', 'needs-you', 'idle', 'host-lost', 'failed', 'reported', 'stale'] as const
 
 /** A run's counts, as its header shows them. */
 export const countsOf = (counts: RunCounts) =>
