@@ -109,11 +109,12 @@ test('DeliveryQueue: in order, one at a time; past the bound the oldest is dropp
   assert.equal(drops, [1, 2])
   assert.is(q.dropped, 2)
   release()
-  await new Promise((r) => setTimeout(r, 20))
+  // 5 is delivered after 4 failed: once it is there, 4 was tried.
+  await until(() => delivered.includes(5), 'the queue delivering 5', 5000, 5)
   assert.equal(delivered, [1, 5])
   assert.equal(errors, ['four'])
   q.push(6)
-  await new Promise((r) => setTimeout(r, 20))
+  await until(() => delivered.includes(6), 'the queue delivering 6', 5000, 5)
   assert.equal(delivered, [1, 5, 6])
 })
 
