@@ -174,13 +174,23 @@ export function planHostAdd(hosts: Hosts, input: HostAddInput): Decision<{ entry
   return allow({ entry, target: target.target })
 }
 
-/** `svc host remove`: refused while a live lane is placed on the host (its events come home through it). */
-export function hostRemovable(name: string, liveLanes: string[]): Decision {
-  if (!liveLanes.length) return ALLOWED
+/** A lane placed on a host whose worktree is still there: not reaped, live or not. */
+export interface PlacedLane {
+  name: string
+  live: boolean
+}
+
+/** `svc host remove`: refused while any lane placed on the host still has its worktree there (live, or stopped and
+ * not reaped): a live lane's events come home through the host, and only a reap holds a worktree's bytes at home
+ * before it removes it; a host forgotten first would leave them out of reach. */
+export function hostRemovable(name: string, placed: PlacedLane[]): Decision {
+  if (!placed.length) return ALLOWED
+  const n = placed.length
+  const named = placed.map((l) => `${l.name} (${l.live ? 'live' : 'stopped, not reaped'})`)
   return refuse(
     'conflict',
-    `host ${name} has ${liveLanes.length} live lane${liveLanes.length === 1 ? '' : 's'}: ${liveLanes.join(', ')}`,
-    'stop or reap them first (svc lane stop <lane>)',
+    `refused: host ${name} still holds the worktree${n === 1 ? '' : 's'} of ${n} lane${n === 1 ? '' : 's'}: ${named.join(', ')}`,
+    `reap ${n === 1 ? 'it' : 'them'} first: svc lane reap <lane> (a live lane is stopped first; --park keeps uncommitted work), then remove the host`,
   )
 }
 

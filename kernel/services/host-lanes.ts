@@ -3,7 +3,7 @@ import type { ConversationRecord } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
 import type { HostReapAnswer } from '../domain/host-reap.js'
 import type { HostEvent, LinkState } from '../domain/host-stream.js'
-import { hostEntry, type HostEntry } from '../domain/hosts.js'
+import { hostEntry, type HostEntry, type PlacedLane } from '../domain/hosts.js'
 import { onHostStart, remoteInboxScript } from '../domain/placement.js'
 import type { RunnerState } from '../domain/runner-state.js'
 import { convFiles, homePaths } from '../io/home.js'
@@ -161,16 +161,17 @@ export class HostLanes {
     for (const host of hosts) this.link(host).catch((e: Error) => this.ctx.log('warn', `host ${host}: ${e.message}`))
   }
 
-  /** The lanes on a host that have not ended (their end has not arrived), by name: a host that runs them stays. */
-  liveOn(host: string): string[] {
+  /** The lanes placed on a host whose worktree is still there (not reaped), by name, each live or not: a host
+   * that holds them stays. */
+  placedOn(host: string): PlacedLane[] {
     return this.ctx.store
       .all()
-      .filter((rec) => {
-        if (rec.lane?.host !== host || rec.archived || rec.ended) return false
+      .filter((rec) => rec.lane?.host === host && !rec.reaped)
+      .map((rec) => {
         const s = this.ctx.facts.get(rec.name).state
-        return s?.harness ? !s.ended : isLive(this.ctx.view(rec).activity)
+        const live = !rec.ended && !rec.archived && (s?.harness ? !s.ended : isLive(this.ctx.view(rec).activity))
+        return { name: `conv-${rec.name}`, live }
       })
-      .map((rec) => `conv-${rec.name}`)
   }
 
   /** A host removed: its link ends with it. */

@@ -110,12 +110,12 @@ export async function probeHosts(ctx: KernelContext): Promise<HostView[]> {
   return Promise.all(Object.entries(hosts).map(([name, entry]) => probe(ctx, name, entry)))
 }
 
-/** `svc host remove`: its master connection closed, its key forgotten, its entry gone. */
+/** `svc host remove`: refused while a lane's worktree is there (hostRemovable); else its master connection closed, its key forgotten, its entry gone. */
 export function hostRemove(ctx: KernelContext, name: string): Promise<HostView> {
   return writes.run('hosts', async () => {
     const hosts = await readHosts(ctx)
     const { entry } = decided(hostFound(hosts, name))
-    decided(hostRemovable(name, ctx.hostLanes.liveOn(name)))
+    decided(hostRemovable(name, ctx.hostLanes.placedOn(name)))
     const gone = view(ctx, name, entry)
     ctx.hostLanes.forget(name)
     await closeMaster(ctx, name, entry)

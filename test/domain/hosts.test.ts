@@ -122,7 +122,7 @@ test('checkHostsFile: an empty file is no hosts; a bad entry is named by its key
   }
 })
 
-test('hostFound and hostRemovable: an unknown host names the known ones; a host with live lanes stays', () => {
+test("hostFound and hostRemovable: an unknown host names the known ones; a host holding a lane's worktree stays", () => {
   const none = hostFound({}, 'a')
   assert.equal(none, {
     ok: false,
@@ -133,9 +133,26 @@ test('hostFound and hostRemovable: an unknown host names the known ones; a host 
   const other = hostFound({ b: { ssh: 'dev@h' }, c: { ssh: 'dev@i' } }, 'a')
   assert.is(!other.ok && other.hint, 'hosts: b, c')
   assert.is(hostFound({ b: { ssh: 'dev@h' } }, '__proto__').ok, false)
-  assert.equal(hostRemovable('a', []), { ok: true })
-  const kept = hostRemovable('a', ['conv-r-k', 'conv-r-j'])
-  assert.is(!kept.ok && `${kept.code}: ${kept.message}`, 'conflict: host a has 2 live lanes: conv-r-k, conv-r-j')
+  const table: [string, { name: string; live: boolean }[], string][] = [
+    ['no lane placed there', [], 'allowed'],
+    [
+      'a live lane',
+      [{ name: 'conv-r-k', live: true }],
+      'conflict: refused: host a still holds the worktree of 1 lane: conv-r-k (live) | reap it first: svc lane reap <lane> (a live lane is stopped first; --park keeps uncommitted work), then remove the host',
+    ],
+    [
+      'a stopped lane not reaped, beside a live one',
+      [
+        { name: 'conv-r-k', live: true },
+        { name: 'conv-r-j', live: false },
+      ],
+      'conflict: refused: host a still holds the worktrees of 2 lanes: conv-r-k (live), conv-r-j (stopped, not reaped) | reap them first: svc lane reap <lane> (a live lane is stopped first; --park keeps uncommitted work), then remove the host',
+    ],
+  ]
+  for (const [what, placed, want] of table) {
+    const d = hostRemovable('a', placed)
+    assert.is(d.ok ? 'allowed' : `${d.code}: ${d.message} | ${d.hint}`, want, what)
+  }
 })
 
 test('sshOptions: no questions, a bounded connect, one master per host, only the service known hosts', () => {

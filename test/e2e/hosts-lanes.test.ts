@@ -370,12 +370,16 @@ test('stop ends a lane on its host, which then reaps; the placements a host cann
   assert.is(start.code, 0, start.stderr)
   const name = convName(start.stdout)
   await until(async () => (await listRows('g3'))[1]?.[4] === 'working', 'the lane working on host a')
+  // Host a holds this live lane's worktree, and those of the earlier lanes left stopped there, not reaped.
   const remove = await h.svc(['host', 'remove', 'a'])
   assert.is(remove.code, 1)
-  assert.is(
+  assert.match(
     remove.stderr,
-    `svc: host a has 1 live lane: conv-${name}\nhint: stop or reap them first (svc lane stop <lane>)\n`,
+    new RegExp(
+      `^svc: refused: host a still holds the worktrees of \\d+ lanes: .*conv-${name} \\(live\\).*\\nhint: reap them first: svc lane reap <lane> \\(a live lane is stopped first; --park keeps uncommitted work\\), then remove the host\\n$`,
+    ),
   )
+  assert.is((await h.svc(['host', 'list'])).stdout.split('\n')[1].split(/ +/)[0], 'a')
   const stop = await svc(['lane', 'stop', name])
   assert.is(stop.code, 0, stop.stderr)
   assert.is((await listRows('g3'))[1][4], 'stopped')
@@ -440,6 +444,42 @@ test('stop ends a lane on its host, which then reaps; the placements a host cann
   ])
   assert.is(orch.code, 1)
   assert.match(orch.stderr, 'svc: refused: an orchestrator lane runs at home, not on host a\n')
+})
+
+test('host remove is refused while a stopped lane still has its worktree there, and goes through once it is reaped', async () => {
+  const start = await svc([
+    'lane',
+    'start',
+    '--run',
+    'g8',
+    '--key',
+    'rm',
+    '--role',
+    'builder',
+    '--host',
+    'b',
+    '--prompt',
+    'true',
+  ])
+  assert.is(start.code, 0, start.stderr)
+  const name = convName(start.stdout)
+  await until(async () => (await listRows('g8'))[1]?.[4] === 'stopped', 'the lane ended on host b')
+  const dir = laneDir('b', 'g8-rm')
+  const refused = await h.svc(['host', 'remove', 'b'])
+  assert.is(refused.code, 1)
+  assert.is(
+    refused.stderr,
+    `svc: refused: host b still holds the worktree of 1 lane: conv-${name} (stopped, not reaped)\nhint: reap it first: svc lane reap <lane> (a live lane is stopped first; --park keeps uncommitted work), then remove the host\n`,
+  )
+  // Nothing was forgotten: the host stays listed, the lane's worktree is where it was.
+  assert.ok((await h.ok(['host', 'list'])).split('\n').some((l) => l.startsWith('b ')))
+  assert.is(onHost('b', `test -d ${dir} && echo kept`), 'kept')
+
+  await reapHeld('b', name, dir)
+  const removed = await h.svc(['host', 'remove', 'b'])
+  assert.is(removed.code, 0, removed.stderr)
+  assert.match(removed.stdout, /^removed host b \(/)
+  assert.not.ok((await h.ok(['host', 'list'])).split('\n').some((l) => l.startsWith('b ')))
 })
 
 test.run()
