@@ -26,6 +26,8 @@ export interface LaneNow {
   live: boolean
   /** Current head of the worktree, when git facts were read. */
   head?: string
+  /** Issue 27: the lane's host is not answering (its evidence), whether or not the lane has ended. */
+  hostLost?: Evidence
 }
 
 /** The view shown: a lane as the API answers it, and the list, show and the deck print it. */

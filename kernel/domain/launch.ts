@@ -259,6 +259,20 @@ export function reuseTarget(
   return allow({ reuse })
 }
 
+/** SPEC.md 4.1 start `--reuse`, issue 27: the latest earlier lane's directory is on a host that is not answering. It
+ * cannot be reached there, and such a lane counts as live, which `--replace` could not stop either: refused first,
+ * saying so. */
+export function reuseReachable(req: Pick<StartRequest, 'reuse'>, same: LaneNow[]): Decision {
+  const earlier = req.reuse ? newestLane(same) : undefined
+  const host = earlier?.rec.lane.host
+  if (!earlier?.hostLost || !host) return ALLOWED
+  return refuse(
+    'unavailable',
+    `refused: the directory of conv ${earlier.rec.id} is on host ${host}, which is not answering (${earlier.hostLost.detail ?? 'no answer'}); --reuse needs it`,
+    `wait until it answers (svc host show ${host}), or start a new iteration`,
+  )
+}
+
 /** SPEC.md 4.1 start `--model`: the request's model, else the role's model from the configuration; none is refused. */
 export function launchModel(
   req: Pick<StartRequest, 'role' | 'model'>,
@@ -340,6 +354,8 @@ export function planLaunch(
   now: number,
 ): Decision<{ plan: LanePlan }> {
   const same = runLanes.filter((l) => l.rec.lane.key === key && l.rec.lane.role === req.role).sort(byCreation)
+  const reachable = reuseReachable(req, same)
+  if (!reachable.ok) return reachable
   const live = oneLiveLane(req, run, key, same)
   if (!live.ok) return live
   const reused = reuseTarget(req, run, key, same)

@@ -45,6 +45,31 @@ export function placeLane(a: PlacementAsk): Decision<{ host?: string }> {
   return hostRunsHarness(host, a.harness)
 }
 
+/** Issue 27, `--reuse` (SPEC.md 4.1 start): the new lane runs where the earlier lane's directory is, on its host or at
+ * home, whatever the project's defaults say. `--host` naming another place is refused, as are a host no longer in
+ * hosts.yaml and a harness the host cannot run. */
+export function placeReuse(a: {
+  earlier: { id: string; dir: string; host?: string }
+  flag?: string
+  harness: Harness
+  hosts: readonly string[]
+}): Decision<{ host?: string }> {
+  const { host, dir } = a.earlier
+  if (a.flag !== undefined && a.flag !== host)
+    return refuse(
+      'usage',
+      `--host ${JSON.stringify(a.flag)} does not go with --reuse: the lane continues in ${dir} ${host === undefined ? 'at home' : `on host ${host}`} as it is`,
+    )
+  if (host === undefined) return allow({})
+  if (!a.hosts.includes(host))
+    return refuse(
+      'not_found',
+      `refused: the directory of conv ${a.earlier.id} is on host ${JSON.stringify(host)}, which is not in hosts.yaml`,
+      `add it back (svc host add ${host} --ssh user@address), or start a new iteration`,
+    )
+  return hostRunsHarness(host, a.harness)
+}
+
 /** What a host runs: a lane's brief as a shell script, under the host runner. The other harnesses need their CLI
  * and its login on the host, which the runner does not drive yet. */
 export function hostRunsHarness(host: string, harness: Harness): Decision<{ host: string }> {
@@ -115,19 +140,34 @@ export function remoteWorktreeScript(w: RemoteWorktree): string {
   ].join('\n')
 }
 
-/** What the worktree script's answer means: the lane's absolute directory on the host, or why not. */
+/** The script that finds, for `--reuse`, the worktree an earlier lane ran in on a host: still there and still the top
+ * of a git worktree. It prints `dir=<absolute path>`; a directory gone or no longer a worktree exits 4 with the
+ * reason on stderr. */
+export function remoteReuseScript(dir: string): string {
+  const gone = (why: string) => `{ echo ${shellWord(`${dir} ${why}; start a new iteration instead`)} >&2; exit 4; }`
+  return [
+    `cd ${shellWord(dir)} 2>/dev/null || ${gone('is gone (reaped?)')}`,
+    `[ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ] || ${gone('is no longer a git worktree')}`,
+    'echo "dir=$(pwd -P)"',
+  ].join('\n')
+}
+
+/** What the worktree script's answer means (`made`: remoteWorktreeScript's; else remoteReuseScript's): the lane's
+ * absolute directory on the host, or why not. */
 export function readRemoteWorktree(
   host: string,
   a: { code: number | null; stdout: string; stderr: string; timedOut?: boolean },
+  made = true,
 ): Decision<{ dir: string }> {
   const said = a.stderr.trim().split('\n').at(-1) ?? ''
   const dir = /^dir=(\/.*)$/m.exec(a.stdout)?.[1]
+  const what = `${made ? 'make' : 'find'} the lane's worktree`
   if (a.code === 0 && dir) return allow({ dir })
-  if (a.timedOut) return refuse('unavailable', `host ${host} did not make the lane's worktree in time`)
+  if (a.timedOut) return refuse('unavailable', `host ${host} did not ${what} in time`)
   if (a.code === 3 || a.code === 4) return refuse('conflict', `refused: on host ${host}: ${said}`)
   return refuse(
     'unavailable',
-    `host ${host} could not make the lane's worktree: ${said || `exit ${a.code}`}`,
+    `host ${host} could not ${what}: ${said || `exit ${a.code}`}`,
     `svc host show ${host} says what it answers`,
   )
 }

@@ -15,7 +15,7 @@ import { decided } from './decided.js'
 import type { ProjectContext } from './project.js'
 import { abandonDirectory, holdDirectory, releaseDirectory } from './launch-intents.js'
 import { DEFAULT_REMOTE_LANES_ROOT, type HostEntry } from '../domain/hosts.js'
-import { readRemoteWorktree, remoteWorktreeScript } from '../domain/placement.js'
+import { readRemoteWorktree, remoteReuseScript, remoteWorktreeScript } from '../domain/placement.js'
 import { onHost } from './hosts.js'
 
 /** The directory of a lane or worker start: a new one made under an intent, or the one a `--reuse` continues in. */
@@ -80,6 +80,21 @@ export function reusedDirectory(ctx: KernelContext, reuse: { rec: ConversationRe
   decided(reusableDirectory(dir, reuse.rec.id, { reaped: Boolean(reuse.rec.reaped), exists: ctx.io.files.exists(dir) }))
   decided(notOwnDirectory(lane, dir, ctx.io.dirs.identityOf(dir)))
   return { repo: lane.repo, branch: lane.branch, at: lane.at, made: lane.made }
+}
+
+/** `--reuse` of a lane on a host (issue 27): its directory there, if it is not reaped and the host finds it still a
+ * git worktree; the new lane runs there, on that host. */
+export async function reusedOnHost(
+  ctx: KernelContext,
+  a: { host: string; entry: HostEntry; rec: ConversationRecord },
+): Promise<Made> {
+  const { host, rec } = a
+  const lane = workDirOf(rec)!
+  decided(reusableDirectory(`${host}:${rec.cwd}`, rec.id, { reaped: Boolean(rec.reaped), exists: true }))
+  // A look, not a fetch: the probe's deadline, so a host that stopped answering is said within it.
+  const answer = await onHost(ctx, host, a.entry, remoteReuseScript(rec.cwd))
+  decided(readRemoteWorktree(host, answer, false))
+  return { host, repo: lane.repo, branch: lane.branch, at: lane.at }
 }
 
 /** A directory another lane holds, or anything already at the path (unless `interrupted`: a launch cut short left it),

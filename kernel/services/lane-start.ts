@@ -13,10 +13,10 @@ import { awaitStart } from './await-start.js'
 import { decided } from './decided.js'
 import type { KernelContext } from './context.js'
 import { createConversation, stopConversation } from './conversations.js'
-import { inNewDirectory, onHostDirectory, reusedDirectory, type Made } from './lane-start-dir.js'
+import { inNewDirectory, onHostDirectory, reusedDirectory, reusedOnHost, type Made } from './lane-start-dir.js'
 import { readHosts } from './hosts.js'
 import { hostEntry } from '../domain/hosts.js'
-import { placeLane } from '../domain/placement.js'
+import { placeLane, placeReuse } from '../domain/placement.js'
 import { laneRows } from './lane-rows.js'
 import { baseOf, resolveProject } from './project.js'
 
@@ -59,16 +59,19 @@ export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'
   const project = await resolveProject(ctx, input.project, launcher, input.cwd)
   const defaults = roleConfig(project.entry, input.role) ?? {}
   const hosts = await readHosts(ctx)
-  const { host } = decided(
-    placeLane({
-      role: input.role,
-      harness: input.harness ?? defaults.harness ?? 'claude',
-      flag: input.host,
-      roleHost: defaults.host,
-      projectHost: project.entry.gauntlet?.host,
-      hosts: Object.keys(hosts),
-    }),
-  )
+  // A --reuse runs where the earlier lane's directory is (placeReuse, once the plan names that lane).
+  const { host } = input.reuse
+    ? {}
+    : decided(
+        placeLane({
+          role: input.role,
+          harness: input.harness ?? defaults.harness ?? 'claude',
+          flag: input.host,
+          roleHost: defaults.host,
+          projectHost: project.entry.gauntlet?.host,
+          hosts: Object.keys(hosts),
+        }),
+      )
   // Launch rule 5: a new worktree is cut from a fresh fetch. The fetch begins now, beside the steps that need no
   // fetched ref; a launch refused meanwhile leaves it to finish on its own.
   const fetched =
@@ -98,12 +101,26 @@ export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'
     }
     const lane = (made: Made, dir: string) =>
       createLane(ctx, { plan, dir, brief, input, launcher: parent, project: project.key, made })
-    if (host) {
-      if (plan.reuse) throw new SvcError('usage', `refused: --reuse of a lane on host ${host} is not supported yet`)
-      return onHostDirectory(ctx, { host, entry: hostEntry(hosts, host)!, project, plan, fetched }, lane)
+    if (plan.reuse) {
+      const earlier = plan.reuse.rec
+      const placed = decided(
+        placeReuse({
+          earlier: { id: earlier.id, dir: plan.dirName, host: earlier.lane.host },
+          flag: input.host,
+          harness: plan.harness,
+          hosts: Object.keys(hosts),
+        }),
+      )
+      if (placed.host)
+        return lane(
+          await reusedOnHost(ctx, { host: placed.host, entry: hostEntry(hosts, placed.host)!, rec: earlier }),
+          earlier.cwd,
+        )
+      const dir = join(project.lanesRoot, plan.dirName)
+      return lane(reusedDirectory(ctx, plan.reuse, dir), dir)
     }
+    if (host) return onHostDirectory(ctx, { host, entry: hostEntry(hosts, host)!, project, plan, fetched }, lane)
     const dir = join(project.lanesRoot, plan.dirName)
-    if (plan.reuse) return lane(reusedDirectory(ctx, plan.reuse, dir), dir)
     return inNewDirectory(ctx, project, plan, dir, fetched, (made) => lane(made, dir))
   })
   // A conversation no process drives can never leave `starting`: waiting for it would only burn the 180 s.

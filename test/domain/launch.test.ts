@@ -20,6 +20,7 @@ import {
   optionLikeRef,
   optionsFitRole,
   planLaunch,
+  reuseReachable,
   reuseTarget,
   type StartRequest,
 } from '../../kernel/domain/launch.js'
@@ -90,6 +91,44 @@ test('reuseTarget (--reuse): the latest earlier lane, its directory as it is, ne
   ]
   for (const [name, req, same, want] of cases)
     assert.equal(reuseTarget({ role: 'builder', ...req }, 'r1', 'k', same), want, name)
+})
+
+test('reuseReachable (--reuse, issue 27): a latest earlier lane on a host that does not answer is refused first', () => {
+  const lost = { source: 'host a', at: 1, detail: 'no answer for 40 s; ssh: Connection refused' }
+  const onA = (id: string, o: { live?: boolean; lost?: boolean } = {}): LaneNow => ({
+    ...row(id, 'builder', 1, { live: o.live, lane: { host: 'a' } }),
+    ...(o.lost ? { hostLost: lost } : {}),
+  })
+  const cases: [string, Pick<StartRequest, 'reuse'>, LaneNow[], unknown][] = [
+    ['no --reuse', {}, [onA('1', { lost: true })], { ok: true }],
+    ['nothing to reuse', { reuse: true }, [], { ok: true }],
+    ['its host answers', { reuse: true }, [onA('1')], { ok: true }],
+    ['an older lane on a lost host', { reuse: true }, [onA('1', { lost: true }), onA('2')], { ok: true }],
+    [
+      'stopped, its host lost',
+      { reuse: true },
+      [onA('1', { lost: true })],
+      {
+        ...refused(
+          'unavailable',
+          'refused: the directory of conv 1 is on host a, which is not answering (no answer for 40 s; ssh: Connection refused); --reuse needs it',
+        ),
+        hint: 'wait until it answers (svc host show a), or start a new iteration',
+      },
+    ],
+  ]
+  for (const [name, req, same, want] of cases) assert.equal(reuseReachable(req, same), want, name)
+  // Before rule 3: a lane whose host is lost counts as live, and --replace could not stop it.
+  const d = planLaunch(
+    { role: 'builder', key: 'k', reuse: true },
+    'r1',
+    'k',
+    [onA('1', { live: true, lost: true })],
+    { model: 'm' },
+    BASE,
+    0,
+  )
+  assert.equal(d.ok ? 'planned' : d.code, 'unavailable')
 })
 
 test('launchModel (--model): the request, else the role default; no built-in default', () => {

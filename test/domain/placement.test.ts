@@ -4,7 +4,9 @@ import {
   hostOfStart,
   onHostStart,
   placeLane,
+  placeReuse,
   readRemoteWorktree,
+  remoteReuseScript,
   remoteInboxScript,
   remotePlaces,
   remoteWorktreeScript,
@@ -53,6 +55,54 @@ test('placeLane: --host, then the role, then the project default; refusals name 
     const got = d.ok ? (d.host ?? 'home') : `${d.code} ${d.message}${d.hint ? ` | ${d.hint}` : ''}`
     assert.is(got, want, JSON.stringify(ask))
   }
+})
+
+test("placeReuse (--reuse): where the earlier lane's directory is, whatever the defaults; refusals word for word", () => {
+  type Ask = Parameters<typeof placeReuse>[0]
+  const onA: Ask = { earlier: { id: '7', dir: 'r1-k', host: 'a' }, harness: 'shell', hosts: ['a', 'b'] }
+  const home: Ask = { ...onA, earlier: { id: '7', dir: 'r1-k' } }
+  const rows: [Ask, string][] = [
+    [onA, 'a'],
+    [{ ...onA, flag: 'a' }, 'a'],
+    [home, 'home'],
+    [{ ...onA, flag: 'b' }, 'usage --host "b" does not go with --reuse: the lane continues in r1-k on host a as it is'],
+    [{ ...home, flag: 'a' }, 'usage --host "a" does not go with --reuse: the lane continues in r1-k at home as it is'],
+    [
+      { ...onA, hosts: ['b'] },
+      'not_found refused: the directory of conv 7 is on host "a", which is not in hosts.yaml | add it back (svc host add a --ssh user@address), or start a new iteration',
+    ],
+    [
+      { ...onA, harness: 'claude' },
+      'usage refused: a lane on host a runs with the shell harness only (this one would run claude) | pass --harness shell, or start it at home',
+    ],
+  ]
+  for (const [ask, want] of rows) {
+    const d = placeReuse(ask)
+    const got = d.ok ? (d.host ?? 'home') : `${d.code} ${d.message}${d.hint ? ` | ${d.hint}` : ''}`
+    assert.is(got, want, JSON.stringify(ask))
+  }
+})
+
+test('remoteReuseScript: the earlier worktree still there and still a worktree, its path never expanded', () => {
+  const script = remoteReuseScript("/home/u/svc-lanes/app/it's $HOME")
+  const lines = script.split('\n')
+  assert.is(
+    lines[0],
+    `cd '/home/u/svc-lanes/app/it'\\''s $HOME' 2>/dev/null || { echo '/home/u/svc-lanes/app/it'\\''s $HOME is gone (reaped?); start a new iteration instead' >&2; exit 4; }`,
+  )
+  assert.is(lines.at(-1), 'echo "dir=$(pwd -P)"')
+  const d = readRemoteWorktree(
+    'a',
+    { code: 4, stdout: '', stderr: '/x is gone (reaped?); start a new iteration instead\n' },
+    false,
+  )
+  assert.equal(d, {
+    ok: false,
+    code: 'conflict',
+    message: 'refused: on host a: /x is gone (reaped?); start a new iteration instead',
+  })
+  const slow = readRemoteWorktree('a', { code: null, stdout: '', stderr: '', timedOut: true }, false)
+  assert.is(slow.ok ? '' : slow.message, "host a did not find the lane's worktree in time")
 })
 
 test('a lane on a host names it where a pid would be started: a start time no process here has', () => {

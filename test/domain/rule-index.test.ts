@@ -40,7 +40,7 @@ const INDEX: Record<string, Where[]> = {
   '3 git facts only for git-backed lanes not archived': at(activity, 'readsGitFacts'),
   '4.1 start: one of --key/--for, --run required from a root': at(launch, 'laneKeyOf', 'launchRun'),
   '4.1 start: --model or the role default, else refused': at(launch, 'launchModel'),
-  '4.1 start: --reuse continues the latest earlier lane': at(launch, 'reuseTarget'),
+  '4.1 start: --reuse continues the latest earlier lane': at(launch, 'reuseTarget', 'reuseReachable'),
   '4.1 start: --branch/--from for builders, --at for detached worktrees': at(launch, 'optionsFitRole'),
   '4.1 start behaviour 3: the contract first': at(contract, 'buildContract'),
   '4.1 start behaviour 4: wait up to 180 s': at(limits, 'START_WAIT_LIMIT_MS'),

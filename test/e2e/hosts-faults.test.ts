@@ -202,4 +202,61 @@ test('a cut link reads host-lost, across a restart of home too; what the lane di
   assert.is(onHost(`test -d ${laneDir()} && echo kept`), 'kept')
 })
 
+test('--reuse of a lane whose host is lost is refused in one line, nothing made; once it answers the lane goes on', async () => {
+  const start = await svc([
+    'lane',
+    'start',
+    '--run',
+    RUN,
+    '--key',
+    'k2',
+    '--role',
+    'builder',
+    '--prompt',
+    'while [ ! -f go ]; do sleep 0.05; done',
+  ])
+  assert.is(start.code, 0, start.stderr)
+  const k2 = /\((\S+)\) in /.exec(start.stdout)![1]
+  const k2Json = async () =>
+    (
+      JSON.parse((await svc(['lane', 'list', '--run', RUN, '--json'])).stdout) as {
+        name: string
+        id: string
+        activity: string
+      }[]
+    ).find((v) => v.name === k2)!
+  await until(async () => (await k2Json()).activity === 'working', 'the second lane working on host a', 30_000)
+  const lanes = async () => JSON.parse((await svc(['lane', 'list', '--run', RUN, '--json'])).stdout).length
+  rig.freeze('a', true)
+  try {
+    await until(async () => (await k2Json()).activity === 'host-lost', 'the second lane read host-lost')
+    const reuse = await svc([
+      'lane',
+      'start',
+      '--run',
+      RUN,
+      '--key',
+      'k2',
+      '--role',
+      'builder',
+      '--reuse',
+      '--prompt',
+      'true',
+    ])
+    assert.is(reuse.code, 1, reuse.stderr)
+    assert.match(
+      reuse.stderr,
+      new RegExp(
+        `^svc: refused: the directory of conv ${(await k2Json()).id} is on host a, which is not answering \\(no answer for \\d+ s[^\\n]*\\); --reuse needs it\\nhint: wait until it answers \\(svc host show a\\), or start a new iteration\\n$`,
+      ),
+    )
+    assert.is(await lanes(), 2, 'no lane made')
+  } finally {
+    rig.freeze('a', false)
+  }
+  await until(async () => (await k2Json()).activity === 'working', 'the second lane working again', 30_000)
+  onHost(`touch ${laneDir().replace(/-k$/, '-k2')}/go`)
+  await until(async () => (await k2Json()).activity === 'stopped', 'the second lane ended', 30_000)
+})
+
 test.run()

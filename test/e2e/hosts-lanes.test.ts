@@ -354,6 +354,100 @@ test('a report filed on a host while the kernel was stopped arrives once the nex
   await until(async () => (await listRows('g6'))[1]?.[4] === 'stopped', 'its end applied')
 })
 
+test('--reuse of a lane on a host runs a new conversation in its worktree there, iteration kept; refusals in one line', async () => {
+  const first = await startBuilder('g9', 'again', [
+    'echo one > one.txt',
+    'touch "$SERVICE_INBOX.ready"',
+    'while [ ! -f go ]; do sleep 0.05; done',
+  ])
+  const dir = laneDir('a', 'g9-again')
+  const reuse = (lines: string[], extra: string[] = []) =>
+    svc([
+      'lane',
+      'start',
+      '--run',
+      'g9',
+      '--key',
+      'again',
+      '--role',
+      'builder',
+      '--reuse',
+      ...extra,
+      '--prompt',
+      lines.join('\n'),
+    ])
+  const lanes = async () =>
+    JSON.parse((await svc(['lane', 'list', '--run', 'g9', '--json'])).stdout) as {
+      id: string
+      name: string
+      iteration: number
+      cwd: string
+      host?: string
+      activity: string
+    }[]
+  await until(
+    () => onHost('a', `test -f ~/.svc-host/state/lanes/${first}/inbox.txt.ready && echo ready || true`) === 'ready',
+    'the first lane wrote its work on host a',
+  )
+  const [one] = await lanes()
+  const live = await reuse(['true'])
+  assert.equal(
+    [live.code, live.stderr],
+    [1, `svc: lane g9/again builder i1 is live (conv ${one.id}); pass --replace to stop it and launch anew\n`],
+  )
+  onHost('a', `touch ${dir}/go`)
+  await until(async () => (await lanes())[0].activity === 'stopped', 'the first lane ended on host a')
+
+  const elsewhere = await reuse(['true'], ['--host', 'b'])
+  assert.equal(
+    [elsewhere.code, elsewhere.stderr],
+    [1, 'svc: --host "b" does not go with --reuse: the lane continues in g9-again on host a as it is\n'],
+  )
+  // Moved away by hand on the host: refused, nothing recorded; back in place, the respawn runs there.
+  onHost('a', `mv ${dir} ${dir}.away`)
+  const away = await reuse(['true'])
+  assert.equal(
+    [away.code, away.stderr],
+    [1, `svc: refused: on host a: ${dir} is gone (reaped?); start a new iteration instead\n`],
+  )
+  onHost('a', `mv ${dir}.away ${dir}`)
+  assert.is((await lanes()).length, 1)
+
+  const second = await reuse([
+    'test "$(cat one.txt)" = one',
+    'echo two >> one.txt',
+    'svc lane report --status blocked --stdin <<EOF || true\nBLOCKED saw one\nEOF',
+  ])
+  assert.is(second.code, 0, second.stderr)
+  assert.match(second.stdout, new RegExp(`^Lane g9/again builder i1: conv \\d+ \\(\\S+\\) in ${dir}\\n$`))
+  const name = convName(second.stdout)
+  const wait = await svc(['lane', 'wait', name, '--timeout', '30'])
+  assert.equal([wait.code, wait.stdout], [4, 'BLOCKED saw one\n'], wait.stderr)
+  const both = await lanes()
+  assert.equal(
+    both.map((l) => [l.iteration, l.cwd, l.host]),
+    [
+      [1, dir, 'a'],
+      [1, dir, 'a'],
+    ],
+  )
+  assert.is.not(both[1].id, one.id)
+  assert.is(onHost('a', `cat ${dir}/one.txt`), 'one\ntwo')
+  // Its report was accepted once home held its worktree, the first lane's work and its own in it.
+  const held = git(['-C', s.project.checkout, 'for-each-ref', '--format=%(refname)', `refs/svc/hosts/a/${name}/`])
+  assert.is(git(['-C', s.project.checkout, 'show', `${held}:one.txt`]), 'one\ntwo')
+
+  await reapHeld('a', name, dir, ['--park'])
+  const reaped = await reuse(['true'])
+  assert.equal(
+    [reaped.code, reaped.stderr],
+    [
+      1,
+      `svc: refused: the directory a:${dir} of conv ${both[1].id} is gone (reaped?); start a new iteration instead\n`,
+    ],
+  )
+})
+
 test('stop ends a lane on its host, which then reaps; the placements a host cannot take are refused in one line', async () => {
   const start = await svc([
     'lane',
