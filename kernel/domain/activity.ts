@@ -1,3 +1,4 @@
+import * as v from 'valibot'
 import type { ConversationRecord } from './conversation.js'
 import { isGitBacked, isJudgeRole, type NeedsYouReason, type Phase, type Role } from './keys.js'
 import { newest } from './newest.js'
@@ -19,11 +20,8 @@ export const ACTIVITIES = [
 export type Activity = (typeof ACTIVITIES)[number]
 
 /** Where a fact came from, and when: every activity carries the evidence that decided it. */
-export interface Evidence {
-  source: string
-  at: number
-  detail?: string
-}
+export const EvidenceSchema = v.object({ source: v.string(), at: v.number(), detail: v.optional(v.string()) })
+export type Evidence = v.InferOutput<typeof EvidenceSchema>
 
 export interface ActivityFacts {
   createdAt: number

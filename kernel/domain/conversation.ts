@@ -8,7 +8,7 @@ const num = v.pipe(v.number(), v.finite())
 const opt = v.optional
 
 /** The facts the store keeps for one conversation's lane. `lane` and `parent` are written once, at creation. */
-const LaneFactsSchema = v.object({
+export const LaneFactsSchema = v.object({
   run: v.pipe(v.string(), v.regex(RUN_KEY, 'a run key')),
   key: v.pipe(v.string(), v.regex(LANE_KEY, 'a lane key')),
   role: v.picklist(ROLES),
@@ -37,7 +37,7 @@ export type LaneFacts = v.InferOutput<typeof LaneFactsSchema>
 
 /** The facts of a worker (`svc worker run`), written once at its run: the issue it belongs to, the effective
  * launcher it reports to, and its directory as a lane's (a worktree on a branch of its own under the lanes root). */
-const WorkerFactsSchema = v.object({
+export const WorkerFactsSchema = v.object({
   /** The issue reference, as formatIssueRef prints it. */
   issue: v.string(),
   /** The effective launcher that ran it: the conversation told of each report. */

@@ -1,9 +1,10 @@
-import type { Activity, Evidence } from './activity.js'
+import type { Evidence } from './activity.js'
 import type { ConversationRecord, LaneFacts } from './conversation.js'
-import { isJudgeRole, type NeedsYouReason } from './keys.js'
+import { isJudgeRole } from './keys.js'
 import { newest, newestBy } from './newest.js'
 import { ALLOWED, allow, refuse, type Decision } from './refusal.js'
 import type { Report } from './report.js'
+import type { LaneView } from './lane-view.js'
 
 // The lane type family. A lane is described by three types, one for each moment of it; every other shape of a lane
 // is a Pick or an Omit of one of them, named here.
@@ -30,49 +31,9 @@ export interface LaneNow {
   hostLost?: Evidence
 }
 
-/** The view shown: a lane as the API answers it, and the list, show and the deck print it. */
-export interface LaneView {
-  id: string
-  name: string
-  parent?: string
-  run: string
-  key: string
-  role: string
-  iteration: number
-  cwd: string
-  /** The host the lane runs on (issue 27); absent: here. */
-  host?: string
-  harness: string
-  model?: string
-  effort?: string
-  cost?: { usd: number; estimated: boolean; basis?: string }
-  createdAt: number
-  archived: boolean
-  /** SPEC.md section 3, computed at this read; `archived` lanes read `stopped`. */
-  activity: Activity
-  /** For needs-you: question, permission or plan. */
-  reason?: NeedsYouReason
-  /** Where the activity came from, and when. */
-  evidence: Evidence
-  /** Idle because its harness's turn ended with nothing pending and no report filed in it (`idle (no report)`). */
-  noReport?: true
-  /** Present when the lane failed (domain/lane-failure): it ended with no report after a spawn error, an exit code
-   * other than 0, a signal or a vanished runner; the evidence says which. Its activity still reads per SPEC.md 3. */
-  failed?: Evidence
-  for?: { id: string; key: string; iteration: number; sha?: string }
-  report?: { seq: number; status: string; at: number }
-  verdict?: { value: string; defects: number; by: string; file?: string; judged?: string; stale: boolean }
-  branch?: string
-  git?: {
-    branch?: string
-    head?: string
-    upstream?: string
-    ahead?: number
-    behind?: number
-    dirty: boolean
-    asOf: number
-  }
-}
+/** The view shown: a lane as the API answers it, and the list, show and the deck print it (its schema:
+ * lane-view.ts). */
+export type { LaneView }
 
 /** What pairing, verdicts and chains read of a lane now: no liveness. */
 export type LaneChainNow = Omit<LaneNow, 'live'>

@@ -4,7 +4,7 @@ import { REPORT_STATUSES, VERDICTS } from './keys.js'
 const num = v.pipe(v.number(), v.finite())
 const opt = v.optional
 
-const ReportSchema = v.object({
+export const ReportSchema = v.object({
   seq: v.pipe(v.number(), v.integer(), v.minValue(1)),
   at: num,
   status: v.picklist(REPORT_STATUSES),

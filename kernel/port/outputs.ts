@@ -1,26 +1,24 @@
 import * as v from 'valibot'
-import { ACTIVITIES, type Evidence, type Turn } from '../domain/activity.js'
-import type { LaneFacts, WorkerFacts } from '../domain/conversation.js'
+import { ACTIVITIES, EvidenceSchema, type Turn } from '../domain/activity.js'
+import { LaneFactsSchema, WorkerFactsSchema } from '../domain/conversation.js'
 import type { DoctorCheck } from '../domain/doctor.js'
 import type { HostView } from '../domain/hosts.js'
 import { NEEDS_YOU_REASONS } from '../domain/keys.js'
-import type { LaneView } from '../domain/lane.js'
+import { CostSchema, LaneViewSchema } from '../domain/lane-view.js'
 import type { ReportFrom } from '../domain/list-show.js'
-import type { Report } from '../domain/report.js'
+import { ReportSchema } from '../domain/report.js'
 import type { TranscriptPage } from '../domain/transcript.js'
 import type { TreeNode } from '../domain/conv-tree.js'
 import type { NeedsYouAsk } from '../domain/needs-you-ask.js'
 import type { RunCounts } from '../domain/run-counts.js'
 
 /** What each verb of the port answers, as valibot schemas beside the inputs (PortSchemas); the types are inferred
- * from them. A piece the rulebook defines (a lane's view, a report, evidence) has its type and its tables there,
- * and is checked here as an object only. */
+ * from them. A piece the rulebook defines (a lane's view, its facts, a report, evidence) has its schema there and is
+ * used here; the pieces the rulebook types without a schema are checked here as objects only. */
 
 const opt = v.optional
 /** A value of a type defined in the rulebook, checked as an object. */
 const record = <T>() => v.custom<T>((x) => typeof x === 'object' && x !== null, 'must be an object')
-
-const CostSchema = v.object({ usd: v.number(), estimated: v.boolean(), basis: opt(v.string()) })
 
 export const KernelStatusSchema = v.object({
   pid: v.number(),
@@ -50,15 +48,15 @@ export const ConvViewSchema = v.object({
   /** For needs-you: question, permission or plan. */
   reason: opt(v.picklist(NEEDS_YOU_REASONS)),
   /** Where the activity came from, and when. */
-  evidence: record<Evidence>(),
-  ended: opt(record<Evidence>()),
+  evidence: EvidenceSchema,
+  ended: opt(EvidenceSchema),
   cost: opt(CostSchema),
   /** The harness's turn under way or its last one (activity.ts turnEndedWithoutReport reads it). */
   turn: opt(record<Turn>()),
   /** The request a needs-you harness waits on; `input` is the tool's input (a question's questions, a plan). */
   pending: opt(v.object({ kind: v.string(), tool: opt(v.string()), input: opt(v.unknown()), at: v.number() })),
-  lane: opt(record<LaneFacts>()),
-  worker: opt(record<WorkerFacts>()),
+  lane: opt(LaneFactsSchema),
+  worker: opt(WorkerFactsSchema),
 })
 
 /** An issue a worker can belong to, as `svc issue` shows it. `project` and the times for local issues only. */
@@ -83,12 +81,12 @@ const ReapFields = {
   /** A lane on a host: the ref here that holds every byte of its worktree as it was removed there. */
   held: opt(v.string()),
 }
-export const ReapResultSchema = v.object({ lane: record<LaneView>(), ...ReapFields })
+export const ReapResultSchema = v.object({ lane: LaneViewSchema, ...ReapFields })
 
 /** What one long poll of `wait` ends with. `cursor` is where the next wait continues (a seq for one lane, a run
  * cursor for a set). */
 export const WaitResultSchema = v.variant('kind', [
-  v.object({ kind: v.literal('report'), lane: record<ReportFrom>(), report: record<Report>(), cursor: v.string() }),
+  v.object({ kind: v.literal('report'), lane: record<ReportFrom>(), report: ReportSchema, cursor: v.string() }),
   v.object({ kind: v.literal('pending'), cursor: opt(v.string()) }),
   v.object({ kind: v.literal('exited'), detail: v.string(), cursor: opt(v.string()), next: opt(v.array(v.string())) }),
   v.object({ kind: v.literal('idle'), detail: v.string(), cursor: opt(v.string()), next: opt(v.array(v.string())) }),
@@ -112,7 +110,7 @@ export const WorkerViewSchema = v.object({
   archived: v.boolean(),
   activity: v.picklist(ACTIVITIES),
   reason: opt(v.picklist(NEEDS_YOU_REASONS)),
-  evidence: record<Evidence>(),
+  evidence: EvidenceSchema,
   /** Idle because its harness's turn ended with nothing pending and no report filed in it (`idle (no report)`). */
   noReport: opt(v.literal(true)),
   report: opt(v.object({ seq: v.number(), status: v.string(), at: v.number() })),
@@ -141,7 +139,7 @@ const TreeNodeSchema: v.GenericSchema<TreeNode> = v.object({
 export const DeckTreeSchema = v.object({
   roots: v.array(TreeNodeSchema),
   conversations: v.record(v.string(), ConvViewSchema),
-  lanes: v.record(v.string(), record<LaneView>()),
+  lanes: v.record(v.string(), LaneViewSchema),
   /** Workers by id: each nests under the conversation that ran it, with its issue and newest report. */
   workers: v.record(v.string(), WorkerViewSchema),
   costPerRun: v.record(v.string(), v.number()),
@@ -158,14 +156,14 @@ export const DeckTreeSchema = v.object({
 
 /** A report as a conversation's page shows it: for a verdict, the defects its verdict file lists. */
 export const ReportViewSchema = v.intersect([
-  record<Report>(),
+  ReportSchema,
   v.object({ defectList: opt(v.array(v.string())), defectProblem: opt(v.string()) }),
 ])
 
 /** A conversation's page: its view, its lane's, its contract and brief, its reports and parked patches. */
 export const ConvDetailSchema = v.object({
   conv: ConvViewSchema,
-  lane: opt(record<LaneView>()),
+  lane: opt(LaneViewSchema),
   contract: opt(v.string()),
   brief: opt(v.string()),
   reports: v.array(ReportViewSchema),
@@ -183,7 +181,7 @@ export const ConvDiffSchema = v.union([
   v.object({ unavailable: v.string() }),
 ])
 
-const lanes = v.array(record<LaneView>())
+const lanes = v.array(LaneViewSchema)
 const convs = v.array(ConvViewSchema)
 
 export const PortOutputSchemas = {
@@ -210,12 +208,12 @@ export const PortOutputSchemas = {
   successor: ConvViewSchema,
   convAwaitStart: ConvViewSchema,
   laneStart: v.object({ lane: ConvViewSchema, line: v.string() }),
-  laneReport: v.object({ report: record<Report>(), lane: ConvViewSchema }),
+  laneReport: v.object({ report: ReportSchema, lane: ConvViewSchema }),
   laneWait: WaitResultSchema,
   laneList: lanes,
   laneShow: v.object({ chain: v.string(), lanes }),
-  laneGet: record<LaneView>(),
-  laneStop: record<LaneView>(),
+  laneGet: LaneViewSchema,
+  laneStop: LaneViewSchema,
   laneReap: ReapResultSchema,
   changes: v.object({
     changes: v.array(v.object({ seq: v.number(), at: v.number(), name: v.string(), what: v.string() })),
@@ -236,7 +234,7 @@ export const PortOutputSchemas = {
   issueShow: IssueViewSchema,
   issueClose: v.object({ issue: IssueViewSchema, already: v.boolean() }),
   workerRun: v.object({ worker: ConvViewSchema, line: v.string() }),
-  workerReport: v.object({ report: record<Report>(), worker: ConvViewSchema }),
+  workerReport: v.object({ report: ReportSchema, worker: ConvViewSchema }),
   workerWait: WaitResultSchema,
   workerList: v.array(WorkerViewSchema),
   workerGet: WorkerViewSchema,
