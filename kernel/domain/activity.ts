@@ -118,9 +118,14 @@ export function takesMessages(
 }
 
 /** SPEC.md 3 related rule 4: git facts (branch, head, ahead, dirty) are read only for git-backed lanes that are not
- * archived; here, so not for a lane whose worktree is on another host (issue 27). */
-export const readsGitFacts = (l: { lane: { role: Role; host?: string }; archived?: unknown; reaped?: unknown }) =>
-  isGitBacked(l.lane.role) && holdsItsDirectory(l) && l.lane.host === undefined
+ * archived (nor reaped: what is at the path then is not the lane's). */
+export const readsGitFacts = (l: { lane: { role: Role }; archived?: unknown; reaped?: unknown }) =>
+  isGitBacked(l.lane.role) && holdsItsDirectory(l)
+
+/** Where a lane's git facts come from, for a lane that has them (readsGitFacts): its worktree here, which the kernel
+ * reads, or, for a lane on another host (issue 27), what that host's runner last read there and sent home. */
+export const gitFactsFrom = (l: { lane: { role: Role; host?: string }; archived?: unknown; reaped?: unknown }) =>
+  !readsGitFacts(l) ? undefined : l.lane.host === undefined ? ('worktree' as const) : ('host' as const)
 
 /** Issue 27: the evidence of a lost host: when it was last heard from, and why its link is down when that is known
  * (`problem`, the link's last failure in ssh's words). */

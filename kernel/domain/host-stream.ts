@@ -4,6 +4,7 @@
  * what a journal keeps, and when a silent host counts as lost. */
 
 import * as v from 'valibot'
+import { GitFactsSchema } from './git-facts.js'
 import { nestedRepoRefusal, processRefusal, type ProcessInside } from './reap.js'
 import { issueText, type Checked } from './shape.js'
 
@@ -60,6 +61,9 @@ const EventSchema = v.variant('kind', [
   /** The worktree was removed; every byte of it is in `commit`, which the kernel holds. */
   v.strictObject({ ...head, kind: v.literal('reaped'), commit: commitId }),
   v.strictObject({ ...head, kind: v.literal('refused'), reason: v.pipe(v.string(), v.maxLength(2000)) }),
+  /** The lane's worktree as git says it is now (branch, head, upstream distance, dirtiness), read there by the code
+   * that reads a worktree here; sent when it says something new. */
+  v.strictObject({ ...head, kind: v.literal('git'), facts: GitFactsSchema }),
 ])
 export type HostEvent = v.InferOutput<typeof EventSchema>
 /** An event before the runner numbers it. */

@@ -1,4 +1,5 @@
 import * as v from 'valibot'
+import { GitFactsSchema } from './git-facts.js'
 import { NEEDS_YOU_REASONS, PHASES } from './keys.js'
 import type { EffectivePermissions } from './permissions.js'
 
@@ -57,6 +58,9 @@ export const RunnerStateSchema = v.object({
   retrying: opt(v.object({ since: num, message: v.string() })),
   /** The runner interrupted a retry loop that went on too long; the turn's end shows this as its error. */
   gaveUp: opt(v.object({ ...at, message: v.string() })),
+  /** A lane on another host (issue 27): its worktree there as its host runner last read it, and when. A lane here has
+   * none: the kernel reads its worktree itself. */
+  git: opt(v.object({ ...GitFactsSchema.entries, ...at })),
 })
 export type RunnerState = v.InferOutput<typeof RunnerStateSchema>
 

@@ -1,22 +1,12 @@
 import * as v from 'valibot'
+import { GitFactsSchema } from './git-facts.js'
 import { checkShape, type Checked } from './shape.js'
 
 /** The git facts one kernel leaves for the next (`git-facts.json` in the service home): each worktree's last facts,
  * the stamp they were read at (HEAD, the index and the top directory) and when. A restarted kernel answers from
  * them at once, where the stamp still matches, while it reads every worktree again behind. */
-const FactsSchema = v.object({
-  branch: v.optional(v.string()),
-  head: v.optional(v.string()),
-  upstream: v.optional(v.string()),
-  upstreamGone: v.optional(v.boolean()),
-  ahead: v.optional(v.number()),
-  behind: v.optional(v.number()),
-  dirty: v.boolean(),
-  dirtyPaths: v.number(),
-})
-
 export const SavedGitFactsSchema = v.object({
-  worktrees: v.array(v.object({ dir: v.string(), facts: FactsSchema, stamp: v.string(), at: v.number() })),
+  worktrees: v.array(v.object({ dir: v.string(), facts: GitFactsSchema, stamp: v.string(), at: v.number() })),
 })
 
 export type SavedGitFacts = v.InferOutput<typeof SavedGitFactsSchema>

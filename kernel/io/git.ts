@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { join, resolve as resolvePath } from 'node:path'
 import { SvcError } from '../domain/errors.js'
+import type { GitFacts } from '../domain/git-facts.js'
 import { fetchServes } from '../domain/launch.js'
 import type { GitPlaces } from '../domain/permissions.js'
 import { availableParallelism } from 'node:os'
@@ -180,22 +181,14 @@ export async function deleteBranch(repo: string, branch: string): Promise<void> 
   await serialized(repo, () => git(repo, ['branch', '-D', branch]))
 }
 
-export interface GitFacts {
-  branch?: string
-  head?: string
-  upstream?: string
-  /** The upstream is configured but origin has no such branch (nothing pushed yet, or it was deleted). */
-  upstreamGone?: boolean
-  ahead?: number
-  behind?: number
-  dirty: boolean
-  /** Changed, deleted or untracked paths. */
-  dirtyPaths: number
-}
+export type { GitFacts }
+
+/** The `git status` whose output parseStatus reads: the kernel's reads, and the state a report on a host carries. */
+export const STATUS_ARGS = ['status', '--porcelain=v2', '--branch', '--untracked-files=normal']
 
 /** Branch, head, upstream distance and dirtiness of a worktree in one `git status` (no index lock taken). */
 export async function statusFacts(dir: string): Promise<GitFacts> {
-  const r = await run(dir, ['status', '--porcelain=v2', '--branch', '--untracked-files=normal'])
+  const r = await run(dir, STATUS_ARGS)
   if (!r.ok) throw new SvcError('conflict', `git status failed in ${dir}: ${lastLine(r.stderr)}`)
   return parseStatus(r.stdout)
 }
@@ -241,6 +234,9 @@ export function worktreeGitDir(dir: string): string | undefined {
   }
 }
 
+/** worktreeStamp of a directory that is no git worktree. */
+export const NO_GIT_STAMP = 'no-git'
+
 /** A cheap fingerprint of what `git status` depends on most: HEAD, the index, and the top directory. */
 export function worktreeStamp(dir: string, gitDir = worktreeGitDir(dir)): string {
   const m = (p: string) => {
@@ -251,7 +247,7 @@ export function worktreeStamp(dir: string, gitDir = worktreeGitDir(dir)): string
       return '-'
     }
   }
-  return gitDir ? `${m(join(gitDir, 'HEAD'))}|${m(join(gitDir, 'index'))}|${m(dir)}` : 'no-git'
+  return gitDir ? `${m(join(gitDir, 'HEAD'))}|${m(join(gitDir, 'index'))}|${m(dir)}` : NO_GIT_STAMP
 }
 
 /** Commits of HEAD that no remote-tracking branch holds (the work a push has not saved). */

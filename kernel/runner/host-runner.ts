@@ -7,6 +7,7 @@ import { runAttach } from './host/attach.js'
 import { pidAlive, readText, runnerPaths } from './host/files.js'
 import { hostSvc } from './host/host-svc.js'
 import { openJournal, type Journal } from './host/journal.js'
+import { laneGit } from './host/lane-git.js'
 import { laneQueue } from './host/lane-order.js'
 import { serveLink } from './host/link.js'
 import { reapLane } from './host/reap.js'
@@ -64,7 +65,8 @@ export function runDaemon(dir: string, self: string): void {
   let lastActive = Date.now()
   const journal = openJournal(p, (e) => link.send({ t: 'event', event: e }))
   const inLane = laneQueue(log)
-  const lanes = laneSupervisor({ dir, self, emit: journal.emit, inLane, log })
+  const git = laneGit({ emit: journal.emit, inLane, log })
+  const lanes = laneSupervisor({ dir, self, emit: journal.emit, inLane, git, log })
   const reap = (m: Extract<FromKernel, { t: 'reap' }>) => reapLane({ dir, emit: journal.emit, inLane }, m)
   const link: Link = serveLink(p.sock, {
     attach() {

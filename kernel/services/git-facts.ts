@@ -1,3 +1,4 @@
+import { sameGitFacts } from '../domain/git-facts.js'
 import type { SavedWorktree } from '../domain/saved-git-facts.js'
 import type { Adapters } from '../io/adapters.js'
 import type * as git from '../io/git.js'
@@ -18,7 +19,8 @@ const WARM_AT_ONCE = 2
 /** Facts read are saved for the next kernel once no read has come for this long (and when the kernel stops). */
 const SAVE_AFTER_MS = 2000
 
-type Facts = git.GitFacts & { asOf: number }
+/** A worktree's facts, and when they were read. */
+export type GitFactsNow = git.GitFacts & { asOf: number }
 
 interface Entry {
   facts: git.GitFacts
@@ -56,7 +58,7 @@ export class GitFactsCache {
   private entries = new Map<string, Entry>()
   private gitDirs = new Map<string, string | undefined>()
   private timers = new Map<string, ReturnType<typeof setTimeout>>()
-  private reading = new Map<string, Promise<Facts | undefined>>()
+  private reading = new Map<string, Promise<GitFactsNow | undefined>>()
   private watcher: WorktreeWatcher | undefined
   private saving: ReturnType<typeof setTimeout> | undefined
   constructor(
@@ -81,8 +83,8 @@ export class GitFactsCache {
     await Promise.all(Array.from({ length: WARM_AT_ONCE }, next))
   }
 
-  async many(dirs: string[], now = this.io.clock.now()): Promise<Map<string, Facts | undefined>> {
-    const out = new Map<string, Facts | undefined>()
+  async many(dirs: string[], now = this.io.clock.now()): Promise<Map<string, GitFactsNow | undefined>> {
+    const out = new Map<string, GitFactsNow | undefined>()
     const todo: string[] = []
     for (const dir of new Set(dirs)) {
       const e = this.entries.get(dir)
@@ -104,7 +106,7 @@ export class GitFactsCache {
   }
 
   /** Read a worktree's facts now (one read at a time per worktree: callers asking meanwhile share it). */
-  fresh(dir: string): Promise<Facts | undefined> {
+  fresh(dir: string): Promise<GitFactsNow | undefined> {
     const running = this.reading.get(dir)
     if (running) return running
     const p = reads.run(() => this.read(dir)).finally(() => this.reading.delete(dir))
@@ -112,7 +114,7 @@ export class GitFactsCache {
     return p
   }
 
-  private async read(dir: string): Promise<Facts | undefined> {
+  private async read(dir: string): Promise<GitFactsNow | undefined> {
     if (!this.io.files.exists(dir)) {
       this.forget(dir)
       return undefined
@@ -128,7 +130,7 @@ export class GitFactsCache {
       const facts = await this.io.git.statusFacts(dir)
       const stale = this.entries.get(dir)?.stale ?? false
       this.entries.set(dir, { facts, stamp, at, stale })
-      if (before && !sameFacts(before.facts, facts)) this.watching?.changed(dir)
+      if (before && !sameGitFacts(before.facts, facts)) this.watching?.changed(dir)
       this.saveSoon()
       return { ...facts, asOf: at }
     } catch {
@@ -186,12 +188,3 @@ export class GitFactsCache {
     await this.watcher?.close()
   }
 }
-
-const sameFacts = (a: git.GitFacts, b: git.GitFacts) =>
-  a.branch === b.branch &&
-  a.head === b.head &&
-  a.upstream === b.upstream &&
-  a.ahead === b.ahead &&
-  a.behind === b.behind &&
-  a.dirty === b.dirty &&
-  a.dirtyPaths === b.dirtyPaths

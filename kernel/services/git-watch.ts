@@ -1,11 +1,15 @@
-import { readsGitFacts } from '../domain/activity.js'
+import { gitFactsFrom } from '../domain/activity.js'
 import { isLane, type LaneRecord } from '../domain/lane.js'
 import type { WorktreeWatcher } from '../io/watch.js'
 import type { KernelContext, KernelEvent } from './context.js'
 import { GIT_SETTLE_MS, GitFactsCache, type SavedFactsFile } from './git-facts.js'
 
-/** The lanes whose git facts are read from a worktree (SPEC.md 3 related rule 4). */
-const gitLanes = (ctx: KernelContext): LaneRecord[] => ctx.store.all().filter(isLane).filter(readsGitFacts)
+/** The lanes whose git facts the kernel reads from a worktree here (SPEC.md 3 related rule 4). */
+const gitLanes = (ctx: KernelContext): LaneRecord[] =>
+  ctx.store
+    .all()
+    .filter(isLane)
+    .filter((r) => gitFactsFrom(r) === 'worktree')
 
 /** The kernel's git facts: each worktree watched once read, read again only when it moves or its lane reports or
  * changes state; facts that changed are a `git` change of each lane working there (the deck redraws its row). */
@@ -27,7 +31,7 @@ export function watchedGitFacts(
   ctx.events.on('change', (e: KernelEvent) => {
     if (e.what !== 'report' && e.what !== 'state') return
     const rec = ctx.store.getByName(e.name)
-    if (rec && isLane(rec) && readsGitFacts(rec)) cache.touch(rec.cwd)
+    if (rec && isLane(rec) && gitFactsFrom(rec) === 'worktree') cache.touch(rec.cwd)
   })
   return cache
 }

@@ -197,7 +197,8 @@ export class HostLanes {
     if (e.kind === 'snapshot' || e.kind === 'reaped' || (e.kind === 'refused' && e.reason.startsWith('reap: ')))
       return this.reapAnswer(host, rec, e)
     ctx.facts.invalidate(rec.name)
-    const was = ctx.facts.get(rec.name).state
+    // No state yet (the event came before any other): a runner known only by its host.
+    const was = ctx.facts.get(rec.name).state ?? { runner: { pid: 1, start: onHostStart(host) } }
     const at = e.at
     let next: RunnerState
     if (e.kind === 'started') {
@@ -206,22 +207,19 @@ export class HostLanes {
         runner: proc,
         harness: { ...proc, at },
         phase: { value: 'working', source: `host ${host} runner`, at },
+        ...(was.git ? { git: was.git } : {}),
       }
     } else if (e.kind === 'exited') {
-      const { harness: _gone, ...rest } = was ?? { runner: { pid: 1, start: onHostStart(host) } }
-      next = {
-        ...rest,
-        ended: { at, exitCode: e.code, signal: null, source: `host ${host} runner (${e.seen})` },
-      }
-    } else {
-      const base = was ?? { runner: { pid: 1, start: onHostStart(host) } }
-      next = base.harness
-        ? { ...base, lastError: { at, message: e.reason } }
-        : { ...base, spawnError: { at, message: `host ${host}: ${e.reason}` } }
-    }
+      const { harness: _gone, ...rest } = was
+      next = { ...rest, ended: { at, exitCode: e.code, signal: null, source: `host ${host} runner (${e.seen})` } }
+    } else if (e.kind === 'git') next = { ...was, git: { ...e.facts, at } }
+    else
+      next = was.harness
+        ? { ...was, lastError: { at, message: e.reason } }
+        : { ...was, spawnError: { at, message: `host ${host}: ${e.reason}` } }
     await ctx.io.writes.writeFileAtomic(convFiles(ctx.home, rec.name).state, JSON.stringify(next) + '\n')
     ctx.facts.invalidate(rec.name)
-    ctx.emit({ name: rec.name, what: 'state' })
+    ctx.emit({ name: rec.name, what: e.kind === 'git' ? 'git' : 'state' })
   }
 
   /** What the host answered a reap with. A snapshot is held at home before the reap hears of it (a failure to hold

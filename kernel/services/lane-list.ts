@@ -1,4 +1,4 @@
-import { readsGitFacts, turnEndedWithoutReport } from '../domain/activity.js'
+import { gitFactsFrom, turnEndedWithoutReport } from '../domain/activity.js'
 import { activityOf } from './conv-view.js'
 import { inIdOrder } from '../domain/newest.js'
 import { chainFound, inChain, isLane, type LaneChainNow, type LaneRecord } from '../domain/lane.js'
@@ -10,7 +10,7 @@ import type { LaneView, PortInput } from '../port/port.js'
 import type { KernelContext } from './context.js'
 import { decided } from './decided.js'
 import { laneFailure } from '../domain/lane-failure.js'
-import type { GitFactsCache } from './git-facts.js'
+import type { GitFactsCache, GitFactsNow } from './git-facts.js'
 
 const lanes = (ctx: KernelContext) => ctx.store.all().filter(isLane)
 
@@ -28,14 +28,15 @@ async function readLanes(ctx: KernelContext, cache: GitFactsCache, pick: (r: Lan
     if (pick(r)) chosen.push(r)
   }
   const related = [...new Set(chosen.map((c) => groupKey(c.lane.run, c.lane.key)))].flatMap((g) => groups.get(g)!)
-  const facts = await cache.many(
-    related.filter(readsGitFacts).map((r) => r.cwd),
+  const read = await cache.many(
+    related.filter((r) => gitFactsFrom(r) === 'worktree').map((r) => r.cwd),
     now,
   )
+  const facts = new Map(related.map((r) => [r.id, gitOf(ctx, read, r)]))
   const reports = await Promise.all(related.map((rec) => ctx.store.reports(rec.name)))
   const views = new Map(related.map((rec) => [rec.id, ctx.view(rec, now)]))
   const infos = new Map<string, LaneChainNow>(
-    related.map((rec, i) => [rec.id, { rec, reports: reports[i], head: gitOf(facts, rec)?.head }]),
+    related.map((rec, i) => [rec.id, { rec, reports: reports[i], head: facts.get(rec.id)?.head }]),
   )
   const groupInfos = new Map(
     [...groups].map(([g, recs]) => [g, recs.filter((r) => infos.has(r.id)).map((r) => infos.get(r.id)!)]),
@@ -53,10 +54,17 @@ async function readLanes(ctx: KernelContext, cache: GitFactsCache, pick: (r: Lan
 
 const groupKey = (run: string, key: string) => `${run}\0${key}`
 
-/** Git facts are read for git-backed lanes neither archived nor reaped: what is at a reaped lane's path now (another
- * lane's worktree, perhaps) is not its own. */
-const gitOf = <T>(facts: Map<string, T>, r: LaneRecord): T | undefined =>
-  readsGitFacts(r) ? facts.get(r.cwd) : undefined
+/** A lane's git facts (SPEC.md 3 related rule 4: none for a lane archived or reaped, whose path is no longer its
+ * own): its worktree's as read here, or for a lane on another host, what its host runner last sent, as of then. */
+function gitOf(ctx: KernelContext, read: Map<string, GitFactsNow | undefined>, r: LaneRecord): GitFactsNow | undefined {
+  const from = gitFactsFrom(r)
+  if (from === 'worktree') return read.get(r.cwd)
+  if (from !== 'host') return undefined
+  const sent = ctx.facts.get(r.name).state?.git
+  if (!sent) return undefined
+  const { at, ...facts } = sent
+  return { ...facts, asOf: at }
+}
 
 /** Lane rows with everything the list, show, the API and the deck print: activity with evidence, newest report,
  * verdict (stale or not), git facts for git-backed lanes that are not archived nor reaped. */
@@ -72,7 +80,7 @@ function rowsOf({ chosen, views, facts, infos, ends, group }: Awaited<ReturnType
   return chosen.sort(inIdOrder).map((rec) => {
     const info = infos.get(rec.id)!
     const v = views.get(rec.id)!
-    const g = gitOf(facts, rec)
+    const g = facts.get(rec.id)
     const r = newestReport(info)
     const verdict = rowVerdict(info, group(rec.lane.run, rec.lane.key))
     const failed = laneFailure({

@@ -10,6 +10,7 @@ import {
   isLive,
   newestPhase,
   readsGitFacts,
+  gitFactsFrom,
   takesMessages,
   turnEndedWithoutReport,
   type Activity,
@@ -383,6 +384,18 @@ test('readsGitFacts (SPEC.md 3): git-backed lanes that are not archived (nor rea
     ['reaped builder', { lane: { role: 'builder' }, reaped: 1 }, false],
   ]
   for (const [name, l, want] of rows) assert.is(readsGitFacts(l), want, name)
+})
+
+test('gitFactsFrom: the worktree here, the host runner for a lane on a host, none where SPEC.md 3 reads none', () => {
+  const rows: [string, Parameters<typeof gitFactsFrom>[0], ReturnType<typeof gitFactsFrom>][] = [
+    ['builder here', { lane: { role: 'builder' } }, 'worktree'],
+    ['builder on a host', { lane: { role: 'builder', host: 'a' } }, 'host'],
+    ['critic on a host', { lane: { role: 'critic', host: 'b' } }, 'host'],
+    ['play on a host', { lane: { role: 'play', host: 'a' } }, undefined],
+    ['archived builder on a host', { lane: { role: 'builder', host: 'a' }, archived: { at: 1 } }, undefined],
+    ['reaped builder on a host', { lane: { role: 'builder', host: 'a' }, reaped: 1 }, undefined],
+  ]
+  for (const [name, l, want] of rows) assert.is(gitFactsFrom(l), want, name)
 })
 
 test.run()

@@ -61,7 +61,7 @@ test('linkState and reconnectDelay: up while heard from; lost after the limit; b
   )
 })
 
-test('lines are checked: a bad one is named and never applied', () => {
+test('lines are checked: a bad one (a git fact out of shape too) is named and never applied', () => {
   const rows: [string, string][] = [
     ['{"t":"hello","version":"1","pid":9,"last":3,"acked":2}', 'ok hello'],
     ['{"t":"event","event":{"seq":1,"at":5,"lane":"l1","kind":"started","pid":42}}', 'ok event'],
@@ -84,6 +84,18 @@ test('lines are checked: a bad one is named and never applied', () => {
     [
       '{"t":"event","event":{"seq":1,"at":5,"lane":"l1","kind":"report","id":"a/b","status":"done","body":""}}',
       'the host runner sent event.id: a report id of letters, digits, ".", "_" and "-"',
+    ],
+    [
+      '{"t":"event","event":{"seq":3,"at":5,"lane":"l1","kind":"git","facts":{"branch":"r/k","head":"ab","upstream":"origin/r/k","ahead":2,"behind":0,"dirty":true,"dirtyPaths":3}}}',
+      'ok event',
+    ],
+    [
+      '{"t":"event","event":{"seq":3,"at":5,"lane":"l1","kind":"git","facts":{"ahead":-1,"dirty":false,"dirtyPaths":0}}}',
+      'the host runner sent event.facts.ahead: expected >=0, got -1',
+    ],
+    [
+      '{"t":"event","event":{"seq":3,"at":5,"lane":"l1","kind":"git","facts":{"dirty":"yes","dirtyPaths":1}}}',
+      'the host runner sent event.facts.dirty: expected boolean, got "yes"',
     ],
     ['{"t":"beat","last":4}', 'ok beat'],
     ['not json', 'the host runner sent a line that is not JSON: "not json"'],

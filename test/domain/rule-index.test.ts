@@ -37,7 +37,7 @@ const INDEX: Record<string, Where[]> = {
   '3 a starting lane counts as live': at(activity, 'isLive', 'STARTING_WINDOW_MS'),
   '3 a branch whose builder reported done is frozen': at(report, 'branchNotFrozen'),
   '3 a judge with its done report takes no message, unless --force': at(activity, 'takesMessages'),
-  '3 git facts only for git-backed lanes not archived': at(activity, 'readsGitFacts'),
+  '3 git facts only for git-backed lanes not archived': at(activity, 'readsGitFacts', 'gitFactsFrom'),
   '4.1 start: one of --key/--for, --run required from a root': at(launch, 'laneKeyOf', 'launchRun'),
   '4.1 start: --model or the role default, else refused': at(launch, 'launchModel'),
   '4.1 start: --reuse continues the latest earlier lane': at(launch, 'reuseTarget', 'reuseReachable'),

@@ -10,6 +10,8 @@ import { openLineStream } from '../../kernel/io/hosts/stream.js'
 import { hostRunnerFile } from '../../kernel/io/hosts/runner-file.js'
 import { hostKeyAlias, remoteRunnerPath } from '../../kernel/domain/hosts.js'
 import type { HostEvent } from '../../kernel/domain/host-stream.js'
+import type { GitFacts } from '../../kernel/domain/git-facts.js'
+import { parseStatus, STATUS_ARGS } from '../../kernel/io/git.js'
 import { homePaths } from '../../kernel/io/home.js'
 import { realAdapters } from '../../kernel/io/adapters.js'
 import { holdSnapshot } from '../../kernel/services/host-snapshot.js'
@@ -335,6 +337,57 @@ test('a remote reap refuses a worktree with a repository checked out inside, and
   })
   assert.not.ok(of('l8').some((e) => e.kind === 'reaped' || e.kind === 'snapshot'))
   assert.is(rig.as('a', 'cat wt8/inner/g.txt'), 'more\n', 'the nested repository keeps its uncommitted file')
+  l.close()
+})
+
+test("a lane's git facts are read on the host by the kernel's own code, and sent home each time they change", async () => {
+  const l = link()
+  const wt = hostWorktree('9')
+  rig.as('a', 'git -C wt9 branch -q --set-upstream-to=main')
+  const gate = (n: number) => `while [ ! -f ../gate9-${n} ]; do sleep 0.05; done`
+  // An edit in place (the stamp of HEAD, the index and the top directory does not move), then a commit, then the end.
+  start(
+    l,
+    'l9',
+    [gate(1), 'echo more >> a.txt', gate(2), 'git -c user.name=t -c user.email=t@t commit -qam more', gate(3)].join(
+      '\n',
+    ),
+    wt,
+  )
+  const facts = () => of('l9').flatMap((e) => (e.kind === 'git' ? [e.facts] : []))
+  // What the kernel's reader says of the worktree, read there now.
+  const there = () => parseStatus(rig.as('a', `cd wt9 && git ${STATUS_ARGS.join(' ')}`))
+  const sent = (what: string, fits: (f: GitFacts) => boolean) =>
+    until(() => {
+      const f = facts().at(-1)
+      return f && fits(f) ? f : undefined
+    }, what)
+  const head = rig.as('a', 'git -C wt9 rev-parse HEAD').trim()
+  assert.equal(await sent('the facts at start', () => true), {
+    branch: 'l9',
+    head,
+    upstream: 'main',
+    ahead: 0,
+    behind: 0,
+    dirty: false,
+    dirtyPaths: 0,
+  })
+  rig.as('a', 'touch gate9-1')
+  assert.equal(await sent('the edit, seen though no stamp moved', (f) => f.dirty), { ...there(), dirty: true })
+  rig.as('a', 'touch gate9-2')
+  const committed = (await sent('the commit', (f) => f.head !== head && !f.dirty))!
+  assert.equal(committed, there())
+  assert.equal([committed.ahead, committed.dirty], [1, false])
+  rig.as('a', 'touch gate9-3')
+  await until(() => of('l9').some((e) => e.kind === 'exited'), 'l9 exited')
+  // Sent only when they changed: no two in a row the same, and nothing new after the commit.
+  const all = facts().map((f) => JSON.stringify(f))
+  assert.ok(
+    all.every((f, i) => i === 0 || f !== all[i - 1]),
+    all.join('\n'),
+  )
+  assert.is(all.at(-1), JSON.stringify(committed))
+  assertEachOnce()
   l.close()
 })
 

@@ -320,6 +320,57 @@ test('a live lane on a host is stopped, then reaped; a process left inside refus
   assert.is(r.err, 'warning: g7/live has 1 commit not on any remote; the branch is kept\n')
 })
 
+test('a lane on a host: BRANCH@SHA, AHEAD and DIRTY as git reads them there, in the list and the API, as it works', async () => {
+  const name = await startBuilder('g10', 'git', [
+    'echo one > one.txt && git add one.txt && git commit -qm one && git push -q -u origin HEAD 2>/dev/null',
+    'echo two > two.txt && git add two.txt && git commit -qm two',
+    'mkdir -p deep && echo x > deep/x.txt',
+    'while [ ! -f "$SERVICE_INBOX.go" ]; do sleep 0.05; done',
+    'git add -A && git commit -qm three && git push -q 2>/dev/null',
+    'svc lane report --stdin <<EOF\npushed\nEOF',
+  ])
+  const dir = laneDir('a', 'g10-git')
+  const row = async () => {
+    const [columns, cells] = await listRows('g10')
+    return Object.fromEntries(columns.map((c, i) => [c, cells?.[i]]))
+  }
+  const shows = async (ahead: string, dirty: string) => {
+    const r = await row()
+    return r.AHEAD === ahead && r.DIRTY === dirty ? r : undefined
+  }
+  // One commit pushed, one not, and a file not yet added: ahead 1, dirty, at the head the host has.
+  const r1 = (await until(() => shows('1', 'yes'), 'the lane on host a ahead 1 and dirty'))!
+  const head1 = onHost('a', `git -C ${dir} rev-parse HEAD`)
+  assert.is(r1['BRANCH@SHA'], `g10/git@${head1.slice(0, 7)}`)
+  const port = await h.port()
+  const view = await port.laneGet({ lane: name })
+  assert.equal(
+    { ...view.git, asOf: 0 },
+    {
+      branch: 'g10/git',
+      head: head1,
+      upstream: 'origin/g10/git',
+      ahead: 1,
+      behind: 0,
+      dirty: true,
+      dirtyPaths: 1,
+      asOf: 0,
+    },
+  )
+  onHost('a', `touch ~/.svc-host/state/lanes/${name}/inbox.txt.go`)
+  const wait = await svc(['lane', 'wait', name, '--timeout', '30'])
+  assert.is(wait.code, 0, wait.stderr)
+  // Committed and pushed: nothing ahead, nothing uncommitted, at the new head.
+  const r2 = (await until(() => shows('0', 'no'), 'the lane on host a pushed and clean'))!
+  const head2 = onHost('a', `git -C ${dir} rev-parse HEAD`)
+  assert.is(r2['BRANCH@SHA'], `g10/git@${head2.slice(0, 7)}`)
+  assert.is(git(['-C', origin, 'rev-parse', 'g10/git']), head2)
+  // Reaped: what is at its path is no longer its own, so no git facts are shown for it.
+  await reapHeld('a', name, dir)
+  const r3 = await row()
+  assert.equal([r3['BRANCH@SHA'], r3.AHEAD, r3.DIRTY], ['g10/git@-', '-', '-'])
+})
+
 test('a message told to a lane on a host reaches its $SERVICE_INBOX there', async () => {
   const brief = [
     'while [ ! -s "$SERVICE_INBOX" ]; do sleep 0.05; done',

@@ -20,9 +20,10 @@ export interface DeckWorld {
   page: Page
 }
 
-export async function openDeckWorld(w: DeckWorld, name: string): Promise<void> {
+/** `env`: more for the test home's kernel and programs (a test's timings). */
+export async function openDeckWorld(w: DeckWorld, name: string, env: Record<string, string> = {}): Promise<void> {
   w.h = new TestHome(name)
-  w.h.extraEnv = { PATH: `${join(ROOT, 'fixtures', 'bin')}:${process.env.PATH}`, FAKE_NODE: process.execPath }
+  w.h.extraEnv = { PATH: `${join(ROOT, 'fixtures', 'bin')}:${process.env.PATH}`, FAKE_NODE: process.execPath, ...env }
   w.s = await setupProject(w.h)
   w.api = kernelApi(w.h)
   w.g = gates(w.h)

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { STATUS_ARGS } from '../../io/git.js'
 import { runProcessSync } from '../../io/process.js'
 import { fileReport } from './report-file.js'
 
@@ -48,7 +49,7 @@ export function hostSvc(args: string[], env: NodeJS.ProcessEnv, cwd: string, std
     return fail((e as Error).message)
   }
   // Not a worktree (a play directory): no git facts.
-  const st = runProcessSync(['git', 'status', '--porcelain=v2', '--branch', '--untracked-files=normal'], {
+  const st = runProcessSync(['git', ...STATUS_ARGS], {
     cwd,
     env: { ...env, GIT_OPTIONAL_LOCKS: '0' },
   })

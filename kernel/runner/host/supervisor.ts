@@ -6,6 +6,7 @@ import { startDetached } from '../../io/process.js'
 import { lanePaths, pidAlive, readText, runnerPaths } from './files.js'
 import type { Journal } from './journal.js'
 import type { InLane } from './lane-order.js'
+import type { LaneGit } from './lane-git.js'
 import { readReportFile, REPORT_SUFFIX } from './report-file.js'
 import { snapshotLane } from './snapshot.js'
 
@@ -19,12 +20,14 @@ type Deps = {
   self: string
   emit: Journal['emit']
   inLane: InLane
+  /** The lanes' git facts, read when a lane starts, reports or ends, and followed while it lives. */
+  git: LaneGit
   log: (line: string) => void
 }
 
 /** The lanes of a host: started as detached process groups, their reports sent home from their outboxes, their end
  * known by waiting (this runner's children) or from their exit file (an earlier runner's). */
-export function laneSupervisor({ dir, self, emit, inLane, log }: Deps) {
+export function laneSupervisor({ dir, self, emit, inLane, git, log }: Deps) {
   /** Report files and lane ends whose event is made but not yet synced: never made twice. */
   const inFlight = new Set<string>()
 
@@ -39,6 +42,8 @@ export function laneSupervisor({ dir, self, emit, inLane, log }: Deps) {
         inFlight.delete(lp.ended)
       }),
     )
+    const cwd = readText(lp.cwd)
+    if (cwd) git.read(lane, cwd)
   }
 
   /** Reports a lane filed (files in its outbox, written whole by rename), in the order they were filed, each after
@@ -82,6 +87,8 @@ export function laneSupervisor({ dir, self, emit, inLane, log }: Deps) {
           log(`${lane}: no snapshot for report ${id}: ${(e as Error).message}`)
         }
         emit(lane, body, forget)
+        // A report follows a commit or a push, which the worktree's stamp may not show.
+        if (cwd) git.read(lane, cwd)
       })
     }
   }
@@ -121,6 +128,7 @@ export function laneSupervisor({ dir, self, emit, inLane, log }: Deps) {
     if (!child.pid) return
     writeFileAtomicSync(lp.pid, String(child.pid))
     emit(m.lane, { kind: 'started', pid: child.pid })
+    git.read(m.lane, m.dir)
     child.on('exit', (code) => ended(m.lane, code, 'waited'))
   }
 
@@ -141,9 +149,11 @@ export function laneSupervisor({ dir, self, emit, inLane, log }: Deps) {
     drainAll() {
       for (const lane of lanes()) if (!existsSync(lanePaths(dir, lane).ended)) drain(lane)
     },
-    /** One look at every lane: its reports, and its end when it is gone. Returns how many are alive. */
+    /** One look at every lane: its reports, its git facts while it lives, and its end when it is gone. Returns how
+     * many are alive. */
     sweep() {
       let alive = 0
+      const following: { lane: string; dir: string }[] = []
       for (const lane of lanes()) {
         const lp = lanePaths(dir, lane)
         if (existsSync(lp.ended)) continue
@@ -151,12 +161,15 @@ export function laneSupervisor({ dir, self, emit, inLane, log }: Deps) {
         const pid = Number(readText(lp.pid))
         if (pid && pidAlive(pid)) {
           alive++
+          const cwd = readText(lp.cwd)
+          if (cwd) following.push({ lane, dir: cwd })
           continue
         }
         const code = readText(lp.exit)
         if (code !== undefined) ended(lane, Number(code.trim()), 'exit-file')
         else if (pid && !pidAlive(pid)) ended(lane, null, 'gone')
       }
+      git.look(following)
       return alive
     },
   }
