@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
-import { procStat } from './procs.js'
+import { existsSync } from 'node:fs'
+import { readFile, readdir, readlink } from 'node:fs/promises'
+import { procStatAsync } from './procs.js'
 
 /** One process, named so that a reused pid is not mistaken for it. */
 export interface ProcessId {
@@ -18,81 +19,129 @@ export interface ConnectionEnds {
   remotePort: number
   /** The kernel's port (the socket's local port). */
   localPort: number
+  /** The caller's and the kernel's addresses, where known: with them, only that one connection matches. */
+  remoteAddress?: string
+  localAddress?: string
 }
 
 /** The connection a request came in on, for the services it reaches (none outside a request). */
 const current = new AsyncLocalStorage<{ socket: object; ends: () => ConnectionEnds }>()
-/** What was found of each connection's caller: a kept-alive connection is looked up once, on first need. */
-const found = new WeakMap<object, ProcessId[] | null>()
+/** What was found of each connection's caller: a kept-alive connection is looked up once, on first need, and the
+ * requests that need it at the same time share that one look. */
+const found = new WeakMap<object, Promise<ProcessId[] | null>>()
 
+const hasProc = existsSync('/proc/net/tcp')
 const hex = (n: number) => n.toString(16).toUpperCase().padStart(4, '0')
 
+/** An IPv4 address as /proc/net/tcp writes it (the bytes in the machine's order, little-endian here), and as tcp6
+ * writes the same address mapped into IPv6; undefined for what is no dotted IPv4 address. */
+function procAddresses(address: string | undefined): string[] | undefined {
+  const m = address && /^(?:::ffff:)?(\d+)\.(\d+)\.(\d+)\.(\d+)$/i.exec(address)
+  if (!m) return undefined
+  const v4 = m
+    .slice(1)
+    .reverse()
+    .map((b) => Number(b).toString(16).toUpperCase().padStart(2, '0'))
+    .join('')
+  return [v4, `0000000000000000FFFF0000${v4}`]
+}
+
+/** Whether an address:port field of /proc/net/tcp is this end: the port always, the address where known. */
+const isEnd = (field: string, port: number, addresses: string[] | undefined) => {
+  const [addr, p] = field.split(':')
+  return p === hex(port) && (!addresses || addresses.includes(addr))
+}
+
 /** The inode of the caller's socket of a connection to the kernel: /proc/net/tcp and tcp6 list each socket with its
- * local and remote address; the caller's end is the one whose local port is the connection's remote port. */
-function socketInode(ends: ConnectionEnds): string | undefined {
-  const local = `:${hex(ends.remotePort)}`
-  const remote = `:${hex(ends.localPort)}`
+ * local and remote address; the caller's end is the one whose local end is the connection's remote end. */
+async function socketInode(ends: ConnectionEnds): Promise<string | undefined> {
+  const callers = procAddresses(ends.remoteAddress)
+  const kernels = procAddresses(ends.localAddress)
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
     let text: string
     try {
-      text = readFileSync(table, 'utf8')
+      text = await readFile(table, 'utf8')
     } catch {
       continue
     }
     for (const line of text.split('\n').slice(1)) {
       const f = line.trim().split(/\s+/)
       // sl, local_address, rem_address, st, queues, tr, retrnsmt, uid, timeout, inode
-      if (f.length > 9 && f[1].endsWith(local) && f[2].endsWith(remote) && f[9] !== '0') return f[9]
+      if (f.length > 9 && isEnd(f[1], ends.remotePort, callers) && isEnd(f[2], ends.localPort, kernels) && f[9] !== '0')
+        return f[9]
     }
   }
   return undefined
 }
 
-/** The process holding a socket: the newest first, since the caller of a request has most likely just started. */
-function socketOwner(inode: string): number | undefined {
+/** How many processes' descriptors are read at once: the newest first, since the caller of a request has most
+ * likely just started, and no more of them than it takes. */
+const BATCH = 32
+
+/** Whether a process holds a link to this socket among its open descriptors. */
+async function holds(pid: number, link: string): Promise<boolean> {
+  let fds: string[]
+  try {
+    fds = await readdir(`/proc/${pid}/fd`)
+  } catch {
+    return false
+  }
+  const links = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')))
+  return links.includes(link)
+}
+
+/** The process holding a socket, with its start time read before its descriptors and found the same after: the
+ * process that held it, not one that took its pid since. The newest of them where several do (one inherited it). */
+async function socketOwner(inode: string): Promise<ProcessId | undefined> {
   const link = `socket:[${inode}]`
-  const pids = readdirSync('/proc')
+  const pids = (await readdir('/proc'))
     .filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid)
     .map(Number)
     .sort((a, b) => b - a)
-  for (const pid of pids) {
-    let fds: string[]
-    try {
-      fds = readdirSync(`/proc/${pid}/fd`)
-    } catch {
-      continue
-    }
-    for (const fd of fds) {
-      try {
-        if (readlinkSync(`/proc/${pid}/fd/${fd}`) === link) return pid
-      } catch {}
-    }
+  for (let i = 0; i < pids.length; i += BATCH) {
+    const owners = await Promise.all(
+      pids.slice(i, i + BATCH).map(async (pid) => {
+        const before = await procStatAsync(pid)
+        if (!before || !(await holds(pid, link))) return undefined
+        const after = await procStatAsync(pid)
+        return after?.start === before.start ? { pid, start: after.start, pgid: after.pgid, sid: after.sid } : undefined
+      }),
+    )
+    const owner = owners.find((o) => o !== undefined)
+    if (owner) return owner
   }
   return undefined
 }
 
-/** A process and its ancestors, nearest first, up to (not including) pid 1. */
-function lineage(pid: number): ProcessId[] {
-  const out: ProcessId[] = []
-  for (let p = pid; p > 1 && out.length < 64;) {
-    const st = procStat(p)
-    if (!st) break
-    out.push({ pid: p, start: st.start, pgid: st.pgid, sid: st.sid })
-    p = st.ppid
+/** Whether a start time (clock ticks since boot) is later than another's, where both are such numbers. */
+const later = (a: string, b: string) => /^\d+$/.test(a) && /^\d+$/.test(b) && BigInt(a) > BigInt(b)
+
+/** A process and its ancestors, nearest first, up to (not including) pid 1. A parent started after its child is
+ * no parent of it: the parent ended and its pid went to a new process while the child was read; the line ends
+ * there. */
+async function lineage(owner: ProcessId): Promise<ProcessId[]> {
+  const out: ProcessId[] = [owner]
+  let st = await procStatAsync(owner.pid)
+  if (st?.start !== owner.start) return out
+  while (st.ppid > 1 && out.length < 64) {
+    const pid = st.ppid
+    const child = out[out.length - 1]
+    st = await procStatAsync(pid)
+    if (!st || later(st.start, child.start)) break
+    out.push({ pid, start: st.start, pgid: st.pgid, sid: st.sid })
   }
   return out
 }
 
-/** The calling process of a connection and its ancestors, read from /proc; none where /proc cannot tell (not
- * Linux); null when it can but no process holds the caller's end: the caller closed it after sending its request,
- * so who sent it cannot be known, and it must not count as the person. */
-export function callerLineage(ends: ConnectionEnds): ProcessId[] | null {
-  if (!existsSync('/proc/net/tcp')) return []
+/** The calling process of a connection and its ancestors, read from /proc off the kernel's thread; none where
+ * /proc cannot tell (not Linux); null when it can but no process holds the caller's end: the caller closed it after
+ * sending its request, so who sent it cannot be known, and it must not count as the person. */
+export async function callerLineage(ends: ConnectionEnds): Promise<ProcessId[] | null> {
+  if (!hasProc) return []
   try {
-    const inode = socketInode(ends)
-    const pid = inode && socketOwner(inode)
-    const found = pid ? lineage(pid) : []
-    return found.length ? found : null
+    const inode = await socketInode(ends)
+    const owner = inode && (await socketOwner(inode))
+    return owner ? await lineage(owner) : null
   } catch {
     return []
   }
@@ -107,9 +156,9 @@ export const peers = {
   },
   /** The calling process of the current request and its ancestors, nearest first (none outside a request; null:
    * its caller closed the connection before it could be found). */
-  lineage(): ProcessId[] | null {
+  lineage(): Promise<ProcessId[] | null> {
     const c = current.getStore()
-    if (!c) return []
+    if (!c) return Promise.resolve([])
     let l = found.get(c.socket)
     if (l === undefined) found.set(c.socket, (l = callerLineage(c.ends())))
     return l

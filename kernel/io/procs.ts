@@ -6,15 +6,33 @@ const hasProc = existsSync('/proc/self/stat')
 
 /** The fields of /proc/<pid>/stat this module reads, or undefined if the process is gone. The command name in
  * parentheses may hold spaces and parentheses itself, so the fields are counted from its last `)`. */
-export function procStat(
-  pid: number | string,
-): { state: string; ppid: number; pgid: number; sid: number; start: string } | undefined {
-  let stat: string
+export function procStat(pid: number | string): ProcStat | undefined {
   try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return statFields(readFileSync(`/proc/${pid}/stat`, 'utf8'))
   } catch {
     return undefined
   }
+}
+
+/** procStat read through the thread pool, for a reader that must not hold up the kernel's other answers. */
+export async function procStatAsync(pid: number | string): Promise<ProcStat | undefined> {
+  try {
+    return statFields(await readFile(`/proc/${pid}/stat`, 'utf8'))
+  } catch {
+    return undefined
+  }
+}
+
+interface ProcStat {
+  state: string
+  ppid: number
+  pgid: number
+  sid: number
+  /** Clock ticks since boot. */
+  start: string
+}
+
+function statFields(stat: string): ProcStat {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   return {
     state: fields[0],

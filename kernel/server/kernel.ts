@@ -59,21 +59,21 @@ export function kernelPort(
       }
     },
     async kernelStop() {
-      ctx.checkAdminister('svc kernel stop')
+      await ctx.checkAdminister('svc kernel stop')
       setTimeout(opts.stop, 20)
       return { stopping: true }
     },
     convNew: (input) => conv.convNew(ctx, input),
     convList: async (input) => conv.convList(ctx, input),
     convShow: async (input) => ctx.view(ctx.resolve(input.conv)),
-    convStop: (input) => {
+    convStop: async (input) => {
       const rec = ctx.resolve(input.conv)
-      ctx.checkCommand(rec, 'svc conv stop')
+      await ctx.checkCommand(rec, 'svc conv stop')
       return conv.stopConversation(ctx, rec)
     },
     convArchive: async (input) => {
       const rec = ctx.resolve(input.conv)
-      ctx.checkCommand(rec, 'svc conv archive')
+      await ctx.checkCommand(rec, 'svc conv archive')
       return conv.convArchive(ctx, rec)
     },
     convMark: (input) => conv.convMark(ctx, input),
@@ -95,7 +95,7 @@ export function kernelPort(
     },
     laneStop: async (input) => {
       const rec = ctx.resolveLane(input.lane)
-      ctx.checkCommand(rec, 'svc lane stop')
+      await ctx.checkCommand(rec, 'svc lane stop')
       await conv.stopConversation(ctx, rec)
       return (await laneViews(ctx, gitFacts, (r) => r.id === rec.id))[0]
     },
@@ -122,7 +122,7 @@ export function kernelPort(
     deckSession: async (input) => deck.check(input.session),
     deckRevoke: async () => {
       // Logging the person out of the deck is the person's: a lane could otherwise lock them out at will.
-      ctx.checkAdminister('svc deck --revoke')
+      await ctx.checkAdminister('svc deck --revoke')
       return deck.revoke()
     },
     issueNew: (input) => issueNew(ctx, input),
@@ -137,13 +137,13 @@ export function kernelPort(
     workerStop: (input) => workerStop(ctx, input),
     workerReap: (input) => workerReap(ctx, gitFacts, input),
     hostAdd: async (input) => {
-      ctx.checkAdminister('svc host add')
+      await ctx.checkAdminister('svc host add')
       return hostAdd(ctx, input)
     },
     hostList: () => hostList(ctx),
     hostShow: (input) => hostShow(ctx, input.name),
     hostRemove: async (input) => {
-      ctx.checkAdminister('svc host remove')
+      await ctx.checkAdminister('svc host remove')
       return hostRemove(ctx, input.name)
     },
   }

@@ -148,7 +148,12 @@ export async function runKernel(home: string): Promise<void> {
       await readyP
       const socket = env.incoming?.socket as import('node:net').Socket | undefined
       if (!socket) return app.fetch(req, { port, token, heartbeatMs })
-      const ends = () => ({ remotePort: socket.remotePort ?? 0, localPort: socket.localPort ?? 0 })
+      const ends = () => ({
+        remotePort: socket.remotePort ?? 0,
+        localPort: socket.localPort ?? 0,
+        remoteAddress: socket.remoteAddress,
+        localAddress: socket.localAddress,
+      })
       return peers.within(socket, ends, () => app.fetch(req, { port, token, heartbeatMs }))
     },
     hostname: '127.0.0.1',

@@ -62,14 +62,18 @@ export class KernelContext {
   }
 
   /** The calling conversation ($SERVICE_CONVERSATION, else the one whose process tree calls), required; `fix` is the hint of the refusal when it is unset. */
-  caller(ref: string | undefined, what: string, fix = `${what} must run inside a conversation`): ConversationRecord {
-    return this.resolve(decided(callerSet(ref ?? this.callerTree()?.id, fix)).ref)
+  async caller(
+    ref: string | undefined,
+    what: string,
+    fix = `${what} must run inside a conversation`,
+  ): Promise<ConversationRecord> {
+    return this.resolve(decided(callerSet(ref ?? (await this.callerTree())?.id, fix)).ref)
   }
 
   /** The conversation whose process tree the calling process of the current request belongs to, found from its
    * connection (domain/acting-as treeOf); none for a person's shell, the deck, or a call from within the kernel. */
-  callerTree(): ConversationRecord | undefined {
-    const lineage = this.io.peers.lineage()
+  async callerTree(): Promise<ConversationRecord | undefined> {
+    const lineage = await this.io.peers.lineage()
     if (lineage === null) {
       const refusal = callerGone()
       this.log('warn', `${refusal.ok ? '' : refusal.message}: a request was not heard`)
@@ -90,28 +94,33 @@ export class KernelContext {
   }
 
   /** Who the current request comes from, as the kernel verified it: a conversation's process tree, else the person. */
-  verifiedCaller(): Caller {
-    const tree = this.callerTree()
+  async verifiedCaller(): Promise<Caller> {
+    const tree = await this.callerTree()
     return tree ? { kind: 'conversation', id: tree.id } : PERSON
   }
 
   /** The conversation a request acts as: the one it names ($SERVICE_CONVERSATION), else the one whose process tree
    * it comes from; refused unless the caller may act as it (domain/acting-as). Undefined: it acts as the person. */
-  actingAs(ref: string | undefined, key: string | undefined, what: string): ConversationRecord | undefined {
-    const tree = this.callerTree()
+  async actingAs(
+    ref: string | undefined,
+    key: string | undefined,
+    what: string,
+  ): Promise<ConversationRecord | undefined> {
+    const tree = await this.callerTree()
     const rec = ref === undefined ? tree : this.resolve(ref)
-    this.checkActingAs(rec, key, what, tree)
+    await this.checkActingAs(rec, key, what, tree)
     return rec
   }
 
   /** Refuses a request that acts as `rec` (none: as no one) unless the process tree it comes from and its key allow
    * it (domain/acting-as). */
-  checkActingAs(
+  async checkActingAs(
     rec: ConversationRecord | undefined,
     key: string | undefined,
     what: string,
-    tree = this.callerTree(),
-  ): void {
+    tree?: ConversationRecord,
+  ): Promise<void> {
+    tree ??= await this.callerTree()
     let keyOf: string | null | undefined
     if (key !== undefined) {
       const hash = hashConversationKey(this.io.ids, key)
@@ -127,13 +136,15 @@ export class KernelContext {
 
   /** Refuses a stop, reap, tell or answer of `target` unless the verified caller is the person or in its launcher
    * chain (domain/authority). */
-  checkCommand(target: ConversationRecord, what: string, caller = this.verifiedCaller()): void {
+  async checkCommand(target: ConversationRecord, what: string, caller?: Caller): Promise<void> {
+    caller ??= await this.verifiedCaller()
     decided(mayCommand({ what, target: target.id, caller, lookup: (id) => this.store.get(id) }))
   }
 
   /** Refuses a change to the service itself (the kernel, its hosts) unless the verified caller is the person or a
    * root conversation (domain/authority). */
-  checkAdminister(what: string, caller = this.verifiedCaller()): void {
+  async checkAdminister(what: string, caller?: Caller): Promise<void> {
+    caller ??= await this.verifiedCaller()
     decided(mayAdminister({ what, caller, lookup: (id) => this.store.get(id) }))
   }
 

@@ -11,7 +11,7 @@ export async function convAnswer(
   input: PortInput<'convAnswer'>,
 ): Promise<PortOutputs['convAnswer']> {
   const rec = ctx.resolve(input.conv)
-  ctx.checkCommand(rec, 'svc conv answer')
+  await ctx.checkCommand(rec, 'svc conv answer')
   ctx.facts.invalidate(rec.name)
   const view = ctx.view(rec)
   const { pending } = decided(answerFits(rec, view.activity, ctx.facts.get(rec.name).state?.pending, input))

@@ -219,8 +219,8 @@ export async function convArchive(ctx: KernelContext, rec: ConversationRecord): 
 }
 
 export async function convMark(ctx: KernelContext, input: PortInput<'convMark'>): Promise<ConvView> {
-  const rec = ctx.caller(input.conversation, 'svc conv mark')
-  ctx.checkActingAs(rec, input.conversationKey, 'svc conv mark')
+  const rec = await ctx.caller(input.conversation, 'svc conv mark')
+  await ctx.checkActingAs(rec, input.conversationKey, 'svc conv mark')
   decided(markReasonFits(input.phase, input.reason))
   const mark: MarkState = {
     value: input.phase,
@@ -238,8 +238,8 @@ export async function convMark(ctx: KernelContext, input: PortInput<'convMark'>)
  * lane with $SERVICE_CONVERSATION unset is not the person); only the person and the target's launcher chain may
  * tell it. */
 export async function tellAsked(ctx: KernelContext, input: PortInput<'tell'>): Promise<PortOutputs['tell']> {
-  const from = ctx.actingAs(input.conversation, input.conversationKey, 'svc tell')
-  ctx.checkCommand(ctx.resolve(input.conv), 'svc tell')
+  const from = await ctx.actingAs(input.conversation, input.conversationKey, 'svc tell')
+  await ctx.checkCommand(ctx.resolve(input.conv), 'svc tell')
   return tell(ctx, { conv: input.conv, text: input.text, force: input.force, conversation: from?.id })
 }
 
@@ -258,8 +258,8 @@ export async function tell(ctx: KernelContext, input: PortInput<'tell'>): Promis
 }
 
 export async function successor(ctx: KernelContext, input: PortInput<'successor'>): Promise<ConvView> {
-  const source = ctx.caller(input.conversation, `svc ${input.kind}`)
-  ctx.checkActingAs(source, input.conversationKey, `svc ${input.kind}`)
+  const source = await ctx.caller(input.conversation, `svc ${input.kind}`)
+  await ctx.checkActingAs(source, input.conversationKey, `svc ${input.kind}`)
   const harness = input.harness ?? source.harness
   const sourceSession = ctx.facts.get(source.name).state?.session
   const rec = await createConversation(ctx, {

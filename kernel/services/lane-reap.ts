@@ -238,7 +238,7 @@ export async function laneReap(
   input: PortInput<'laneReap'>,
 ): Promise<ReapResult> {
   const rec = ctx.resolveLane(input.lane)
-  ctx.checkCommand(rec, 'svc lane reap')
+  await ctx.checkCommand(rec, 'svc lane reap')
   const { view, ...done } = await reapDirectory(
     ctx,
     cache,

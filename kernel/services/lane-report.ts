@@ -16,11 +16,11 @@ const reports = new KeyedQueue()
 type Reporter = 'lane' | 'worker'
 
 /** The lane or worker a report comes from: $SERVICE_CONVERSATION must name one (report rule 6). */
-function caller(ctx: KernelContext, ref: string | undefined, kind: Reporter): ConversationRecord {
+async function caller(ctx: KernelContext, ref: string | undefined, kind: Reporter): Promise<ConversationRecord> {
   let found: ConversationRecord | undefined
   try {
     // A lane that lost $SERVICE_CONVERSATION still reports as itself: its process tree says who it is.
-    found = ref ? ctx.resolve(ref) : ctx.callerTree()
+    found = ref ? ctx.resolve(ref) : await ctx.callerTree()
   } catch {
     found = undefined
   }
@@ -63,8 +63,8 @@ export async function fileReport(
   input: PortInput<'laneReport'>,
   kind: Reporter,
 ): Promise<{ report: Report; rec: ConversationRecord; view: ConvView }> {
-  const rec = caller(ctx, input.conversation, kind)
-  ctx.checkActingAs(rec, input.conversationKey, `svc ${kind} report`)
+  const rec = await caller(ctx, input.conversation, kind)
+  await ctx.checkActingAs(rec, input.conversationKey, `svc ${kind} report`)
   return fileReportOf(ctx, rec, input, () =>
     ctx.io.git.statusFacts(rec.cwd).catch((e: Error) => {
       throw new SvcError('conflict', `cannot read the git state of ${rec.cwd}: ${e.message}`)

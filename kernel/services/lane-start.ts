@@ -33,7 +33,7 @@ export const readBrief = (input: { brief?: string; prompt?: string }): string =>
 export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'>): Promise<PortOutputs['laneStart']> {
   const brief = readBrief(input)
   const launcherRef = input.conversation ?? input.parent
-  const launcher = ctx.caller(
+  const launcher = await ctx.caller(
     launcherRef,
     'svc lane start',
     'run svc lane start inside a conversation, or pass --parent <conv>',
@@ -55,7 +55,7 @@ export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'
       ),
     )
   // The launcher is acted as; a parent it names is only where the lane nests (checked above as a launcher too).
-  ctx.checkActingAs(launcher, input.conversationKey, 'svc lane start')
+  await ctx.checkActingAs(launcher, input.conversationKey, 'svc lane start')
   const project = await resolveProject(ctx, input.project, launcher, input.cwd)
   const defaults = roleConfig(project.entry, input.role) ?? {}
   const hosts = await readHosts(ctx)
@@ -80,12 +80,12 @@ export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'
   const base = await baseOf(ctx, project.entry, project.checkout)
 
   // Who asks, read now, in the request (the queue may run the launch later).
-  const replacer = input.replace ? ctx.verifiedCaller() : undefined
+  const replacer = input.replace ? await ctx.verifiedCaller() : undefined
   const rec = await starts.run(`${run}\0${key}\0${input.role}`, async () => {
     let { plan } = decided(planLaunch(input, run, key, await laneRows(ctx, run), defaults, base, ctx.io.clock.now()))
     if (plan.replace) {
       // Replacing stops the live lane: that is a stop, which belongs to its launcher chain and the person.
-      ctx.checkCommand(plan.replace.rec, 'svc lane start --replace', replacer)
+      await ctx.checkCommand(plan.replace.rec, 'svc lane start --replace', replacer)
       await stopConversation(ctx, plan.replace.rec, replaceStopMs(ctx))
       plan = decided(
         planLaunch(

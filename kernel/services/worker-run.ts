@@ -48,8 +48,8 @@ async function workerRows(ctx: KernelContext, issue: string, project: string): P
 
 export async function workerRun(ctx: KernelContext, input: PortInput<'workerRun'>): Promise<PortOutputs['workerRun']> {
   const brief = readBrief(input)
-  const launcher = ctx.caller(input.conversation, 'svc worker run', 'run svc worker run inside a conversation')
-  ctx.checkActingAs(launcher, input.conversationKey, 'svc worker run')
+  const launcher = await ctx.caller(input.conversation, 'svc worker run', 'run svc worker run inside a conversation')
+  await ctx.checkActingAs(launcher, input.conversationKey, 'svc worker run')
   const may = decided(mayRunWorker(launcher.id, (id) => ctx.store.get(id)))
   const project = await resolveProject(ctx, input.project, launcher, input.cwd)
   const issue = await issueShow(ctx, { ref: input.issue, project: project.key, cwd: input.cwd })
@@ -61,12 +61,12 @@ export async function workerRun(ctx: KernelContext, input: PortInput<'workerRun'
   const slug = issueSlug(ref)
 
   // Who asks, read now, in the request (the queue may run the launch later).
-  const replacer = input.replace ? ctx.verifiedCaller() : undefined
+  const replacer = input.replace ? await ctx.verifiedCaller() : undefined
   const rec = await runs.run(`${project.key}\0${issue.ref}`, async () => {
     let plan = decided(planWorker(issue.ref, slug, await workerRows(ctx, issue.ref, project.key), input))
     if (plan.replace) {
       const live = ctx.store.get(plan.replace.id)!
-      ctx.checkCommand(live, 'svc worker run --replace', replacer)
+      await ctx.checkCommand(live, 'svc worker run --replace', replacer)
       await stopConversation(ctx, live, replaceStopMs(ctx))
       plan = decided(
         planWorker(issue.ref, slug, await workerRows(ctx, issue.ref, project.key), { ...input, replace: false }),

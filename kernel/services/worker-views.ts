@@ -85,7 +85,7 @@ export const workerGet = async (ctx: KernelContext, ref: string): Promise<Worker
 
 export async function workerStop(ctx: KernelContext, input: PortInput<'workerStop'>): Promise<WorkerView> {
   const rec = resolveWorker(ctx, input.worker)
-  ctx.checkCommand(rec, 'svc worker stop')
+  await ctx.checkCommand(rec, 'svc worker stop')
   await stopConversation(ctx, rec)
   return workerGet(ctx, rec.id)
 }
@@ -97,7 +97,7 @@ export async function workerReap(
   input: PortInput<'workerReap'>,
 ): Promise<PortOutputs['workerReap']> {
   const rec = resolveWorker(ctx, input.worker)
-  ctx.checkCommand(rec, 'svc worker reap')
+  await ctx.checkCommand(rec, 'svc worker reap')
   const { view, ...done } = await reapDirectory(ctx, cache, rec, input, () => workerGet(ctx, rec.id))
   return { worker: view, ...done }
 }
