@@ -60,3 +60,14 @@ export function hostReapStep(f: {
   if (a.paths > 0) return allow({ do: 'park', commit: a.commit, ref: a.ref, paths: a.paths })
   return allow({ do: 'remove', held: a.commit, ref: a.ref })
 }
+
+/** A `--reuse` respawn on a host works in the worktree of the lane it continues. Once one of the lanes sharing it is
+ * reaped, the worktree is gone there (every byte of it held at home by that reap), so the others reap with nothing
+ * left to remove, as a lane here whose directory is gone does. The reaped lane that removed it, if any. */
+export function sharedWorktreeReapedBy<
+  R extends { id: string; cwd: string; reaped?: unknown; lane?: { host?: string } },
+>(rec: R, records: readonly R[]): R | undefined {
+  const host = rec.lane?.host
+  if (!host) return undefined
+  return records.find((r) => r.id !== rec.id && r.reaped && r.lane?.host === host && r.cwd === rec.cwd)
+}

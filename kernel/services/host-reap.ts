@@ -1,4 +1,4 @@
-import { hostReapStep } from '../domain/host-reap.js'
+import { hostReapStep, sharedWorktreeReapedBy } from '../domain/host-reap.js'
 import {
   detachedKeptWarning,
   harnessStillAlive,
@@ -41,17 +41,20 @@ export async function reapOnHost(
   if (!conv.reaped) {
     await stop()
     if (ctx.runners.harnessAlive(conv.name)) decided(refuse('conflict', harnessStillAlive(limitS)))
-    let ask: string | undefined
-    for (let rounds = 0; ;) {
-      const answer = await ctx.hostLanes.reap(conv, ask)
-      if (answer.kind === 'snapshot') rounds++
-      const step = decided(hostReapStep({ host, conv, dir: conv.cwd, park: Boolean(input.park), rounds, answer }))
-      if (step.do === 'done') break
-      if (step.do === 'park') parked = await parkHeld(ctx, conv, step)
-      ask = step.do === 'park' ? step.commit : step.held
-      held = step.ref
+    // A worktree shared with a --reuse respawn went with the reap of either: nothing there to ask the host for.
+    if (!sharedWorktreeReapedBy(conv, ctx.store.all())) {
+      let ask: string | undefined
+      for (let rounds = 0; ;) {
+        const answer = await ctx.hostLanes.reap(conv, ask)
+        if (answer.kind === 'snapshot') rounds++
+        const step = decided(hostReapStep({ host, conv, dir: conv.cwd, park: Boolean(input.park), rounds, answer }))
+        if (step.do === 'done') break
+        if (step.do === 'park') parked = await parkHeld(ctx, conv, step)
+        ask = step.do === 'park' ? step.commit : step.held
+        held = step.ref
+      }
+      removed = `${host}:${conv.cwd}`
     }
-    removed = `${host}:${conv.cwd}`
     conv = ctx.store.get(rec.id) ?? conv
     // The host's answer recorded the removal as it was applied; a lane whose answer came before is recorded here.
     if (!conv.reaped) await ctx.store.update(rec.id, { reaped: { at: ctx.io.clock.now() } })

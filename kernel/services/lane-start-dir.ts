@@ -15,6 +15,7 @@ import { decided } from './decided.js'
 import type { ProjectContext } from './project.js'
 import { abandonDirectory, holdDirectory, releaseDirectory } from './launch-intents.js'
 import { DEFAULT_REMOTE_LANES_ROOT, type HostEntry } from '../domain/hosts.js'
+import { sharedWorktreeReapedBy } from '../domain/host-reap.js'
 import { readRemoteWorktree, remoteReuseScript, remoteWorktreeScript } from '../domain/placement.js'
 import { onHost } from './hosts.js'
 
@@ -90,7 +91,9 @@ export async function reusedOnHost(
 ): Promise<Made> {
   const { host, rec } = a
   const lane = workDirOf(rec)!
-  decided(reusableDirectory(`${host}:${rec.cwd}`, rec.id, { reaped: Boolean(rec.reaped), exists: true }))
+  // Gone with the reap of a lane that shared it, too.
+  const reaped = Boolean(rec.reaped || sharedWorktreeReapedBy(rec, ctx.store.all()))
+  decided(reusableDirectory(`${host}:${rec.cwd}`, rec.id, { reaped, exists: true }))
   // A look, not a fetch: the probe's deadline, so a host that stopped answering is said within it.
   const answer = await onHost(ctx, host, a.entry, remoteReuseScript(rec.cwd))
   decided(readRemoteWorktree(host, answer, false))

@@ -1,6 +1,11 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { HOST_REAP_ROUNDS, hostReapStep, type HostReapAnswer } from '../../kernel/domain/host-reap.js'
+import {
+  HOST_REAP_ROUNDS,
+  hostReapStep,
+  sharedWorktreeReapedBy,
+  type HostReapAnswer,
+} from '../../kernel/domain/host-reap.js'
 
 // Issue 27, the reap of a lane on a host as home carries it out: each answer of the host, and what home does next.
 // Nothing is removed there before home holds it; uncommitted work goes only with --park. One row per case.
@@ -80,6 +85,21 @@ test('hostReapStep: refusals say what was wrong and that nothing home lacks was 
     ],
   ]
   for (const [why, f, want] of rows) assert.equal(hostReapStep({ ...base, park: false, ...f }), want, why)
+})
+
+test('sharedWorktreeReapedBy: a --reuse pair on a host shares one worktree; either reaped, it is gone for both', () => {
+  type R = { id: string; cwd: string; reaped?: { at: number }; lane?: { host?: string } }
+  const lane = (id: string, o: Partial<R> = {}): R => ({ id, cwd: '/h/lanes/r1-k', lane: { host: 'a' }, ...o })
+  const rows: [string, R, R[], string | undefined][] = [
+    ['alone', lane('1'), [lane('1')], undefined],
+    ['its pair not reaped', lane('1'), [lane('1'), lane('2')], undefined],
+    ['its pair reaped', lane('1'), [lane('1'), lane('2', { reaped: { at: 5 } })], '2'],
+    ['itself reaped only', lane('1', { reaped: { at: 5 } }), [lane('1', { reaped: { at: 5 } })], undefined],
+    ['the same path on another host', lane('1'), [lane('2', { reaped: { at: 5 }, lane: { host: 'b' } })], undefined],
+    ['another path on its host', lane('1'), [lane('2', { reaped: { at: 5 }, cwd: '/h/lanes/r1-k-i2' })], undefined],
+    ['a lane here', lane('1', { lane: {} }), [lane('2', { reaped: { at: 5 }, lane: {} })], undefined],
+  ]
+  for (const [name, rec, records, want] of rows) assert.is(sharedWorktreeReapedBy(rec, records)?.id, want, name)
 })
 
 test.run()

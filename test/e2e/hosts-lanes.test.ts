@@ -435,6 +435,7 @@ test('--reuse of a lane on a host runs a new conversation in its worktree there,
       cwd: string
       host?: string
       activity: string
+      archived: boolean
     }[]
   await until(
     () => onHost('a', `test -f ~/.svc-host/state/lanes/${first}/inbox.txt.ready && echo ready || true`) === 'ready',
@@ -496,6 +497,16 @@ test('--reuse of a lane on a host runs a new conversation in its worktree there,
       1,
       `svc: refused: the directory a:${dir} of conv ${both[1].id} is gone (reaped?); start a new iteration instead\n`,
     ],
+  )
+  // The first lane's worktree went with that reap, every byte held: it reaps with nothing left to remove there.
+  const earlier = await svc(['lane', 'reap', one.name])
+  assert.equal(
+    [earlier.code, earlier.stdout, earlier.stderr],
+    [0, `reaped g9/again builder i1 (conv ${one.id}); branch g9/again kept\n`, ''],
+  )
+  assert.equal(
+    (await lanes()).map((l) => l.archived),
+    [true, true],
   )
 })
 
