@@ -5,21 +5,23 @@
  * goes only with --park, its work parked at home. */
 
 import { allow, refuse, type Decision } from './refusal.js'
+import { leftOutNote, type LeftOut } from './unseen-work.js'
 
 /** What the host answered a reap with. `snapshot`: held at home now under `ref`, with `paths` changed against its
  * HEAD (uncommitted work). `silent`: no answer within the limit. */
 export type HostReapAnswer =
   | { kind: 'snapshot'; commit: string; ref: string; paths: number }
-  | { kind: 'reaped'; commit: string }
+  | { kind: 'reaped'; commit: string; leftOut?: LeftOut }
   | { kind: 'refused'; reason: string }
   | { kind: 'silent'; waitedS: number }
 
 /** What home does next: park the held snapshot's work at home (then ask the removal), ask the host to remove the
- * worktree naming the held commit, or the reap is done (the worktree is gone; every byte of it held at `held`). */
+ * worktree naming the held commit, or the reap is done (the worktree is gone; every byte of it held at `held`, but what `note` names: the files the
+ * branch's ignore rules hid, gone with it as in a reap here). */
 export type HostReapStep =
   | { do: 'park'; commit: string; ref: string; paths: number }
   | { do: 'remove'; held: string; ref: string }
-  | { do: 'done'; held: string }
+  | { do: 'done'; held: string; note?: string }
 
 /** How many fresh snapshots a reap holds before it gives up: a stopped lane's worktree changes no more, so a second
  * snapshot differing from the first means something still writes there. */
@@ -44,7 +46,10 @@ export function hostReapStep(f: {
     )
   if (a.kind === 'refused')
     return refuse('conflict', `refused: host ${f.host}: ${a.reason.replace(/^reap: /, '')}; nothing was removed`)
-  if (a.kind === 'reaped') return allow({ do: 'done', held: a.commit })
+  if (a.kind === 'reaped') {
+    const note = a.leftOut && leftOutNote(a.leftOut)
+    return allow({ do: 'done', held: a.commit, ...(note ? { note } : {}) })
+  }
   if (f.rounds > HOST_REAP_ROUNDS)
     return refuse(
       'conflict',

@@ -32,6 +32,16 @@ const reportId = v.pipe(
   v.check((s) => /^[0-9A-Za-z._-]{1,100}$/.test(s), 'a report id of letters, digits, ".", "_" and "-"'),
 )
 
+/** What a reap on the host left out (unseen-work's LeftOut): counted, sized, the largest few named. */
+const LeftOutSchema = v.strictObject({
+  count: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  bytes: v.pipe(v.number(), v.minValue(0)),
+  largest: v.pipe(
+    v.array(v.strictObject({ path: v.pipe(v.string(), v.maxLength(4096)), bytes: v.pipe(v.number(), v.minValue(0)) })),
+    v.maxLength(20),
+  ),
+})
+
 /** What happened to a lane on the host, as the runner saw it; each event numbered (`seq`) and timed. */
 const head = { seq, at: v.number(), lane: laneName }
 const EventSchema = v.variant('kind', [
@@ -58,8 +68,9 @@ const EventSchema = v.variant('kind', [
   /** A reap found the worktree not as the kernel holds it: this snapshot (on the lane's hidden ref under `id`) is
    * what must be held at home before the worktree may go. */
   v.strictObject({ ...head, kind: v.literal('snapshot'), id: reportId, commit: commitId }),
-  /** The worktree was removed; every byte of it is in `commit`, which the kernel holds. */
-  v.strictObject({ ...head, kind: v.literal('reaped'), commit: commitId }),
+  /** The worktree was removed; every byte of it is in `commit`, which the kernel holds, but what the branch's own
+   * ignore rules hid there (`leftOut`, read just before the removal), which went with it, as a reap here. */
+  v.strictObject({ ...head, kind: v.literal('reaped'), commit: commitId, leftOut: v.optional(LeftOutSchema) }),
   v.strictObject({ ...head, kind: v.literal('refused'), reason: v.pipe(v.string(), v.maxLength(2000)) }),
   /** The lane's worktree as git says it is now (branch, head, upstream distance, dirtiness), read there by the code
    * that reads a worktree here; sent when it says something new. */

@@ -108,17 +108,28 @@ export function formatBytes(n: number): string {
   return i === 0 ? `${n} B` : `${v.toFixed(1)} ${units[i]}`
 }
 
-/** What a reap leaves out: paths the branch's own ignore rules hide (build output, dependencies), named with their
- * size; at most `shown` of them by name. */
-export function leftOutNote(paths: { path: string; bytes: number }[], shown = 5): string | undefined {
-  if (!paths.length) return undefined
-  const total = paths.reduce((s, p) => s + p.bytes, 0)
-  const names = [...paths].sort((a, b) => b.bytes - a.bytes || (a.path < b.path ? -1 : 1))
-  const n = paths.length
-  return `note: left out ${n} path${n === 1 ? '' : 's'} the branch's ignore rules hide, ${formatBytes(total)} in all: ${someOf(
-    names.map((p) => `${p.path} (${formatBytes(p.bytes)})`),
-    shown,
-  )}`
+/** What a reap leaves out: the paths the branch's own ignore rules hide (build output, dependencies), counted and
+ * sized, the largest `shown` of them by name. A host's runner sends it home in this form, bounded whatever the
+ * worktree holds. */
+export interface LeftOut {
+  count: number
+  bytes: number
+  largest: { path: string; bytes: number }[]
+}
+
+export function leftOutOf(paths: { path: string; bytes: number }[], shown = 5): LeftOut {
+  const largest = [...paths].sort((a, b) => b.bytes - a.bytes || (a.path < b.path ? -1 : 1)).slice(0, shown)
+  return { count: paths.length, bytes: paths.reduce((s, p) => s + p.bytes, 0), largest }
+}
+
+/** The note a reap prints of what it left out; none when nothing was. */
+export function leftOutNote(l: LeftOut): string | undefined {
+  if (!l.count) return undefined
+  const n = l.count
+  const more = n > l.largest.length ? ` and ${n - l.largest.length} more` : ''
+  return `note: left out ${n} path${n === 1 ? '' : 's'} the branch's ignore rules hide, ${formatBytes(l.bytes)} in all: ${l.largest
+    .map((p) => `${p.path} (${formatBytes(p.bytes)})`)
+    .join(', ')}${more}`
 }
 
 /** Attributes that never change a file's bytes between the repository and the disk. Any other attribute might (a

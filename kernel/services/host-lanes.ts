@@ -240,7 +240,7 @@ export class HostLanes {
       const now = ctx.store.get(rec.id)
       if (now && !now.reaped) await ctx.store.update(rec.id, { reaped: { at: e.at } })
       ctx.emit({ name: rec.name, what: 'record' })
-      answer = { kind: 'reaped', commit: e.commit }
+      answer = { kind: 'reaped', commit: e.commit, ...(e.leftOut ? { leftOut: e.leftOut } : {}) }
     } else answer = { kind: 'refused', reason: e.reason }
     ctx.log(
       'info',

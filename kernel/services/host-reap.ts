@@ -38,6 +38,7 @@ export async function reapOnHost(
   let parked: Parked | undefined
   let held: string | undefined
   let removed: string | null = null
+  let note: string | undefined
   if (!conv.reaped) {
     await stop()
     if (ctx.runners.harnessAlive(conv.name)) decided(refuse('conflict', harnessStillAlive(limitS)))
@@ -48,7 +49,10 @@ export async function reapOnHost(
         const answer = await ctx.hostLanes.reap(conv, ask)
         if (answer.kind === 'snapshot') rounds++
         const step = decided(hostReapStep({ host, conv, dir: conv.cwd, park: Boolean(input.park), rounds, answer }))
-        if (step.do === 'done') break
+        if (step.do === 'done') {
+          if (step.note) note = step.note
+          break
+        }
         if (step.do === 'park') parked = await parkHeld(ctx, conv, step)
         ask = step.do === 'park' ? step.commit : step.held
         held = step.ref
@@ -60,7 +64,8 @@ export async function reapOnHost(
     if (!conv.reaped) await ctx.store.update(rec.id, { reaped: { at: ctx.io.clock.now() } })
   }
   const warning = held ? await commitsWarning(ctx, conv, held) : undefined
-  return { removed, ...(parked ? { parked } : {}), ...(held ? { held } : {}), warnings: warning ? [warning] : [] }
+  const warnings = [note, warning].filter((w): w is string => w !== undefined)
+  return { removed, ...(parked ? { parked } : {}), ...(held ? { held } : {}), warnings }
 }
 
 /** SPEC.md 4.1 reap step 5 for a lane on a host: the commits of its HEAD (held here) that origin lacks, counted after

@@ -18,7 +18,7 @@ import {
   type ReapPlan,
   type ReapPlanFacts,
 } from '../domain/reap.js'
-import { leftOutNote, someOf } from '../domain/unseen-work.js'
+import { leftOutNote, leftOutOf, someOf } from '../domain/unseen-work.js'
 import { notOwnDirectory } from '../domain/lane-claim.js'
 import { convFiles } from '../io/home.js'
 import type { Files } from '../io/adapters.js'
@@ -339,7 +339,7 @@ async function carryOut(
         return carryOut(ctx, cache, rec, input, true)
       case 'name-left-out': {
         // Named before the park: cleaning the tree removes them too.
-        const note = leftOutNote(await ctx.io.git.ignoredAtLaunch(rec.cwd, rec.createdAt))
+        const note = leftOutNote(leftOutOf(await ctx.io.git.ignoredAtLaunch(rec.cwd, rec.createdAt)))
         if (note) warnings.push(note)
         break
       }

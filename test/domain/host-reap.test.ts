@@ -18,7 +18,7 @@ const snapshot = (paths: number): HostReapAnswer => ({
   paths,
 })
 
-test('hostReapStep: a clean snapshot held asks the removal; the removal ends the reap', () => {
+test('hostReapStep: a clean snapshot held asks the removal; the removal ends the reap, naming what it left out', () => {
   const rows: [string, Partial<Parameters<typeof hostReapStep>[0]> & { answer: HostReapAnswer }, unknown][] = [
     [
       'clean, held',
@@ -36,6 +36,27 @@ test('hostReapStep: a clean snapshot held asks the removal; the removal ends the
       { ok: true, do: 'park', commit: 'c1', ref: 'refs/svc/hosts/a/n7/reap-1', paths: 3 },
     ],
     ['removed', { answer: { kind: 'reaped', commit: 'c1' }, park: false }, { ok: true, do: 'done', held: 'c1' }],
+    [
+      'removed with files the ignore rules hid: named in a note',
+      {
+        answer: {
+          kind: 'reaped',
+          commit: 'c1',
+          leftOut: { count: 3, bytes: 4200, largest: [{ path: 'build/', bytes: 4000 }] },
+        },
+      },
+      {
+        ok: true,
+        do: 'done',
+        held: 'c1',
+        note: "note: left out 3 paths the branch's ignore rules hide, 4.2 kB in all: build/ (4.0 kB) and 2 more",
+      },
+    ],
+    [
+      'removed, nothing left out',
+      { answer: { kind: 'reaped', commit: 'c1', leftOut: { count: 0, bytes: 0, largest: [] } } },
+      { ok: true, do: 'done', held: 'c1' },
+    ],
   ]
   for (const [why, f, want] of rows) assert.equal(hostReapStep({ ...base, park: false, ...f }), want, why)
 })

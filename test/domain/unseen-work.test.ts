@@ -8,6 +8,7 @@ import {
   isFlagged,
   launchIgnoreRules,
   leftOutNote,
+  leftOutOf,
   rulesFromTop,
   type FlaggedEntry,
 } from '../../kernel/domain/unseen-work.js'
@@ -133,14 +134,14 @@ test('leftOutNote and formatBytes: what the reap left out, largest first, with s
     [5e9, '5.0 GB'],
   ]
   for (const [n, s] of table) assert.is(formatBytes(n), s)
-  assert.is(leftOutNote([]), undefined)
+  assert.is(leftOutNote(leftOutOf([])), undefined)
   assert.is(
-    leftOutNote([{ path: 'node_modules/', bytes: 3000 }]),
+    leftOutNote(leftOutOf([{ path: 'node_modules/', bytes: 3000 }])),
     "note: left out 1 path the branch's ignore rules hide, 3.0 kB in all: node_modules/ (3.0 kB)",
   )
   const many = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((p, i) => ({ path: p, bytes: i * 10 }))
   assert.is(
-    leftOutNote(many, 2),
+    leftOutNote(leftOutOf(many, 2)),
     "note: left out 7 paths the branch's ignore rules hide, 210 B in all: g (60 B), f (50 B) and 5 more",
   )
 })

@@ -602,7 +602,9 @@ test('stop ends a lane on its host, which then reaps; the placements a host cann
   assert.match(orch.stderr, 'svc: refused: an orchestrator lane runs at home, not on host a\n')
 })
 
-test('host remove is refused while a stopped lane still has its worktree there, and goes through once it is reaped', async () => {
+test('host remove is refused while a stopped lane still has its worktree there; its reap names the ignored files it removes; then the host goes', async () => {
+  // What the user's own ignore rules hide on host b goes with the worktree, named in a note as a reap here names it.
+  onHost('b', 'mkdir -p ~/.config/git && echo build-out/ > ~/.config/git/ignore')
   const start = await svc([
     'lane',
     'start',
@@ -615,7 +617,7 @@ test('host remove is refused while a stopped lane still has its worktree there, 
     '--host',
     'b',
     '--prompt',
-    'true',
+    'mkdir build-out && head -c 3000 /dev/zero > build-out/big.bin',
   ])
   assert.is(start.code, 0, start.stderr)
   const name = convName(start.stdout)
@@ -629,9 +631,10 @@ test('host remove is refused while a stopped lane still has its worktree there, 
   )
   // Nothing was forgotten: the host stays listed, the lane's worktree is where it was.
   assert.ok((await h.ok(['host', 'list'])).split('\n').some((l) => l.startsWith('b ')))
-  assert.is(onHost('b', `test -d ${dir} && echo kept`), 'kept')
+  assert.is(onHost('b', `wc -c < ${dir}/build-out/big.bin`), '3000')
 
-  await reapHeld('b', name, dir)
+  const r = await reapHeld('b', name, dir)
+  assert.is(r.err, "note: left out 1 path the branch's ignore rules hide, 3.0 kB in all: build-out/ (3.0 kB)\n")
   const removed = await h.svc(['host', 'remove', 'b'])
   assert.is(removed.code, 0, removed.stderr)
   assert.match(removed.stdout, /^removed host b \(/)

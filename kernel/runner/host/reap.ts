@@ -2,7 +2,9 @@ import { existsSync, rmSync } from 'node:fs'
 import { join, resolve as resolvePath } from 'node:path'
 import { planRemoteReap, type FromKernel } from '../../domain/host-stream.js'
 import { writeFileAtomicSync } from '../../io/atomic-file.js'
+import { leftOutOf } from '../../domain/unseen-work.js'
 import { git, gitTry, worktreeGitDir } from '../../io/git.js'
+import { ignoredAtLaunch } from '../../io/git-unseen.js'
 import { processesInside } from '../../io/procs.js'
 import { lanePaths, pidAlive, readText } from './files.js'
 import type { Journal } from './journal.js'
@@ -60,9 +62,11 @@ async function reapNow(
   const plan = planRemoteReap({ alive, gitWorktree, dir: cwd, processes, now, nested, held })
   if (plan.do === 'refuse') return emit(m.lane, { kind: 'refused', reason: `reap: ${plan.reason}` })
   if (plan.do === 'hold') return emit(m.lane, { kind: 'snapshot', id: now!.id, commit: now!.commit })
+  // Read before the removal, which takes them too: named home in a note, as a reap there names them.
+  const leftOut = leftOutOf(await ignoredAtLaunch(cwd, Number(readText(lp.started)) || 0))
   await removeWorktree(m.lane, cwd)
   writeFileAtomicSync(lp.reaped, m.held!)
-  emit(m.lane, { kind: 'reaped', commit: m.held! })
+  emit(m.lane, { kind: 'reaped', commit: m.held!, ...(leftOut.count ? { leftOut } : {}) })
 }
 
 /** The repositories checked out inside the worktree: the snapshot's gitlinks whose directory holds a repository. */
