@@ -55,9 +55,13 @@ export function printError(io: Io, e: unknown): number {
   return 1
 }
 
-/** Calls that only read may be sent again after the kernel went away (a restart during a wait is invisible). */
+/** Calls that may be sent again after the kernel went away (a restart during a wait is invisible): those that only
+ * read, and a mark, which sets the phase a conversation says it is in (sent twice, it says the same). A kernel can die
+ * with the mark written and unanswered; a hook or a script whose mark failed would end a turn that had gone well. */
 const REPEATABLE = new Set(
-  ['laneWait', 'convShow', 'convList', 'convAwaitStart', 'convTranscript', 'kernelStatus'].map((m) => `/rpc/${m}`),
+  ['laneWait', 'convShow', 'convList', 'convAwaitStart', 'convTranscript', 'kernelStatus', 'convMark'].map(
+    (m) => `/rpc/${m}`,
+  ),
 )
 
 /** A transport that connects (starting the kernel if none answers) on its first request, and again when the kernel

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { readFileSync, existsSync, readdirSync } from 'node:fs'
+import { readFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { TestHome, alive, until } from '../helpers/home.js'
 
@@ -37,7 +37,6 @@ test('conv new prints only the id; a shell conversation works, marks itself, and
   assert.is(v.evidence.source, 'self-mark')
   assert.is(v.kind, 'root')
   assert.is(v.harness, 'shell')
-  const { writeFileSync } = await import('node:fs')
   writeFileSync(join(h.home, 'go'), '')
   const needs = await until(async () => {
     const s = await show(id)
@@ -175,10 +174,25 @@ test('bad references: unknown conversation, malformed id, escapes; one line, exi
 
 test('a kernel killed with SIGKILL and restarted finds its running conversations alive and right', async () => {
   const id = (
-    await h.ok(['conv', 'new', '--harness', 'shell', '--cwd', h.home, '--prompt', 'svc conv mark idle; sleep 30'])
+    await h.ok([
+      'conv',
+      'new',
+      '--harness',
+      'shell',
+      '--cwd',
+      h.home,
+      '--prompt',
+      'svc conv mark idle; touch marked; sleep 30',
+    ])
   ).trim()
   const done = (await h.ok(['conv', 'new', '--harness', 'shell', '--cwd', h.home, '--prompt', 'true'])).trim()
-  await until(async () => (await activity(id)) === 'idle' && (await activity(done)) === 'stopped', 'idle and stopped')
+  // The mark reads idle once it is on disk, before its call has its answer: the kill waits for the call's end (a mark
+  // cut off by the kill is the test above).
+  await until(
+    async () =>
+      existsSync(join(h.home, 'marked')) && (await activity(id)) === 'idle' && (await activity(done)) === 'stopped',
+    'idle and stopped',
+  )
   const k = h.kernelFile()!
   process.kill(k.pid, 'SIGKILL')
   await until(() => !alive(k.pid), 'kernel dead')
@@ -193,6 +207,43 @@ test('a kernel killed with SIGKILL and restarted finds its running conversations
   assert.is((await show(done)).activity, 'stopped')
   assert.match(readFileSync(join(h.service, 'kernel.log'), 'utf8'), `re-adopted runners of conv-c${id}`)
   assert.match(readFileSync(join(h.service, 'kernel.log'), 'utf8'), `replacing stale`)
+})
+
+test('a mark the kernel is killed under is sent again to the next kernel: the conversation goes on', async () => {
+  // The kernel kills itself where the test arms it (a test build); the conversation's own calls start the next one
+  // unarmed.
+  const arm = join(h.home, 'fault-arm')
+  await h.ok(['kernel', 'start'], { env: { SERVICE_TEST_BUILD: '1', SERVICE_FAULT_ARM: arm } })
+  const k = h.kernelFile()!
+  const script =
+    'unset SERVICE_FAULT_ARM; while [ ! -e go ]; do sleep 0.05; done; svc conv mark idle; touch marked; sleep 30'
+  const id = (await h.ok(['conv', 'new', '--harness', 'shell', '--cwd', h.home, '--prompt', script])).trim()
+  await until(async () => (await activity(id)) === 'working', 'working')
+  const runner = JSON.parse(readFileSync(join(h.service, 'agents', `conv-c${id}`, 'state.json'), 'utf8')).runner
+  // The mark's write passes four points (temp written, synced, renamed, directory synced): at the fourth the mark is
+  // on disk, so a show already reads it, and the kernel dies before it answers the call.
+  writeFileSync(arm, 'mark 4')
+  writeFileSync(join(h.home, 'go'), '')
+  await until(() => !alive(k.pid), 'the kernel killed under the mark')
+  const marked = join(h.home, 'marked')
+  // A mark that failed ends the script (bash -e): the conversation stops, and its transcript says why.
+  await until(async () => existsSync(marked) || (await activity(id)) === 'stopped', 'the mark answered')
+  // What the script printed reaches the transcript through its runner, a moment after the script goes on.
+  let said: string[] = []
+  await until(async () => {
+    const { entries } = await (await h.port()).convTranscript({ conv: id })
+    said = entries.map((e: { kind: string; text: string }) => `${e.kind} ${e.text}`)
+    return said.length > 0
+  }, 'the transcript')
+  assert.ok(existsSync(marked), said.join('\n'))
+  const v = await show(id)
+  assert.ok(h.kernelFile()!.pid !== k.pid, 'a new kernel')
+  assert.is(v.activity, 'idle')
+  assert.is(v.evidence.source, 'self-mark')
+  const state = JSON.parse(readFileSync(join(h.service, 'agents', `conv-c${id}`, 'state.json'), 'utf8'))
+  assert.equal(state.runner, runner, 'the same runner drives it')
+  assert.is(state.ended, undefined)
+  assert.equal(said, [`stdout conv ${id} marked idle`], 'the mark printed what it did, and no error')
 })
 
 test('a runner killed without writing its end is marked ended by the reconcile, with the evidence', async () => {
@@ -221,7 +272,7 @@ test('a runner killed without writing its end is marked ended by the reconcile, 
 })
 
 test('a long transcript is read a bounded page at a time: the last page first, then only what is new', async () => {
-  const { appendFileSync, writeFileSync } = await import('node:fs')
+  const { appendFileSync } = await import('node:fs')
   const { rpc } = await import('../helpers/activity.js')
   const id = (await h.ok(['conv', 'new', '--harness', 'none', '--cwd', h.home])).trim()
   const file = join(h.service, 'agents', `conv-c${id}`, 'transcript.jsonl')
