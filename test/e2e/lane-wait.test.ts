@@ -143,18 +143,25 @@ test('five lanes, four waits and a kernel killed between two rounds of reports: 
       '--prompt',
       `${gate('a')}; svc lane report --status blocked --stdin <<<'BLOCKED k${i} first' || [ $? = 4 ]; ${gate('b')}; svc lane report --allow-unpushed --stdin <<<'k${i} second'`,
     ])
-  const follow = async () => {
+  // One follower is the CLI as processes, one call each; the other two run the CLI's own dispatch in this process
+  // (the same reconnecting transport, without a Node start per report).
+  const follow = async (here: boolean) => {
     const seen: string[] = []
     let cursor: string | undefined
     while (seen.length < 2 * n) {
-      const r = await h.svc(['lane', 'wait', '--run', 'r1', ...(cursor ? ['--after', cursor] : []), '--timeout', '60'])
+      const r = await h.svc(
+        ['lane', 'wait', '--run', 'r1', ...(cursor ? ['--after', cursor] : []), '--timeout', '60'],
+        {
+          here,
+        },
+      )
       if (r.code !== 0 && r.code !== 4) throw new Error(`wait exited ${r.code}: ${r.stderr}`)
       cursor = /--after (\S+)\n$/.exec(r.stderr)![1]
       seen.push(r.stdout.trim())
     }
     return seen
   }
-  const followers = [follow(), follow(), follow()]
+  const followers = [follow(false), follow(true), follow(true)]
   // One wait on a single lane, asked before its second report and still waiting when the kernel dies.
   const single = (async () => {
     await until(

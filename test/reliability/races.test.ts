@@ -16,30 +16,47 @@ test.after.each(async () => {
   await h.stop()
 })
 
+/** How many of the 50 starts are `svc lane start` processes; the others ask the kernel's port over HTTP at the same
+ * moment. The race is the kernel's (every start reaches it as one request either way, and requests from one process
+ * arrive closer together than processes that each start Node); the processes prove the CLI's exit code and line. */
+const CLI_STARTS = 10
+
 test('50 concurrent starts of different keys all succeed with consistent records and worktrees', async () => {
   const n = 50
-  const results = await Promise.all(
-    Array.from({ length: n }, (_, i) =>
-      h.svc(
-        [
-          'lane',
-          'start',
-          '--run',
-          'r1',
-          '--key',
-          `k${i}`,
-          '--role',
-          'builder',
-          '--harness',
-          'none',
-          '--prompt',
-          'x',
-          '--no-wait',
-        ],
-        { env: s.env },
-      ),
-    ),
-  )
+  const port = await h.port()
+  const start = (i: number) =>
+    i < CLI_STARTS
+      ? h.svc(
+          [
+            'lane',
+            'start',
+            '--run',
+            'r1',
+            '--key',
+            `k${i}`,
+            '--role',
+            'builder',
+            '--harness',
+            'none',
+            '--prompt',
+            'x',
+            '--no-wait',
+          ],
+          { env: s.env },
+        )
+      : port
+          .laneStart({
+            run: 'r1',
+            key: `k${i}`,
+            role: 'builder',
+            harness: 'none',
+            prompt: 'x',
+            noWait: true,
+            conversation: s.root,
+            cwd: h.home,
+          })
+          .then((r) => ({ code: 0, stdout: `${r.line}\n`, stderr: '' }))
+  const results = await Promise.all(Array.from({ length: n }, (_, i) => start(i)))
   for (const [i, r] of results.entries()) {
     assert.is(r.code, 0, r.stderr)
     assert.match(
