@@ -1,6 +1,6 @@
 import { gitFactsFrom, turnEndedWithoutReport } from '../domain/activity.js'
 import { activityOf } from './conv-view.js'
-import { inIdOrder } from '../domain/newest.js'
+import { inIdOrder, newest } from '../domain/newest.js'
 import { chainFound, inChain, isLane, type LaneChainNow, type LaneRecord } from '../domain/lane.js'
 import { chainText, rowVerdict } from '../domain/chains.js'
 import { newestReport } from '../domain/list-show.js'
@@ -32,7 +32,8 @@ async function readLanes(ctx: KernelContext, cache: GitFactsCache, pick: (r: Lan
     related.filter((r) => gitFactsFrom(r) === 'worktree').map((r) => r.cwd),
     now,
   )
-  const facts = new Map(related.map((r) => [r.id, gitOf(ctx, read, r)]))
+  const sent = sentGitFacts(ctx, related)
+  const facts = new Map(related.map((r) => [r.id, gitOf(r, read, sent)]))
   const reports = await Promise.all(related.map((rec) => ctx.store.reports(rec.name)))
   const views = new Map(related.map((rec) => [rec.id, ctx.view(rec, now)]))
   const infos = new Map<string, LaneChainNow>(
@@ -54,16 +55,28 @@ async function readLanes(ctx: KernelContext, cache: GitFactsCache, pick: (r: Lan
 
 const groupKey = (run: string, key: string) => `${run}\0${key}`
 
+const onHost = (r: LaneRecord) => `${r.lane.host}\0${r.cwd}`
+
+/** What the host runners last sent of the worktrees of these lanes on hosts, by host and directory: the newest of
+ * what any lane working there sent, so that the lanes of one worktree (a --reuse) read alike, as here. */
+function sentGitFacts(ctx: KernelContext, lanes: LaneRecord[]): Map<string, GitFactsNow> {
+  const byPlace = new Map<string, LaneRecord[]>()
+  for (const r of lanes) if (gitFactsFrom(r) === 'host') byPlace.set(onHost(r), [...(byPlace.get(onHost(r)) ?? []), r])
+  const out = new Map<string, GitFactsNow>()
+  for (const [place, recs] of byPlace) {
+    const last = newest(recs.map((r) => ctx.facts.get(r.name).state?.git))
+    if (!last) continue
+    const { at, ...facts } = last
+    out.set(place, { ...facts, asOf: at })
+  }
+  return out
+}
+
 /** A lane's git facts (SPEC.md 3 related rule 4: none for a lane archived or reaped, whose path is no longer its
  * own): its worktree's as read here, or for a lane on another host, what its host runner last sent, as of then. */
-function gitOf(ctx: KernelContext, read: Map<string, GitFactsNow | undefined>, r: LaneRecord): GitFactsNow | undefined {
+function gitOf(r: LaneRecord, read: Map<string, GitFactsNow | undefined>, sent: Map<string, GitFactsNow>) {
   const from = gitFactsFrom(r)
-  if (from === 'worktree') return read.get(r.cwd)
-  if (from !== 'host') return undefined
-  const sent = ctx.facts.get(r.name).state?.git
-  if (!sent) return undefined
-  const { at, ...facts } = sent
-  return { ...facts, asOf: at }
+  return from === 'worktree' ? read.get(r.cwd) : from === 'host' ? sent.get(onHost(r)) : undefined
 }
 
 /** Lane rows with everything the list, show, the API and the deck print: activity with evidence, newest report,

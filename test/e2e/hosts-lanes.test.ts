@@ -485,6 +485,9 @@ test('--reuse of a lane on a host runs a new conversation in its worktree there,
   )
   assert.is.not(both[1].id, one.id)
   assert.is(onHost('a', `cat ${dir}/one.txt`), 'one\ntwo')
+  // Both lanes of the worktree read what host a last read there (one.txt untracked), as two lanes of one here would.
+  const [git1, git2] = both.map((l) => (l as { git?: { dirty: boolean; asOf: number } }).git)
+  assert.equal([git2?.dirty, git1], [true, git2])
   // Its report was accepted once home held its worktree, the first lane's work and its own in it.
   const held = git(['-C', s.project.checkout, 'for-each-ref', '--format=%(refname)', `refs/svc/hosts/a/${name}/`])
   assert.is(git(['-C', s.project.checkout, 'show', `${held}:one.txt`]), 'one\ntwo')
