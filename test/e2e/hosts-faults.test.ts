@@ -202,7 +202,7 @@ test('a cut link reads host-lost, across a restart of home too; what the lane di
   assert.is(onHost(`test -d ${laneDir()} && echo kept`), 'kept')
 })
 
-test('--reuse of a lane whose host is lost is refused in one line, nothing made; once it answers the lane goes on', async () => {
+test('--reuse of a lane whose host is lost is refused in one line, nothing made; once it answers, --replace continues there', async () => {
   const start = await svc([
     'lane',
     'start',
@@ -255,8 +255,27 @@ test('--reuse of a lane whose host is lost is refused in one line, nothing made;
     rig.freeze('a', false)
   }
   await until(async () => (await k2Json()).activity === 'working', 'the second lane working again', 30_000)
-  onHost(`touch ${laneDir().replace(/-k$/, '-k2')}/go`)
-  await until(async () => (await k2Json()).activity === 'stopped', 'the second lane ended', 30_000)
+  // Answering again: --reuse --replace stops it there, and the new conversation runs in its worktree on the host.
+  const dir = `${laneDir()}2`
+  const again = await svc([
+    'lane',
+    'start',
+    '--run',
+    RUN,
+    '--key',
+    'k2',
+    '--role',
+    'builder',
+    '--reuse',
+    '--replace',
+    '--prompt',
+    'touch went',
+  ])
+  assert.is(again.code, 0, again.stderr)
+  assert.match(again.stdout, new RegExp(`^Lane ${RUN}/k2 builder i1: conv \\d+ \\(\\S+\\) in ${dir}\\n$`))
+  assert.is((await k2Json()).activity, 'stopped')
+  await until(() => onHost(`test -f ${dir}/went && echo went || true`) === 'went', 'the respawn ran in the worktree')
+  assert.is(await lanes(), 3)
 })
 
 test.run()
