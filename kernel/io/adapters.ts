@@ -38,7 +38,17 @@ import { addedGitlinks, snapshotTree } from './git-snapshot.js'
 import { ignoredAtLaunch, unseenWork } from './git-unseen.js'
 import { dirIdOf, entriesOf, identityOf, worktreeAt, writeLaunchId } from './lane-dir.js'
 import { endDescendants } from './subreaper.js'
-import { startedWithin, groupAlive, isAlive, pidInUse, processesInside, signalGroup, signalProcess } from './procs.js'
+import {
+  startedWithin,
+  groupAlive,
+  isAlive,
+  ownGroupAlive,
+  pidInUse,
+  processesInside,
+  processStartTime,
+  signalGroup,
+  signalProcess,
+} from './procs.js'
 import { testTiming } from './test-timing.js'
 import { peers, type Peers } from './peer.js'
 
@@ -130,18 +140,20 @@ export interface Procs {
   isAlive: typeof isAlive
   pidInUse: typeof pidInUse
   groupAlive: typeof groupAlive
+  ownGroupAlive: typeof ownGroupAlive
   signalGroup: typeof signalGroup
   signalProcess: typeof signalProcess
   processesInside: typeof processesInside
   startedWithin: typeof startedWithin
   /** Ends every process below a process, whatever its group (io/subreaper). */
   endDescendants: typeof endDescendants
-  /** Start a process in a process group of its own, its output appended to `logFile`; its pid if it started. */
+  /** Start a process in a process group of its own, its output appended to `logFile`; its pid and start time if it
+   * started (the two name one process: pids are reused). */
   spawnDetached(
     command: string,
     args: string[],
     opts: { cwd: string; env: NodeJS.ProcessEnv; logFile: string; onError: (e: Error) => void },
-  ): number | undefined
+  ): { pid: number; start: string | undefined } | undefined
 }
 
 const entry = (d: { name: string; isDirectory(): boolean }): Entry => ({ name: d.name, isDirectory: d.isDirectory() })
@@ -181,6 +193,7 @@ const realProcs: Procs = {
   isAlive,
   pidInUse,
   groupAlive,
+  ownGroupAlive,
   signalGroup,
   signalProcess,
   processesInside,
@@ -189,7 +202,8 @@ const realProcs: Procs = {
   spawnDetached(command, args, { cwd, env, logFile, onError }) {
     const out = openSync(logFile, 'a', 0o600)
     try {
-      return startDetached([command, ...args], { stdio: ['ignore', out, out], cwd, env, onError }).pid
+      const { pid } = startDetached([command, ...args], { stdio: ['ignore', out, out], cwd, env, onError })
+      return pid === undefined ? undefined : { pid, start: processStartTime(pid) }
     } finally {
       closeSync(out)
     }

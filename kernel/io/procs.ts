@@ -113,6 +113,15 @@ export function groupAlive(pgid: number): boolean {
   }
 }
 
+/** Whether the process group a process led is still its own, with a member left: the process runs (its pid and start
+ * time), or it has ended and processes of its group remain (a group's id is given to no new process while the group
+ * has a member). A pid reused by another process that leads a group of its own is not it: signalling that group would
+ * hit a stranger. Without a start time to tell them apart, a live group of that id counts. */
+export function ownGroupAlive(pid: number, start: string | undefined): boolean {
+  if (!start) return groupAlive(pid)
+  return isAlive(pid, start) || (!pidInUse(pid) && groupAlive(pid))
+}
+
 /** The processes of this group that are still there (zombies aside), from /proc. */
 export function groupMembers(pgid: number): number[] {
   const pids: number[] = []

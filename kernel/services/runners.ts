@@ -22,7 +22,7 @@ function runnerEnv(home: string, key: string | undefined): NodeJS.ProcessEnv {
 /** Starts and stops runners: one detached process group per conversation. */
 export class Runners {
   /** Runners this kernel spawned, before they have published their own pid. */
-  private spawned = new Map<string, number>()
+  private spawned = new Map<string, { pid: number; start: string | undefined }>()
 
   constructor(
     private readonly home: string,
@@ -39,13 +39,13 @@ export class Runners {
     await this.io.writes.writeFileAtomic(files.launch, JSON.stringify(spec, null, 1) + '\n')
     // The runner adopts its lane's orphans (io/subreaper): a lane process that leaves the tree stays its own.
     const [command, ...args] = adoptingArgv([process.execPath, this.svcMain, 'runner', rec.name])
-    const pid = this.io.procs.spawnDetached(command, args, {
+    const spawned = this.io.procs.spawnDetached(command, args, {
       cwd: this.home,
       env: runnerEnv(this.home, key),
       logFile: files.runnerLog,
       onError: (e) => this.log('error', `runner of conv-${rec.name} failed to spawn: ${e.message}`),
     })
-    if (pid) this.spawned.set(rec.name, pid)
+    if (spawned) this.spawned.set(rec.name, spawned)
   }
 
   /** The process group of a conversation's runner, if it may still be there (never for a lane on a host: the pids
@@ -53,11 +53,8 @@ export class Runners {
   private group(name: string): number | undefined {
     const s = this.facts.get(name).state
     if (s?.runner && hostOfStart(s.runner.start)) return undefined
-    if (s?.runner?.pid && this.io.procs.isAlive(s.runner.pid, s.runner.start)) return s.runner.pid
-    const pid = this.spawned.get(name)
-    if (pid && this.io.procs.groupAlive(pid)) return pid
-    if (s?.runner?.pid && this.io.procs.groupAlive(s.runner.pid)) return s.runner.pid
-    return undefined
+    // A runner's pid may name another process by now (io/procs ownGroupAlive).
+    return [s?.runner, this.spawned.get(name)].find((r) => r?.pid && this.io.procs.ownGroupAlive(r.pid, r.start))?.pid
   }
 
   harnessAlive(name: string): boolean {
@@ -106,8 +103,9 @@ export class Runners {
           out.push({ conv, pid: r.pid, start: r.start, gone: true })
         continue
       }
-      const pid = this.spawned.get(conv)
-      if (pid && pids.has(pid) && this.io.procs.groupAlive(pid)) out.push({ conv, pid })
+      const spawned = this.spawned.get(conv)
+      if (spawned && pids.has(spawned.pid) && this.io.procs.ownGroupAlive(spawned.pid, spawned.start))
+        out.push({ conv, pid: spawned.pid })
     }
     return out
   }

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { kernelTransport } from '../../cli/connect.js'
 import { processIo } from '../../cli/io.js'
-import { procStat } from '../../kernel/io/procs.js'
+import { ownGroupAlive, procStat } from '../../kernel/io/procs.js'
 import { portClient, rpcCall } from '../../kernel/port/client.js'
 import type { KernelPort } from '../../kernel/port/port.js'
 import { checkedCall } from './checked-port.js'
@@ -233,7 +233,8 @@ export function killRunners(service: string) {
   for (const d of readdirSync(agents)) {
     try {
       const s = JSON.parse(readFileSync(join(agents, d, 'state.json'), 'utf8'))
-      if (s.runner?.pid) process.kill(-s.runner.pid, 'SIGKILL')
+      // A runner that ended long ago may have its pid reused by now, by a group of another test.
+      if (s.runner?.pid && ownGroupAlive(s.runner.pid, s.runner.start)) process.kill(-s.runner.pid, 'SIGKILL')
     } catch {}
   }
 }
