@@ -40,13 +40,13 @@ export function kernelPort(
 ): KernelPort {
   const gitFacts = opts.gitFacts ?? new GitFactsCache(ctx.io)
   const changeLog = new ChangeLog(ctx)
-  const lists = new ViewCache<LaneView[]>(ctx, LIST_MAX_AGE_MS)
+  const lists = new ViewCache<LaneView[]>(ctx, LIST_MAX_AGE_MS, () => gitFacts.moves)
   const deck = new DeckAccess(
     ctx.io,
     undefined,
     deckSessionsFile(homePaths(ctx.home).deckSessions, (m) => ctx.log('warn', m)),
   )
-  const trees = new ViewCache<DeckTree>(ctx, LIST_MAX_AGE_MS)
+  const trees = new ViewCache<DeckTree>(ctx, LIST_MAX_AGE_MS, () => gitFacts.moves)
   return {
     async kernelStatus() {
       return {

@@ -58,9 +58,12 @@ export class GitFactsCache {
   private entries = new Map<string, Entry>()
   private gitDirs = new Map<string, string | undefined>()
   private timers = new Map<string, ReturnType<typeof setTimeout>>()
-  private reading = new Map<string, Promise<GitFactsNow | undefined>>()
+  /** The read under way for each worktree, with the stamp it began at (none while it waits for its turn). */
+  private reading = new Map<string, { done: Promise<GitFactsNow | undefined>; stamp?: string }>()
   private watcher: WorktreeWatcher | undefined
   private saving: ReturnType<typeof setTimeout> | undefined
+  /** How many times a worktree was told to have moved: an answer made before a move is not reused after it. */
+  moves = 0
   constructor(
     private readonly io: Pick<Adapters, 'files' | 'git' | 'clock'>,
     private readonly watching?: Watching,
@@ -105,22 +108,32 @@ export class GitFactsCache {
     return this.io.git.worktreeStamp(dir, this.gitDirs.get(dir))
   }
 
-  /** Read a worktree's facts now (one read at a time per worktree: callers asking meanwhile share it). */
-  fresh(dir: string): Promise<GitFactsNow | undefined> {
+  /** Read a worktree's facts now (one read at a time per worktree: callers asking meanwhile share it, unless the
+   * worktree moved since it began: such a read may have missed the move, so they read again once it is done). */
+  fresh(dir: string, again = true): Promise<GitFactsNow | undefined> {
     const running = this.reading.get(dir)
-    if (running) return running
-    const p = reads.run(() => this.read(dir)).finally(() => this.reading.delete(dir))
-    this.reading.set(dir, p)
-    return p
+    if (running) {
+      if (!again || running.stamp === undefined || running.stamp === this.stamp(dir)) return running.done
+      return running.done.then(() => this.fresh(dir, false))
+    }
+    const read: { done: Promise<GitFactsNow | undefined>; stamp?: string } = { done: Promise.resolve(undefined) }
+    read.done = reads
+      .run(() => this.read(dir, read))
+      .finally(() => {
+        if (this.reading.get(dir) === read) this.reading.delete(dir)
+      })
+    this.reading.set(dir, read)
+    return read.done
   }
 
-  private async read(dir: string): Promise<GitFactsNow | undefined> {
+  private async read(dir: string, running: { stamp?: string }): Promise<GitFactsNow | undefined> {
     if (!this.io.files.exists(dir)) {
       this.forget(dir)
       return undefined
     }
     this.gitDirs.delete(dir)
     const stamp = this.stamp(dir)
+    running.stamp = stamp
     this.watcher?.add(dir, this.gitDirs.get(dir))
     const at = this.io.clock.now()
     const before = this.entries.get(dir)
@@ -145,6 +158,7 @@ export class GitFactsCache {
     const e = this.entries.get(dir)
     if (!e) return
     e.stale = true
+    this.moves++
     if (!this.watching) return
     clearTimeout(this.timers.get(dir))
     this.timers.set(
