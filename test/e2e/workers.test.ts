@@ -124,7 +124,9 @@ test('report with the builder gates; the starter is told through its harness; wa
   const starter = (
     await h.ok(['conv', 'new', '--project', s.project.key, '--harness', 'shell', '--prompt', starterScript])
   ).trim()
-  await until(() => existsSync(join(h.home, 'told.txt')) && existsSync(join(h.home, 'c3')), 'the starter told', 20_000)
+  // `echo $? > c3` and `cp` make their file before they write it: wait for the lines, not the files.
+  await written(join(h.home, 'told.txt'), 'the starter told', 20_000)
+  await written(join(h.home, 'c3'), 'the third report refused', 20_000)
   const id = idOf(read('run.out'))
   assert.equal(
     [read('c1').trim(), read('e1')],
