@@ -4,7 +4,7 @@
  * each answer: nothing is removed there before home holds every byte of it, and a worktree with work not committed
  * goes only with --park, its work parked at home. */
 
-import { allow, refuse, type Decision } from './refusal.js'
+import { ALLOWED, allow, refuse, type Decision } from './refusal.js'
 import { leftOutNote, type LeftOut } from './unseen-work.js'
 
 /** What the host answered a reap with. `snapshot`: held at home now under `ref`, with `paths` changed against its
@@ -26,6 +26,22 @@ export type HostReapStep =
 /** How many fresh snapshots a reap holds before it gives up: a stopped lane's worktree changes no more, so a second
  * snapshot differing from the first means something still writes there. */
 export const HOST_REAP_ROUNDS = 3
+
+/** Before anything is asked of a lane's host: a host that is not answering (its lanes read host-lost, `lost` its
+ * evidence) refuses the reap at once. Nothing is stopped, parked or removed, here or there; it may be answering again
+ * later, with the lane and its worktree as they were. */
+export function hostAnswersForReap(f: {
+  host: string
+  conv: { id: string; name: string }
+  lost?: { detail?: string }
+}): Decision {
+  if (!f.lost) return ALLOWED
+  return refuse(
+    'unavailable',
+    `refused: host ${f.host} is not answering (${f.lost.detail ?? 'host-lost'}); conv ${f.conv.id} (${f.conv.name}) was not reaped and nothing was removed, here or there`,
+    `reap again once it answers; svc host show ${f.host} says what it answers now`,
+  )
+}
 
 export function hostReapStep(f: {
   host: string

@@ -148,15 +148,16 @@ export class HostLanes {
       }
   }
 
-  /** After a kernel start: the links of every host that runs a lane not ended, so that what happened meanwhile
-   * arrives. */
+  /** After a kernel start: the links of every host that runs a lane not ended, or holds the worktree of one not
+   * reaped, so that what happened meanwhile arrives: a report, an end, or the removal of a worktree a reap asked for
+   * before the last kernel ended (recorded once it arrives, never left half done). */
   resume(): void {
     const hosts = new Set<string>()
     for (const rec of this.ctx.store.all()) {
       const host = rec.lane?.host
       if (!host || rec.archived) continue
       const s = this.ctx.facts.get(rec.name).state
-      if (!s?.ended) hosts.add(host)
+      if (!s?.ended || !rec.reaped) hosts.add(host)
     }
     for (const host of hosts) this.link(host).catch((e: Error) => this.ctx.log('warn', `host ${host}: ${e.message}`))
   }
@@ -237,6 +238,8 @@ export class HostLanes {
       const ref = await holdSnapshot(ctx, { host, entry: this.entries.get(host)!, dir: rec.cwd, repo, snapshot: e })
       answer = { kind: 'snapshot', commit: e.commit, ref, paths: await changedPaths(ctx, repo, e.commit) }
     } else if (e.kind === 'reaped') {
+      // The worktree is gone there; this kernel has not recorded it yet (the event comes again if it ends now).
+      ctx.io.fault.point('host-reaped')
       const now = ctx.store.get(rec.id)
       if (now && !now.reaped) await ctx.store.update(rec.id, { reaped: { at: e.at } })
       ctx.emit({ name: rec.name, what: 'record' })

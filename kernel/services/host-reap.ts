@@ -1,4 +1,4 @@
-import { hostReapStep, sharedWorktreeReapedBy } from '../domain/host-reap.js'
+import { hostAnswersForReap, hostReapStep, sharedWorktreeReapedBy } from '../domain/host-reap.js'
 import {
   detachedKeptWarning,
   harnessStillAlive,
@@ -40,6 +40,7 @@ export async function reapOnHost(
   let removed: string | null = null
   let note: string | undefined
   if (!conv.reaped) {
+    decided(hostAnswersForReap({ host, conv, lost: ctx.hostLanes.lost(host, ctx.io.clock.now()) }))
     await stop()
     if (ctx.runners.harnessAlive(conv.name)) decided(refuse('conflict', harnessStillAlive(limitS)))
     // A worktree shared with a --reuse respawn went with the reap of either: nothing there to ask the host for.
@@ -56,6 +57,8 @@ export async function reapOnHost(
         if (step.do === 'park') parked = await parkHeld(ctx, conv, step)
         ask = step.do === 'park' ? step.commit : step.held
         held = step.ref
+        // Every byte of the worktree is held here; the host is not yet asked to remove it.
+        ctx.io.fault.point('host-reap-held')
       }
       removed = `${host}:${conv.cwd}`
     }

@@ -2,6 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import {
   HOST_REAP_ROUNDS,
+  hostAnswersForReap,
   hostReapStep,
   sharedWorktreeReapedBy,
   type HostReapAnswer,
@@ -121,6 +122,25 @@ test('sharedWorktreeReapedBy: a --reuse pair on a host shares one worktree; eith
     ['a lane here', lane('1', { lane: {} }), [lane('2', { reaped: { at: 5 }, lane: {} })], undefined],
   ]
   for (const [name, rec, records, want] of rows) assert.is(sharedWorktreeReapedBy(rec, records)?.id, want, name)
+})
+
+test('hostAnswersForReap: a host not answering refuses the reap before anything is asked of it', () => {
+  const conv = { id: '7', name: 'n7' }
+  const rows: [string, { detail?: string } | undefined, unknown][] = [
+    ['the host answers', undefined, { ok: true }],
+    [
+      'host-lost, with what ssh last said',
+      { detail: 'no answer for 12 s; ssh: connect to host 10.0.0.7 port 22: No route to host' },
+      {
+        ok: false,
+        code: 'unavailable',
+        message:
+          'refused: host a is not answering (no answer for 12 s; ssh: connect to host 10.0.0.7 port 22: No route to host); conv 7 (n7) was not reaped and nothing was removed, here or there',
+        hint: 'reap again once it answers; svc host show a says what it answers now',
+      },
+    ],
+  ]
+  for (const [why, lost, want] of rows) assert.equal(hostAnswersForReap({ host: 'a', conv, lost }), want, why)
 })
 
 test.run()

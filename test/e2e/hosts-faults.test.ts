@@ -1,7 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { execFileSync } from 'node:child_process'
-import { chmodSync, cpSync, mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { TestHome, until, type Result } from '../helpers/home.js'
 import { SshHosts } from '../helpers/ssh-hosts.js'
@@ -129,8 +129,24 @@ async function showsHostLost(w: ReturnType<typeof waitFromCursor>) {
   const show = await svc(['lane', 'show', name])
   assert.match(show.stdout, /^#\d+ builder i1 host-lost/m)
   assert.not.ok(w.settled, 'the wait ended while the host was lost')
+  // A reap, even with --park, is refused at once in one line: nothing stopped, parked or removed, here or there.
+  const reap = await svc(['lane', 'reap', name, '--park'])
+  assert.is(reap.code, 1)
+  assert.match(
+    reap.stderr,
+    new RegExp(
+      `^svc: refused: host a is not answering \\(no answer for \\d+ s[^\\n]*\\); conv \\d+ \\(${name}\\) was not reaped and nothing was removed, here or there\\nhint: reap again once it answers; svc host show a says what it answers now\\n$`,
+    ),
+  )
+  assert.equal(parkedHere(), [])
+  assert.equal([record().reaped, record().archived], [undefined, undefined])
   assert.is(onHost(`test -d ${laneDir()} && echo kept`), 'kept')
 }
+
+/** The lane's record as home's kernel stored it. */
+const record = () => JSON.parse(readFileSync(join(h.service, 'agents', `conv-${name}`, 'record.json'), 'utf8'))
+/** The parked patches home wrote for the lane. */
+const parkedHere = () => readdirSync(join(h.service, 'agents', `conv-${name}`)).filter((f) => f.startsWith('parked-'))
 
 test('a wait gets the report made while the host runner was killed, once; the next runner takes the lane on', async () => {
   const w = waitFromCursor()
@@ -276,6 +292,64 @@ test('--reuse of a lane whose host is lost is refused in one line, nothing made;
   assert.is((await k2Json()).activity, 'stopped')
   await until(() => onHost(`test -f ${dir}/went && echo went || true`) === 'went', 'the respawn ran in the worktree')
   assert.is(await lanes(), 3)
+})
+
+/** The tree of the lane's worktree on the host now, uncommitted and untracked files included (an index of its own). */
+const treeOnHost = () =>
+  onHost(
+    `cd ${laneDir()} && export GIT_INDEX_FILE=$(mktemp -u) && git read-tree HEAD && git add -A && git write-tree; rm -f "$GIT_INDEX_FILE"`,
+  )
+const atHome = (args: string[]) => execFileSync('git', ['-C', s.project.checkout, ...args], { encoding: 'utf8' }).trim()
+
+test('a kernel killed in the middle of a remote reap leaves the lane whole, or reaped with every byte held at home', async () => {
+  // The lane has ended; its worktree holds the go files it waited for, never committed: a reap needs --park.
+  const dir = laneDir()
+  const tree = treeOnHost()
+  const head = onHost(`git -C ${dir} rev-parse HEAD`)
+  const faults = { ...h.extraEnv }
+  /** A reap --park by a kernel that kills itself (SIGKILL) at the named step; the next kernel has no such fault. */
+  async function reapKilledAt(step: string) {
+    assert.is((await h.svc(['kernel', 'stop'])).code, 0)
+    h.extraEnv = { ...faults, SERVICE_FAULT_KILL_AT: step }
+    const kernel = h.kernelFile()
+    try {
+      const r = await svc(['lane', 'reap', name, '--park'])
+      assert.is.not(r.code, 0, r.stdout)
+    } finally {
+      h.extraEnv = faults
+    }
+    return kernel
+  }
+  const heldRefs = () =>
+    atHome(['for-each-ref', '--format=%(refname)', `refs/svc/hosts/a/${name}/`])
+      .split('\n')
+      .filter((r) => /\/reap-\d+$/.test(r))
+
+  // Killed once every byte is held here, before the host is asked to remove anything: the lane is whole there.
+  await reapKilledAt('host-reap-held')
+  assert.equal(await laneJson().then((l) => l.activity), 'stopped')
+  assert.equal([record().reaped, record().archived], [undefined, undefined])
+  assert.is(treeOnHost(), tree)
+  assert.ok(heldRefs().length >= 1, 'the snapshot held at home')
+  for (const ref of heldRefs()) assert.equal([atHome(['rev-parse', `${ref}^{tree}`, `${ref}^`])], [`${tree}\n${head}`])
+
+  // Killed after the host removed the worktree, before this kernel recorded it: the next kernel asks the host what it
+  // missed, and records the reap; every byte of the worktree is held here.
+  await reapKilledAt('host-reaped')
+  assert.is((await svc(['lane', 'list', '--run', RUN])).code, 0)
+  await until(() => record().reaped !== undefined, 'the next kernel recorded the reap the host did', 30_000)
+  assert.is(onHost(`test -e ${dir} && echo there || echo gone`), 'gone')
+  assert.is(record().archived, undefined)
+  const refs = heldRefs()
+  assert.ok(refs.length >= 2, refs.join(' '))
+  for (const ref of refs) assert.equal([atHome(['rev-parse', `${ref}^{tree}`, `${ref}^`])], [`${tree}\n${head}`])
+  // Its go files are in the patch parked here.
+  assert.ok(parkedHere().length >= 1)
+
+  // A reap now only archives it: nothing more is asked of the host.
+  const done = await svc(['lane', 'reap', name])
+  assert.is(done.code, 0, done.stderr)
+  assert.ok(record().archived)
 })
 
 test.run()
