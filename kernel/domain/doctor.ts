@@ -93,6 +93,8 @@ export interface DoctorFacts {
   hostsError?: { path: string; problem: string }
   /** Each project's roles: the harness a lane of the role runs and what it may do unasked (domain/permissions.ts). */
   policies?: RolePolicy[]
+  /** Whether each lane's runner starts a PID namespace of its own here (io/subreaper), or why not. */
+  lanePidNamespace?: { ok: boolean; problem?: string }
 }
 
 export interface RolePolicy {
@@ -235,6 +237,27 @@ function hostCheck(h: HostView): DoctorCheck {
   return { name, ok: true, detail }
 }
 
+/** Without a PID namespace of its own, a lane process that leaves its group and session and then kills its runner is
+ * handed to init and calls as the person: worth knowing, not a fault of the setup. */
+function pidNamespaceCheck(n: NonNullable<DoctorFacts['lanePidNamespace']>): DoctorCheck {
+  const name = 'lane isolation'
+  if (n.ok)
+    return {
+      name,
+      ok: true,
+      detail: 'each lane runs in a PID namespace of its own: none of its processes outlives its runner',
+    }
+  return {
+    name,
+    ok: true,
+    note: true,
+    detail:
+      `lanes run without a PID namespace of their own (${n.problem ?? 'not available'}): a lane process that ` +
+      'leaves its process group and session and then kills its runner counts as the person',
+    fix: 'run the kernel as root to give each lane a PID namespace of its own',
+  }
+}
+
 /** Every check, in the order shown: the kernel, the harness CLIs, git and lsof, the service home, the lanes roots,
  * notifications, gh, refused store files, what interrupted launches left. */
 export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
@@ -249,6 +272,7 @@ export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
       ? { name: 'service home', ok: true, detail: `${f.home.path} (writable)` }
       : { name: 'service home', ok: false, detail: `${f.home.path} is not writable`, fix: `chmod u+w ${f.home.path}` },
   ]
+  if (f.lanePidNamespace) checks.push(pidNamespaceCheck(f.lanePidNamespace))
   if (f.configError) checks.push({ name: 'projects', ok: false, detail: f.configError, fix: `correct ${f.configPath}` })
   else if (!f.roots.length)
     checks.push({ name: 'projects', ok: true, detail: `none in ${f.configPath}; lanes need one` })

@@ -37,7 +37,7 @@ import { checkedOutSubmodules, checkoutTree, convertedFiles } from './git-raw.js
 import { addedGitlinks, snapshotTree } from './git-snapshot.js'
 import { ignoredAtLaunch, unseenWork } from './git-unseen.js'
 import { dirIdOf, entriesOf, identityOf, worktreeAt, writeLaunchId } from './lane-dir.js'
-import { endDescendants } from './subreaper.js'
+import { endDescendants, pidNamespaceProbe } from './subreaper.js'
 import {
   startedWithin,
   groupAlive,
@@ -266,7 +266,7 @@ type Trackers = typeof realTrackers
 const realNotify = { configFile: (path: string) => new NotifyConfigFile(path), postJson, runCommand }
 type NotifyIo = typeof realNotify
 
-const realTools = { harnessFact, toolFact, writable, ghAuthStatus }
+const realTools = { harnessFact, toolFact, writable, ghAuthStatus, pidNamespaceProbe }
 type Tools = typeof realTools
 
 const realHosts = {

@@ -1,51 +1,129 @@
 import { existsSync, readdirSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import { procStat } from './procs.js'
+import { inOwnPidNamespace, signalablePid } from './pid-namespace.js'
+import { runProcess } from './process.js'
 
-/** A runner adopts what its lane leaves behind. Linux hands an orphan (a process whose parent exited, as after
- * `setsid -f` or a double fork) to its nearest ancestor marked as a child subreaper, else to init; a runner so marked
- * keeps every process its lane starts in its own tree, where the kernel finds it, so no lane process can leave its
- * conversation and call as the person. Node cannot make the call (prctl), so the runner is started through perl,
- * part of every Debian-like base system, which marks itself and then becomes the runner (the mark outlives exec). */
+/** A runner adopts what its lane leaves behind, and nothing its lane starts outlives it. Where the kernel runs as
+ * root, the runner is the first process of a PID namespace of its own: every process the lane starts is in it for good (a process cannot leave its PID
+ * namespace), is handed to the runner when its parent exits (`setsid -f`, a double fork), cannot signal the runner
+ * (to its namespace the runner is init, which ignores SIGKILL from inside), and is killed by Linux when the runner
+ * ends, however it ends. So no lane process can be released to init and call as the person. The process that made
+ * the namespace stays outside it as the runner's parent: it passes the kernel's signals on and takes the runner
+ * with it when killed.
+ *
+ * Elsewhere the runner is only a child subreaper: Linux hands an orphan to its nearest ancestor so marked, else to
+ * init; but a lane process that leaves both its group and its session and then kills its runner goes to init.
+ *
+ * Node makes neither call (prctl, unshare), so the runner is started through perl, part of every Debian-like base
+ * system. */
 
+const PR_SET_PDEATHSIG = 1
 const PR_SET_CHILD_SUBREAPER = 36
-/** prctl's system call number on each architecture Node names. */
-const PRCTL: Partial<Record<string, number>> = {
-  x64: 157,
-  arm64: 167,
-  riscv64: 167,
-  loong64: 167,
-  ia32: 172,
-  arm: 172,
-  s390x: 172,
-  ppc64: 171,
+const CLONE_NEWPID = 0x20000000
+/** prctl's and unshare's system call numbers on each architecture Node names. */
+const SYSCALLS: Partial<Record<string, { prctl: number; unshare: number; mount: number }>> = {
+  x64: { prctl: 157, unshare: 272, mount: 165 },
+  arm64: { prctl: 167, unshare: 97, mount: 40 },
+  riscv64: { prctl: 167, unshare: 97, mount: 40 },
+  loong64: { prctl: 167, unshare: 97, mount: 40 },
+  ia32: { prctl: 172, unshare: 310, mount: 21 },
+  arm: { prctl: 172, unshare: 337, mount: 21 },
+  s390x: { prctl: 172, unshare: 303, mount: 21 },
+  ppc64: { prctl: 171, unshare: 282, mount: 21 },
+}
+const CLONE_NEWNS = 0x00020000
+const MS_REC_PRIVATE = 0x4000 | 0x40000
+const MS_NOSUID_NODEV_NOEXEC = 2 | 4 | 8
+
+// A harness in its runner's namespace gets a /proc of that namespace (in a mount namespace of its own), so that a
+// pid it is given and the /proc entry of that pid are one process: tools that write /proc/<child>/uid_map (a
+// sandbox) or kill what pgrep found work as they do outside. Where it cannot be mounted, the machine's stays.
+const PROC_SCRIPT = [
+  // syscall may write to a string it is given, so none is a literal.
+  'my ($unshare, $mount) = splice(@ARGV, 0, 2); my ($none, $root, $proc, $dir) = ("none", "/", "proc", "/proc");',
+  `if (syscall($unshare, ${CLONE_NEWNS}) == 0) {`,
+  `  syscall($mount, $none, $root, 0, ${MS_REC_PRIVATE}, 0) == 0`,
+  `    && syscall($mount, $proc, $dir, $proc, ${MS_NOSUID_NODEV_NOEXEC}, 0) == 0`,
+  `    or warn "svc: the lane sees the machine's /proc: $!\\n";`,
+  '}',
+  'exec { $ARGV[0] } @ARGV or die "svc: cannot start $ARGV[0]: $!\\n";',
+].join(' ')
+
+/** A harness's argv, as the runner starts it: where the runner is in a PID namespace of its own, with a /proc of
+ * that namespace. */
+export function ownProcArgv(argv: readonly string[], env: NodeJS.ProcessEnv): string[] {
+  const nr = SYSCALLS[process.arch]
+  perl ??= findPerl()
+  // A program that is not there is left to fail to start as itself (the runner says so as a spawn error).
+  if (!inOwnPidNamespace() || nr === undefined || !perl || !findProgram(argv[0], env.PATH)) return [...argv]
+  return [perl, '-e', PROC_SCRIPT, String(nr.unshare), String(nr.mount), ...argv]
 }
 
+// Arguments: prctl's and unshare's numbers, unshare's flags (0: none), then the program. A namespace that cannot be
+// made leaves the subreaper mark alone, and says why.
 const SCRIPT = [
-  'my $nr = shift;',
-  `syscall($nr, ${PR_SET_CHILD_SUBREAPER}, 1, 0, 0, 0) == 0 or warn "svc: cannot adopt the lane's orphans: $!\\n";`,
-  'exec { $ARGV[0] } @ARGV or die "svc: cannot start $ARGV[0]: $!\\n";',
+  'my ($prctl, $unshare, $flags) = splice(@ARGV, 0, 3);',
+  `syscall($prctl, ${PR_SET_CHILD_SUBREAPER}, 1, 0, 0, 0) == 0 or warn "svc: cannot adopt the lane's orphans: $!\n";`,
+  'if ($flags && syscall($unshare, 0 + $flags) == 0) {',
+  '  my $pid = fork;',
+  '  defined $pid or die "svc: cannot start $ARGV[0]: $!\n";',
+  '  if (!$pid) {',
+  '    require POSIX; POSIX::setsid();',
+  `    syscall($prctl, ${PR_SET_PDEATHSIG}, 9, 0, 0, 0);`,
+  '    exec { $ARGV[0] } @ARGV or die "svc: cannot start $ARGV[0]: $!\n";',
+  '  }',
+  '  $SIG{$_} = sub { kill $_[0], $pid } for qw(TERM INT HUP);',
+  '  waitpid($pid, 0);',
+  '  exit($? & 127 ? 128 + ($? & 127) : $? >> 8);',
+  '}',
+  `warn "svc: no PID namespace for this lane: $!\n" if $flags;`,
+  'exec { $ARGV[0] } @ARGV or die "svc: cannot start $ARGV[0]: $!\n";',
 ].join(' ')
 
 let perl: string | null | undefined
 
-function findPerl(): string | null {
-  for (const dir of (process.env.PATH ?? '').split(delimiter).concat('/usr/bin', '/bin'))
-    if (dir && existsSync(join(dir, 'perl'))) return join(dir, 'perl')
+function findProgram(name: string, path = process.env.PATH ?? ''): string | null {
+  if (name.includes('/')) return existsSync(name) ? name : null
+  for (const dir of path.split(delimiter)) if (dir && existsSync(join(dir, name))) return join(dir, name)
   return null
 }
 
-/** `argv` started so that its process becomes a child subreaper, or as it is where that cannot be done (not Linux,
- * no perl): then an orphan of the lane goes to init, and `adoptsOrphans()` says so. */
-export function adoptingArgv(argv: readonly string[]): string[] {
-  const nr = PRCTL[process.arch]
+const findPerl = () => findProgram('perl', `${process.env.PATH ?? ''}${delimiter}/usr/bin${delimiter}/bin`)
+
+/** A runner's PID namespace is made only by root: the harness's /proc of that namespace must be mounted after the
+ * runner starts (io/subreaper ownProcArgv), which a user that is not root could do only inside a user namespace
+ * where the runner, once started, holds no privilege. */
+const asRoot = () => process.getuid?.() === 0
+
+/** `argv` started so that its process is the first of a PID namespace of its own, else a child subreaper, or as it
+ * is where neither can be done (not Linux, no perl): then an orphan of the lane goes to init. `namespace: false`
+ * asks for the subreaper mark only. */
+export function adoptingArgv(argv: readonly string[], opts: { namespace?: boolean } = {}): string[] {
+  const nr = SYSCALLS[process.arch]
   if (process.platform !== 'linux' || nr === undefined) return [...argv]
   perl ??= findPerl()
-  return perl ? [perl, '-e', SCRIPT, String(nr), ...argv] : [...argv]
+  if (!perl) return [...argv]
+  const flags = opts.namespace === false || !asRoot() ? 0 : CLONE_NEWPID
+  return [perl, '-e', SCRIPT, String(nr.prctl), String(nr.unshare), String(flags), ...argv]
 }
 
-/** Whether runners adopt their lanes' orphans here. */
-export const adoptsOrphans = (): boolean => adoptingArgv(['x']).length > 1
+/** Whether runners get a PID namespace of their own here, tried with a shell in the runner's place (it is pid 1 in
+ * its namespace); if not, why not. */
+export async function pidNamespaceProbe(): Promise<{ ok: boolean; problem?: string }> {
+  if (process.platform !== 'linux') return { ok: false, problem: 'not Linux' }
+  if (!asRoot()) return { ok: false, problem: 'the kernel does not run as root' }
+  const argv = adoptingArgv(['/bin/sh', '-c', 'echo $$'])
+  if (argv[0] === '/bin/sh') return { ok: false, problem: 'perl not found' }
+  const r = await runProcess(argv, { timeoutMs: 10_000 })
+  if (r.stdout.trim() === '1') return { ok: true }
+  const said = (r.error ?? r.stderr)
+    .trim()
+    .split('\n')
+    .pop()
+    ?.replace(/^svc: (no PID namespace for this lane: )?/, '')
+  return { ok: false, problem: said || `the probe ended with code ${r.code}` }
+}
 
 /** The live processes of the machine (zombies aside) by their parent, from /proc. */
 function childrenByParent(): Map<number, number[]> {
@@ -89,7 +167,9 @@ export async function endDescendants(pid: number, limitMs: number): Promise<bool
     if (Date.now() > deadline) return false
     for (const p of left)
       try {
-        process.kill(p, 'SIGKILL')
+        // From inside a runner's namespace, a process is signalled by its pid there, not by the one /proc gives.
+        const pid = signalablePid(p)
+        if (pid !== undefined) process.kill(pid, 'SIGKILL')
       } catch {}
     await new Promise((r) => setTimeout(r, 10))
   }

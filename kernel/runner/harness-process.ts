@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process'
 import { startDriven } from '../io/process.js'
+import { ownProcArgv } from '../io/subreaper.js'
 import { createInterface } from 'node:readline'
 import type { LaunchPlan } from '../io/harness/types.js'
 
@@ -37,7 +38,7 @@ export async function startHarness(
 ): Promise<HarnessProcess | { error: string }> {
   let child: ChildProcess
   try {
-    child = startDriven([plan.command, ...plan.args], { cwd, env, stdin: plan.stdin !== 'none' })
+    child = startDriven(ownProcArgv([plan.command, ...plan.args], env), { cwd, env, stdin: plan.stdin !== 'none' })
   } catch (e) {
     return { error: `could not start ${plan.command}: ${(e as Error).message}` }
   }

@@ -9,6 +9,7 @@ import type { Answer, LaunchPlan, Reduction } from '../io/harness/types.js'
 import { processStartTime } from '../io/procs.js'
 import { testTiming } from '../io/test-timing.js'
 import { endDescendants, liveChildren } from '../io/subreaper.js'
+import { procPid, procPidOfChild } from '../io/pid-namespace.js'
 import { startHarness, type HarnessExit, type HarnessProcess } from './harness-process.js'
 import { jsonlTail } from './jsonl-tail.js'
 
@@ -25,7 +26,8 @@ const STOP_GRACE_MS = testTiming('STOP_GRACE', 5000)
 export async function runRunner(home: string, name: string): Promise<number> {
   const files = convFiles(home, name)
   const spec = JSON.parse(readFileSync(files.launch, 'utf8')) as LaunchSpec
-  const self = { pid: process.pid, start: processStartTime(process.pid) ?? '' }
+  // Pids as the kernel sees them: in a PID namespace of its own (io/subreaper) the runner is pid 1 to itself.
+  const self = { pid: procPid(), start: processStartTime(procPid()) ?? '' }
   let state: RunnerState = { runner: self }
   let transcriptN = countLines(files.transcript)
   const publish = () => writeFileAtomicSync(files.state, JSON.stringify(state) + '\n')
@@ -114,7 +116,9 @@ export async function runRunner(home: string, name: string): Promise<number> {
     }
     child = started
     if (stopSource) started.kill('SIGTERM') // the stop came while it was starting
-    state = { ...state, harness: { pid: started.pid, start: processStartTime(started.pid) ?? '', at: Date.now() } }
+    const pid = procPidOfChild(started.pid)
+    const start = (pid === undefined ? undefined : processStartTime(pid)) ?? '' // none: it is gone already
+    state = { ...state, harness: { pid: pid ?? started.pid, start, at: Date.now() } }
     void started.exited.then((exit) => onExit(started, exit))
     return true
   }
@@ -194,7 +198,7 @@ export async function runRunner(home: string, name: string): Promise<number> {
     } else proc.kill('SIGTERM')
     // Then every process below the runner, whatever its group; the runner stays to see them gone (not its own group:
     // killed with them, it would release what it adopted to init).
-    setTimeout(() => void endDescendants(process.pid, STOP_GRACE_MS), STOP_GRACE_MS).unref()
+    setTimeout(() => void endDescendants(procPid(), STOP_GRACE_MS), STOP_GRACE_MS).unref()
   }
   process.on('SIGTERM', onStop)
   process.on('SIGINT', onStop)
@@ -206,10 +210,10 @@ export async function runRunner(home: string, name: string): Promise<number> {
   // What the lane left running is this runner's now (io/subreaper adopted it): the runner stays while any of it
   // runs, so that it stays in this conversation's tree and never calls as the person. A stop ends it all before the
   // runner goes: released to init, it would be no conversation's, and could call as the person.
-  while (!stopSource && liveChildren(process.pid).length) await new Promise((r) => setTimeout(r, ADOPTED_POLL_MS))
-  if (stopSource && !(await endDescendants(process.pid, STOP_GRACE_MS)))
+  while (!stopSource && liveChildren(procPid()).length) await new Promise((r) => setTimeout(r, ADOPTED_POLL_MS))
+  if (stopSource && !(await endDescendants(procPid(), STOP_GRACE_MS)))
     record([
-      { kind: 'error', text: `stop: processes of this lane outlived SIGKILL: ${liveChildren(process.pid).join(' ')}` },
+      { kind: 'error', text: `stop: processes of this lane outlived SIGKILL: ${liveChildren(procPid()).join(' ')}` },
     ])
   return 0
 }

@@ -78,7 +78,7 @@ export async function doctor(
     hostsError = { path: homePaths(ctx.home).hosts, problem: (e as Error).message }
     return []
   })
-  const [claude, codex, git, lsof, gh] = await Promise.all([
+  const [claude, codex, git, lsof, gh, lanePidNamespace] = await Promise.all([
     ctx.io.tools.harnessFact('claude'),
     ctx.io.tools.harnessFact('codex'),
     ctx.io.tools.toolFact('git', ['--version']),
@@ -88,6 +88,7 @@ export async function doctor(
       .then(async (t) =>
         t.path && !t.error ? { ...t, auth: await ctx.io.tools.ghAuthStatus({ timeoutMs: 10_000 }) } : t,
       ),
+    ctx.io.tools.pidNamespaceProbe(),
   ])
   const configured = Object.values(projects).flatMap((p) =>
     Object.values(p.gauntlet?.roles ?? {}).map((r) => r.harness),
@@ -97,6 +98,7 @@ export async function doctor(
     tools: { claude, codex, git, lsof },
     harnessesInUse: ['claude', ...configured.filter((h): h is NonNullable<typeof h> => Boolean(h))],
     hasProc: ctx.io.files.exists('/proc/self/cwd'),
+    lanePidNamespace,
     home: { path: ctx.home, writable: ctx.io.tools.writable(ctx.home) },
     configPath: ctx.config.path,
     configError,

@@ -338,3 +338,28 @@ test('permissions: one ok line per project and role, last, in its harness terms;
     ],
   )
 })
+
+test('lane isolation: a PID namespace per lane is said; its absence is a note that names what it leaves open', () => {
+  const on = doctorChecks(facts({ lanePidNamespace: { ok: true } })).find((c) => c.name === 'lane isolation')
+  assert.equal(on, {
+    name: 'lane isolation',
+    ok: true,
+    detail: 'each lane runs in a PID namespace of its own: none of its processes outlives its runner',
+  })
+  const off = doctorChecks(facts({ lanePidNamespace: { ok: false, problem: 'the kernel does not run as root' } })).find(
+    (c) => c.name === 'lane isolation',
+  )
+  assert.equal(off, {
+    name: 'lane isolation',
+    ok: true,
+    note: true,
+    detail:
+      'lanes run without a PID namespace of their own (the kernel does not run as root): a lane process that ' +
+      'leaves its process group and session and then kills its runner counts as the person',
+    fix: 'run the kernel as root to give each lane a PID namespace of its own',
+  })
+  assert.not.ok(
+    doctorChecks(facts()).some((c) => c.name === 'lane isolation'),
+    'no line without the fact',
+  )
+})

@@ -52,8 +52,12 @@ test('all well: the real harness CLIs with their versions and login status, git,
   assert.match(lines[3], /^ok {7}git: git version \d/)
   assert.match(lines[4], /^ok {7}lsof: /)
   assert.is(lines[5], `ok       service home: ${h.service} (writable)`)
-  assert.is(lines[6], `ok       lanes root of ${s.project.key}: ${s.lanesRoot} (will be created)`)
-  assert.match(lines[7], /^(ok|note) +gh: /)
+  assert.is(
+    lines[6],
+    'ok       lane isolation: each lane runs in a PID namespace of its own: none of its processes outlives its runner',
+  )
+  assert.is(lines[7], `ok       lanes root of ${s.project.key}: ${s.lanesRoot} (will be created)`)
+  assert.match(lines[8], /^(ok|note) +gh: /)
   assert.ok(
     lines.includes(
       `ok       permissions ${s.project.key}/builder: worktree on shell: the shell harness runs its brief as given (no permission checks)`,
@@ -61,7 +65,7 @@ test('all well: the real harness CLIs with their versions and login status, git,
   )
   const json = JSON.parse((await h.ok(['doctor', '--json'])).toString())
   assert.is(json.problems, 0)
-  assert.is(json.checks.length, 13, 'and one line per role')
+  assert.is(json.checks.length, 14, 'and one line per role')
 })
 
 test("each role's permission policy, in its harness's own terms: the default, added rules, ask and full", async () => {

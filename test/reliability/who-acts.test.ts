@@ -1,10 +1,11 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { TestHome, until, written } from '../helpers/home.js'
+import { TestHome, processesOfHome, until, written } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
 import { procStat } from '../../kernel/io/procs.js'
+import { pidNamespaceProbe } from '../../kernel/io/subreaper.js'
 import { recordFigure } from './figures.js'
 
 // Who acts as whom is known from the process behind the connection, not from what the caller's environment says:
@@ -29,6 +30,29 @@ const step = (n: number, cmd: string) =>
  * shell's, the exit code the inner one's. */
 const escaped = (n: number, cmd: string) =>
   step(n, `env -u SERVICE_CONVERSATION -u SERVICE_CONVERSATION_KEY ${cmd}`).replace('$?', '\\$?')
+/** The process of this home whose environment holds `mark`, as the machine's /proc names it. */
+const markedProcess = (mark: string): number | undefined =>
+  processesOfHome(h.service).find((p) => {
+    try {
+      return readFileSync(`/proc/${p}/environ`, 'utf8').split('\0').includes(mark)
+    } catch {
+      return false
+    }
+  })
+
+/** A conversation of this home's key, from the environment of one of its processes, as the machine's /proc shows
+ * them. */
+const keyOf = (conv: string): string | undefined => {
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue
+    try {
+      const env = readFileSync(`/proc/${p}/environ`, 'utf8').split('\0')
+      if (env.includes(`SERVICE_CONVERSATION=${conv}`) && env.includes(`SERVICE_HOME=${h.service}`))
+        return env.find((e) => e.startsWith('SERVICE_CONVERSATION_KEY='))?.slice('SERVICE_CONVERSATION_KEY='.length)
+    } catch {}
+  }
+  return undefined
+}
 const inbox = (name: string) => {
   const f = join(h.service, 'agents', `conv-${name}`, 'inbox.jsonl')
   return existsSync(f)
@@ -42,7 +66,9 @@ const inbox = (name: string) => {
 
 test("a lane that read a sibling's key from /proc can neither report as it nor answer, stop, reap or tell it", async () => {
   const [v, vName] = idOf(await start(['--key', 'victim', '--role', 'builder', '--prompt', 'sleep 60']))
-  // The attacker finds the victim's shell among all processes and takes its key from its environment.
+  // The attacker looks for the victim's shell among all processes, to take its key from its environment. In a PID
+  // namespace of its own, with a /proc of its own, a lane sees only its own processes; the key is then handed to it
+  // as if it had leaked some other way, so that what a stolen key does is tried all the same.
   const steal = [
     `V=${v}`,
     `for e in /proc/[0-9]*/environ; do`,
@@ -53,6 +79,7 @@ test("a lane that read a sibling's key from /proc can neither report as it nor a
     `  fi`,
     `done`,
     `echo "\${K:+stolen}" > ${h.home}/stolen`,
+    `K=\${K:-$(cat ${h.home}/leaked-key)}`,
     step(1, `SERVICE_CONVERSATION=$V SERVICE_CONVERSATION_KEY=$K svc lane report --status failed --stdin <<<'forged'`),
     step(2, `svc conv answer $V allow`),
     step(3, `svc lane stop $V`),
@@ -71,12 +98,18 @@ test("a lane that read a sibling's key from /proc can neither report as it nor a
   ]
   // Started only once the victim's shell runs, so that its environment is there to read.
   await written(join(h.service, 'agents', `conv-${vName}`, 'state.json'), 'the victim to start')
+  writeFileSync(join(h.home, 'leaked-key'), (await until(() => keyOf(v), "the victim's key in its environment"))!)
   const [a] = idOf(await start(['--key', 'attacker', '--role', 'builder', '--prompt', steal.join('\n')]))
   await written(join(h.home, 'c11'), 'the attacker script to end')
   await written(join(h.home, 'c13'), 'the escaped stop')
   await written(join(h.home, 'c14'), 'the escaped answer')
 
-  assert.is(read('stolen').trim(), 'stolen', 'the key was readable: the attack is real')
+  const namespaces = await pidNamespaceProbe()
+  assert.is(
+    read('stolen').trim(),
+    namespaces.ok ? '' : 'stolen',
+    namespaces.ok ? "a lane sees none of its sibling's processes" : 'the key was readable: the attack is real',
+  )
   const outcome = (n: number) => [read(`c${n}`).trim(), read(`e${n}`)]
   const notInChain = (what: string) => [
     '1',
@@ -129,10 +162,11 @@ test('a stop ends what its lane left running in a session of its own, so that it
   // The lane leaves a process in a new session whose parent exits (adopted by the runner), then its harness ends; the
   // runner stays for what it adopted. Once the lane is stopped, that process would be no conversation's: it must
   // not outlive the stop.
-  const leave = `setsid -f sh -c 'echo $$ > ${h.home}/left-pid; exec sleep 60' < /dev/null > /dev/null 2>&1`
+  // Marked in its environment, so that this test finds it in the machine's /proc (a lane's pids are its namespace's).
+  const leave = `setsid -f sh -c 'echo left > ${h.home}/left; LEFT_BY_LANE=r4 exec sleep 60' < /dev/null > /dev/null 2>&1`
   const [l, lName] = idOf(await start(['--key', 'leaves', '--role', 'builder', '--prompt', leave], 'r4'))
-  await written(join(h.home, 'left-pid'), 'the process that left the tree')
-  const pid = Number(read('left-pid').trim())
+  await written(join(h.home, 'left'), 'the process that left the tree')
+  const pid = (await until(() => markedProcess('LEFT_BY_LANE=r4'), 'the process that left the tree, in /proc'))!
   const state = JSON.parse(readFileSync(join(h.service, 'agents', `conv-${lName}`, 'state.json'), 'utf8'))
   const started = procStat(pid)
   assert.ok(started && started.state !== 'Z', 'the process that left the tree runs')
@@ -151,19 +185,28 @@ test('a stop ends what its lane left running in a session of its own, so that it
   )
 })
 
-test('a lane that kills its own runner still acts as itself only: its processes never call as the person', async () => {
+test('a lane process that leaves its group and session cannot kill its runner, acts as its lane, and dies with it', async () => {
+  const namespaces = await pidNamespaceProbe()
+  if (!namespaces.ok)
+    return console.log(`  (no PID namespace per lane here: ${namespaces.problem}; svc doctor says so)`)
   const [v] = idOf(await start(['--key', 'victim2', '--role', 'builder', '--prompt', 'sleep 60'], 'r5'))
-  // The harness (this script) kills the runner that leads its group and session, then calls without its variables,
-  // its output nowhere the dead runner read.
-  const script = [
-    `exec > /dev/null`,
-    `kill -9 $PPID`,
-    `while kill -0 $PPID 2>/dev/null; do sleep 0.05; done`,
+  // The harness (this script) leaves its group and session (setsid -f: its parent exits, a double fork) and tries to
+  // kill its runner, as its namespace names it (1) and by every runner's pid the service home's state files give,
+  // then calls without its variables, its output nowhere the runner reads.
+  const escaped = [
+    `kill -9 1 $(cat $SERVICE_HOME/agents/*/state.json | grep -o '"runner":{"pid":[0-9]*' | grep -o '[0-9]*$') 2> ${h.home}/kill-errors`,
     step(31, `env -u SERVICE_CONVERSATION -u SERVICE_CONVERSATION_KEY svc lane stop ${v}`),
     step(32, `env -u SERVICE_CONVERSATION -u SERVICE_CONVERSATION_KEY svc conv answer ${v} allow`),
+    `echo escaped > ${h.home}/escaped`,
+    'LEFT_BY_LANE=r5 exec sleep 60',
+  ].join('; ')
+  const script = [
+    `exec > /dev/null`,
+    `setsid -f sh -c '${escaped.replace(/'/g, `'"'"'`)}' < /dev/null > /dev/null 2>&1`,
+    `sleep 60`,
   ]
   const [a, aName] = idOf(await start(['--key', 'kills', '--role', 'builder', '--prompt', script.join('\n')], 'r5'))
-  await written(join(h.home, 'c32'), 'the calls after the runner was killed')
+  await written(join(h.home, 'escaped'), 'the calls after the runner was to be killed')
   const notInChain = (what: string) => [
     '1',
     `svc: refused: ${what}: conv ${a} is not in the launcher chain of conv ${v}\n` +
@@ -173,11 +216,25 @@ test('a lane that kills its own runner still acts as itself only: its processes 
   assert.equal([read('c32').trim(), read('e32')], notInChain('svc conv answer'), 'answer')
   const show = JSON.parse(await h.ok(['lane', 'show', v, '--json']))
   assert.is(show.lanes.find((l: { id: string }) => l.id === v).activity, 'working')
-  assert.ok(aName)
+
+  const runner = JSON.parse(readFileSync(join(h.service, 'agents', `conv-${aName}`, 'state.json'), 'utf8')).runner
+  assert.ok(procStat(runner.pid)?.start === runner.start, `the runner outlived the kill (${read('kill-errors')})`)
+  const left = (await until(() => markedProcess('LEFT_BY_LANE=r5'), 'the process that left, in /proc'))!
+  const before = procStat(left)
+  assert.ok(before && before.state !== 'Z', 'the process that left its group and session runs')
+  assert.is.not(before!.sid, runner.pid, "it is out of its runner's session")
+  // The person kills the runner: Linux ends every process of its namespace with it.
+  process.kill(runner.pid, 'SIGKILL')
+  await until(() => procStat(runner.pid)?.start !== runner.start, 'the runner gone')
+  const after = procStat(left)
+  assert.ok(
+    !after || after.start !== before!.start || after.state === 'Z',
+    `the process that left its lane's group and session outlived its runner (parent ${after?.ppid})`,
+  )
   await h.ok(['lane', 'stop', v])
   recordFigure(
-    'a lane that kills its own runner (SIGKILL) and then stops and answers a sibling without its variables',
-    'both refused on one line as from the lane (found by its dead runner’s group and session); the sibling kept working',
+    'a lane process that leaves its group and session, tries to kill its runner (SIGKILL), then stops and answers a sibling without its variables',
+    "the runner survives (it is init of the lane's own PID namespace); both calls refused on one line as from the lane; killed from outside, the runner takes the process with it",
   )
 })
 

@@ -1,0 +1,60 @@
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs'
+
+/** A runner started as the first process of a PID namespace of its own (io/subreaper) knows itself as pid 1 and its
+ * children by pids of that namespace, while /proc, which it shares with the machine, names every process by its pid
+ * outside. These translate between the two; where the process is not in such a namespace they change nothing. */
+
+/** This process's pid as /proc names it (its pid outside its namespace). */
+function procSelf(): number {
+  try {
+    return Number(readlinkSync('/proc/self'))
+  } catch {
+    return process.pid
+  }
+}
+
+/** A process's pids in each PID namespace from /proc's down to its own (the NSpid line), none where /proc has no
+ * such line or the process is gone. */
+function nsPids(pid: number | 'self'): number[] {
+  try {
+    const line = /^NSpid:\s*(.*)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return line ? line[1].trim().split(/\s+/).map(Number) : []
+  } catch {
+    return []
+  }
+}
+
+let self: number | undefined
+
+/** This process's pid as /proc (and the kernel, which reads it) names it. */
+export const procPid = (): number => (self ??= procSelf())
+
+/** Whether this process runs in a PID namespace of its own, below /proc's (as a runner does where namespaces are
+ * available): its pids and /proc's differ. */
+export const inOwnPidNamespace = (): boolean => procPid() !== process.pid
+
+/** The pid by which this process signals the process /proc names `pid`; none if that one is outside this process's
+ * namespace (or gone). */
+export function signalablePid(pid: number): number | undefined {
+  if (!inOwnPidNamespace()) return pid
+  return nsPids(pid)[nsPids('self').length - 1]
+}
+
+/** The pid /proc gives a child that this process started and knows as `pid`; undefined if it is gone. */
+export function procPidOfChild(pid: number): number | undefined {
+  if (!inOwnPidNamespace()) return pid
+  const level = nsPids('self').length - 1
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue
+    let status: string
+    try {
+      status = readFileSync(`/proc/${p}/status`, 'utf8')
+    } catch {
+      continue
+    }
+    if (Number(/^PPid:\s*(\d+)/m.exec(status)?.[1]) !== procPid()) continue
+    const ns = /^NSpid:\s*(.*)$/m.exec(status)?.[1].trim().split(/\s+/).map(Number)
+    if (ns?.[level] === pid) return Number(p)
+  }
+  return undefined
+}
