@@ -78,6 +78,9 @@ function startFailure(logPath: string, since: number): string | undefined {
 export async function ensureKernel(io: Io, start = true): Promise<KernelFile | undefined> {
   const home = resolveHome(io)
   const paths = homePaths(home)
+  // Inside a lane's PID namespace no kernel's pid is to be seen, and a kernel started from here would live and die
+  // in the lane: the kernel that answers with kernel.json's token is the one, and it is started from outside.
+  if (io.env.SERVICE_PID_NAMESPACE === '1') return kernelSeenFromLane(paths.kernelJson, home, start)
   const current = readKernelFile(paths.kernelJson)
   const reason = staleReason(current, VERSION)
   // In a harness sandbox with a pid namespace of its own the kernel's pid is not to be seen: a kernel that answers
@@ -149,6 +152,23 @@ export async function ensureKernel(io: Io, start = true): Promise<KernelFile | u
     `the kernel did not come up within ${START_LIMIT_MS / 1000} s`,
     `see ${paths.kernelLog}`,
   )
+}
+
+/** The kernel that answers with kernel.json's token, waited for (a kernel being restarted outside) when `wait`. */
+async function kernelSeenFromLane(path: string, home: string, wait: boolean): Promise<KernelFile | undefined> {
+  const deadline = Date.now() + START_LIMIT_MS
+  for (;;) {
+    const k = readKernelFile(path)
+    if (k && k.version === VERSION && !(await unanswered(k))) return k
+    if (!wait) return undefined
+    if (Date.now() > deadline)
+      throw new SvcError(
+        'unavailable',
+        `no kernel answers for ${home} within ${START_LIMIT_MS / 1000} s, and none is started from inside a lane`,
+        'run svc kernel start outside the lane, then try again',
+      )
+    await sleep(50)
+  }
 }
 
 /** A transport to the kernel of this home. Unless `verify`, a kernel.json naming a live kernel of this version is

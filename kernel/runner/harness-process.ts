@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process'
 import { startDriven } from '../io/process.js'
 import { ownProcArgv } from '../io/subreaper.js'
+import { inOwnPidNamespace } from '../io/pid-namespace.js'
 import { createInterface } from 'node:readline'
 import type { LaunchPlan } from '../io/harness/types.js'
 
@@ -38,6 +39,8 @@ export async function startHarness(
 ): Promise<HarnessProcess | { error: string }> {
   let child: ChildProcess
   try {
+    // A lane in a PID namespace of its own is told so: svc there cannot see the kernel's pid, nor start a kernel.
+    if (inOwnPidNamespace()) env = { ...env, SERVICE_PID_NAMESPACE: '1' }
     child = startDriven(ownProcArgv([plan.command, ...plan.args], env), { cwd, env, stdin: plan.stdin !== 'none' })
   } catch (e) {
     return { error: `could not start ${plan.command}: ${(e as Error).message}` }
