@@ -40,7 +40,8 @@ export async function startHarness(
   let child: ChildProcess
   try {
     // A lane in a PID namespace of its own is told so: svc there cannot see the kernel's pid, nor start a kernel.
-    if (inOwnPidNamespace()) env = { ...env, SERVICE_PID_NAMESPACE: '1' }
+    // A play lane knows nothing of svc, and gets no SERVICE_* variable.
+    if (inOwnPidNamespace() && env.SERVICE_CONVERSATION !== undefined) env = { ...env, SERVICE_PID_NAMESPACE: '1' }
     child = startDriven(ownProcArgv([plan.command, ...plan.args], env), { cwd, env, stdin: plan.stdin !== 'none' })
   } catch (e) {
     return { error: `could not start ${plan.command}: ${(e as Error).message}` }
