@@ -7,6 +7,19 @@ const opt = v.optional
 /** What a conversation has cost so far; `estimated` when it was priced from its tokens, `basis` saying how. */
 export const CostSchema = v.object({ usd: v.number(), estimated: v.boolean(), basis: opt(v.string()) })
 
+/** What a lane's or a worker's view says of its activity at this read. */
+export const ActivityFields = {
+  archived: v.boolean(),
+  /** SPEC.md section 3, computed at this read; `archived` conversations read `stopped`. */
+  activity: v.picklist(ACTIVITIES),
+  /** For needs-you: question, permission or plan. */
+  reason: opt(v.picklist(NEEDS_YOU_REASONS)),
+  /** Where the activity came from, and when. */
+  evidence: EvidenceSchema,
+  /** Idle because its harness's turn ended with nothing pending and no report filed in it (`idle (no report)`). */
+  noReport: opt(v.literal(true)),
+}
+
 /** The view shown: a lane as the API answers it, and the list, show and the deck print it. The kernel's answers are
  * checked against it in the tests (kernel/port/outputs.ts). */
 export const LaneViewSchema = v.object({
@@ -25,15 +38,7 @@ export const LaneViewSchema = v.object({
   effort: opt(v.string()),
   cost: opt(CostSchema),
   createdAt: v.number(),
-  archived: v.boolean(),
-  /** SPEC.md section 3, computed at this read; `archived` lanes read `stopped`. */
-  activity: v.picklist(ACTIVITIES),
-  /** For needs-you: question, permission or plan. */
-  reason: opt(v.picklist(NEEDS_YOU_REASONS)),
-  /** Where the activity came from, and when. */
-  evidence: EvidenceSchema,
-  /** Idle because its harness's turn ended with nothing pending and no report filed in it (`idle (no report)`). */
-  noReport: opt(v.literal(true)),
+  ...ActivityFields,
   /** Present when the lane failed (domain/lane-failure): it ended with no report after a spawn error, an exit code
    * other than 0, a signal or a vanished runner; the evidence says which. Its activity still reads per SPEC.md 3. */
   failed: opt(EvidenceSchema),

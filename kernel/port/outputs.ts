@@ -4,7 +4,7 @@ import { LaneFactsSchema, WorkerFactsSchema } from '../domain/conversation.js'
 import type { DoctorCheck } from '../domain/doctor.js'
 import type { HostView } from '../domain/hosts.js'
 import { NEEDS_YOU_REASONS } from '../domain/keys.js'
-import { CostSchema, LaneViewSchema } from '../domain/lane-view.js'
+import { ActivityFields, CostSchema, LaneViewSchema } from '../domain/lane-view.js'
 import type { ReportFrom } from '../domain/list-show.js'
 import { ReportSchema } from '../domain/report.js'
 import type { TranscriptPage } from '../domain/transcript.js'
@@ -107,12 +107,7 @@ export const WorkerViewSchema = v.object({
   harness: v.string(),
   model: opt(v.string()),
   createdAt: v.number(),
-  archived: v.boolean(),
-  activity: v.picklist(ACTIVITIES),
-  reason: opt(v.picklist(NEEDS_YOU_REASONS)),
-  evidence: EvidenceSchema,
-  /** Idle because its harness's turn ended with nothing pending and no report filed in it (`idle (no report)`). */
-  noReport: opt(v.literal(true)),
+  ...ActivityFields,
   report: opt(v.object({ seq: v.number(), status: v.string(), at: v.number() })),
 })
 
