@@ -58,3 +58,16 @@ export function procPidOfChild(pid: number): number | undefined {
   }
   return undefined
 }
+
+/** The pid /proc gives the process known as `pid` in the PID namespace that process `member` (a /proc pid) lives in:
+ * `pid` itself where that namespace is /proc's; undefined if no such process is left. */
+export function procPidIn(pid: number, member: number): number | undefined {
+  const level = nsPids(member).length - 1
+  if (level <= 0) return pid
+  const ns = readlinkSync(`/proc/${member}/ns/pid`)
+  for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d)))
+    try {
+      if (nsPids(Number(p))[level] === pid && readlinkSync(`/proc/${p}/ns/pid`) === ns) return Number(p)
+    } catch {}
+  return undefined
+}

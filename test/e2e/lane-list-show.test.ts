@@ -1,10 +1,11 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { existsSync, readFileSync, readdirSync, readlinkSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { git, until } from '../helpers/home.js'
 import { buildAndReport } from '../helpers/project.js'
 import { groupMembers } from '../../kernel/io/procs.js'
+import { procPidIn } from '../../kernel/io/pid-namespace.js'
 import { World, alive } from './lane-views-kit.js'
 
 // `svc lane list`, `show`, `stop` and the messaging rule (SPEC.md 4.1 list/show/stop, 4.2, section 3).
@@ -276,22 +277,6 @@ test('show: the chain of a builder and its critics, then one line per lane; from
   w.open('end')
 })
 
-/** The pid the machine gives the process a lane knows as `pid`: a lane whose runner is init of a PID namespace of
- * its own names its processes by that namespace's pids. */
-function machinePid(pid: number, runner: number): number {
-  const ns = readlinkSync(`/proc/${runner}/ns/pid`)
-  if (ns === readlinkSync('/proc/self/ns/pid')) return pid
-  for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d)))
-    try {
-      const ids = /^NSpid:\s*(.*)$/m
-        .exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1]
-        .trim()
-        .split(/\s+/)
-      if (Number(ids?.at(-1)) === pid && readlinkSync(`/proc/${p}/ns/pid`) === ns) return Number(p)
-    } catch {}
-  throw new Error(`no process of the lane is ${pid} in its namespace`)
-}
-
 test('stop: through the conversation stop mechanism; the whole process group of the harness ends, a child in the background too', async () => {
   await w.start([
     '--key',
@@ -303,7 +288,8 @@ test('stop: through the conversation stop mechanism; the whole process group of 
   ])
   await w.reached('s')
   const st = w.state('r1-s-builder-i1')
-  const bg = machinePid(Number(readFileSync(join(w.h.home, 'bg'), 'utf8')), st.runner.pid)
+  // The lane names the child by a pid of its runner's namespace where it has one of its own.
+  const bg = procPidIn(Number(readFileSync(join(w.h.home, 'bg'), 'utf8')), st.runner.pid)!
   assert.ok(alive(bg) && alive(st.harness.pid) && groupMembers(st.runner.pid).length >= 3)
   const r = await w.h.svc(['lane', 'stop', 'conv-r1-s-builder-i1'])
   assert.equal(r, { code: 0, stdout: 'Lane r1/s builder i1 stopped: conv 2 (r1-s-builder-i1)\n', stderr: '' })
