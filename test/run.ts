@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync, readFileSync, rmSync, rmdirSync, existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT, TEST_HOMES } from './helpers/home.js'
+import { withoutExtraCertificates } from '../fixtures/service-home.js'
 import { suiteOutcome, failureRecap } from './helpers/suite-outcome.js'
 
 /** Runs every uvu suite file under dist/test, each in its own process so that one crash cannot hide the others'
@@ -105,7 +106,7 @@ function runFile(s: SuiteFile): Promise<void> {
     const child = spawn(process.execPath, argv, {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, SERVICE_TEST_CPU_FILE: cpuFile },
+      env: { ...withoutExtraCertificates(process.env), SERVICE_TEST_CPU_FILE: cpuFile },
     })
     if (child.pid) suitePids.push(child.pid)
     let out = ''
