@@ -2,7 +2,19 @@ import { removeBenchHomes, type Figure } from './lib.js'
 
 /** `npm run bench`: every benchmark, each figure beside its target and the ratio to its floor; exits non-zero when
  * a target is missed (a figure kept for information never counts). `npm run bench -- <name>...` runs only those. */
-const ALL = ['cli', 'wake', 'store', 'api', 'start', 'reap', 'park', 'transcript', 'deck', 'hosts'] as const
+const ALL = [
+  'cli',
+  'wake',
+  'store',
+  'api',
+  'start',
+  'reap',
+  'park',
+  'transcript',
+  'deck',
+  'hosts',
+  'local-lanes',
+] as const
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : [...ALL]
 const figures: Figure[] = []
 const started = Date.now()
