@@ -1,7 +1,8 @@
 /** The layering of DESIGN.md 2, checked on every import by `npm run lint:imports` (part of `npm test`). It reads
  * the build in dist/: an import of types only is gone there, so a layer may name another's types freely. */
 const SERVICES_PAST_CONTEXT =
-  '^dist/kernel/io/(git[^/]*|fault|test-timing|atomic-file|lane-dir|launch-intents|tools|trackers/[^/]+|notify-config-file|http-post|run-command|config|process)\\.js$'
+  '^dist/kernel/io/(git[^/]*|fault|test-timing|atomic-file|lane-dir|launch-intents|tools|trackers/[^/]+|' +
+  'notify-config-file|http-post|run-command|config|process)\\.js$'
 
 module.exports = {
   forbidden: [
@@ -63,7 +64,8 @@ module.exports = {
     {
       name: 'the-host-runner-ships-alone',
       comment:
-        'The host runner is shipped to a host as one file: it takes the rulebook and the adapters, nothing of the kernel.',
+        'The host runner is shipped to a host as one file: it takes the rulebook and the adapters, ' +
+        'nothing of the kernel.',
       severity: 'error',
       from: { path: '^dist/kernel/runner/(host-runner|host/)' },
       to: { path: '^dist/(kernel/(services|server|port)|cli|handlers)/' },

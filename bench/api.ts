@@ -27,7 +27,8 @@ export async function bench(): Promise<Figure[]> {
     const rps = median(runs.map((r) => r.rps))
     const p99 = median(runs.map((r) => r.p99))
     const errors = runs.reduce((n, r) => n + r.errors, 0)
-    const note = `median of 3 runs, ${runs.reduce((n, r) => n + r.requests, 0)} requests, ${errors} errors, 8 connections`
+    const note =
+      `median of 3 runs, ${runs.reduce((n, r) => n + r.requests, 0)} requests, ${errors} errors, 8 ` + `connections`
     return [
       {
         what: 'GET /api/lanes, 1000 lanes, second process: throughput',

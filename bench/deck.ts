@@ -159,7 +159,8 @@ export async function bench(): Promise<Figure[]> {
         `Command Deck, ${LANES} real lanes, Chromium: first render (navigation to the first frame with the runs drawn)`,
         firsts,
         500,
-        `; the tree fetched and parsed at ${median(fetched).toFixed(0)} ms, the rows built at ${median(drawn).toFixed(0)} ms`,
+        `; the tree fetched and parsed at ${median(fetched).toFixed(0)} ms, the rows built at ` +
+          `${median(drawn).toFixed(0)} ms`,
       ),
       fig(
         `Command Deck, ${LANES} real lanes, Chromium: a lane's report (filed from its shell) stored to its row drawn`,

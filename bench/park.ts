@@ -91,7 +91,9 @@ export async function bench(): Promise<Figure[]> {
         target: '≤ 100 ms',
         ok: seen.slowest <= 100,
         floor: { what: 'its slowest in the 5 s before', value: alone.slowest },
-        note: `the park took ${(took / 1000).toFixed(1)} s; ${seen.over} of ${seen.answers} answers over 100 ms, ${alone.over} of ${alone.answers} before`,
+        note:
+          `the park took ${(took / 1000).toFixed(1)} s; ${seen.over} of ${seen.answers} answers over 100 ms, ` +
+          `${alone.over} of ${alone.answers} before`,
       },
       {
         what: "reap --park of a 500 MB file: growth of the kernel's peak memory",

@@ -45,7 +45,8 @@ function print(f: Figure) {
   const verdict = f.informational ? (f.ok ? 'info' : 'info (not met)') : f.ok ? 'ok  ' : 'MISS'
   const target = f.informational ? `for information, the issue's first target ${f.target}` : `target ${f.target}`
   console.log(
-    `${verdict}  ${f.what}: ${f.value.toFixed(f.unit === 'req/s' ? 0 : 1)} ${f.unit}  ${target}${ratio}${f.note ? `  [${f.note}]` : ''}`,
+    `${verdict}  ${f.what}: ${f.value.toFixed(f.unit === 'req/s' ? 0 : 1)} ${f.unit}  ${target}${ratio}` +
+      `${f.note ? `  [${f.note}]` : ''}`,
   )
 }
 
@@ -53,6 +54,7 @@ const judged = figures.filter((f) => !f.informational)
 const missed = judged.filter((f) => !f.ok)
 const info = figures.length - judged.length
 console.log(
-  `\n${judged.length - missed.length} of ${judged.length} targets met${info ? ` (and ${info} figures for information)` : ''} in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  `\n${judged.length - missed.length} of ${judged.length} targets met` +
+    `${info ? ` (and ${info} figures for information)` : ''} in ${((Date.now() - started) / 1000).toFixed(0)} s`,
 )
 process.exit(missed.length ? 1 : 0)

@@ -84,7 +84,9 @@ export async function bench(): Promise<Figure[]> {
       gitSparse.push(Number(process.hrtime.bigint() - t0) / 1e6)
     }
     const sparseFloor = median(nodes) + median(fetchesT) + median(gitSparse)
-    const floorNote = `node -e 0 ${median(nodes).toFixed(0)} ms + git fetch ${median(fetchesT).toFixed(0)} ms + git's sparse steps ${median(gitSparse).toFixed(0)} ms`
+    const floorNote =
+      `node -e 0 ${median(nodes).toFixed(0)} ms + git fetch ${median(fetchesT).toFixed(0)} ms + ` +
+      `git's sparse steps ${median(gitSparse).toFixed(0)} ms`
 
     // 50 concurrent starts of different keys, against 50 serial worktree adds of the same tree, in ROUNDS rounds.
     // A project of 1 000 files keeps this within the bench's time: every round writes 100 trees, all removed at the
@@ -147,7 +149,10 @@ export async function bench(): Promise<Figure[]> {
         target: '≤ 1.3× git worktree add + node -e 0 + git fetch',
         ok: full.a <= 1.3 * fullFloor,
         floor: { what: 'that floor', value: fullFloor },
-        note: `add ${f.toFixed(0)} + node -e 0 ${median(nodes).toFixed(0)} + git fetch ${median(fetchesT).toFixed(0)} ms; ${FULL_RUNS} runs each: start ${full.as.map((x) => x.toFixed(0)).join(', ')} ms; add ${full.bs.map((x) => x.toFixed(0)).join(', ')} ms`,
+        note:
+          `add ${f.toFixed(0)} + node -e 0 ${median(nodes).toFixed(0)} + git fetch ` +
+          `${median(fetchesT).toFixed(0)} ms; ${FULL_RUNS} runs each: start ` +
+          `${full.as.map((x) => x.toFixed(0)).join(', ')} ms; add ${full.bs.map((x) => x.toFixed(0)).join(', ')} ms`,
       },
       {
         what: 'the same, against git worktree add alone',
@@ -183,7 +188,9 @@ export async function bench(): Promise<Figure[]> {
         target: '≤ 1.2× 50 serial adds + 50 concurrent node -e 0',
         ok: concurrent <= 1.2 * concurrentFloor,
         floor: { what: 'that floor', value: concurrentFloor },
-        note: `medians of ${ROUNDS} rounds: concurrent ${concurrents.join(', ')} ms; serial adds ${serials.join(', ')} ms; 50 node -e 0 at once ${nodes50.join(', ')} ms`,
+        note:
+          `medians of ${ROUNDS} rounds: concurrent ${concurrents.join(', ')} ms; serial adds ` +
+          `${serials.join(', ')} ms; 50 node -e 0 at once ${nodes50.join(', ')} ms`,
       },
       {
         what: 'the same, against the 50 serial adds alone',

@@ -47,7 +47,8 @@ function unreachable(k: KernelFile, path: string, e: SvcError): SvcError {
     new SvcError(
       'unavailable',
       `cannot reach the kernel on port ${k.port} (pid ${k.pid}) that holds ${path}: ${why}`,
-      `if this runs in a sandbox, let it connect to 127.0.0.1:${k.port}; else end that kernel with kill ${k.pid} (the next svc call starts a new one)`,
+      `if this runs in a sandbox, let it connect to 127.0.0.1:${k.port}; else end that kernel with kill ${k.pid} ` +
+        `(the next svc call starts a new one)`,
     ),
     { unresponsive: true },
   )

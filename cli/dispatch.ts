@@ -50,7 +50,8 @@ export function printError(io: Io, e: unknown): number {
   }
   const where = logDetails(io, e)
   io.err(
-    `svc: internal error: ${oneLine((e as Error)?.message ?? String(e))}${where ? ` (details in ${oneLine(where)})` : ''}\n`,
+    `svc: internal error: ${oneLine((e as Error)?.message ?? String(e))}` +
+      `${where ? ` (details in ${oneLine(where)})` : ''}\n`,
   )
   return 1
 }

@@ -46,7 +46,8 @@ async function main(): Promise<number> {
     const result = await runDemoGauntlet(demo)
     const worked = await runDemoWorker(demo)
     say(
-      `demonstration over: run ${result.run}, ${result.reports} reports waited on by cursor; a worker on ${worked.issue} reported done`,
+      `demonstration over: run ${result.run}, ${result.reports} reports waited on by cursor; a worker on ` +
+        `${worked.issue} reported done`,
     )
     // The sample stays on disk, the configuration as it was: the next start runs the demonstration again.
     if (before === undefined) rmSync(projectsFile)

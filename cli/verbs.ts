@@ -162,7 +162,8 @@ export const VERBS = {
   'lane wait': verb({
     positionals: ['[lane]'],
     description:
-      'Wait for the next report of a lane, or of any lane of a run or parent; exit 0 done, 4 blocked/failed, 2 exited or idle, 3 timeout',
+      'Wait for the next report of a lane, or of any lane of a run or parent; exit 0 done, 4 blocked/failed, 2 ' +
+      'exited or idle, 3 timeout',
     options: {
       run: s('Wait on every lane of this run'),
       parent: s('Wait on every lane launched by this conversation'),
@@ -233,7 +234,8 @@ export const VERBS = {
   'worker wait': verb({
     positionals: ['[worker]'],
     description:
-      'Wait for the next report of a worker, of the workers of an issue, or of those a conversation ran; exit 0 done, 4 blocked/failed, 2 exited or idle, 3 timeout',
+      'Wait for the next report of a worker, of the workers of an issue, or of those a conversation ran; exit 0 ' +
+      'done, 4 blocked/failed, 2 exited or idle, 3 timeout',
     options: {
       issue: s('Wait on every worker of this issue'),
       parent: s('Wait on every worker this conversation ran'),

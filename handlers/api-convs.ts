@@ -26,7 +26,8 @@ const DiffQuery = v.strictObject({
   ),
 })
 
-/** What the deck needs beyond the lanes API: the tree, one conversation with its page's detail, its change, its transcript, a parked patch, tell, answers, stop, archive. */
+/** What the deck needs beyond the lanes API: the tree, one conversation with its page's detail, its change, its
+ * transcript, a parked patch, tell, answers, stop, archive. */
 export const apiConvs = new Hono<HandlerEnv>()
   .get('/tree', async (c) => {
     const q = query(c, PortSchemas.deckTree)

@@ -5,7 +5,8 @@ import type { HandlerEnv } from './env.js'
 import { jsonBody, query, respond } from './respond.js'
 
 /** DESIGN.md 3: the options of `svc lane start` in camelCase plus `conversation`, the launching conversation (what
- * $SERVICE_CONVERSATION is to the CLI), and `conversationKey`, its key when it has one ($SERVICE_CONVERSATION_KEY). An HTTP caller has no current directory, so `cwd` is not among them. */
+ * $SERVICE_CONVERSATION is to the CLI), and `conversationKey`, its key when it has one ($SERVICE_CONVERSATION_KEY). An
+ * HTTP caller has no current directory, so `cwd` is not among them. */
 const LaneStartBody = v.pipe(
   v.omit(PortSchemas.laneStart, ['cwd']),
   v.check(

@@ -26,10 +26,7 @@ export function deckCookie(host: string): string {
  * bearer token. */
 const DECK_ROUTES: [string, RegExp][] = [
   ['GET', /^\/(agents|conv\/[^/]+|deck\/client\.js)?$/],
-  [
-    'GET',
-    /^\/api\/(session|tree|events|convs\/[^/]+|convs\/[^/]+\/(transcript|detail|diff)|convs\/[^/]+\/parked\/[^/]+|lanes\/[^/]+)$/,
-  ],
+  ['GET', /^\/api\/(session|tree|events|lanes\/[^/]+|convs\/[^/]+(\/(transcript|detail|diff)|\/parked\/[^/]+)?)$/],
   ['POST', /^\/api\/(convs\/[^/]+\/(tell|answer|stop|archive)|lanes\/[^/]+\/reap|lanes|workers)$/],
 ]
 /** The deck's pages (not its browser code or API). */

@@ -7,8 +7,8 @@ import { suiteOutcome, failureRecap } from './helpers/suite-outcome.js'
 
 /** Runs every uvu suite file under dist/test, each in its own process so that one crash cannot hide the others'
  * counts (a pure group, which starts nothing, runs all its files in one process: a Node start costs more than most
- * of its files), several side by side (most suites wait on the processes they drive), prints each file's report whole when
- * it ends, then the time of each group, then the one line CI reads: `N passed, N failed`.
+ * of its files), several side by side (most suites wait on the processes they drive), prints each file's report whole
+ * when it ends, then the time of each group, then the one line CI reads: `N passed, N failed`.
  * `node dist/test/run.js [group ...]`; SERVICE_TEST_JOBS sets how many files run at once. */
 const ALL_GROUPS = ['lint', 'domain', 'io', 'handlers', 'cli', 'e2e', 'reliability', 'browser']
 /** The checks that are no uvu suite, each counted as one test: the style of every source file, and the layering
@@ -26,6 +26,8 @@ const CHECKS: Record<string, string[]> = {
     join('test-artifacts', 'prettier-cache'),
     '**/*.{ts,tsx}',
   ],
+  // The formatter's width, also for what it does not wrap: comments, strings and templates' text.
+  'line-length': [join(ROOT, 'dist', 'test', 'lint', 'line-length.js')],
   imports: [
     join(ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs'),
     '--config',
@@ -173,12 +175,14 @@ for (const group of groups) {
   const sum = own.reduce((t, o) => t + o.ms, 0)
   const cpu = own.reduce((t, o) => t + (o.cpuMs ?? 0), 0)
   console.log(
-    `${group}: ${own.length} files, ${(sum / 1000).toFixed(1)} s of suite time, ${(cpu / 1000).toFixed(1)} s of processor time`,
+    `${group}: ${own.length} files, ${(sum / 1000).toFixed(1)} s of suite time, ${(cpu / 1000).toFixed(1)} s of ` +
+      `processor time`,
   )
 }
 const cpuAll = [...outcomes.values()].reduce((t, o) => t + (o.cpuMs ?? 0), 0)
 console.log(
-  `${files.length} files, ${JOBS} at a time, in ${((Date.now() - began) / 1000).toFixed(1)} s (${(cpuAll / 1000).toFixed(1)} s of processor time)`,
+  `${files.length} files, ${JOBS} at a time, in ${((Date.now() - began) / 1000).toFixed(1)} s (` +
+    `${(cpuAll / 1000).toFixed(1)} s of processor time)`,
 )
 const line = `${passed} passed, ${failed} failed`
 mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true })

@@ -4,7 +4,8 @@ import type { Run } from '../verbs.js'
 
 const DECISIONS = ['allow', 'deny'] as const
 
-/** `svc conv answer <conv> allow|deny [--message <text>]`: answer the permission, question or plan a harness waits on. */
+/** `svc conv answer <conv> allow|deny [--message <text>]`: answer the permission, question or plan a harness waits
+ * on. */
 export const run: Run<'conv answer'> = async (port, args, io) => {
   const decision = args.decision
   if (!(DECISIONS as readonly string[]).includes(decision))

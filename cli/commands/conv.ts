@@ -28,7 +28,8 @@ function describe(v: ConvView): string {
     ['cwd', v.cwd],
     [
       'activity',
-      `${activityText(v)} (${v.evidence.source}${v.evidence.detail ? `: ${v.evidence.detail}` : ''}, ${age(v.evidence.at)} ago)`,
+      `${activityText(v)} (${v.evidence.source}${v.evidence.detail ? `: ${v.evidence.detail}` : ''}, ` +
+        `${age(v.evidence.at)} ago)`,
     ],
     ['archived', v.archived ? 'yes' : undefined],
     ['waits on', v.pending ? pendingText(v.pending) : undefined],

@@ -19,7 +19,9 @@ const attr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').rep
  * (/proc/<pid>/cmdline): the opener gets the path of a page only this user can read, which goes on to the link. */
 function openPrivately(url: string, file: string, env: NodeJS.ProcessEnv): void {
   rmSync(file, { force: true })
-  const page = `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${attr(url)}"><title>Command Deck</title><a href="${attr(url)}">Command Deck</a>\n`
+  const page =
+    `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${attr(url)}` +
+    `"><title>Command Deck</title><a href="${attr(url)}">Command Deck</a>\n`
   writeFileSync(file, page, { mode: 0o600, flag: 'wx' })
   const opener = process.platform === 'darwin' ? 'open' : 'xdg-open'
   startDetached([opener, file], { env })

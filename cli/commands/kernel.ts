@@ -29,7 +29,8 @@ export const status: Run<'kernel status'> = async (_port, args, io) => {
   io.out(
     args.json
       ? JSON.stringify({ running: true, ...st }) + '\n'
-      : `kernel ${st.version} running: pid ${st.pid}, port ${st.port}, home ${st.home}, ${st.conversations} conversations\n`,
+      : `kernel ${st.version} running: pid ${st.pid}, port ${st.port}, home ${st.home}, ${st.conversations} ` +
+          `conversations\n`,
   )
   return 0
 }

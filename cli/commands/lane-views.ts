@@ -56,12 +56,14 @@ export function printReap(
   if (r.parked)
     io.out(
       line(
-        `parked ${r.parked.paths} path${r.parked.paths === 1 ? '' : 's'} to ${r.parked.patch} (kept at ${r.parked.ref})`,
+        `parked ${r.parked.paths} path${r.parked.paths === 1 ? '' : 's'} to ${r.parked.patch} (kept at ` +
+          `${r.parked.ref})`,
       ),
     )
   io.out(
     line(
-      `reaped ${v.who} (conv ${v.id})${r.removed ? `: removed ${r.removed}` : ''}${r.held ? `, every byte held at ${r.held}` : ''}${v.branch ? `; branch ${v.branch} kept` : ''}`,
+      `reaped ${v.who} (conv ${v.id})${r.removed ? `: removed ${r.removed}` : ''}` +
+        `${r.held ? `, every byte held at ${r.held}` : ''}${v.branch ? `; branch ${v.branch} kept` : ''}`,
     ),
   )
   if (r.archiveError) io.out(line(r.archiveError))

@@ -35,7 +35,8 @@ export const criticsOf = <T extends Pick<LaneChainNow, 'rec'>>(
 const buildersOf = (all: LaneChainNow[], run: string, key: string) =>
   all.filter((l) => l.rec.lane.role === 'builder' && inChain(l.rec.lane, run, key))
 
-/** Where a builder iteration stands now: the head of its newest lane's worktree if read, else its newest done report. */
+/** Where a builder iteration stands now: the head of its newest lane's worktree if read, else its newest done
+ * report. */
 function builderHead(all: LaneChainNow[], run: string, key: string, iteration: number): string | undefined {
   const rows = buildersOf(all, run, key).filter((l) => l.rec.lane.iteration === iteration)
   const live = newestLane(rows.filter((r) => r.head))

@@ -24,7 +24,8 @@ export function lanesRootProblem(root: string, home: string, checkout: string, t
 }
 
 /** SPEC.md 8 Configuration, `lanes_root`: the configured directory, `~` read as the home (a relative one is relative
- * to the checkout, where the service resolves it), else the default: a sibling of the checkout, `<project dir>-lanes`. */
+ * to the checkout, where the service resolves it), else the default: a sibling of the checkout, `<project
+ * dir>-lanes`. */
 export const lanesRootSetting = (checkout: string, configured: string | undefined, home: string) =>
   configured === undefined ? `${checkout}-lanes` : configured.replace(/^~(?=\/|$)/, home)
 
@@ -36,7 +37,8 @@ export const checkoutFound = (configPath: string, key: string, path: string, exi
 export const lanesRootFits = (configPath: string, key: string, problem: string | undefined): Decision =>
   problem === undefined ? ALLOWED : refuse('usage', `${configPath}: ${key}.gauntlet.lanes_root: ${problem}`)
 
-/** SPEC.md 8 Configuration: a project named by a user is an own key of projects.yaml (never `__proto__` and the like). */
+/** SPEC.md 8 Configuration: a project named by a user is an own key of projects.yaml (never `__proto__` and the
+ * like). */
 export const projectEntry = <P>(projects: Record<string, P>, key: string): P | undefined =>
   Object.hasOwn(projects, key) ? projects[key] : undefined
 

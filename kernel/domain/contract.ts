@@ -34,7 +34,8 @@ const REPORT_HELP: Record<Role, string[]> = {
   ],
   orchestrator: [
     'Launch builders, verifiers and play lanes of this run with `svc lane start`, wait on them with',
-    '`svc lane wait --run <run>`, and file your own report with `svc lane report --file <report.md>` when the run is done.',
+    '`svc lane wait --run <run>`, and file your own report with `svc lane report --file <report.md>` when the run ' +
+      'is done.',
   ],
   play: ['Work freely in this empty directory.'],
 }
@@ -59,12 +60,15 @@ export function buildContract(f: ContractFacts): string {
     )
   if (f.answers)
     lines.push(
-      `- This iteration answers the verdict of critic conv ${f.answers.id}: ${f.answers.verdict ?? '(no verdict filed)'}${f.answers.verdictFile ? `, verdict file ${f.answers.verdictFile}` : ''}.`,
+      `- This iteration answers the verdict of critic conv ${f.answers.id}: ` +
+        `${f.answers.verdict ?? '(no verdict filed)'}` +
+        `${f.answers.verdictFile ? `, verdict file ${f.answers.verdictFile}` : ''}.`,
     )
   if (f.role !== 'play') {
     lines.push('', '## Reporting', '', ...REPORT_HELP[f.role], '')
     lines.push(
-      'If you cannot go on, `svc lane report --status blocked --file <f>`; the report must begin with RULING, SPEND, ONE-WAY or BLOCKED.',
+      'If you cannot go on, `svc lane report --status blocked --file <f>`; the report must begin with RULING, ' +
+        'SPEND, ONE-WAY or BLOCKED.',
     )
     lines.push('If the brief cannot be done, `svc lane report --status failed --file <f>`.')
   }

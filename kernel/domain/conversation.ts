@@ -133,7 +133,8 @@ export const convNameFits = (name: string | undefined): Decision =>
     ? ALLOWED
     : refuse(
         'usage',
-        `invalid name '${shortLine(name)}': use lower-case letters, digits, '.', '_' or '-', starting with a letter or digit`,
+        `invalid name '${shortLine(name)}': use lower-case letters, digits, '.', '_' or '-', starting with a letter ` +
+          `or digit`,
       )
 
 /** README "Conversations": the shell harness runs a script, so it is given one (a prompt, or a lane's brief). */

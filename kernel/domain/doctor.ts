@@ -111,7 +111,9 @@ function policyCheck(p: RolePolicy): DoctorCheck {
   return {
     name: `permissions ${p.project}/${p.role}`,
     ok: true,
-    detail: `${p.mode} on ${p.harness}: ${p.detail ?? 'the shell harness runs its brief as given (no permission checks)'}`,
+    detail:
+      `${p.mode} on ${p.harness}: ` +
+      `${p.detail ?? 'the shell harness runs its brief as given (no permission checks)'}`,
   }
 }
 
@@ -176,7 +178,9 @@ function rootCheck(r: LanesRootFact, configPath: string): DoctorCheck {
       name,
       ok: false,
       detail: r.problem,
-      fix: `set ${r.project}.gauntlet.lanes_root in ${configPath} to a directory under your home, outside /tmp, beside the checkout`,
+      fix:
+        `set ${r.project}.gauntlet.lanes_root in ${configPath} to a directory under your home, outside /tmp, ` +
+        `beside the checkout`,
     }
   if (!r.writable)
     return {

@@ -51,6 +51,7 @@ export const diskFullError = (e: unknown) => {
   const path = (e as { path?: unknown } | undefined)?.path
   return new SvcError(
     'unavailable',
-    `disk full${typeof path === 'string' ? `: cannot write ${path}` : ''}; nothing was stored: free some space and try again`,
+    `disk full${typeof path === 'string' ? `: cannot write ${path}` : ''}; nothing was stored: free some space and ` +
+      `try again`,
   )
 }

@@ -16,8 +16,8 @@ export type HostReapAnswer =
   | { kind: 'silent'; waitedS: number }
 
 /** What home does next: park the held snapshot's work at home (then ask the removal), ask the host to remove the
- * worktree naming the held commit, or the reap is done (the worktree is gone; every byte of it held at `held`, but what `note` names: the files the
- * branch's ignore rules hid, gone with it as in a reap here). */
+ * worktree naming the held commit, or the reap is done (the worktree is gone; every byte of it held at `held`, but what
+ * `note` names: the files the branch's ignore rules hid, gone with it as in a reap here). */
 export type HostReapStep =
   | { do: 'park'; commit: string; ref: string; paths: number }
   | { do: 'remove'; held: string; ref: string }
@@ -38,7 +38,8 @@ export function hostAnswersForReap(f: {
   if (!f.lost) return ALLOWED
   return refuse(
     'unavailable',
-    `refused: host ${f.host} is not answering (${f.lost.detail ?? 'host-lost'}); conv ${f.conv.id} (${f.conv.name}) was not reaped and nothing was removed, here or there`,
+    `refused: host ${f.host} is not answering (${f.lost.detail ?? 'host-lost'}); conv ${f.conv.id} (${f.conv.name}) ` +
+      `was not reaped and nothing was removed, here or there`,
     `reap again once it answers; svc host show ${f.host} says what it answers now`,
   )
 }
@@ -57,7 +58,8 @@ export function hostReapStep(f: {
   if (a.kind === 'silent')
     return refuse(
       'unavailable',
-      `refused: host ${f.host} did not answer the reap of conv ${f.conv.id} (${f.conv.name}) within ${a.waitedS} s; nothing home does not hold was removed`,
+      `refused: host ${f.host} did not answer the reap of conv ${f.conv.id} (${f.conv.name}) within ${a.waitedS} s; ` +
+        `nothing home does not hold was removed`,
       `svc host show ${f.host} says what it answers; then reap again`,
     )
   if (a.kind === 'refused')
@@ -69,13 +71,15 @@ export function hostReapStep(f: {
   if (f.rounds > HOST_REAP_ROUNDS)
     return refuse(
       'conflict',
-      `refused: ${where} kept changing while it was reaped (${HOST_REAP_ROUNDS} snapshots held at home, the last at ${a.ref}); nothing was removed`,
+      `refused: ${where} kept changing while it was reaped (${HOST_REAP_ROUNDS} snapshots held at home, the last at ` +
+        `${a.ref}); nothing was removed`,
       `look for what still writes there, then reap again`,
     )
   if (a.paths > 0 && !f.park)
     return refuse(
       'conflict',
-      `refused: ${where} has uncommitted changes (${a.paths} path${a.paths === 1 ? '' : 's'}); commit them, or pass --park to save them to a patch`,
+      `refused: ${where} has uncommitted changes (${a.paths} path${a.paths === 1 ? '' : 's'}); commit them, or pass ` +
+        `--park to save them to a patch`,
       `nothing was removed; every byte of it is held at home at ${a.ref}`,
     )
   if (a.paths > 0) return allow({ do: 'park', commit: a.commit, ref: a.ref, paths: a.paths })

@@ -103,7 +103,8 @@ const HostsFileSchema = v.record(
 export type HostEntry = v.InferOutput<typeof HostEntrySchema>
 export type Hosts = Record<string, HostEntry>
 
-/** hosts.yaml's document checked: the hosts, or the first thing wrong with it on one line (file named by the caller). */
+/** hosts.yaml's document checked: the hosts, or the first thing wrong with it on one line (file named by the
+ * caller). */
 export function checkHostsFile(doc: unknown): Checked<Hosts> {
   if (doc === null || doc === undefined) return { ok: true, value: {} }
   if (typeof doc !== 'object' || Array.isArray(doc))
@@ -144,7 +145,8 @@ export function planHostAdd(hosts: Hosts, input: HostAddInput): Decision<{ entry
   if (!HOST_NAME.test(input.name))
     return refuse(
       'usage',
-      `host name ${JSON.stringify(input.name)}: use lower-case letters, digits and "-", at most 32, starting with a letter or digit`,
+      `host name ${JSON.stringify(input.name)}: use lower-case letters, digits and "-", at most 32, starting with a ` +
+        `letter or digit`,
     )
   if (hostEntry(hosts, input.name))
     return refuse(
@@ -189,8 +191,10 @@ export function hostRemovable(name: string, placed: PlacedLane[]): Decision {
   const named = placed.map((l) => `${l.name} (${l.live ? 'live' : 'stopped, not reaped'})`)
   return refuse(
     'conflict',
-    `refused: host ${name} still holds the worktree${n === 1 ? '' : 's'} of ${n} lane${n === 1 ? '' : 's'}: ${named.join(', ')}`,
-    `reap ${n === 1 ? 'it' : 'them'} first: svc lane reap <lane> (a live lane is stopped first; --park keeps uncommitted work), then remove the host`,
+    `refused: host ${name} still holds the worktree${n === 1 ? '' : 's'} of ${n} lane${n === 1 ? '' : 's'}: ` +
+      `${named.join(', ')}`,
+    `reap ${n === 1 ? 'it' : 'them'} first: svc lane reap <lane> (a live lane is stopped first; --park keeps ` +
+      `uncommitted work), then remove the host`,
   )
 }
 
@@ -301,9 +305,11 @@ export const probeScript = (hash: string) => {
     'echo "git=$(git --version 2>/dev/null)"',
     'echo "node=$(node --version 2>/dev/null)"',
     'echo "home=$HOME"',
-    `if [ -f "$HOME/${remoteRunnerPath(hash)}" ]; then echo "runner=${v} installed"; else echo "runner=${v} missing"; fi`,
+    `if [ -f "$HOME/${remoteRunnerPath(hash)}" ]; then echo "runner=${v} installed"; else echo "runner=${v} ` +
+      `missing"; fi`,
     `p=$(cat "$HOME/${REMOTE_DIR}/state/runner.pid" 2>/dev/null)`,
-    'case "$p" in ""|*[!0-9]*) ;; *) if kill -0 "$p" 2>/dev/null; then echo "running=$p $(ps -o args= -p "$p" 2>/dev/null)"; fi ;; esac',
+    'case "$p" in ""|*[!0-9]*) ;; *) if kill -0 "$p" 2>/dev/null; then echo "running=$p $(ps -o args= -p "$p" ' +
+      '2>/dev/null)"; fi ;; esac',
   ].join('; ')
 }
 
@@ -382,7 +388,8 @@ export function readProbe(
         `${at} refused the key: ${said}`,
         entry.identity
           ? `add the public key of ${entry.identity} to ~/.ssh/authorized_keys of ${entry.ssh}`
-          : `give a key the host accepts: svc host remove ${name}; svc host add ${name} --ssh ${entry.ssh} --identity <key file>`,
+          : `give a key the host accepts: svc host remove ${name}; svc host add ${name} --ssh ${entry.ssh} ` +
+              `--identity <key file>`,
       )
     if (/timed out|No route to host|Connection refused|Network is unreachable|Could not resolve/i.test(said))
       return refuse(
@@ -466,7 +473,8 @@ export const installRunnerScript = (hash: string) => {
   const f = `"$HOME/${remoteRunnerPath(hash)}"`
   return [
     'umask 077',
-    `if [ -f ${f} ]; then echo have; cat >/dev/null; else mkdir -p "$HOME/${REMOTE_DIR}" && cat > ${f}.tmp.$$ && mv ${f}.tmp.$$ ${f} && echo installed; fi`,
+    `if [ -f ${f} ]; then echo have; cat >/dev/null; else mkdir -p "$HOME/${REMOTE_DIR}" && cat > ${f}.tmp.$$ && mv ` +
+      `${f}.tmp.$$ ${f} && echo installed; fi`,
     'echo "node=$(node --version 2>/dev/null)"',
   ].join('; ')
 }

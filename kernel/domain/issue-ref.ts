@@ -23,7 +23,10 @@ const ISSUE_REF_FORMS = 'local:<n>, gh:<owner>/<repo>#<n> or #<n>'
 /** Why an owner or repository name is refused, if it is. */
 function githubNameProblem(owner: string, repo: string): string | undefined {
   if (!OWNER.test(owner))
-    return `'${owner}' is not a GitHub account name (letters, digits and hyphens, at most 39, not starting with a hyphen)`
+    return (
+      `'${owner}' is not a GitHub account name (letters, digits and hyphens, at most 39, not starting with a ` +
+      `hyphen)`
+    )
   if (!REPO.test(repo) || /^\.+$/.test(repo))
     return `'${repo}' is not a GitHub repository name (letters, digits, '.', '_' and '-', at most 100)`
   // The repository is part of a worker's branch name, and git refuses '..' in a ref.
@@ -74,7 +77,8 @@ export function onOrigin(ref: ParsedRef, origin: GithubRepo | undefined): Parsed
   if (!origin)
     return bad(
       `#${ref.number}`,
-      `#<n> names an issue of the project's origin on github.com, and this project's origin is not there; write gh:<owner>/<repo>#${ref.number}`,
+      `#<n> names an issue of the project's origin on github.com, and this project's origin is not there; write ` +
+        `gh:<owner>/<repo>#${ref.number}`,
     )
   return { ok: true, value: { tracker: 'gh', owner: origin.owner, repo: origin.repo, number: ref.number } }
 }

@@ -41,7 +41,8 @@ export function dirClaimRefusal(dir: string, records: ConversationRecord[]): Dec
   if (!holder) return ALLOWED
   return refuse(
     'conflict',
-    `refused: ${dir} is the directory of ${holderName(holder)}, which is not reaped; reap it first (svc ${holder.lane ? 'lane' : 'worker'} reap ${holder.id})`,
+    `refused: ${dir} is the directory of ${holderName(holder)}, which is not reaped; reap it first (svc ` +
+      `${holder.lane ? 'lane' : 'worker'} reap ${holder.id})`,
   )
 }
 
@@ -77,7 +78,8 @@ export function notOwnDirectory(
   if (isGitBacked(lane.role) ? found.launch === made.launch : found.dirId === made.dirId) return ALLOWED
   return refuse(
     'conflict',
-    `refused: ${dir} is not the directory this lane was launched in (it was removed and made again since); nothing was touched`,
+    `refused: ${dir} is not the directory this lane was launched in (it was removed and made again since); nothing ` +
+      `was touched`,
   )
 }
 
@@ -135,7 +137,8 @@ export function planUndo(intent: LaunchIntent, f: UndoFacts): UndoPlan {
   if (f.worktree && repo) {
     const ours = f.worktree.branch !== undefined && f.worktree.branch === intent.branch
     const moved = (f.head !== undefined && f.head !== intent.start) || (ours && f.branchTip !== intent.start)
-    const removal = `git -C ${repo} worktree remove --force ${dir}${ours ? ` && git -C ${repo} branch -D ${intent.branch}` : ''}`
+    const removal =
+      `git -C ${repo} worktree remove --force ${dir}` + `${ours ? ` && git -C ${repo} branch -D ${intent.branch}` : ''}`
     if (f.worktree.locked)
       return leftover(
         'a locked worktree no lane record claims',

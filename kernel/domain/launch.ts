@@ -143,7 +143,8 @@ export function mayLaunch(launcher: Pick<ConversationRecord, 'lane' | 'successor
     ? ALLOWED
     : refuse(
         'forbidden',
-        `refused: an orchestrator lane cannot launch ${role === 'orchestrator' ? 'an' : 'a'} ${role} lane; only a root conversation can`,
+        `refused: an orchestrator lane cannot launch ${role === 'orchestrator' ? 'an' : 'a'} ${role} lane; only a ` +
+          `root conversation can`,
       )
 }
 
@@ -232,7 +233,8 @@ export function oneLiveLane(
   if (!req.replace)
     return refuse(
       'conflict',
-      `lane ${run}/${key} ${req.role} i${live.rec.lane.iteration} is live (conv ${live.rec.id}); pass --replace to stop it and launch anew`,
+      `lane ${run}/${key} ${req.role} i${live.rec.lane.iteration} is live (conv ${live.rec.id}); pass --replace to ` +
+        `stop it and launch anew`,
     )
   return allow({ replace: live })
 }
@@ -254,7 +256,8 @@ export function reuseTarget(
   if (req.role === 'builder' && newestDone([reuse], reuse.rec.lane.iteration))
     return refuse(
       'conflict',
-      `refused: branch ${reuse.rec.lane.branch} of ${run}/${key} i${reuse.rec.lane.iteration} is frozen (its builder reported done); start a new iteration`,
+      `refused: branch ${reuse.rec.lane.branch} of ${run}/${key} i${reuse.rec.lane.iteration} is frozen (its ` +
+        `builder reported done); start a new iteration`,
     )
   return allow({ reuse })
 }
@@ -268,7 +271,8 @@ export function reuseReachable(req: Pick<StartRequest, 'reuse'>, same: LaneNow[]
   if (!earlier?.hostLost || !host) return ALLOWED
   return refuse(
     'unavailable',
-    `refused: the directory of conv ${earlier.rec.id} is on host ${host}, which is not answering (${earlier.hostLost.detail ?? 'no answer'}); --reuse needs it`,
+    `refused: the directory of conv ${earlier.rec.id} is on host ${host}, which is not answering (` +
+      `${earlier.hostLost.detail ?? 'no answer'}); --reuse needs it`,
     `wait until it answers (svc host show ${host}), or start a new iteration`,
   )
 }

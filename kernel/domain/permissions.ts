@@ -131,7 +131,8 @@ export function claudePermissionArgs(p: EffectivePermissions['claude']): string[
 /** What the sandbox refuses is asked of a person (codex's approval request, the lane's needs-you), never failed
  * silently: codex's granular approval policy with sandbox approvals on, the rest of its asking off. */
 export const CODEX_APPROVAL_POLICY =
-  'approval_policy={granular={sandbox_approval=true,rules=true,skill_approval=false,request_permissions=false,mcp_elicitations=false}}'
+  'approval_policy={granular={sandbox_approval=true,rules=true,skill_approval=false,' +
+  'request_permissions=false,mcp_elicitations=false}}'
 
 /** Codex's settings (`-c key=value`) for the policy; without one, its workspace sandbox. Its shell is never a login
  * shell: a system profile that resets PATH would drop `svc` (and codex's own helpers). */

@@ -58,7 +58,8 @@ export function placeReuse(a: {
   if (a.flag !== undefined && a.flag !== host)
     return refuse(
       'usage',
-      `--host ${JSON.stringify(a.flag)} does not go with --reuse: the lane continues in ${dir} ${host === undefined ? 'at home' : `on host ${host}`} as it is`,
+      `--host ${JSON.stringify(a.flag)} does not go with --reuse: the lane continues in ${dir} ` +
+        `${host === undefined ? 'at home' : `on host ${host}`} as it is`,
     )
   if (host === undefined) return allow({})
   if (!a.hosts.includes(host))
@@ -133,7 +134,8 @@ export function remoteWorktreeScript(w: RemoteWorktree): string {
     `git -C "$repo" config remote.origin.url ${shellWord(w.origin)}`,
     `git -C "$repo" config remote.origin.fetch '+refs/heads/*:refs/remotes/origin/*'`,
     'git -C "$repo" fetch -q origin',
-    `git -C "$repo" cat-file -e ${shellWord(`${w.start}^{commit}`)} 2>/dev/null || { echo "commit ${w.start} is not on origin as the host fetched it; push it first" >&2; exit 3; }`,
+    `git -C "$repo" cat-file -e ${shellWord(`${w.start}^{commit}`)} 2>/dev/null || { echo "commit ${w.start} is not ` +
+      `on origin as the host fetched it; push it first" >&2; exit 3; }`,
     '[ ! -e "$dir" ] || { echo "$dir is taken on the host" >&2; exit 4; }',
     `git -C "$repo" worktree add -q ${checkout} "$dir" ${shellWord(w.start)}`,
     'cd "$dir" && echo "dir=$(pwd -P)"',

@@ -51,12 +51,14 @@ export function processRefusal(dir: string, ps: ProcessInside[], filesShown = 3)
   const parts: string[] = []
   if (inCwd.length)
     parts.push(
-      `${inCwd.length === 1 ? 'a process has its' : `${inCwd.length} processes have their`} working directory inside ${dir}: ${inCwd.map(named).join(', ')}`,
+      `${inCwd.length === 1 ? 'a process has its' : `${inCwd.length} processes have their`} working directory ` +
+        `inside ${dir}: ${inCwd.map(named).join(', ')}`,
     )
   if (holding.length) {
     const held = holding.map((p) => `${named(p)} holding ${someOf([...p.files].sort(), filesShown)}`)
     parts.push(
-      `${holding.length === 1 ? 'a process holds' : `${holding.length} processes hold`} files open inside ${dir}: ${held.join('; ')}`,
+      `${holding.length === 1 ? 'a process holds' : `${holding.length} processes hold`} files open inside ${dir}: ` +
+        `${held.join('; ')}`,
     )
   }
   return parts.length ? `refused: ${parts.join('; ')}` : undefined
@@ -78,15 +80,30 @@ function firstRefusal(f: ReapFacts, limitS: number): string | undefined {
   if (isGitBacked(f.role) && !f.worktree)
     return `refused: ${f.dirReal} is no longer a git worktree; look at it, then remove it yourself`
   if (f.locked !== undefined)
-    return `refused: the worktree ${f.dirReal} is locked (${f.locked || 'no reason given'}); unlock it with git worktree unlock once nothing is using it`
+    return (
+      `refused: the worktree ${f.dirReal} is locked (${f.locked || 'no reason given'}); unlock it with git ` +
+      `worktree unlock once nothing is using it`
+    )
   // A patch records a submodule's commit, never its files, and git removes no worktree that holds one.
   if (f.submodules?.length)
-    return `refused: ${f.dirReal} holds ${f.submodules.length === 1 ? 'a checked-out submodule' : `${f.submodules.length} checked-out submodules`} (${someOf(f.submodules, 3)}) whose work a patch cannot carry; commit and push ${f.submodules.length === 1 ? 'its' : 'their'} work, run git submodule deinit --all in ${f.dirReal}, then reap again`
+    return (
+      `refused: ${f.dirReal} holds ` +
+      `${f.submodules.length === 1 ? 'a checked-out submodule' : `${f.submodules.length} checked-out submodules`} (` +
+      `${someOf(f.submodules, 3)}) whose work a patch cannot carry; commit and push ` +
+      `${f.submodules.length === 1 ? 'its' : 'their'} work, run git submodule deinit --all in ${f.dirReal}, then ` +
+      `reap again`
+    )
   if (f.dirtyPaths > 0 && !f.park)
-    return `refused: ${f.dirReal} has uncommitted changes (${f.dirtyPaths} path${f.dirtyPaths === 1 ? '' : 's'}${unseenNote(f.unseenPaths ?? [])}); commit them, or pass --park to save them to a patch`
+    return (
+      `refused: ${f.dirReal} has uncommitted changes (${f.dirtyPaths} path${f.dirtyPaths === 1 ? '' : 's'}` +
+      `${unseenNote(f.unseenPaths ?? [])}); commit them, or pass --park to save them to a patch`
+    )
   // A park cleans the tree, which git refuses while an index lock is there; a clean tree is removed all the same.
   if (f.dirtyPaths > 0 && f.indexLock !== undefined)
-    return `refused: ${f.indexLock} exists, so git cannot change the worktree; if no git command is running in ${f.dirReal}, remove that file and reap again`
+    return (
+      `refused: ${f.indexLock} exists, so git cannot change the worktree; if no git command is running in ` +
+      `${f.dirReal}, remove that file and reap again`
+    )
   return undefined
 }
 
@@ -98,7 +115,8 @@ export function reapRefusal(f: ReapFacts, limitS: number): Decision {
 
 /** What the reap plan is made from: the directory's facts (read before the stop, or after it) and the lane's record. */
 export interface ReapPlanFacts extends ReapFacts {
-  /** The lane's record as stored now: `archived` refuses the reap, `reaped` says an earlier reap removed the directory. */
+  /** The lane's record as stored now: `archived` refuses the reap, `reaped` says an earlier reap removed the
+   * directory. */
   conv: { id: string; name: string; archived?: unknown; reaped?: unknown }
   /** The stop of step 1 is done: the facts were read after it. */
   stopped: boolean
@@ -153,8 +171,8 @@ export interface ReapPlan {
   kept: ReapKept[]
 }
 
-/** SPEC.md 4.1 reap, steps 1-7 in order: the reap's refusal, or its steps and what it keeps. Before the stop the plan is
- * the stop and a second look; after it, the whole reap. A refusal at either look archives nothing. */
+/** SPEC.md 4.1 reap, steps 1-7 in order: the reap's refusal, or its steps and what it keeps. Before the stop the plan
+ * is the stop and a second look; after it, the whole reap. A refusal at either look archives nothing. */
 export function planReap(f: ReapPlanFacts): Decision<ReapPlan> {
   const again = notYetReaped(f.conv)
   if (!again.ok) return again
@@ -212,7 +230,8 @@ export function countsAgainstReap(
 export const playKeptWarning = (dir: string, found: string) =>
   `warning: ${dir} holds a .git${found === '.git' ? '' : ` (${found})`}; the play directory is kept`
 
-/** SPEC.md 4.1 reap step 6 (nothing left to remove): a lane whose directory was already gone reaps, with this warning. */
+/** SPEC.md 4.1 reap step 6 (nothing left to remove): a lane whose directory was already gone reaps, with this
+ * warning. */
 export const alreadyGoneWarning = (dir: string) => `warning: ${dir} was already gone`
 
 /** SPEC.md 4.1 reap: a lane reaped and archived is not reaped again (a reap kept with --keep, not archived, may be). */
@@ -226,7 +245,8 @@ export const nestedRepoRefusal = (dir: string, paths: string[]): Decision =>
     ? ALLOWED
     : refuse(
         'conflict',
-        `refused: a patch cannot carry the files of a git repository inside the worktree: ${paths.join(', ')}; move ${paths.length === 1 ? 'it' : 'them'} out of ${dir} first`,
+        `refused: a patch cannot carry the files of a git repository inside the worktree: ${paths.join(', ')}; move ` +
+          `${paths.length === 1 ? 'it' : 'them'} out of ${dir} first`,
       )
 
 /** SPEC.md 4.1 reap step 5: commits the upstream lacks are a warning, never a loss: the branch is kept. */
@@ -235,7 +255,8 @@ export function unpushedWarning(branch: string, unpushed: number): string | unde
   return `warning: ${branch} has ${unpushed} commit${unpushed === 1 ? '' : 's'} not on any remote; the branch is kept`
 }
 
-/** SPEC.md 4.1 reap step 5, on a detached HEAD: commits no branch, tag or remote holds are kept reachable from a ref. */
+/** SPEC.md 4.1 reap step 5, on a detached HEAD: commits no branch, tag or remote holds are kept reachable from a
+ * ref. */
 export const detachedKeptWarning = (unsaved: number, ref: string) =>
   `warning: the detached HEAD has ${unsaved} commit${unsaved === 1 ? '' : 's'} no branch holds; kept at ${ref}`
 

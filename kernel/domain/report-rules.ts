@@ -106,7 +106,8 @@ export function oneVerdict(
   if (req.verdict === undefined)
     return refuse(
       'usage',
-      `refused: a ${lane.role}'s done report needs its verdict: --verdict ${lane.role === 'critic' ? 'WOWED|IMPRESSED|NOT_YET' : 'PASS|DEFECTS'}`,
+      `refused: a ${lane.role}'s done report needs its verdict: --verdict ` +
+        `${lane.role === 'critic' ? 'WOWED|IMPRESSED|NOT_YET' : 'PASS|DEFECTS'}`,
     )
   return ALLOWED
 }
@@ -118,7 +119,8 @@ export function branchNotFrozen(lane: Reporting, earlier: Report[]): Decision {
   if (!done) return ALLOWED
   return refuse(
     'conflict',
-    `refused: branch ${done.branch ?? lane.branch} is frozen: ${lane.role} ${lane.key} i${lane.iteration} reported done (report #${done.seq}); start a new iteration`,
+    `refused: branch ${done.branch ?? lane.branch} is frozen: ${lane.role} ${lane.key} i${lane.iteration} reported ` +
+      `done (report #${done.seq}); start a new iteration`,
   )
 }
 
@@ -133,7 +135,8 @@ export function builderDoneClean(
   if (tree.dirty)
     return refuse(
       'conflict',
-      `refused: a ${lane.role} reports done only from a clean tree; commit or remove the changes (git status shows them)`,
+      `refused: a ${lane.role} reports done only from a clean tree; commit or remove the changes (git status shows ` +
+        `them)`,
     )
   if (req.allowUnpushed) return ALLOWED
   if (!tree.upstream)

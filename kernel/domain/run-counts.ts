@@ -1,7 +1,7 @@
 /** What the Command Deck counts per run. Each lane counts once by its activity (working, needs-you, idle, host-lost,
- * or other: starting, stopped, failed to start, archived), and besides: reported when it filed a report, stale when it is a
- * critic or verifier whose own verdict judged a commit its builder has moved past (a builder showing that verdict is
- * not counted again), and failed when it ended failed and is not archived. */
+ * or other: starting, stopped, failed to start, archived), and besides: reported when it filed a report, stale when it
+ * is a critic or verifier whose own verdict judged a commit its builder has moved past (a builder showing that verdict
+ * is not counted again), and failed when it ended failed and is not archived. */
 export interface RunCounts {
   working: number
   'needs-you': number

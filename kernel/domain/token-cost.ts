@@ -35,7 +35,8 @@ export function estimateUsd(model: string | undefined, u: TokenUsage): number {
 
 /** Which usage fields a codex estimate is made of. */
 export const CODEX_USAGE_BASIS =
-  "thread/tokenUsage/updated's total, the thread's running total: inputTokens less cachedInputTokens, cachedInputTokens, outputTokens (reasoningOutputTokens are part of outputTokens)"
+  "thread/tokenUsage/updated's total, the thread's running total: inputTokens less cachedInputTokens, " +
+  'cachedInputTokens, outputTokens (reasoningOutputTokens are part of outputTokens)'
 
 /** A thread's usage from codex's newest `thread/tokenUsage/updated` total. Codex reports the thread's running total
  * there after each model request, so the newest report is the whole thread: adding reports up would count earlier

@@ -127,9 +127,10 @@ export function leftOutNote(l: LeftOut): string | undefined {
   if (!l.count) return undefined
   const n = l.count
   const more = n > l.largest.length ? ` and ${n - l.largest.length} more` : ''
-  return `note: left out ${n} path${n === 1 ? '' : 's'} the branch's ignore rules hide, ${formatBytes(l.bytes)} in all: ${l.largest
-    .map((p) => `${p.path} (${formatBytes(p.bytes)})`)
-    .join(', ')}${more}`
+  return (
+    `note: left out ${n} path${n === 1 ? '' : 's'} the branch's ignore rules hide, ${formatBytes(l.bytes)} in ` +
+    `all: ${l.largest.map((p) => `${p.path} (${formatBytes(p.bytes)})`).join(', ')}${more}`
+  )
 }
 
 /** Attributes that never change a file's bytes between the repository and the disk. Any other attribute might (a

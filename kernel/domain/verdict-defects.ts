@@ -1,6 +1,6 @@
 /** The defects a verdict file lists, one line each: a string as it is; an object by its first text field among
- * defect, title, summary, description, message, text (with its location when it names one), else its JSON. A file that is
- * not JSON or has no `defects` array lists none and says why. */
+ * defect, title, summary, description, message, text (with its location when it names one), else its JSON. A file that
+ * is not JSON or has no `defects` array lists none and says why. */
 export function verdictDefects(text: string): { defects: string[]; problem?: string } {
   let doc: unknown
   try {

@@ -79,7 +79,8 @@ export function nextStep(m: WaitMember): string | undefined {
   const verb = m.place?.kind === 'worker' ? 'worker' : 'lane'
   if (!hasEnded(m.activity.value)) {
     const failed = m.activity.evidence.source === 'error'
-    const text = `${failed ? 'Your last turn ended with an error and no report' : 'Your turn ended without a report'}. Go on with the brief, then file your report with svc ${verb} report.`
+    const ended = failed ? 'Your last turn ended with an error and no report' : 'Your turn ended without a report'
+    const text = `${ended}. Go on with the brief, then file your report with svc ${verb} report.`
     return `svc tell conv-${m.name} ${shellWord(text)}`
   }
   if (m.filedAny || m.reports.length || !m.place) return undefined

@@ -26,7 +26,8 @@ export function buildWorkerContract(f: WorkerContractFacts): string {
     'When the brief is done: commit everything, push the branch with its upstream (`git push -u origin HEAD`), then',
     '`svc worker report --file <report.md>` (status done). A done report is refused from a dirty tree or with commits',
     'the upstream lacks; after it your branch is frozen: no further report from this iteration.',
-    'If you cannot go on, `svc worker report --status blocked --file <f>`; the report must begin with RULING, SPEND, ONE-WAY or BLOCKED.',
+    'If you cannot go on, `svc worker report --status blocked --file <f>`; the report must begin with RULING, ' +
+      'SPEND, ONE-WAY or BLOCKED.',
     'If the brief cannot be done, `svc worker report --status failed --file <f>`.',
     'Each report is sent to the conversation that ran you.',
     '',

@@ -150,7 +150,8 @@ export function planWorker(
   if (sameIteration.some((r) => r.doneReported))
     return refuse(
       'conflict',
-      `refused: branch ${reuse.worker.branch} of worker ${ref} i${reuse.worker.iteration} is frozen (its worker reported done); run a new iteration`,
+      `refused: branch ${reuse.worker.branch} of worker ${ref} i${reuse.worker.iteration} is frozen (its worker ` +
+        `reported done); run a new iteration`,
     )
   return {
     ok: true,
@@ -208,5 +209,8 @@ export function starterMessage(
 ): string {
   const first = r.body.trimStart().split('\n')[0].trim()
   const head = first.length > 200 ? `${first.slice(0, 199)}…` : first
-  return `Worker ${w.issue} i${w.iteration} (conv ${w.id}, ${w.name}) filed report #${r.seq}: ${r.status}: ${head}\nRead it: svc worker wait ${w.name} --after ${r.seq - 1}`
+  return (
+    `Worker ${w.issue} i${w.iteration} (conv ${w.id}, ${w.name}) filed report #${r.seq}: ${r.status}: ${head}` +
+    `\nRead it: svc worker wait ${w.name} --after ${r.seq - 1}`
+  )
 }

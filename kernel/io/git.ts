@@ -8,8 +8,9 @@ import { availableParallelism } from 'node:os'
 import { KeyedQueue, Limiter } from '../queue/serial.js'
 import { runProcess } from './process.js'
 
-/** Git, run as an argument array (io/process.ts): reads take no optional locks; fetch and worktree add/remove/prune run one at a time per
- * repository. A process result never leaves this file: callers get strings, booleans or an SvcError. */
+/** Git, run as an argument array (io/process.ts): reads take no optional locks; fetch and worktree add/remove/prune run
+ * one at a time per repository. A process result never leaves this file: callers get strings, booleans or an
+ * SvcError. */
 
 const env = { ...process.env, GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' }
 for (const k of Object.keys(env))

@@ -20,7 +20,8 @@ class BadStoreFile extends SvcError {
   ) {
     super(
       'internal',
-      `store file ${path} ${problem}; it was left untouched: repair it or move it away, then restart the kernel (svc kernel stop)`,
+      `store file ${path} ${problem}; it was left untouched: repair it or move it away, then restart the kernel ` +
+        `(svc kernel stop)`,
     )
   }
 }

@@ -5,12 +5,12 @@ import { inOwnPidNamespace, signalablePid } from './pid-namespace.js'
 import { runProcess } from './process.js'
 
 /** A runner adopts what its lane leaves behind, and nothing its lane starts outlives it. Where the kernel runs as
- * root, the runner is the first process of a PID namespace of its own: every process the lane starts is in it for good (a process cannot leave its PID
- * namespace), is handed to the runner when its parent exits (`setsid -f`, a double fork), cannot signal the runner
- * (to its namespace the runner is init, which ignores SIGKILL from inside), and is killed by Linux when the runner
- * ends, however it ends. So no lane process can be released to init and call as the person. The process that made
- * the namespace stays outside it as the runner's parent: it passes the kernel's signals on and takes the runner
- * with it when killed.
+ * root, the runner is the first process of a PID namespace of its own: every process the lane starts is in it for good
+ * (a process cannot leave its PID namespace), is handed to the runner when its parent exits (`setsid -f`, a double
+ * fork), cannot signal the runner (to its namespace the runner is init, which ignores SIGKILL from inside), and is
+ * killed by Linux when the runner ends, however it ends. So no lane process can be released to init and call as the
+ * person. The process that made the namespace stays outside it as the runner's parent: it passes the kernel's signals
+ * on and takes the runner with it when killed.
  *
  * Elsewhere the runner is only a child subreaper: Linux hands an orphan to its nearest ancestor so marked, else to
  * init; but a lane process that leaves both its group and its session and then kills its runner goes to init.

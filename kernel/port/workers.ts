@@ -3,7 +3,8 @@ import { EFFORTS, HARNESSES } from '../domain/keys.js'
 import { MAX_TEXT, key, opt, ref, text } from './fields.js'
 import type { WorkerViewSchema } from './outputs.js'
 
-/** The worker verbs of the KernelPort (kernel/port/port.ts): their inputs, and the view of a worker they answer with. */
+/** The worker verbs of the KernelPort (kernel/port/port.ts): their inputs, and the view of a worker they answer
+ * with. */
 
 export const WorkerSchemas = {
   workerRun: v.strictObject({

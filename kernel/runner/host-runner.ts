@@ -98,7 +98,8 @@ export function runDaemon(dir: string, self: string): void {
     })
   })
   log(
-    `runner ${process.pid} listening; ${journal.unacknowledged()} unacknowledged events, next seq ${journal.last() + 1}`,
+    `runner ${process.pid} listening; ${journal.unacknowledged()} unacknowledged events, next seq ` +
+      `${journal.last() + 1}`,
   )
 
   // Lanes: their reports, and the end of those started by an earlier runner (known from their exit file).

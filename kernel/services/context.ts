@@ -61,7 +61,8 @@ export class KernelContext {
     return decided(laneOf(this.resolve(ref))).rec
   }
 
-  /** The calling conversation ($SERVICE_CONVERSATION, else the one whose process tree calls), required; `fix` is the hint of the refusal when it is unset. */
+  /** The calling conversation ($SERVICE_CONVERSATION, else the one whose process tree calls), required; `fix` is the
+   * hint of the refusal when it is unset. */
   async caller(
     ref: string | undefined,
     what: string,

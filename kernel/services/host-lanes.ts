@@ -122,7 +122,8 @@ export class HostLanes {
     if (a.code !== 0)
       throw new SvcError(
         'unavailable',
-        `host ${host} did not take the message for conv ${rec.id}: ${a.stderr.trim().split('\n').at(-1) || `exit ${a.code}`}`,
+        `host ${host} did not take the message for conv ${rec.id}: ` +
+          `${a.stderr.trim().split('\n').at(-1) || `exit ${a.code}`}`,
         `svc host show ${host} says what it answers`,
       )
   }
@@ -137,7 +138,8 @@ export class HostLanes {
     return this.links.get(host)?.lostEvidence(now)
   }
 
-  /** A host lost or answering again: said once in the log, and each of its lanes reads anew (lists, the deck, waits). */
+  /** A host lost or answering again: said once in the log, and each of its lanes reads anew (lists, the deck,
+   * waits). */
   private stateChanged(host: string, s: LinkState) {
     if (s === 'host-lost') this.ctx.log('warn', `host ${host}: not answering; its lanes show host-lost until it does`)
     else if (s === 'up') this.ctx.log('info', `host ${host}: answering`)

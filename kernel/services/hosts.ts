@@ -110,7 +110,8 @@ export async function probeHosts(ctx: KernelContext): Promise<HostView[]> {
   return Promise.all(Object.entries(hosts).map(([name, entry]) => probe(ctx, name, entry)))
 }
 
-/** `svc host remove`: refused while a lane's worktree is there (hostRemovable); else its master connection closed, its key forgotten, its entry gone. */
+/** `svc host remove`: refused while a lane's worktree is there (hostRemovable); else its master connection closed, its
+ * key forgotten, its entry gone. */
 export function hostRemove(ctx: KernelContext, name: string): Promise<HostView> {
   return writes.run('hosts', async () => {
     const hosts = await readHosts(ctx)

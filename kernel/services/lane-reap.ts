@@ -250,7 +250,8 @@ export async function laneReap(
 }
 
 /** The reap of a lane's or a worker's directory (workDirOf): the same steps and guarantees for both. `view` gives
- * the reaped one's view once it is done. The steps and refusals are the rulebook's (planReap); this carries them out. */
+ * the reaped one's view once it is done. The steps and refusals are the rulebook's (planReap); this carries them
+ * out. */
 export async function reapDirectory<V>(
   ctx: KernelContext,
   cache: GitFactsCache,
@@ -316,7 +317,8 @@ async function reapRemote(
   return { ...done, archived: !input.keep && !archiveError, ...(archiveError ? { archiveError } : {}) }
 }
 
-/** Carries out the reap plan's steps in order; a refusal, or a failure before the record, leaves the lane unarchived. */
+/** Carries out the reap plan's steps in order; a refusal, or a failure before the record, leaves the lane
+ * unarchived. */
 async function carryOut(
   ctx: KernelContext,
   cache: GitFactsCache,

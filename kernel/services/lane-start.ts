@@ -128,7 +128,8 @@ export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'
   if (view.activity === 'failed-to-start')
     throw new SvcError(
       'conflict',
-      `lane ${run}/${key} ${input.role} i${rec.lane!.iteration} (conv ${rec.id}) failed to start: ${view.evidence.detail}`,
+      `lane ${run}/${key} ${input.role} i${rec.lane!.iteration} (conv ${rec.id}) failed to start: ` +
+        `${view.evidence.detail}`,
     )
   return { lane: view, line: startLine({ ...rec.lane!, id: rec.id, name: rec.name }, rec.cwd) }
 }

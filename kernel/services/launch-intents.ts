@@ -64,7 +64,8 @@ export async function settleInterruptedLaunches(ctx: KernelContext): Promise<voi
       else if (plan.removeWorktree || plan.removeDir || plan.deleteBranch)
         ctx.log(
           'warn',
-          `took back what an unfinished launch made at ${plan.dir}${plan.deleteBranch ? ` and its branch ${plan.deleteBranch}` : ''}`,
+          `took back what an unfinished launch made at ${plan.dir}` +
+            `${plan.deleteBranch ? ` and its branch ${plan.deleteBranch}` : ''}`,
         )
     } catch (e) {
       ctx.log('warn', `an interrupted launch (${path}): ${(e as Error).message}`)

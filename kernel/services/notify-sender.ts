@@ -95,7 +95,8 @@ export class NotifySender {
         return this.log('error', `notify ${sink}: ${what} not delivered: ${oneLine(next.why, 300)}`)
       this.log(
         'warn',
-        `notify ${sink}: ${what}: try ${n} of ${schedule.tries} failed: ${oneLine(outcome.ok ? '' : outcome.error, 300)}; next in ${next.inMs} ms`,
+        `notify ${sink}: ${what}: try ${n} of ${schedule.tries} failed: ` +
+          `${oneLine(outcome.ok ? '' : outcome.error, 300)}; next in ${next.inMs} ms`,
       )
       await sleep(next.inMs)
     }

@@ -73,7 +73,8 @@ export async function resolveProject(
   return { key, entry, checkout, lanesRoot }
 }
 
-/** The base ref of a project's launches and diffs (launch rule 5): only asks origin's HEAD when no default_branch is set. */
+/** The base ref of a project's launches and diffs (launch rule 5): only asks origin's HEAD when no default_branch is
+ * set. */
 export const baseOf = async (
   ctx: KernelContext,
   entry: Pick<ProjectEntry, 'default_branch'> | undefined,

@@ -25,7 +25,8 @@ export async function reconcile(
     }
     if (now - rec.createdAt < opts.graceMs) continue
     const detail = s?.runner
-      ? `runner pid ${s.runner.pid} is gone and wrote no end${s.harness ? `; harness pid ${s.harness.pid} is gone too` : ''}`
+      ? `runner pid ${s.runner.pid} is gone and wrote no end` +
+        `${s.harness ? `; harness pid ${s.harness.pid} is gone too` : ''}`
       : 'the runner never published its state'
     await ctx.store.update(rec.id, { ended: { at: now, source: 'reconcile', detail } })
     ctx.log('warn', `conv-${rec.name}: marked ended: ${detail}`)

@@ -126,7 +126,8 @@ function assertBasePackages(system: Set<string>) {
   for (const [path, owner] of packagesOf([...system]))
     assert.ok(
       owner && BASE_PACKAGES.includes(owner),
-      `the browser loads ${path}, of package ${owner ?? '(none)'}, which is not in the base list ${BASE_PACKAGES.join(', ')}`,
+      `the browser loads ${path}, of package ${owner ?? '(none)'}, which is not in the base list ` +
+        `${BASE_PACKAGES.join(', ')}`,
     )
 }
 

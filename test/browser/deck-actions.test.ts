@@ -19,7 +19,8 @@ const status = (w: DeckWorld, text: string) => w.page.locator('#status').filter(
 const result = (w: DeckWorld) => w.page.locator('#start-result')
 
 actions(
-  "start a lane from the Command Deck: launched by the chosen conversation, a second one refused in the page's words, then replaced",
+  "start a lane from the Command Deck: launched by the chosen conversation, a second one refused in the page's " +
+    'words, then replaced',
   async (w) => {
     await w.page.goto(`${w.api.base}/`)
     await w.page.click('#start summary')

@@ -82,7 +82,8 @@ conn(
     assert.ok(await banner.isVisible())
     assert.is(
       (await banner.textContent())!.trim(),
-      'Connection lost the deck session has expired or was revoked: run svc deck in a terminal and open the link it prints.',
+      'Connection lost the deck session has expired or was revoked: run svc deck in a terminal and open the link it ' +
+        'prints.',
     )
     await shot(w, 'deck-session-lost.png')
     const other = await w.browser.newPage()
@@ -111,7 +112,9 @@ conn('the kernel stops: the page says reconnecting, then lost with what to run, 
   assert.match(
     words,
     new RegExp(
-      `^Connection lost the kernel at 127\\.0\\.0\\.1:${w.api.port} has not answered for \\d+s: what this page shows may be out of date\\. Start it with svc kernel start; this page reconnects by itself once it answers \\(if it comes back elsewhere, run svc deck in a terminal and open the link it prints\\)\\.$`,
+      `^Connection lost the kernel at 127\\.0\\.0\\.1:${w.api.port} has not answered for \\d+s: what this page ` +
+        `shows may be out of date\\. Start it with svc kernel start; this page reconnects by itself once it answers ` +
+        `\\(if it comes back elsewhere, run svc deck in a terminal and open the link it prints\\)\\.$`,
     ),
   )
   assert.is(await w.page.evaluate(() => getComputedStyle(document.querySelector('#runs')!).filter), 'grayscale(1)')

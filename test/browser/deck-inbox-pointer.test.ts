@@ -34,7 +34,8 @@ async function drawnNow(w: DeckWorld, key: string) {
 const pending = async (w: DeckWorld, id: string) => (await w.api.get(`/api/convs/${id}`)).body.pending?.kind
 
 inbox(
-  "the inbox never moves under the pointer: after Allow, the answered entry keeps its place and the next agent's button does not slide under it",
+  "the inbox never moves under the pointer: after Allow, the answered entry keeps its place and the next agent's " +
+    'button does not slide under it',
   async (w) => {
     const first = await askingConv(w)
     const second = await askingConv(w)
@@ -60,7 +61,8 @@ inbox(
 )
 
 inbox(
-  'an answer on its way holds its entry: the kernel saying it waits no more, or asks again, moves nothing under the pointer',
+  'an answer on its way holds its entry: the kernel saying it waits no more, or asks again, moves nothing under the ' +
+    'pointer',
   async (w) => {
     const first = await askingConv(w)
     const second = await askingConv(w)

@@ -22,14 +22,16 @@ const said = async (w: DeckWorld, id: string) =>
 const pending = async (w: DeckWorld, id: string) => (await w.api.get(`/api/convs/${id}`)).body.pending?.kind
 
 inbox(
-  'a self-marked wait is answered from the inbox: a field, reached with a; the entry names its title and project; the run filter holds',
+  'a self-marked wait is answered from the inbox: a field, reached with a; the entry names its title and project; ' +
+    'the run filter holds',
   async (w) => {
     const l = await launchLane(w, {
       key: 'm',
       role: 'builder',
       title: 'Pick the storage',
       prompt:
-        'svc conv mark needs-you --reason question\nwhile ! grep -q . "$SERVICE_INBOX" 2>/dev/null; do sleep 0.05; done\nsvc conv mark working\necho "got: $(cat "$SERVICE_INBOX")"',
+        'svc conv mark needs-you --reason question\nwhile ! grep -q . "$SERVICE_INBOX" 2>/dev/null; do sleep 0.05; ' +
+        'done\nsvc conv mark working\necho "got: $(cat "$SERVICE_INBOX")"',
     })
     const id = l.body.lane.id
     await w.page.goto(`${w.api.base}/`)
@@ -67,7 +69,8 @@ inbox(
 )
 
 inbox(
-  'by keyboard: a, Enter allows with Undo in its place (Enter again undoes, nothing sent), then the question and the plan; the words say for whom',
+  'by keyboard: a, Enter allows with Undo in its place (Enter again undoes, nothing sent), then the question and ' +
+    'the plan; the words say for whom',
   async (w) => {
     const id = await askingConv(w)
     await w.page.goto(`${w.api.base}/`)

@@ -32,7 +32,8 @@ pages.after(closeDeckWorld)
 
 const launch = launchLane
 pages(
-  'a conversation page says what happened: reports with their bodies, the verdict with the defects of its file, the chain, brief and contract',
+  'a conversation page says what happened: reports with their bodies, the verdict with the defects of its file, the ' +
+    'chain, brief and contract',
   async (w) => {
     const b = await launch(w, {
       key: 'b',
@@ -187,10 +188,14 @@ async function assertInert(w: World, where: string) {
 }
 
 pages(
-  'injection: hostile text through every field (title, model, brief, transcript, report body, verdict file) never becomes markup or script',
+  'injection: hostile text through every field (title, model, brief, transcript, report body, verdict file) never ' +
+    'becomes markup or script',
   async (w) => {
     const verdict = JSON.stringify({ defects: PAYLOADS.map((p) => ({ defect: p })) })
-    const script = `# ${PAYLOADS[0]}\necho '${PAYLOADS.map((p) => p.replace(/'/g, '')).join("'\necho '")}'\ncat > verdict.json <<'EOF'\n${verdict}\nEOF\nsvc lane report --stdin --verdict DEFECTS --verdict-file verdict.json <<'EOF'\n# ${PAYLOADS[1]}\n\n${PAYLOADS.map((p) => `- ${p}`).join('\n')}\n\n${ALL}\nEOF\nrm verdict.json\n`
+    const script =
+      `# ${PAYLOADS[0]}\necho '${PAYLOADS.map((p) => p.replace(/'/g, '')).join("'\necho '")}'\ncat > ` +
+      `verdict.json <<'EOF'\n${verdict}\nEOF\nsvc lane report --stdin --verdict DEFECTS --verdict-file verdict.json ` +
+      `<<'EOF'\n# ${PAYLOADS[1]}\n\n${PAYLOADS.map((p) => `- ${p}`).join('\n')}\n\n${ALL}\nEOF\nrm verdict.json\n`
     const v = await launch(w, {
       key: 'x',
       role: 'verifier',

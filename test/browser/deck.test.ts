@@ -7,9 +7,9 @@ import { TestHome, until } from '../helpers/home.js'
 import { buildAndReport } from '../helpers/project.js'
 import { criticScript } from '../e2e/api-kit.js'
 
-/** The Command Deck in a real browser (the headless Chromium npm installs, driven by playwright-core) against a real kernel running a
- * real gauntlet: an orchestrator lane with a builder and a handed-off successor, a critic judging the builder, a lane
- * taking a message from the composer, and a dirty lane reaped with park. Each step
+/** The Command Deck in a real browser (the headless Chromium npm installs, driven by playwright-core) against a real
+ * kernel running a real gauntlet: an orchestrator lane with a builder and a handed-off successor, a critic judging the
+ * builder, a lane taking a message from the composer, and a dirty lane reaped with park. Each step
  * leaves a screenshot in test-artifacts/screenshots/. */
 
 interface World extends DeckWorld {
@@ -32,7 +32,8 @@ const row = (w: World, id: string) => w.page.locator(`li[data-id="${id}"] > .row
 const text = async (w: World, selector: string) => ((await w.page.locator(selector).textContent()) ?? '').trim()
 
 deck(
-  'svc deck prints a one-time link; the browser trades it for a deck session cookie (never the token) and lands on the deck',
+  'svc deck prints a one-time link; the browser trades it for a deck session cookie (never the token) and lands on ' +
+    'the deck',
   async (w) => {
     const url = JSON.parse(await w.h.ok(['deck', '--json', '--no-open'])).url as string
     await w.page.goto(url)
@@ -60,7 +61,8 @@ deck(
 )
 
 deck(
-  'Agents: every conversation as a tree: the builder nested under the orchestrator that launched it, the successor beside it marked continues ← #id',
+  'Agents: every conversation as a tree: the builder nested under the orchestrator that launched it, the successor ' +
+    'beside it marked continues ← #id',
   async (w) => {
     const h = w.h
     await w.page.goto(`${w.api.base}/agents`)
@@ -71,7 +73,9 @@ deck(
     const o = await launch(w, {
       key: 'o',
       role: 'orchestrator',
-      prompt: `svc lane start --key b --role builder --brief ${h.home}/builder.md\nsvc handoff --harness none > ${h.home}/succ\n${w.g.wait('o')}`,
+      prompt:
+        `svc lane start --key b --role builder --brief ${h.home}/builder.md\nsvc handoff --harness none > ` +
+        `${h.home}/succ\n${w.g.wait('o')}`,
     })
     assert.is(o.status, 201, JSON.stringify(o.body))
     w.ids.o = o.body.lane.id
@@ -123,7 +127,8 @@ deck(
 )
 
 deck(
-  'live over SSE: the builder reports and its row changes without a reload; the critic nests under it with its badge, and the builder links to it',
+  'live over SSE: the builder reports and its row changes without a reload; the critic nests under it with its ' +
+    'badge, and the builder links to it',
   async (w) => {
     const { b, o } = w.ids
     await w.page.evaluate(() => ((window as unknown as { marker: number }).marker = 42))
@@ -134,7 +139,9 @@ deck(
     const c = await launch(w, {
       for: 'b',
       role: 'critic',
-      prompt: `${criticScript('NOT_YET', ['splits on commas only', 'no test for an empty line'], 'two defects')}${w.g.wait('c')}`,
+      prompt:
+        `${criticScript('NOT_YET', ['splits on commas only', 'no test for an empty line'], 'two defects')}` +
+        `${w.g.wait('c')}`,
     })
     assert.is(c.status, 201, JSON.stringify(c.body))
     w.ids.c = c.body.lane.id
@@ -252,7 +259,8 @@ deck('a conversation page: its transcript, and a message sent from the composer 
     key: 'chat',
     role: 'builder',
     prompt:
-      'echo waiting for a message\nwhile ! grep -q hello "$SERVICE_INBOX" 2>/dev/null; do sleep 0.05; done\necho "got: $(cat "$SERVICE_INBOX")"',
+      'echo waiting for a message\nwhile ! grep -q hello "$SERVICE_INBOX" 2>/dev/null; do sleep 0.05; done\necho ' +
+      '"got: $(cat "$SERVICE_INBOX")"',
   })
   const id = chat.body.lane.id
   await w.page.goto(`${w.api.base}/conv/${id}`)
@@ -277,7 +285,8 @@ deck('a conversation page: its transcript, and a message sent from the composer 
 })
 
 deck(
-  'reap from the conversation page: refused while dirty, then with park the work is parked and the lane archived, live on the deck',
+  'reap from the conversation page: refused while dirty, then with park the work is parked and the lane archived, ' +
+    'live on the deck',
   async (w) => {
     const dirty = await launch(w, { key: 'd', role: 'builder', prompt: 'echo half done > wip.txt' })
     const id = dirty.body.lane.id
@@ -294,7 +303,9 @@ deck(
     await w.page
       .locator('#status')
       .filter({
-        hasText: `refused: ${dir} has uncommitted changes (1 path); commit them, or tick “park uncommitted work” to save them to a patch`,
+        hasText:
+          `refused: ${dir} has uncommitted changes (1 path); commit them, or tick “park uncommitted work” to ` +
+          `save them to a patch`,
       })
       .waitFor(WAIT)
     assert.ok(existsSync(join(dir, 'wip.txt')), 'a refused reap cleans nothing')

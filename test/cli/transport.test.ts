@@ -32,7 +32,8 @@ function server() {
         answered.push(`${n}:${path}`)
         const body = JSON.stringify({ path })
         socket.write(
-          `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: keep-alive\r\n\r\n${body}`,
+          `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: ` +
+            `keep-alive\r\n\r\n${body}`,
         )
       }
     })

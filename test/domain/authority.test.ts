@@ -45,8 +45,8 @@ test('stop, reap, tell and answer belong to the person and the launcher chain; a
     assert.equal(mayCommand({ what, target, caller, lookup }), want, name)
 })
 
-// A root (1) with a successor (2); an orchestrator lane (3) of the root, handed off to 4; a builder (5) and a worker (6)
-// of the orchestrator; a successor (7) whose parent is gone.
+// A root (1) with a successor (2); an orchestrator lane (3) of the root, handed off to 4; a builder (5) and a worker
+// (6) of the orchestrator; a successor (7) whose parent is gone.
 const lanes: Record<string, any> = {
   '1': { id: '1' },
   '2': { id: '2', parent: '1', successor: 'handoff' },

@@ -9,8 +9,9 @@ import {
 } from '../../kernel/domain/configuration.js'
 import { ALLOWED, refuse } from '../../kernel/domain/refusal.js'
 
-// SPEC.md 8 Configuration (`lanes_root` and its default) and the configuration constraints: the lanes root lies under the user's home directory, outside /tmp, and does
-// not contain the project checkout. One row per case, each problem word for word.
+// SPEC.md 8 Configuration (`lanes_root` and its default) and the configuration constraints: the lanes root lies under
+// the user's home directory, outside /tmp, and does not contain the project checkout. One row per case, each problem
+// word for word.
 
 test('lanesRootProblem: one row per constraint, /tmp checked first', () => {
   const HOME = '/home/u'

@@ -44,7 +44,9 @@ test('a missing harness CLI is a problem when a launch may use it (claude is the
     name: 'claude',
     ok: false,
     detail: "not found on the kernel's PATH",
-    fix: 'install Claude Code (npm install -g @anthropic-ai/claude-code) and log in (claude, then /login), then restart the kernel (svc kernel stop; the next svc command starts it)',
+    fix:
+      'install Claude Code (npm install -g @anthropic-ai/claude-code) and log in (claude, then /login), then ' +
+      'restart the kernel (svc kernel stop; the next svc command starts it)',
   })
   assert.equal(
     checks.find((c) => c.name === 'codex'),
@@ -74,7 +76,9 @@ test('a CLI whose --version fails is a problem; git is always needed', () => {
       name: 'claude',
       ok: false,
       detail: '/x/claude --version failed: Error: Cannot find module',
-      fix: 'reinstall it: install Claude Code (npm install -g @anthropic-ai/claude-code) and log in (claude, then /login), then restart the kernel (svc kernel stop; the next svc command starts it)',
+      fix:
+        'reinstall it: install Claude Code (npm install -g @anthropic-ai/claude-code) and log in (claude, then ' +
+        '/login), then restart the kernel (svc kernel stop; the next svc command starts it)',
     },
   )
   assert.is(checks.find((c) => c.name === 'git')!.ok, false)
@@ -104,7 +108,9 @@ test('lanes roots: a broken rule, an unwritable parent, a missing checkout; an u
       name: 'lanes root of a',
       ok: false,
       detail: 'the lanes root /tmp/a-lanes lies under /tmp',
-      fix: 'set a.gauntlet.lanes_root in /home/u/.service/projects.yaml to a directory under your home, outside /tmp, beside the checkout',
+      fix:
+        'set a.gauntlet.lanes_root in /home/u/.service/projects.yaml to a directory under your home, outside ' +
+        '/tmp, beside the checkout',
     },
     {
       name: 'lanes root of b',
@@ -159,7 +165,8 @@ test('gh: missing or logged out is a note with its fix (only gh-linked workers n
       ok: true,
       note: true,
       detail:
-        'gh version 2.63.0 (2024-11-27) (/usr/bin/gh); not logged in: You are not logged into any GitHub hosts. To log in, run: gh auth login',
+        'gh version 2.63.0 (2024-11-27) (/usr/bin/gh); not logged in: You are not logged into any GitHub hosts. To ' +
+        'log in, run: gh auth login',
       fix: 'gh auth login',
     },
   )
@@ -222,7 +229,8 @@ test('login status answers: claude auth status (JSON) and codex login status (te
     [
       'codex',
       1,
-      'WARNING: proceeding, even though we could not create PATH aliases: CODEX_HOME points to "/h/.codex", but that path does not exist',
+      'WARNING: proceeding, even though we could not create PATH aliases: CODEX_HOME points to "/h/.codex", but ' +
+        'that path does not exist',
       'Not logged in',
       { state: 'no' },
     ],

@@ -71,7 +71,8 @@ test('hostReapStep: refusals say what was wrong and that nothing home lacks was 
         ok: false,
         code: 'conflict',
         message:
-          'refused: a:/h/svc-lanes/app/r-k has uncommitted changes (1 path); commit them, or pass --park to save them to a patch',
+          'refused: a:/h/svc-lanes/app/r-k has uncommitted changes (1 path); commit them, or pass --park to save ' +
+          'them to a patch',
         hint: 'nothing was removed; every byte of it is held at home at refs/svc/hosts/a/n7/reap-1',
       },
     ],
@@ -101,7 +102,9 @@ test('hostReapStep: refusals say what was wrong and that nothing home lacks was 
       {
         ok: false,
         code: 'conflict',
-        message: `refused: a:/h/svc-lanes/app/r-k kept changing while it was reaped (${HOST_REAP_ROUNDS} snapshots held at home, the last at refs/svc/hosts/a/n7/reap-1); nothing was removed`,
+        message:
+          `refused: a:/h/svc-lanes/app/r-k kept changing while it was reaped (${HOST_REAP_ROUNDS} snapshots ` +
+          `held at home, the last at refs/svc/hosts/a/n7/reap-1); nothing was removed`,
         hint: 'look for what still writes there, then reap again',
       },
     ],
@@ -135,7 +138,8 @@ test('hostAnswersForReap: a host not answering refuses the reap before anything 
         ok: false,
         code: 'unavailable',
         message:
-          'refused: host a is not answering (no answer for 12 s; ssh: connect to host 10.0.0.7 port 22: No route to host); conv 7 (n7) was not reaped and nothing was removed, here or there',
+          'refused: host a is not answering (no answer for 12 s; ssh: connect to host 10.0.0.7 port 22: No route to ' +
+          'host); conv 7 (n7) was not reaped and nothing was removed, here or there',
         hint: 'reap again once it answers; svc host show a says what it answers now',
       },
     ],

@@ -27,7 +27,9 @@ test('receive: the next event is applied; one already held is acknowledged again
   ]
   for (const [held, seq, want] of rows) {
     const r = receive(held, seq)
-    const got = `${r.apply ? 'apply' : 'skip'} ack ${r.ack}${!r.apply && r.resumeAfter !== undefined ? ` resume after ${r.resumeAfter}` : ''}`
+    const got =
+      `${r.apply ? 'apply' : 'skip'} ack ${r.ack}` +
+      `${!r.apply && r.resumeAfter !== undefined ? ` resume after ${r.resumeAfter}` : ''}`
     assert.is(got, want, `held ${held}, seq ${seq}`)
   }
 })
@@ -86,11 +88,13 @@ test('lines are checked: a bad one (a git fact out of shape too) is named and ne
       'the host runner sent event.id: a report id of letters, digits, ".", "_" and "-"',
     ],
     [
-      '{"t":"event","event":{"seq":3,"at":5,"lane":"l1","kind":"git","facts":{"branch":"r/k","head":"ab","upstream":"origin/r/k","ahead":2,"behind":0,"dirty":true,"dirtyPaths":3}}}',
+      '{"t":"event","event":{"seq":3,"at":5,"lane":"l1","kind":"git","facts":{"branch":"r/k","head":"ab",' +
+        '"upstream":"origin/r/k","ahead":2,"behind":0,"dirty":true,"dirtyPaths":3}}}',
       'ok event',
     ],
     [
-      '{"t":"event","event":{"seq":3,"at":5,"lane":"l1","kind":"git","facts":{"ahead":-1,"dirty":false,"dirtyPaths":0}}}',
+      '{"t":"event","event":{"seq":3,"at":5,"lane":"l1","kind":"git",' +
+        '"facts":{"ahead":-1,"dirty":false,"dirtyPaths":0}}}',
       'the host runner sent event.facts.ahead: expected >=0, got -1',
     ],
     [
@@ -170,7 +174,8 @@ test('planRemoteReap: the worktree goes only when a fresh snapshot is the one he
       {
         do: 'refuse',
         reason:
-          'a patch cannot carry the files of a git repository inside the worktree: lib, vendor/x; move them out of /h/l first',
+          'a patch cannot carry the files of a git repository inside the worktree: lib, vendor/x; move them out of ' +
+          '/h/l first',
       },
     ],
     [

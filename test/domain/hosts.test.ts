@@ -138,7 +138,8 @@ test("hostFound and hostRemovable: an unknown host names the known ones; a host 
     [
       'a live lane',
       [{ name: 'conv-r-k', live: true }],
-      'conflict: refused: host a still holds the worktree of 1 lane: conv-r-k (live) | reap it first: svc lane reap <lane> (a live lane is stopped first; --park keeps uncommitted work), then remove the host',
+      'conflict: refused: host a still holds the worktree of 1 lane: conv-r-k (live) | reap it first: svc lane reap ' +
+        '<lane> (a live lane is stopped first; --park keeps uncommitted work), then remove the host',
     ],
     [
       'a stopped lane not reaped, beside a live one',
@@ -146,7 +147,9 @@ test("hostFound and hostRemovable: an unknown host names the known ones; a host 
         { name: 'conv-r-k', live: true },
         { name: 'conv-r-j', live: false },
       ],
-      'conflict: refused: host a still holds the worktrees of 2 lanes: conv-r-k (live), conv-r-j (stopped, not reaped) | reap them first: svc lane reap <lane> (a live lane is stopped first; --park keeps uncommitted work), then remove the host',
+      'conflict: refused: host a still holds the worktrees of 2 lanes: conv-r-k (live), conv-r-j (stopped, not ' +
+        'reaped) | reap them first: svc lane reap <lane> (a live lane is stopped first; --park keeps uncommitted ' +
+        'work), then remove the host',
     ],
   ]
   for (const [what, placed, want] of table) {
@@ -216,7 +219,8 @@ test("readProbe: the host's facts, or what failed and how to fix it, on one line
     ],
     [
       'another version running',
-      `runner=${v} missing\nrunning=77 /usr/bin/node /home/dev/.svc-host/runner-0123456789abcdef.mjs daemon /home/dev/.svc-host/state\n`,
+      `runner=${v} missing\nrunning=77 /usr/bin/node /home/dev/.svc-host/runner-0123456789abcdef.mjs daemon ` +
+        `/home/dev/.svc-host/state\n`,
       { version: v, installed: false, running: { pid: 77, version: '0123456789abcdef' } },
     ],
     [
@@ -251,7 +255,8 @@ test("readProbe: the host's facts, or what failed and how to fix it, on one line
         code: 255,
         stdout: '',
         stderr:
-          'No ED25519 host key is known for svc-host-a and you have requested strict checking.\nHost key verification failed.\n',
+          'No ED25519 host key is known for svc-host-a and you have requested strict checking.\nHost key ' +
+          'verification failed.\n',
       },
       'host a (dev@10.0.0.7): its host key is not the one recorded in /h/known_hosts',
     ],
@@ -292,7 +297,8 @@ test('probeScript: asks for the runner of this version by its file, and which ru
   const script = probeScript('ab'.repeat(32))
   assert.match(
     script,
-    'if [ -f "$HOME/.svc-host/runner-abababababababab.mjs" ]; then echo "runner=abababababababab installed"; else echo "runner=abababababababab missing"; fi',
+    'if [ -f "$HOME/.svc-host/runner-abababababababab.mjs" ]; then echo "runner=abababababababab installed"; else ' +
+      'echo "runner=abababababababab missing"; fi',
   )
   assert.match(script, 'p=$(cat "$HOME/.svc-host/state/runner.pid" 2>/dev/null)')
   // A pid file holding anything but digits is never given to kill.
@@ -331,7 +337,9 @@ test('runnerOnHello: a runner of this version is kept; another is replaced once,
       9,
       {
         act: 'keep',
-        warning: `its runner (pid 9) runs version 0123456789abcdef, not this kernel's ${want}, and could not be replaced; using it`,
+        warning:
+          `its runner (pid 9) runs version 0123456789abcdef, not this kernel's ${want}, and could not be ` +
+          `replaced; using it`,
       },
     ],
   ]
@@ -420,10 +428,13 @@ test('doctor: a host that answers with git and node is ok; one that does not is 
       'PROBLEM host b: dev@i: Linux x86_64; no git; node v20.19.0 / install git on b (apt-get install git)',
       'PROBLEM host c: dev@j: Linux x86_64; git version 2.39.5; no node / install Node 20 or newer on c',
       'PROBLEM host e: dev@l: Linux x86_64; git version 2.39.5; node v18.19.1 / install Node 20 or newer on e',
-      `ok host f: dev@m: Linux x86_64; git version 2.39.5; node v20.19.0; runner ${v} not installed yet (sent with the first lane there)`,
-      `ok host g: dev@n: Linux x86_64; git version 2.39.5; node v20.19.0; runner ${v} installed, not running (it starts with the next lane there)`,
+      `ok host f: dev@m: Linux x86_64; git version 2.39.5; node v20.19.0; runner ${v} not installed yet (sent with ` +
+        `the first lane there)`,
+      `ok host g: dev@n: Linux x86_64; git version 2.39.5; node v20.19.0; runner ${v} installed, not running (it ` +
+        `starts with the next lane there)`,
       `ok host h: dev@o: Linux x86_64; git version 2.39.5; node v20.19.0; runner ${v} running (pid 9)`,
-      `note host i: dev@p: Linux x86_64; git version 2.39.5; node v20.19.0; runner ${old} running (pid 8), not this kernel's ${v}`,
+      `note host i: dev@p: Linux x86_64; git version 2.39.5; node v20.19.0; runner ${old} running (pid 8), not this ` +
+        `kernel's ${v}`,
       'PROBLEM host d: host d (dev@k) did not answer in time / check it',
     ],
   )

@@ -62,39 +62,48 @@ test('references refused, each with the reason on one line', () => {
     ['gh:acme/app#', "'gh:acme/app#' is not an issue reference: the number after # must be a whole number from 1"],
     [
       'gh:-acme/app#1',
-      "'gh:-acme/app#1' is not an issue reference: '-acme' is not a GitHub account name (letters, digits and hyphens, at most 39, not starting with a hyphen)",
+      "'gh:-acme/app#1' is not an issue reference: '-acme' is not a GitHub account name (letters, digits and " +
+        'hyphens, at most 39, not starting with a hyphen)',
     ],
     [
       'gh:ac.me/app#1',
-      "'gh:ac.me/app#1' is not an issue reference: 'ac.me' is not a GitHub account name (letters, digits and hyphens, at most 39, not starting with a hyphen)",
+      "'gh:ac.me/app#1' is not an issue reference: 'ac.me' is not a GitHub account name (letters, digits and " +
+        'hyphens, at most 39, not starting with a hyphen)',
     ],
     [
       'gh:ac+me/app#1',
-      "'gh:ac+me/app#1' is not an issue reference: 'ac+me' is not a GitHub account name (letters, digits and hyphens, at most 39, not starting with a hyphen)",
+      "'gh:ac+me/app#1' is not an issue reference: 'ac+me' is not a GitHub account name (letters, digits and " +
+        'hyphens, at most 39, not starting with a hyphen)',
     ],
     [
       `gh:${'a'.repeat(40)}/app#1`,
-      `'gh:${'a'.repeat(40)}/app#1' is not an issue reference: '${'a'.repeat(40)}' is not a GitHub account name (letters, digits and hyphens, at most 39, not starting with a hyphen)`,
+      `'gh:${'a'.repeat(40)}/app#1' is not an issue reference: '${'a'.repeat(40)}' is not a GitHub account name ` +
+        `(letters, digits and hyphens, at most 39, not starting with a hyphen)`,
     ],
     [
       'gh:acme/#1',
-      "'gh:acme/#1' is not an issue reference: '' is not a GitHub repository name (letters, digits, '.', '_' and '-', at most 100)",
+      "'gh:acme/#1' is not an issue reference: '' is not a GitHub repository name (letters, digits, '.', '_' and " +
+        "'-', at most 100)",
     ],
     [
       'gh:acme/a+b#1',
-      "'gh:acme/a+b#1' is not an issue reference: 'a+b' is not a GitHub repository name (letters, digits, '.', '_' and '-', at most 100)",
+      "'gh:acme/a+b#1' is not an issue reference: 'a+b' is not a GitHub repository name (letters, digits, '.', '_' " +
+        "and '-', at most 100)",
     ],
     [
       'gh:acme/..#1',
-      "'gh:acme/..#1' is not an issue reference: '..' is not a GitHub repository name (letters, digits, '.', '_' and '-', at most 100)",
+      "'gh:acme/..#1' is not an issue reference: '..' is not a GitHub repository name (letters, digits, '.', '_' " +
+        "and '-', at most 100)",
     ],
     [
       'gh:acme/a..b#1',
-      "'gh:acme/a..b#1' is not an issue reference: the repository name 'a..b' holds '..', which no git branch may; svc cannot run workers on it",
+      "'gh:acme/a..b#1' is not an issue reference: the repository name 'a..b' holds '..', which no git branch may; " +
+        'svc cannot run workers on it',
     ],
     [
       `gh:acme/${'r'.repeat(101)}#1`,
-      `'gh:acme/${'r'.repeat(101)}#1' is not an issue reference: '${'r'.repeat(101)}' is not a GitHub repository name (letters, digits, '.', '_' and '-', at most 100)`,
+      `'gh:acme/${'r'.repeat(101)}#1' is not an issue reference: '${'r'.repeat(101)}' is not a GitHub repository ` +
+        `name (letters, digits, '.', '_' and '-', at most 100)`,
     ],
   ]
   for (const [text, message] of table) assert.is(refusal(text), message, text)
@@ -108,7 +117,8 @@ test('#<n> needs the origin on github.com as a fact; other references ignore it'
     onOrigin(hash.value, undefined),
     refuse(
       'usage',
-      "'#12' is not an issue reference: #<n> names an issue of the project's origin on github.com, and this project's origin is not there; write gh:<owner>/<repo>#12",
+      "'#12' is not an issue reference: #<n> names an issue of the project's origin on github.com, and this " +
+        "project's origin is not there; write gh:<owner>/<repo>#12",
     ),
   )
   assert.equal(onOrigin({ tracker: 'local', number: 3 }, undefined), {

@@ -33,7 +33,8 @@ test('dirClaimRefusal: a lane holds its directory until it is reaped (or archive
     [
       'held',
       [a],
-      'refused: /h/lanes/col-a-b is the directory of lane col-a/b builder i1 (conv 2), which is not reaped; reap it first (svc lane reap 2)',
+      'refused: /h/lanes/col-a-b is the directory of lane col-a/b builder i1 (conv 2), which is not reaped; reap it ' +
+        'first (svc lane reap 2)',
     ],
     ['reaped with --keep', [{ ...a, reaped: { at: 5 } }], undefined],
     ['archived by a reap of before', [{ ...a, archived: { at: 5 } }], undefined],
@@ -49,7 +50,8 @@ test('dirClaimRefusal: a lane holds its directory until it is reaped (or archive
 
 test('notOwnDirectory: the launch id in the worktree (git-backed), the directory identity (play); lanes of before pass', () => {
   const refusal =
-    'refused: /h/lanes/col-a-b is not the directory this lane was launched in (it was removed and made again since); nothing was touched'
+    'refused: /h/lanes/col-a-b is not the directory this lane was launched in (it was removed and made again ' +
+    'since); nothing was touched'
   const cases: [
     string,
     Parameters<typeof notOwnDirectory>[0],

@@ -111,7 +111,8 @@ test('reuseReachable (--reuse, issue 27): a latest earlier lane on a host that d
       {
         ...refused(
           'unavailable',
-          'refused: the directory of conv 1 is on host a, which is not answering (no answer for 40 s; ssh: Connection refused); --reuse needs it',
+          'refused: the directory of conv 1 is on host a, which is not answering (no answer for 40 s; ssh: ' +
+            'Connection refused); --reuse needs it',
         ),
         hint: 'wait until it answers (svc host show a), or start a new iteration',
       },

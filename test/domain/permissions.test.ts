@@ -180,7 +180,8 @@ test('describePermissions: one line per harness, as svc doctor shows it', () => 
   assert.is(d.claude, `--permission-mode acceptEdits; unasked: ${[...GIT_RULES, SVC_RULE].join(', ')}`)
   assert.is(
     d.codex,
-    'sandbox workspace-write; network on (svc reaches the kernel); writes its directory, <worktree git dir>, <git common dir>/objects, <git common dir>/refs, <git common dir>/logs; anything else asks',
+    'sandbox workspace-write; network on (svc reaches the kernel); writes its directory, <worktree git dir>, <git ' +
+      'common dir>/objects, <git common dir>/refs, <git common dir>/logs; anything else asks',
   )
   const ask = describePermissions(effectivePermissions({ role: 'critic', serviced: true, config: { mode: 'ask' } }))
   assert.is(ask.claude, `--permission-mode default; unasked: ${SVC_RULE}`)

@@ -35,7 +35,8 @@ test('placeLane: --host, then the role, then the project default; refusals name 
     ],
     [
       { projectHost: 'c', hosts: [] },
-      'not_found refused: gauntlet.host names host "c", which is not in hosts.yaml | add it: svc host add c --ssh user@address',
+      'not_found refused: gauntlet.host names host "c", which is not in hosts.yaml | add it: svc host add c --ssh ' +
+        'user@address',
     ],
     [
       { role: 'orchestrator', flag: 'a' },
@@ -47,7 +48,8 @@ test('placeLane: --host, then the role, then the project default; refusals name 
     ],
     [
       { harness: 'claude', projectHost: 'a' },
-      'usage refused: a lane on host a runs with the shell harness only (this one would run claude) | pass --harness shell, or start it at home',
+      'usage refused: a lane on host a runs with the shell harness only (this one would run claude) | pass ' +
+        '--harness shell, or start it at home',
     ],
   ]
   for (const [ask, want] of rows) {
@@ -69,11 +71,13 @@ test("placeReuse (--reuse): where the earlier lane's directory is, whatever the 
     [{ ...home, flag: 'a' }, 'usage --host "a" does not go with --reuse: the lane continues in r1-k at home as it is'],
     [
       { ...onA, hosts: ['b'] },
-      'not_found refused: the directory of conv 7 is on host "a", which is not in hosts.yaml | add it back (svc host add a --ssh user@address), or start a new iteration',
+      'not_found refused: the directory of conv 7 is on host "a", which is not in hosts.yaml | add it back (svc ' +
+        'host add a --ssh user@address), or start a new iteration',
     ],
     [
       { ...onA, harness: 'claude' },
-      'usage refused: a lane on host a runs with the shell harness only (this one would run claude) | pass --harness shell, or start it at home',
+      'usage refused: a lane on host a runs with the shell harness only (this one would run claude) | pass ' +
+        '--harness shell, or start it at home',
     ],
   ]
   for (const [ask, want] of rows) {
@@ -88,7 +92,8 @@ test('remoteReuseScript: the earlier worktree still there and still a worktree, 
   const lines = script.split('\n')
   assert.is(
     lines[0],
-    `cd '/home/u/svc-lanes/app/it'\\''s $HOME' 2>/dev/null || { echo '/home/u/svc-lanes/app/it'\\''s $HOME is gone (reaped?); start a new iteration instead' >&2; exit 4; }`,
+    `cd '/home/u/svc-lanes/app/it'\\''s $HOME' 2>/dev/null || { echo '/home/u/svc-lanes/app/it'\\''s $HOME is gone ` +
+      `(reaped?); start a new iteration instead' >&2; exit 4; }`,
   )
   assert.is(lines.at(-1), 'echo "dir=$(pwd -P)"')
   const d = readRemoteWorktree(
@@ -150,7 +155,8 @@ test('readRemoteWorktree: the absolute directory, or one line saying why not', (
     ],
     [
       { code: 128, stdout: '', stderr: "fatal: '/srv/o.git' does not appear to be a git repository\n" },
-      "unavailable host a could not make the lane's worktree: fatal: '/srv/o.git' does not appear to be a git repository",
+      "unavailable host a could not make the lane's worktree: fatal: '/srv/o.git' does not appear to be a git " +
+        'repository',
     ],
     [
       { code: null, stdout: '', stderr: '', timedOut: true },

@@ -21,7 +21,8 @@ import {
   type ReapPlanFacts,
 } from '../../kernel/domain/reap.js'
 
-// SPEC.md 4.1 reap, steps 1-7: the refusals of steps 1-4 in order, the warnings and messages of steps 4-7, word for word.
+// SPEC.md 4.1 reap, steps 1-7: the refusals of steps 1-4 in order, the warnings and messages of steps 4-7, word for
+// word.
 
 const base: ReapFacts = {
   role: 'builder',
@@ -90,11 +91,13 @@ test('reapRefusal: each refusal, and the first in step order wins', () => {
   assert.is(refusalText(reapRefusal({ ...base, worktree: false, dirReal: undefined }, 30)), undefined)
   assert.is(
     refusalText(reapRefusal({ ...base, locked: '', dirtyPaths: 1 }, 30)),
-    'refused: the worktree /h/lanes/r1-b is locked (no reason given); unlock it with git worktree unlock once nothing is using it',
+    'refused: the worktree /h/lanes/r1-b is locked (no reason given); unlock it with git worktree unlock once ' +
+      'nothing is using it',
   )
   assert.is(
     refusalText(reapRefusal({ ...base, locked: 'initializing' }, 30)),
-    'refused: the worktree /h/lanes/r1-b is locked (initializing); unlock it with git worktree unlock once nothing is using it',
+    'refused: the worktree /h/lanes/r1-b is locked (initializing); unlock it with git worktree unlock once nothing ' +
+      'is using it',
   )
   const two = [
     { pid: 90, command: 'b', cwdInside: true, files: [] },
@@ -133,11 +136,13 @@ test('processRefusal: working directories first, then processes holding files op
     ],
     [
       [p(9, '', false, [`${d}/b`, `${d}/a`, `${d}/d`, `${d}/c`]), p(3, 'w', false, [`${d}/x`])],
-      `refused: 2 processes hold files open inside ${d}: 3 (w) holding ${d}/x; 9 (?) holding ${d}/a, ${d}/b, ${d}/c and 1 more`,
+      `refused: 2 processes hold files open inside ${d}: 3 (w) holding ${d}/x; 9 (?) holding ${d}/a, ${d}/b, ${d}/c ` +
+        `and 1 more`,
     ],
     [
       [p(9, 'w', false, [`${d}/x`]), p(4, 'sh', true, [`${d}/y`])],
-      `refused: a process has its working directory inside ${d}: 4 (sh); a process holds files open inside ${d}: 9 (w) holding ${d}/x`,
+      `refused: a process has its working directory inside ${d}: 4 (sh); a process holds files open inside ${d}: 9 ` +
+        `(w) holding ${d}/x`,
     ],
   ]
   for (const [ps, out] of table) assert.is(processRefusal(d, ps), out, JSON.stringify(ps))
@@ -150,7 +155,9 @@ test('processRefusal: working directories first, then processes holding files op
 
 test('reapRefusal: a leftover index lock refuses a park, after the dirty tree; the dirty paths git status hides are named', () => {
   const lock = '/h/repo/.git/worktrees/r1-b/index.lock'
-  const locked = `refused: ${lock} exists, so git cannot change the worktree; if no git command is running in /h/lanes/r1-b, remove that file and reap again`
+  const locked =
+    `refused: ${lock} exists, so git cannot change the worktree; if no git command is running in ` +
+    `/h/lanes/r1-b, remove that file and reap again`
   assert.is(refusalText(reapRefusal({ ...base, indexLock: lock, dirtyPaths: 2, park: true }, 30)), locked)
   assert.is(
     refusalText(reapRefusal({ ...base, indexLock: lock }, 30)),
@@ -170,11 +177,13 @@ test('reapRefusal: a leftover index lock refuses a park, after the dirty tree; t
     refusalText(reapRefusal({ ...base, dirtyPaths: n, unseenPaths: unseen }, 30))
   assert.is(
     dirty(1, ['README.md']),
-    'refused: /h/lanes/r1-b has uncommitted changes (1 path, 1 of them hidden from git status: README.md); commit them, or pass --park to save them to a patch',
+    'refused: /h/lanes/r1-b has uncommitted changes (1 path, 1 of them hidden from git status: README.md); commit ' +
+      'them, or pass --park to save them to a patch',
   )
   assert.is(
     dirty(6, ['e', 'a', 'c', 'b']),
-    'refused: /h/lanes/r1-b has uncommitted changes (6 paths, 4 of them hidden from git status: a, b, c and 1 more); commit them, or pass --park to save them to a patch',
+    'refused: /h/lanes/r1-b has uncommitted changes (6 paths, 4 of them hidden from git status: a, b, c and 1 ' +
+      'more); commit them, or pass --park to save them to a patch',
   )
   assert.is(
     dirty(2, []),
@@ -220,7 +229,8 @@ test('planReap: the refusals in order: archived, then a directory not its own, t
   assert.equal(plan({ harnessAlive: true, limitS: 2 }), { refused: 'refused: the harness is still alive after 2 s' })
   assert.equal(plan({ dirtyPaths: 1, indexLock: '/h/x/index.lock', park: true }), {
     refused:
-      'refused: /h/x/index.lock exists, so git cannot change the worktree; if no git command is running in /h/lanes/r1-b, remove that file and reap again',
+      'refused: /h/x/index.lock exists, so git cannot change the worktree; if no git command is running in ' +
+      '/h/lanes/r1-b, remove that file and reap again',
   })
 })
 
@@ -291,7 +301,8 @@ test('planReap: a directory already gone: a warning, the worktree list pruned; o
       {
         do: 'warn',
         message:
-          "warning: /h/lanes/r1-b was removed by an earlier reap; what is there now is not this lane's and was left alone",
+          "warning: /h/lanes/r1-b was removed by an earlier reap; what is there now is not this lane's and was left " +
+          'alone',
       },
       { do: 'prune', repo: '/h/src' },
       { do: 'archive' },
@@ -364,7 +375,8 @@ test('what a park and a detached HEAD keep (steps 4 and 5): the refs, and the re
       ['vendor/x'],
       refuse(
         'conflict',
-        'refused: a patch cannot carry the files of a git repository inside the worktree: vendor/x; move it out of /h/lanes/b first',
+        'refused: a patch cannot carry the files of a git repository inside the worktree: vendor/x; move it out of ' +
+          '/h/lanes/b first',
       ),
     ],
     [
@@ -372,7 +384,8 @@ test('what a park and a detached HEAD keep (steps 4 and 5): the refs, and the re
       ['a', 'b'],
       refuse(
         'conflict',
-        'refused: a patch cannot carry the files of a git repository inside the worktree: a, b; move them out of /h/lanes/b first',
+        'refused: a patch cannot carry the files of a git repository inside the worktree: a, b; move them out of ' +
+          '/h/lanes/b first',
       ),
     ],
   ]

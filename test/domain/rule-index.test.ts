@@ -128,7 +128,8 @@ const INDEX: Record<string, Where[]> = {
     convTree,
     'buildTree',
   ).concat(at(chains, 'rowVerdict')),
-  // The argument forms and lookups of wait, show and the calling conversation (services/decided turns them into errors).
+  // The argument forms and lookups of wait, show and the calling conversation (services/decided turns them into
+  // errors).
   '4.1 wait: exactly one of a lane, --run or --parent; --after by form': at(
     wait,
     'oneWaitForm',

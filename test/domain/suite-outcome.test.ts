@@ -21,7 +21,8 @@ test('a suite file counts its passed and failed tests, and a crashed file counts
 })
 
 const uvuFailure =
-  '\x1b[1mx.test.js\x1b[22m\n\x1b[90m• \x1b[39m\x1b[31m✘ \x1b[39m  (1 / 2)\n\n  \x1b[1m\x1b[41m FAIL \x1b[22m\x1b[49m "broken one"\n    the thing  (equal)\n    at handler (x.test.js:3:33)\n' +
+  '\x1b[1mx.test.js\x1b[22m\n\x1b[90m• \x1b[39m\x1b[31m✘ \x1b[39m  (1 / 2)\n\n  \x1b[1m\x1b[41m FAIL ' +
+  '\x1b[22m\x1b[49m "broken one"\n    the thing  (equal)\n    at handler (x.test.js:3:33)\n' +
   report(2, 1, 0)
 
 test('the recap of a failed file starts at its first FAIL line, without colours, and names the file', () => {

@@ -21,8 +21,9 @@ import {
 } from '../../kernel/domain/wait.js'
 import type { Report } from '../../kernel/domain/report.js'
 
-// SPEC.md 4.1 wait (its exit codes and the run cursor `<atMs>.<name>.<seq>`) and section 8: the next report after the cursor, oldest first; exit 2 when every lane exited, or
-// the live ones stayed idle for the limit with no report; else keep waiting.
+// SPEC.md 4.1 wait (its exit codes and the run cursor `<atMs>.<name>.<seq>`) and section 8: the next report after the
+// cursor, oldest first; exit 2 when every lane exited, or the live ones stayed idle for the limit with no report; else
+// keep waiting.
 
 const NOW = 1_000_000_000
 const member = (name: string, value: Activity, since: number, reports: Partial<Report>[] = []): WaitMember => ({
@@ -186,12 +187,14 @@ test('nextStep: a message to a harness that waits, a respawn with its brief for 
     [
       'turn over: tell it to go on and report',
       turnOver('r1-b-builder-i1'),
-      "svc tell conv-r1-b-builder-i1 'Your turn ended without a report. Go on with the brief, then file your report with svc lane report.'",
+      "svc tell conv-r1-b-builder-i1 'Your turn ended without a report. Go on with the brief, then file your report " +
+        "with svc lane report.'",
     ],
     [
       'turn failed: tell it so',
       turnOver('r1-b-builder-i1', 'error', 'x'),
-      "svc tell conv-r1-b-builder-i1 'Your last turn ended with an error and no report. Go on with the brief, then file your report with svc lane report.'",
+      "svc tell conv-r1-b-builder-i1 'Your last turn ended with an error and no report. Go on with the brief, then " +
+        "file your report with svc lane report.'",
     ],
     [
       'a builder that failed to start: respawn in its directory with its brief',

@@ -126,7 +126,8 @@ test('one live worker per issue; --replace, --reuse and new iterations', () => {
   type Case = [string, WorkerRow[], Parameters<typeof planWorker>[3], string]
   const show = (d: ReturnType<typeof planWorker>) =>
     d.ok
-      ? `i${d.iteration} ${d.dirName} ${d.branch}${d.reuse ? ` reuse ${d.reuse.id}` : ''}${d.replace ? ` replace ${d.replace.id}` : ''}`
+      ? `i${d.iteration} ${d.dirName} ${d.branch}${d.reuse ? ` reuse ${d.reuse.id}` : ''}` +
+        `${d.replace ? ` replace ${d.replace.id}` : ''}`
       : `${d.code} ${d.message}`
   const table: Case[] = [
     ['first worker', [], {}, 'i1 w-local-7 worker/local-7'],
@@ -185,7 +186,8 @@ test('one live worker per issue; --replace, --reuse and new iterations', () => {
       '--reuse of an iteration that reported done',
       [w('1', 1, { doneReported: true }), w('2', 1)],
       { reuse: true },
-      'conflict refused: branch worker/local-7 of worker local:7 i1 is frozen (its worker reported done); run a new iteration',
+      'conflict refused: branch worker/local-7 of worker local:7 i1 is frozen (its worker reported done); run a new ' +
+        'iteration',
     ],
     [
       'rows out of order are put in launch order',
@@ -306,7 +308,8 @@ test('the message the starter is told: who, which issue, the status, the first l
   const who = { id: '9', name: 'w-local-1-i1', issue: 'local:1', iteration: 1 }
   assert.is(
     starterMessage(who, { seq: 3, status: 'blocked', body: '\n  RULING needed: which API?\nmore' }),
-    'Worker local:1 i1 (conv 9, w-local-1-i1) filed report #3: blocked: RULING needed: which API?\nRead it: svc worker wait w-local-1-i1 --after 2',
+    'Worker local:1 i1 (conv 9, w-local-1-i1) filed report #3: blocked: RULING needed: which API?\nRead it: svc ' +
+      'worker wait w-local-1-i1 --after 2',
   )
   const long = starterMessage(who, { seq: 1, status: 'done', body: 'x'.repeat(300) })
   assert.ok(long.includes(`done: ${'x'.repeat(199)}…\n`), long)
@@ -358,7 +361,8 @@ test('a worker: the gates of a builder, no verdict; it launches no lanes; its di
     ok: false,
     code: 'conflict',
     message:
-      'refused: /lanes/w-local-1 is the directory of worker local:1 i1 (conv 5), which is not reaped; reap it first (svc worker reap 5)',
+      'refused: /lanes/w-local-1 is the directory of worker local:1 i1 (conv 5), which is not reaped; reap it first ' +
+      '(svc worker reap 5)',
   })
   assert.equal(dirClaimRefusal('/lanes/w-local-1', [{ ...held, reaped: { at: 1 } }]), { ok: true })
 })

@@ -75,7 +75,8 @@ test('POST /api/lanes launches like svc lane start (201); GET /api/lanes/:name a
   g.open('1')
   await until(async () => (await lane(id)).report?.status === 'done', 'the done report')
   await untilActivity(id, 'stopped')
-  // Git facts are cached while HEAD and the index stay the same, for up to 2 s: the upstream set by the push shows then.
+  // Git facts are cached while HEAD and the index stay the same, for up to 2 s: the upstream set by the push shows
+  // then.
   const after = await until(async () => ((await lane(id)).git.ahead === 0 ? lane(id) : undefined), 'the upstream')
   assert.equal([after.report.seq, after.report.status], [1, 'done'])
   assert.equal(
@@ -242,7 +243,9 @@ test('the tree, one conversation, its transcript and tell over HTTP: lanes under
   const orch = await launch({
     key: 'o',
     role: 'orchestrator',
-    prompt: `svc lane start --key b --role builder --brief ${h.home}/builder.md\nsvc handoff --harness none > ${h.home}/succ\n${g.wait('o')}`,
+    prompt:
+      `svc lane start --key b --role builder --brief ${h.home}/builder.md\nsvc handoff --harness none > ` +
+      `${h.home}/succ\n${g.wait('o')}`,
   })
   assert.is(orch.status, 201, JSON.stringify(orch.body))
   const o = orch.body.lane.id as string
@@ -257,7 +260,9 @@ test('the tree, one conversation, its transcript and tell over HTTP: lanes under
   const critic = await launch({
     for: 'b',
     role: 'critic',
-    prompt: `${criticScript('NOT_YET', ['no test for empty input', 'parse splits on commas only'], 'two defects')}${g.wait('c')}`,
+    prompt:
+      `${criticScript('NOT_YET', ['no test for empty input', 'parse splits on commas only'], 'two defects')}` +
+      `${g.wait('c')}`,
   })
   assert.is(critic.status, 201, JSON.stringify(critic.body))
   const c = critic.body.lane.id as string

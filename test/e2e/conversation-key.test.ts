@@ -50,7 +50,8 @@ test('a builder that sets SERVICE_CONVERSATION to its critic or to the root acts
       '--at',
       sha,
       '--prompt',
-      `while [ ! -e ${h.home}/go ]; do sleep 0.05; done; svc lane report --stdin --verdict NOT_YET --defects 1 <<<'not yet' > ${h.home}/critic-out && echo $? > ${h.home}/critic-code`,
+      `while [ ! -e ${h.home}/go ]; do sleep 0.05; done; svc lane report --stdin --verdict NOT_YET --defects 1 ` +
+        `<<<'not yet' > ${h.home}/critic-out && echo $? > ${h.home}/critic-code`,
     ]),
   )
   // Whole or not at all: the builder's loop could otherwise read the file between its creation and its write.
@@ -88,12 +89,14 @@ test('a builder that sets SERVICE_CONVERSATION to its critic or to the root acts
   // Without any key, the builder's process tree still says who it is.
   assert.equal(refusedAs(6, 'the critic named without a key'), [
     '1',
-    `svc: refused: svc lane report: this process belongs to conv ${b}, so it cannot act as conv ${c}\nhint: a conversation acts only as itself, whatever SERVICE_CONVERSATION and its key say\n`,
+    `svc: refused: svc lane report: this process belongs to conv ${b}, so it cannot act as conv ${c}\nhint: a ` +
+      `conversation acts only as itself, whatever SERVICE_CONVERSATION and its key say\n`,
     'the critic named without a key',
   ])
   assert.equal(refusedAs(7, 'a forged key'), [
     '1',
-    'svc: refused: svc conv mark: SERVICE_CONVERSATION_KEY is the key of no conversation\nhint: unset SERVICE_CONVERSATION_KEY, or run this inside the conversation it was given to\n',
+    'svc: refused: svc conv mark: SERVICE_CONVERSATION_KEY is the key of no conversation\nhint: unset ' +
+      'SERVICE_CONVERSATION_KEY, or run this inside the conversation it was given to\n',
     'a forged key',
   ])
   assert.equal([read('c8').trim(), read('e8')], ['0', ''], 'the builder marks itself')

@@ -26,7 +26,8 @@ test('conv new prints only the id; a shell conversation works, marks itself, and
     '--cwd',
     h.home,
     '--prompt',
-    'svc conv mark idle; while [ ! -e go ]; do sleep 0.05; done; svc conv mark needs-you --reason question; while [ ! -e go2 ]; do sleep 0.05; done',
+    'svc conv mark idle; while [ ! -e go ]; do sleep 0.05; done; svc conv mark needs-you --reason question; while [ ' +
+      '! -e go2 ]; do sleep 0.05; done',
   ])
   assert.match(out, /^\d+\n$/)
   const id = out.trim()
@@ -202,7 +203,8 @@ test('a kernel killed with SIGKILL and restarted finds its running conversations
   assert.is(
     v.activity,
     'idle',
-    `${JSON.stringify(v.evidence)}\n${readFileSync(join(h.service, 'kernel.log'), 'utf8').split('\n').slice(-15).join('\n')}`,
+    `${JSON.stringify(v.evidence)}\n` +
+      `${readFileSync(join(h.service, 'kernel.log'), 'utf8').split('\n').slice(-15).join('\n')}`,
   )
   assert.is((await show(done)).activity, 'stopped')
   assert.match(readFileSync(join(h.service, 'kernel.log'), 'utf8'), `re-adopted runners of conv-c${id}`)

@@ -47,7 +47,8 @@ test('all well: the real harness CLIs with their versions and login status, git,
   )
   assert.is(
     lines[2],
-    `ok       codex: codex-cli ${realVersion('@openai/codex')} (${bin}/codex); not logged in; needed only for --harness codex`,
+    `ok       codex: codex-cli ${realVersion('@openai/codex')} (${bin}/codex); not logged in; needed only for ` +
+      `--harness codex`,
   )
   assert.match(lines[3], /^ok {7}git: git version \d/)
   assert.match(lines[4], /^ok {7}lsof: /)
@@ -60,7 +61,8 @@ test('all well: the real harness CLIs with their versions and login status, git,
   assert.match(lines[8], /^(ok|note) +gh: /)
   assert.ok(
     lines.includes(
-      `ok       permissions ${s.project.key}/builder: worktree on shell: the shell harness runs its brief as given (no permission checks)`,
+      `ok       permissions ${s.project.key}/builder: worktree on shell: the shell harness runs its brief as given ` +
+        `(no permission checks)`,
     ),
   )
   const json = JSON.parse((await h.ok(['doctor', '--json'])).toString())
@@ -84,12 +86,17 @@ test("each role's permission policy, in its harness's own terms: the default, ad
   const out = await h.svc(['doctor'])
   const policy = out.stdout.split('\n').filter((l) => l.includes(' permissions '))
   const git =
-    'Bash(git status:*), Bash(git diff:*), Bash(git log:*), Bash(git show:*), Bash(git add:*), Bash(git commit:*), Bash(git push -u origin HEAD), Bash(git push origin HEAD), Bash(git push)'
+    'Bash(git status:*), Bash(git diff:*), Bash(git log:*), Bash(git show:*), Bash(git add:*), Bash(git commit:*), ' +
+    'Bash(git push -u origin HEAD), Bash(git push origin HEAD), Bash(git push)'
   const k = s.project.key
   assert.equal(policy, [
-    `ok       permissions ${k}/builder: worktree on claude: --permission-mode acceptEdits; unasked: ${git}, Bash(svc:*), Bash(npm test:*); also edits /var/cache/build`,
-    `ok       permissions ${k}/critic: worktree on codex: sandbox workspace-write; network on (svc reaches the kernel); writes its directory, <worktree git dir>, <git common dir>/objects, <git common dir>/refs, <git common dir>/logs; anything else asks`,
-    `ok       permissions ${k}/verifier: ask on codex: sandbox workspace-write; network on (svc reaches the kernel); writes its directory; anything else asks`,
+    `ok       permissions ${k}/builder: worktree on claude: --permission-mode acceptEdits; unasked: ${git}, ` +
+      `Bash(svc:*), Bash(npm test:*); also edits /var/cache/build`,
+    `ok       permissions ${k}/critic: worktree on codex: sandbox workspace-write; network on (svc reaches the ` +
+      `kernel); writes its directory, <worktree git dir>, <git common dir>/objects, <git common dir>/refs, <git ` +
+      `common dir>/logs; anything else asks`,
+    `ok       permissions ${k}/verifier: ask on codex: sandbox workspace-write; network on (svc reaches the ` +
+      `kernel); writes its directory; anything else asks`,
     `ok       permissions ${k}/play: worktree on claude: --permission-mode acceptEdits; unasked: nothing more`,
     `ok       permissions ${k}/orchestrator: full on claude: --permission-mode bypassPermissions; nothing asks`,
   ])
@@ -119,7 +126,9 @@ test('claude installed but not logged in: a problem, the exact fix on the next l
   assert.is(r.stderr, 'svc: doctor found 1 problem\n')
   assert.match(
     r.stdout,
-    `\nPROBLEM  claude: ${realVersion('@anthropic-ai/claude-code')} (Claude Code) (${bin}/claude); not logged in\n         fix: log in: run claude, then /login (or give the kernel ANTHROPIC_API_KEY and restart it: svc kernel stop)\n`,
+    `\nPROBLEM  claude: ${realVersion('@anthropic-ai/claude-code')} (Claude Code) (${bin}/claude); not logged in\n  ` +
+      `       fix: log in: run claude, then /login (or give the kernel ANTHROPIC_API_KEY and restart it: svc kernel ` +
+      `stop)\n`,
   )
 })
 
@@ -132,12 +141,16 @@ test('problems: no claude on the PATH, a lanes root under /tmp; each with its fi
   assert.is(r.stderr, 'svc: doctor found 2 problems\n')
   assert.match(
     r.stdout,
-    "PROBLEM  claude: not found on the kernel's PATH\n         fix: install Claude Code (npm install -g @anthropic-ai/claude-code) and log in (claude, then /login), then restart the kernel (svc kernel stop; the next svc command starts it)\n",
+    "PROBLEM  claude: not found on the kernel's PATH\n         fix: install Claude Code (npm install -g " +
+      '@anthropic-ai/claude-code) and log in (claude, then /login), then restart the kernel (svc kernel stop; the ' +
+      'next svc command starts it)\n',
   )
   assert.match(r.stdout, "ok       codex: not found on the kernel's PATH; needed only for --harness codex\n")
   assert.match(
     r.stdout,
-    `PROBLEM  lanes root of ${s.project.key}: the lanes root /tmp/svc-doctor-lanes lies under /tmp\n         fix: set ${s.project.key}.gauntlet.lanes_root in ${h.service}/projects.yaml to a directory under your home, outside /tmp, beside the checkout\n`,
+    `PROBLEM  lanes root of ${s.project.key}: the lanes root /tmp/svc-doctor-lanes lies under /tmp\n         fix: ` +
+      `set ${s.project.key}.gauntlet.lanes_root in ${h.service}/projects.yaml to a directory under your home, ` +
+      `outside /tmp, beside the checkout\n`,
   )
 })
 
@@ -151,7 +164,8 @@ test('gh: its version and login; missing or logged out is a note with the exact 
   assert.is(out.code, 0, out.stdout + out.stderr)
   assert.match(
     out.stdout,
-    `note     gh: gh version 2.63.0 (2024-11-27) (${GH_BIN}/gh); not logged in: You are not logged into any GitHub hosts. To log in, run: gh auth login\n         fix: gh auth login\n`,
+    `note     gh: gh version 2.63.0 (2024-11-27) (${GH_BIN}/gh); not logged in: You are not logged into any GitHub ` +
+      `hosts. To log in, run: gh auth login\n         fix: gh auth login\n`,
   )
   write({ loggedIn: true, account: 'octo', repos: {} })
   const ok = await h.svc(['doctor'])
@@ -181,7 +195,8 @@ test('gh not found: a note saying which workers need it, with how to install it'
   assert.is(r.code, 0, r.stdout + r.stderr)
   assert.match(
     r.stdout,
-    "note     gh: not found on the kernel's PATH; only workers on gh: issues need it\n         fix: install gh (https://cli.github.com), then log in with gh auth login\n",
+    "note     gh: not found on the kernel's PATH; only workers on gh: issues need it\n         fix: install gh " +
+      '(https://cli.github.com), then log in with gh auth login\n',
   )
 })
 
@@ -218,7 +233,9 @@ test('a launch cut short whose worktree was then changed is reported with its ex
   writeFileSync(join(dir, 'notes.txt'), 'written into the orphan\n')
 
   const detail = `an interrupted launch left ${dir}: a worktree no lane record claims, with changes (1 path)`
-  const fix = `keep what you need from it, then run: git -C ${checkout} worktree remove --force ${dir} && git -C ${checkout} branch -D r1/b`
+  const fix =
+    `keep what you need from it, then run: git -C ${checkout} worktree remove --force ${dir} && git -C ` +
+    `${checkout} branch -D r1/b`
   const r = await h.svc(['doctor'])
   assert.is(r.code, 1, r.stdout + r.stderr)
   assert.is(r.stderr, 'svc: doctor found 1 problem\n')

@@ -26,8 +26,10 @@ export const steps = (commands: string[], after?: string) =>
 
 /** A shell command that prints the same brief: its backquotes as printf's octal escapes, so it can sit in a step of
  * another brief (an orchestrator's, which pipes it to `svc lane start --brief /dev/stdin`). */
-export const printfBrief = (commands: string[]) =>
-  `printf ${shellWord('scenario:steps\\n\\n' + commands.map(() => '\\140\\140\\140sh\\n%s\\n\\140\\140\\140\\n').join(''))} ${commands.map(shellWord).join(' ')}`
+export const printfBrief = (commands: string[]) => {
+  const format = 'scenario:steps\\n\\n' + commands.map(() => '\\140\\140\\140sh\\n%s\\n\\140\\140\\140\\n').join('')
+  return `printf ${shellWord(format)} ${commands.map(shellWord).join(' ')}`
+}
 
 /** Commit a file, push the branch with its upstream, file a done report with this body. */
 export const buildSteps = (file: string, body: string) => [

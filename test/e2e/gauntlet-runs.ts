@@ -95,7 +95,8 @@ export async function faultsMidTurn(now: { g?: Gauntlet }, harness: Harness, wor
     assert.match(said, /^svc: lane g4\/[a-z0-9-]+ builder i1 ended its turn with no report \(idle \(error: .+\)\)$/)
     assert.is(
       next,
-      `next: svc tell ${lane} 'Your last turn ended with an error and no report. Go on with the brief, then file your report with svc lane report.' && svc lane wait ${lane}`,
+      `next: svc tell ${lane} 'Your last turn ended with an error and no report. Go on with the brief, then file ` +
+        `your report with svc lane report.' && svc lane wait ${lane}`,
     )
   }
   const listed = await h.svc(['lane', 'list', '--run', 'g4'], { env: s.env })

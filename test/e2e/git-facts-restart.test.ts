@@ -29,7 +29,8 @@ function gatedGit(): Record<string, string> {
   const wrapper = join(bin, 'git')
   writeFileSync(
     wrapper,
-    `#!/bin/sh\nif [ "$1" = status ]; then while [ ! -e '${gateFile()}' ]; do sleep 0.05; done; fi\nexec '${real}' "$@"\n`,
+    `#!/bin/sh\nif [ "$1" = status ]; then while [ ! -e '${gateFile()}' ]; do sleep 0.05; done; fi\nexec '${real}' ` +
+      `"$@"\n`,
   )
   chmodSync(wrapper, 0o755)
   return { PATH: `${bin}:${process.env.PATH}` }

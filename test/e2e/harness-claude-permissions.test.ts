@@ -41,7 +41,8 @@ test('claude builder under the default policy commits, pushes and reports with n
     start(
       'b',
       execBrief(
-        'git add -A && git commit -qm work --allow-empty && git push -u origin HEAD && svc lane report --stdin <<< "built and pushed"',
+        'git add -A && git commit -qm work --allow-empty && git push -u origin HEAD && svc lane report --stdin <<< ' +
+          '"built and pushed"',
       ),
     ),
     { env: s.env },

@@ -42,7 +42,8 @@ test('codex builder commits, pushes and reports from its sandbox; a codex critic
       'builder',
       execBrief(
         // svc is on the PATH of codex's shell, and a login shell (whose profile resets PATH) finds it too.
-        `type -P svc && echo work > work.txt && git add work.txt && git commit -qm work && git push -q -u origin HEAD && bash -lc 'printf "built work.txt\\n" | svc lane report --stdin'`,
+        `type -P svc && echo work > work.txt && git add work.txt && git commit -qm work && git push -q -u origin ` +
+          `HEAD && bash -lc 'printf "built work.txt\\n" | svc lane report --stdin'`,
       ),
     ),
     { env: s.env },
@@ -60,7 +61,9 @@ test('codex builder commits, pushes and reports from its sandbox; a codex critic
       'b',
       'critic',
       execBrief(
-        'git rev-parse HEAD > /tmp/judged-$$ && echo \'{"defects":[]}\' > /tmp/verdict-$$.json && printf "judged %s\\n" "$(cat /tmp/judged-$$)" | svc lane report --stdin --verdict IMPRESSED --verdict-file /tmp/verdict-$$.json',
+        'git rev-parse HEAD > /tmp/judged-$$ && echo \'{"defects":[]}\' > /tmp/verdict-$$.json && printf "judged ' +
+          '%s\\n" "$(cat /tmp/judged-$$)" | svc lane report --stdin --verdict IMPRESSED --verdict-file ' +
+          '/tmp/verdict-$$.json',
       ),
     ),
     { env: s.env },
@@ -78,7 +81,9 @@ test('codex orchestrator launches a lane from its sandbox and waits for its repo
   const { h } = r
   const s = await setupProject(h)
   const brief = execBrief(
-    "svc lane start --key sub --role builder --harness shell --prompt 'svc lane report --allow-unpushed --stdin <<EOF\nsub done\nEOF' >/dev/null && svc lane wait --run r1 --timeout 20 | grep -q 'sub done' && echo 'run over' | svc lane report --stdin",
+    "svc lane start --key sub --role builder --harness shell --prompt 'svc lane report --allow-unpushed --stdin " +
+      "<<EOF\nsub done\nEOF' >/dev/null && svc lane wait --run r1 --timeout 20 | grep -q 'sub done' && echo 'run " +
+      "over' | svc lane report --stdin",
   )
   const started = await h.svc(start('o', 'orchestrator', brief), { env: s.env })
   assert.is(started.code, 0, started.stderr)
@@ -99,7 +104,8 @@ test('a codex worker on a local issue commits, pushes and files its worker repor
     .at(-1)!
   assert.is(ref, 'local:1')
   const brief = execBrief(
-    `echo fix > fix.txt && git add fix.txt && git commit -qm fix && git push -q -u origin HEAD && printf "fixed the login\\n" | svc worker report --stdin`,
+    `echo fix > fix.txt && git add fix.txt && git commit -qm fix && git push -q -u origin HEAD && printf "fixed the ` +
+      `login\\n" | svc worker report --stdin`,
   )
   const ran = await h.svc(
     ['worker', 'run', ref, '--harness', 'codex', '--model', MODEL, '--prompt', brief, '--no-wait'],

@@ -170,7 +170,8 @@ test('no model service at all (connection refused): working (retrying: …) for 
     [ix.evidence.source, ix.evidence.detail.replace(/\d+ s/, 'N s')],
     [
       'error',
-      'Reconnecting... waiting for network (Connection failed: error sending request) (retried N s without progress; turn interrupted)',
+      'Reconnecting... waiting for network (Connection failed: error sending request) (retried N s without ' +
+        'progress; turn interrupted)',
     ],
   )
   const il = await untilActivity(h, cl, 'idle', 20_000)

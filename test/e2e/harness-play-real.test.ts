@@ -111,7 +111,8 @@ test('claude and codex: a builder’s requests carry CLAUDE.md and AGENTS.md, a 
   assert.match(list.stdout, new RegExp(`\\n${failed.id} +r1/bad +builder +i1 +failed-to-start `))
   assert.is(
     list.stderr,
-    `#${failed.id} r1/bad builder i1: failed-to-start (spawn: API Error: 400 scripted bad request: messages.0.content is not accepted)\n`,
+    `#${failed.id} r1/bad builder i1: failed-to-start (spawn: API Error: 400 scripted bad request: ` +
+      `messages.0.content is not accepted)\n`,
   )
 
   // The play lane's claude itself has no service context: no SERVICE_* variable, no svc on its PATH.

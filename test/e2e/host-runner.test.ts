@@ -50,7 +50,8 @@ async function until<T>(fn: () => T | Promise<T>, what: string, limitMs = 15_000
   } catch (e) {
     const runnerLog = rig.as('a', 'cat ~/.svc-host/state/runner.log 2>/dev/null || true')
     throw new Error(
-      `${(e as Error).message}\nlink: ${logs.slice(0, 10).join(' | ')}\nevents: ${JSON.stringify(events)}\nrunner: ${runnerLog}`,
+      `${(e as Error).message}\nlink: ${logs.slice(0, 10).join(' | ')}\nevents: ${JSON.stringify(events)}\nrunner: ` +
+        `${runnerLog}`,
     )
   }
 }
@@ -325,7 +326,9 @@ test('a remote reap removes the worktree only once home holds every byte of it',
 test('a remote reap refuses a worktree with a repository checked out inside, and removes nothing', async () => {
   const l = link()
   const wt = hostWorktree('8')
-  const inner = `git init -q -b main inner && cd inner && echo mine > f.txt && git add . && git -c user.name=t -c user.email=t@t commit -qm i && echo more > g.txt && cd ..`
+  const inner =
+    `git init -q -b main inner && cd inner && echo mine > f.txt && git add . && git -c user.name=t -c ` +
+    `user.email=t@t commit -qm i && echo more > g.txt && cd ..`
   start(l, 'l8', `${inner}\necho reported | bash -c '${REPORT_SHELL}' report done\n`, wt)
   await until(() => of('l8').some((e) => e.kind === 'exited'), 'l8 exited', 20_000)
   const got = of('l8').find((e) => e.kind === 'report') as Extract<HostEvent, { kind: 'report' }>
@@ -333,7 +336,9 @@ test('a remote reap refuses a worktree with a repository checked out inside, and
   const refused = await until(() => of('l8').find((e) => e.kind === 'refused'), 'the reap refused')
   assert.equal(refused, {
     ...refused,
-    reason: `reap: a patch cannot carry the files of a git repository inside the worktree: inner; move it out of ${wt} first`,
+    reason:
+      `reap: a patch cannot carry the files of a git repository inside the worktree: inner; move it out of ` +
+      `${wt} first`,
   })
   assert.not.ok(of('l8').some((e) => e.kind === 'reaped' || e.kind === 'snapshot'))
   assert.is(rig.as('a', 'cat wt8/inner/g.txt'), 'more\n', 'the nested repository keeps its uncommitted file')

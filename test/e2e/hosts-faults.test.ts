@@ -135,7 +135,9 @@ async function showsHostLost(w: ReturnType<typeof waitFromCursor>) {
   assert.match(
     reap.stderr,
     new RegExp(
-      `^svc: refused: host a is not answering \\(no answer for \\d+ s[^\\n]*\\); conv \\d+ \\(${name}\\) was not reaped and nothing was removed, here or there\\nhint: reap again once it answers; svc host show a says what it answers now\\n$`,
+      `^svc: refused: host a is not answering \\(no answer for \\d+ s[^\\n]*\\); conv \\d+ \\(${name}\\) was not ` +
+        `reaped and nothing was removed, here or there\\nhint: reap again once it answers; svc host show a says ` +
+        `what it answers now\\n$`,
     ),
   )
   assert.equal(parkedHere(), [])
@@ -263,7 +265,9 @@ test('--reuse of a lane whose host is lost is refused in one line, nothing made;
     assert.match(
       reuse.stderr,
       new RegExp(
-        `^svc: refused: the directory of conv ${(await k2Json()).id} is on host a, which is not answering \\(no answer for \\d+ s[^\\n]*\\); --reuse needs it\\nhint: wait until it answers \\(svc host show a\\), or start a new iteration\\n$`,
+        `^svc: refused: the directory of conv ${(await k2Json()).id} is on host a, which is not answering \\(no ` +
+          `answer for \\d+ s[^\\n]*\\); --reuse needs it\\nhint: wait until it answers \\(svc host show a\\), or ` +
+          `start a new iteration\\n$`,
       ),
     )
     assert.is(await lanes(), 2, 'no lane made')
@@ -297,7 +301,8 @@ test('--reuse of a lane whose host is lost is refused in one line, nothing made;
 /** The tree of the lane's worktree on the host now, uncommitted and untracked files included (an index of its own). */
 const treeOnHost = () =>
   onHost(
-    `cd ${laneDir()} && export GIT_INDEX_FILE=$(mktemp -u) && git read-tree HEAD && git add -A && git write-tree; rm -f "$GIT_INDEX_FILE"`,
+    `cd ${laneDir()} && export GIT_INDEX_FILE=$(mktemp -u) && git read-tree HEAD && git add -A && git write-tree; ` +
+      `rm -f "$GIT_INDEX_FILE"`,
   )
 const atHome = (args: string[]) => execFileSync('git', ['-C', s.project.checkout, ...args], { encoding: 'utf8' }).trim()
 

@@ -37,7 +37,8 @@ test.before(async () => {
   for (const name of ['a', 'b'])
     rig.as(
       name,
-      `git config --global user.name ${name} && git config --global user.email ${name}@example.com && git config --global safe.directory '*'`,
+      `git config --global user.name ${name} && git config --global user.email ${name}@example.com && git config ` +
+        `--global safe.directory '*'`,
     )
   const roles = Object.fromEntries(
     ['builder', 'critic', 'verifier', 'play', 'orchestrator'].map((r) => [
@@ -90,7 +91,8 @@ async function startBuilder(run: string, key: string, lines: string[]) {
 const treeOnHost = (name: string, dir: string) =>
   onHost(
     name,
-    `cd ${dir} && export GIT_INDEX_FILE=$(mktemp -u) && git read-tree HEAD && git add -A && git write-tree; rm -f "$GIT_INDEX_FILE"`,
+    `cd ${dir} && export GIT_INDEX_FILE=$(mktemp -u) && git read-tree HEAD && git add -A && git write-tree; rm -f ` +
+      `"$GIT_INDEX_FILE"`,
   )
 const gone = (name: string, dir: string) => onHost(name, `test -e ${dir} && echo there || echo gone`) === 'gone'
 
@@ -247,7 +249,9 @@ test('the gauntlet is reaped, each lane on a host only once every byte of its wo
   const refused = await svc(['lane', 'reap', critic.name])
   assert.is(refused.code, 1)
   const heldFirst = new RegExp(
-    `^svc: refused: b:${cdir} has uncommitted changes \\(1 path\\); commit them, or pass --park to save them to a patch\\nhint: nothing was removed; every byte of it is held at home at (refs/svc/hosts/b/${critic.name}/reap-\\d+)\\n$`,
+    `^svc: refused: b:${cdir} has uncommitted changes \\(1 path\\); commit them, or pass --park to save them to a ` +
+      `patch\\nhint: nothing was removed; every byte of it is held at home at (refs/svc/hosts/b/${critic.name}` +
+      `/reap-\\d+)\\n$`,
   ).exec(refused.stderr)?.[1]
   assert.ok(heldFirst, refused.stderr)
   assert.is(treeOnHost('b', cdir), before)
@@ -303,7 +307,8 @@ test('a live lane on a host is stopped, then reaped; a process left inside refus
   const busy = await svc(['lane', 'reap', name])
   assert.is(busy.code, 1)
   const pid = new RegExp(
-    `^svc: refused: host a: a process has its working directory inside ${dir}: (\\d+) \\(sleep 60\\); nothing was removed\\n$`,
+    `^svc: refused: host a: a process has its working directory inside ${dir}: (\\d+) \\(sleep 60\\); nothing was ` +
+      `removed\\n$`,
   ).exec(busy.stderr)?.[1]
   assert.ok(pid, busy.stderr)
   // Step 1 was done: the lane itself was stopped; nothing of its worktree changed.
@@ -535,7 +540,9 @@ test('stop ends a lane on its host, which then reaps; the placements a host cann
   assert.match(
     remove.stderr,
     new RegExp(
-      `^svc: refused: host a still holds the worktrees of \\d+ lanes: .*conv-${name} \\(live\\).*\\nhint: reap them first: svc lane reap <lane> \\(a live lane is stopped first; --park keeps uncommitted work\\), then remove the host\\n$`,
+      `^svc: refused: host a still holds the worktrees of \\d+ lanes: .*conv-${name} \\(live\\).*\\nhint: reap them ` +
+        `first: svc lane reap <lane> \\(a live lane is stopped first; --park keeps uncommitted work\\), then remove ` +
+        `the host\\n$`,
     ),
   )
   assert.is((await h.svc(['host', 'list'])).stdout.split('\n')[1].split(/ +/)[0], 'a')
@@ -630,7 +637,9 @@ test('host remove is refused while a stopped lane still has its worktree there; 
   assert.is(refused.code, 1)
   assert.is(
     refused.stderr,
-    `svc: refused: host b still holds the worktree of 1 lane: conv-${name} (stopped, not reaped)\nhint: reap it first: svc lane reap <lane> (a live lane is stopped first; --park keeps uncommitted work), then remove the host\n`,
+    `svc: refused: host b still holds the worktree of 1 lane: conv-${name} (stopped, not reaped)\nhint: reap it ` +
+      `first: svc lane reap <lane> (a live lane is stopped first; --park keeps uncommitted work), then remove the ` +
+      `host\n`,
   )
   // Nothing was forgotten: the host stays listed, the lane's worktree is where it was.
   assert.ok((await h.ok(['host', 'list'])).split('\n').some((l) => l.startsWith('b ')))

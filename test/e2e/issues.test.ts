@@ -80,7 +80,8 @@ test('show and close: exact text; closing twice says so; list filters by project
   const created = /created: (.*)\n/.exec(show)![1]
   assert.is(
     show,
-    `ref: local:2\nproject: app\nstate: open\ntitle: Deck is slow\nurl: file://${h.service}/issues/app/2.md\ncreated: ${created}\n\n# Context\n\nThe deck is slow.\n`,
+    `ref: local:2\nproject: app\nstate: open\ntitle: Deck is slow\nurl: file://${h.service}` +
+      `/issues/app/2.md\ncreated: ${created}\n\n# Context\n\nThe deck is slow.\n`,
   )
   assert.equal(await h.svc(['issue', 'close', 'local:1'], { cwd: app.checkout }), {
     code: 0,
@@ -178,7 +179,8 @@ test('refusals: one line (and a hint where one helps), exit 1', async () => {
   await fails(['issue', 'list', '--project', 'nope'], `svc: no project nope in ${yamlPath}\nhint: projects: app, web\n`)
   await fails(
     ['issue', 'show', '#3'],
-    "svc: '#3' is not an issue reference: #<n> names an issue of the project's origin on github.com, and this project's origin is not there; write gh:<owner>/<repo>#3\n",
+    "svc: '#3' is not an issue reference: #<n> names an issue of the project's origin on github.com, and this " +
+      "project's origin is not there; write gh:<owner>/<repo>#3\n",
     { cwd: app.checkout },
   )
   await fails(
@@ -187,7 +189,8 @@ test('refusals: one line (and a hint where one helps), exit 1', async () => {
   )
   await fails(
     ['issue', 'show', 'gh:acme/app#3'],
-    'svc: gh is not installed, so svc cannot reach gh:acme/app#3\nhint: install gh (https://cli.github.com), then log in with gh auth login\n',
+    'svc: gh is not installed, so svc cannot reach gh:acme/app#3\nhint: install gh (https://cli.github.com), then ' +
+      'log in with gh auth login\n',
   )
 })
 

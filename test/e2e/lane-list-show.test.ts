@@ -40,7 +40,8 @@ test('list: the columns in order, aligned; FOR, VERDICT (a builder shows its cri
     'builder',
     '--prompt',
     buildAndReport('built') +
-      `${w.mark('b1')}\n${w.gate('b')}\necho more > more.txt; git add more.txt; git commit -qm more; git push -q 2>/dev/null\n${w.mark('b2')}\n${w.gate('end')}`,
+      `${w.mark('b1')}\n${w.gate('b')}\necho more > more.txt; git add more.txt; git commit -qm more; git push -q ` +
+      `2>/dev/null\n${w.mark('b2')}\n${w.gate('end')}`,
   ])
   await w.waited('r1-b-builder-i1')
   await w.start([
@@ -70,9 +71,12 @@ test('list: the columns in order, aligned; FOR, VERDICT (a builder shows its cri
   const critic = join(w.lanes, 'r1-b-critic-i1')
   const expected = [
     HEADER,
-    `2   r1/b     builder  i1    working   done    -     NOT_YET 2  r1/b@${sha7(b)}        0      no     model-builder  -`,
-    `3   r1/b     critic   i1    working   done    b i1  NOT_YET 2  (detached)@${sha7(critic)}  -      no     model-critic   -`,
-    `4   r1/c     builder  i1    working   -       -     -          r1/c@${sha7(c)}        2      yes    model-builder  -`,
+    `2   r1/b     builder  i1    working   done    -     NOT_YET 2  r1/b@${sha7(b)}        0      no     ` +
+      `model-builder  -`,
+    `3   r1/b     critic   i1    working   done    b i1  NOT_YET 2  (detached)@${sha7(critic)}  -      no     ` +
+      `model-critic   -`,
+    `4   r1/c     builder  i1    working   -       -     -          r1/c@${sha7(c)}        2      yes    ` +
+      `model-builder  -`,
     `6   r2/p     play     i1    archived  -       -     -          -                   -      -      model-play     -`,
   ]
   assert.is(await list(), expected.join('\n') + '\n')
@@ -318,7 +322,8 @@ test('tell: refused for a critic or verifier that filed its done report, unless 
     '--role',
     'critic',
     '--prompt',
-    `${w.mark('c0')}\n${w.gate('c')}\nsvc lane report --stdin --verdict IMPRESSED --defects 1 <<<'ok'\n${w.gate('end')}`,
+    `${w.mark('c0')}\n${w.gate('c')}\nsvc lane report --stdin --verdict IMPRESSED --defects 1 <<<'ok'\n` +
+      `${w.gate('end')}`,
   ])
   await w.start([
     '--key',
@@ -347,14 +352,16 @@ test('tell: refused for a critic or verifier that filed its done report, unless 
     code: 1,
     stdout: '',
     stderr:
-      'svc: conv 3 (r1-b-critic-i1) is a critic that has filed its done report; it takes no further messages\nhint: pass --force to send it anyway\n',
+      'svc: conv 3 (r1-b-critic-i1) is a critic that has filed its done report; it takes no further messages\nhint: ' +
+      'pass --force to send it anyway\n',
   })
   const verifier = await w.h.svc(['tell', 'r1-v-verifier-i1', 'and you'])
   assert.equal(
     [verifier.code, verifier.stderr],
     [
       1,
-      'svc: conv 4 (r1-v-verifier-i1) is a verifier that has filed its done report; it takes no further messages\nhint: pass --force to send it anyway\n',
+      'svc: conv 4 (r1-v-verifier-i1) is a verifier that has filed its done report; it takes no further ' +
+        'messages\nhint: pass --force to send it anyway\n',
     ],
   )
 

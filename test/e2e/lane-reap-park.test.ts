@@ -40,13 +40,17 @@ test('a dirty worktree is refused without --park, and nothing changes', async ()
   assert.equal(await reap('r1-b-builder-i1'), {
     code: 1,
     stdout: '',
-    stderr: `svc: refused: ${dir} has uncommitted changes (5 paths); commit them, or pass --park to save them to a patch\n`,
+    stderr:
+      `svc: refused: ${dir} has uncommitted changes (5 paths); commit them, or pass --park to save them to a ` +
+      `patch\n`,
   })
   assert.equal(await capture('r1-b-builder-i1', dir, 'r1/b'), before)
   assert.equal(await reap('r1-b-builder-i1', '--keep'), {
     code: 1,
     stdout: '',
-    stderr: `svc: refused: ${dir} has uncommitted changes (5 paths); commit them, or pass --park to save them to a patch\n`,
+    stderr:
+      `svc: refused: ${dir} has uncommitted changes (5 paths); commit them, or pass --park to save them to a ` +
+      `patch\n`,
   })
   assert.equal(await capture('r1-b-builder-i1', dir, 'r1/b'), before)
 })
@@ -131,14 +135,17 @@ test('--park refuses work a patch cannot carry (a git repository inside the work
   assert.equal(await reap('r1-b-builder-i1', '--park'), {
     code: 1,
     stdout: '',
-    stderr: `svc: refused: a patch cannot carry the files of a git repository inside the worktree: inner; move it out of ${dir} first\n`,
+    stderr:
+      `svc: refused: a patch cannot carry the files of a git repository inside the worktree: inner; move it ` +
+      `out of ${dir} first\n`,
   })
   assert.equal(await capture('r1-b-builder-i1', dir, 'r1/b'), before)
 })
 
 test("commits absent from the upstream: a warning on stderr, the branch kept; a detached HEAD's own commits are kept at a ref", async () => {
   const script =
-    'echo a > a.txt; git add a.txt; git commit -qm a; git push -q -u origin HEAD 2>/dev/null\necho b > b.txt; git add b.txt; git commit -qm b'
+    'echo a > a.txt; git add a.txt; git commit -qm a; git push -q -u origin HEAD 2>/dev/null\necho b > b.txt; git ' +
+    'add b.txt; git commit -qm b'
   await w.start(['--key', 'b', '--role', 'builder', '--prompt', script])
   await stopped('r1-b-builder-i1')
   const dir = join(w.lanes, 'r1-b')
@@ -240,7 +247,9 @@ test("a reap never touches another lane's directory: col-a/b reaped with --keep,
   assert.equal(await launchB(), {
     code: 1,
     stdout: '',
-    stderr: `svc: refused: ${dir} is the directory of lane col-a/b builder i1 (conv ${a}), which is not reaped; reap it first (svc lane reap ${a})\n`,
+    stderr:
+      `svc: refused: ${dir} is the directory of lane col-a/b builder i1 (conv ${a}), which is not reaped; ` +
+      `reap it first (svc lane reap ${a})\n`,
   })
   assert.equal(await reap(a, '--keep'), {
     code: 0,

@@ -259,7 +259,9 @@ test('processes with their working directory inside are refused, each PID and co
     assert.equal(await reap('r1-b-builder-i1', '--park'), {
       code: 1,
       stdout: '',
-      stderr: `svc: refused: 2 processes have their working directory inside ${dir}: ${a} (${cmd(a)}), ${b} (${cmd(b)})\n`,
+      stderr:
+        `svc: refused: 2 processes have their working directory inside ${dir}: ${a} (${cmd(a)}), ${b} (` +
+        `${cmd(b)})\n`,
     })
     assert.equal(await capture('r1-b-builder-i1', dir, 'r1/b'), before)
   } finally {
@@ -316,7 +318,9 @@ test("a directory removed and made again by hand at a lane's path (worktree or p
     assert.equal(await reap(id, '--park'), {
       code: 1,
       stdout: '',
-      stderr: `svc: refused: ${dir} is not the directory this lane was launched in (it was removed and made again since); nothing was touched\n`,
+      stderr:
+        `svc: refused: ${dir} is not the directory this lane was launched in (it was removed and made again ` +
+        `since); nothing was touched\n`,
     })
     assert.equal(filesOf(dir), files)
     assert.is((await w.conv(id)).archived, false)

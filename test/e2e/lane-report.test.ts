@@ -53,7 +53,8 @@ test('a builder: refused from a dirty tree, refused unpushed, --allow-unpushed w
   assert.is(read('c1').trim(), '1')
   assert.is(
     read('e1'),
-    'svc: refused: a builder reports done only from a clean tree; commit or remove the changes (git status shows them)\n',
+    'svc: refused: a builder reports done only from a clean tree; commit or remove the changes (git status shows ' +
+      'them)\n',
   )
   assert.is(read('c2').trim(), '1')
   assert.is(read('e2'), 'svc: refused: branch r1/b has no upstream; push it with git push -u origin HEAD\n')
@@ -109,7 +110,8 @@ test('blocked must begin with RULING, SPEND, ONE-WAY or BLOCKED; blocked and fai
   assert.is(w1.stdout, 'SPEND: need a paid API key\n')
   assert.is(
     w1.stderr,
-    `report #1 blocked from r1/b builder i1 (conv ${await idOf('r1-b-builder-i1')})\nnext: svc lane wait r1-b-builder-i1 --after 1\n`,
+    `report #1 blocked from r1/b builder i1 (conv ${await idOf('r1-b-builder-i1')})\nnext: svc lane wait ` +
+      `r1-b-builder-i1 --after 1\n`,
   )
   const w2 = await h.svc(['lane', 'wait', 'r1-b-builder-i1', '--after', '1'])
   assert.is(w2.code, 4)
@@ -127,7 +129,8 @@ test('blocked must begin with RULING, SPEND, ONE-WAY or BLOCKED; blocked and fai
   assert.is(w4.code, 2)
   assert.is(
     w4.stderr,
-    'svc: lane r1/b builder i1 exited (stopped: process exit) with no report\nnext: svc lane wait r1-b-builder-i1 --after 2\n',
+    'svc: lane r1/b builder i1 exited (stopped: process exit) with no report\nnext: svc lane wait r1-b-builder-i1 ' +
+      '--after 2\n',
   )
 })
 
@@ -143,11 +146,15 @@ test('critic verdicts: exactly one, with the done report; every refusal of rule 
   const v = join(h.home, 'v.json')
   const script = [
     `svc lane report --stdin <<<'no verdict' 2> ${h.home}/e1 || echo $? > ${h.home}/c1`,
-    `svc lane report --stdin --status blocked --verdict NOT_YET <<<'BLOCKED x' 2> ${h.home}/e2 || echo $? > ${h.home}/c2`,
+    `svc lane report --stdin --status blocked --verdict NOT_YET <<<'BLOCKED x' 2> ${h.home}/e2 || echo $? > ` +
+      `${h.home}/c2`,
     `svc lane report --stdin --verdict MAYBE <<<'x' 2> ${h.home}/e3 || echo $? > ${h.home}/c3`,
-    `svc lane report --stdin --verdict NOT_YET --verdict-file ${h.home}/bad.json <<<'x' 2> ${h.home}/e4 || echo $? > ${h.home}/c4`,
-    `svc lane report --stdin --verdict NOT_YET --verdict-file ${h.home}/nojson.json <<<'x' 2> ${h.home}/e5 || echo $? > ${h.home}/c5`,
-    `svc lane report --stdin --verdict NOT_YET --verdict-file ${h.home}/missing.json <<<'x' 2> ${h.home}/e6 || echo $? > ${h.home}/c6`,
+    `svc lane report --stdin --verdict NOT_YET --verdict-file ${h.home}/bad.json <<<'x' 2> ${h.home}/e4 || echo $? ` +
+      `> ${h.home}/c4`,
+    `svc lane report --stdin --verdict NOT_YET --verdict-file ${h.home}/nojson.json <<<'x' 2> ${h.home}/e5 || echo ` +
+      `$? > ${h.home}/c5`,
+    `svc lane report --stdin --verdict NOT_YET --verdict-file ${h.home}/missing.json <<<'x' 2> ${h.home}/e6 || echo ` +
+      `$? > ${h.home}/c6`,
     `svc lane report --stdin --verdict NOT_YET --verdict-file ${v} <<<'three defects'`,
     `svc lane report --stdin --verdict WOWED <<<'again' 2> ${h.home}/e7 || echo $? > ${h.home}/c7`,
   ].join('\n')

@@ -80,7 +80,11 @@ test(`${RACERS} concurrent starts of one run, key and role, ${ROUNDS} rounds: on
     assert.is(
       lines.length,
       1,
-      `${what}: exactly one start succeeds: ${JSON.stringify([...cli.map((r) => r.stderr || r.stdout), ...http.map((r) => ('line' in r ? r.line : r.error.message))])}`,
+      `${what}: exactly one start succeeds: ` +
+        JSON.stringify([
+          ...cli.map((r) => r.stderr || r.stdout),
+          ...http.map((r) => ('line' in r ? r.line : r.error.message)),
+        ]),
     )
     const l = parseLine(lines[0])
     const dir =

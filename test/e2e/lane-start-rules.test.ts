@@ -20,7 +20,8 @@ test.after.each(async () => {
 
 /** A bash function for lane scripts: `try <name> <svc lane start args...>` writes <name>.out, .err and .code. */
 const tryFn = (out: string) =>
-  `set +e\ntry() { n=$1; shift; svc lane start "$@" > ${q(out)}/$n.out 2> ${q(out)}/$n.err; echo $? > ${q(out)}/$n.code; }\n`
+  `set +e\ntry() { n=$1; shift; svc lane start "$@" > ${q(out)}/$n.out 2> ${q(out)}/$n.err; echo $? > ${q(out)}` +
+  `/$n.code; }\n`
 
 const tried = (name: string) => ({
   code: Number(readFileSync(join(w.out, `${name}.code`), 'utf8')),
@@ -97,7 +98,8 @@ test('an orchestrator lane launches builders, verifiers and play lanes of its ow
 test('builder and critic lanes, and a successor of a builder, are refused a launch (one role each; the table is in launch-who)', async () => {
   await w.begin()
   // One role per launcher, end to end: that every role is refused to every one of them is the table of SPEC.md
-  // section 5 in test/domain/launch-who ('mayLaunch: the full table…'), a successor's standing its effectiveLauncher rows.
+  // section 5 in test/domain/launch-who ('mayLaunch: the full table…'), a successor's standing its effectiveLauncher
+  // rows.
   const tries = { builder: 'builder', succ: 'play', critic: 'orchestrator' } as const
   const attempts = (who: keyof typeof tries) =>
     `try ${who}-${tries[who]} --run r1 --key n --role ${tries[who]} --harness none --model m --at HEAD --prompt x`
@@ -106,7 +108,8 @@ test('builder and critic lanes, and a successor of a builder, are refused a laun
   const builderScript =
     tryFn(w.out) +
     attempts('builder') +
-    `\nsvc handoff --harness shell --prompt "$(cat ${q(join(w.out, 'succ.sh'))})" > ${q(join(w.out, 'succ.id'))}\ntouch ${q(join(w.out, 'builder-done'))}`
+    `\nsvc handoff --harness shell --prompt "$(cat ${q(join(w.out, 'succ.sh'))})" > ${q(join(w.out, 'succ.id'))}` +
+    `\ntouch ${q(join(w.out, 'builder-done'))}`
   const b = await w.started([
     '--run',
     'r1',
@@ -159,7 +162,8 @@ test('a handed-off orchestrator keeps its standing: its successor launches a bui
   writeFileSync(
     join(w.out, 'succ.sh'),
     tryFn(w.out) +
-      "try sb --key y --role builder --harness none --model m --prompt 'build y'\ntry sc --for y --role critic --harness none --model m --at HEAD --prompt c\n" +
+      "try sb --key y --role builder --harness none --model m --prompt 'build y'\ntry sc --for y --role critic " +
+      '--harness none --model m --at HEAD --prompt c\n' +
       `touch ${q(join(w.out, 'succ-done'))}\n`,
   )
   const o = await w.started([

@@ -46,7 +46,8 @@ test('wait --run: oldest first by cursor, body on stdout, next command with the 
   assert.is(w3.code, 2)
   assert.is(
     w3.stderr,
-    `svc: every lane of the lanes of conv ${s.root} has exited with no further report\nnext: svc lane wait --parent ${s.root} --after ${c2}\n`,
+    `svc: every lane of the lanes of conv ${s.root} has exited with no further report\nnext: svc lane wait --parent ` +
+      `${s.root} --after ${c2}\n`,
   )
 })
 
@@ -141,7 +142,8 @@ test('five lanes, four waits and a kernel killed between two rounds of reports: 
       'builder',
       '--no-wait',
       '--prompt',
-      `${gate('a')}; svc lane report --status blocked --stdin <<<'BLOCKED k${i} first' || [ $? = 4 ]; ${gate('b')}; svc lane report --allow-unpushed --stdin <<<'k${i} second'`,
+      `${gate('a')}; svc lane report --status blocked --stdin <<<'BLOCKED k${i} first' || [ $? = 4 ]; ${gate('b')}; ` +
+        `svc lane report --allow-unpushed --stdin <<<'k${i} second'`,
     ])
   // One follower is the CLI as processes, one call each; the other two run the CLI's own dispatch in this process
   // (the same reconnecting transport, without a Node start per report).

@@ -26,7 +26,8 @@ test.after.each(async () => {
 
 const writeNotify = (block: unknown) =>
   writeFileSync(join(h.service, 'notify.yaml'), typeof block === 'string' ? block : JSON.stringify(block))
-/** A receiver answering as told, and notify.yaml pointing at it; the kernel restarted so it reads the block at start. */
+/** A receiver answering as told, and notify.yaml pointing at it; the kernel restarted so it reads the block at
+ * start. */
 async function receiver(answer?: (n: number) => Answer, extra: object = {}): Promise<Receiver> {
   rx = await new Receiver(answer).start()
   writeNotify({ webhook: { url: rx.url, headers: { authorization: 'Bearer t0k' } }, ...extra })
@@ -161,7 +162,8 @@ test('a receiver that never answers does not delay svc lane report; the kernel g
       h
         .kernelLog()
         .includes(
-          'notify webhook: report of conv-r1-b-builder-i1 not delivered: no answer within 3000 ms (gave up after 3 tries)',
+          'notify webhook: report of conv-r1-b-builder-i1 not delivered: no answer within 3000 ms (gave up after 3 ' +
+            'tries)',
         ),
     'the give-up line',
     20_000,
@@ -174,7 +176,8 @@ test('a command notifier gets the body as JSON on stdin and a short title and te
   const script = join(h.home, 'notify.sh')
   writeFileSync(
     script,
-    `#!/bin/sh\ncat > "$1/body-$$.json"\nprintf '%s\\n%s\\n%s\\n' "$SERVICE_NOTIFY_EVENT" "$SERVICE_NOTIFY_TITLE" "$SERVICE_NOTIFY_BODY" > "$1/env-$$.txt"\n`,
+    `#!/bin/sh\ncat > "$1/body-$$.json"\nprintf '%s\\n%s\\n%s\\n' "$SERVICE_NOTIFY_EVENT" "$SERVICE_NOTIFY_TITLE" ` +
+      `"$SERVICE_NOTIFY_BODY" > "$1/env-$$.txt"\n`,
   )
   chmodSync(script, 0o755)
   mkdirSync(out)
@@ -206,7 +209,8 @@ test('a command that outlives its limit is killed and logged; the next notificat
   // The first run hangs (its pid is kept to check it was killed); later runs record their input (whole, then renamed).
   writeFileSync(
     script,
-    `#!/bin/sh\nif [ ! -e "$1/first" ]; then echo $$ > "$1/first"; exec sleep 30; fi\ncat > "$1/later.tmp"; mv "$1/later.tmp" "$1/later.json"\n`,
+    `#!/bin/sh\nif [ ! -e "$1/first" ]; then echo $$ > "$1/first"; exec sleep 30; fi\ncat > "$1/later.tmp"; mv ` +
+      `"$1/later.tmp" "$1/later.json"\n`,
   )
   chmodSync(script, 0o755)
   writeNotify({ command: [script, h.home], events: ['report'] })
@@ -237,7 +241,8 @@ test('a broken notify block: one line in svc doctor and kernel.log, notification
   const path = join(h.service, 'notify.yaml')
   assert.match(
     d.stdout,
-    `PROBLEM  notify: ${path}: webhook.url: an http:// or https:// URL; notifications are off\n         fix: correct ${path} (README, Notifications)\n`,
+    `PROBLEM  notify: ${path}: webhook.url: an http:// or https:// URL; notifications are off\n         fix: ` +
+      `correct ${path} (README, Notifications)\n`,
   )
   const logged = h
     .kernelLog()

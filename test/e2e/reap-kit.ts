@@ -58,4 +58,5 @@ export function reapKit(world: () => World) {
 }
 
 export const reapedLine = (run: string, key: string, role: string, id: string, dir?: string, branch?: string) =>
-  `reaped ${run}/${key} ${role} i1 (conv ${id})${dir ? `: removed ${dir}` : ''}${branch ? `; branch ${branch} kept` : ''}\n`
+  `reaped ${run}/${key} ${role} i1 (conv ${id})${dir ? `: removed ${dir}` : ''}` +
+  `${branch ? `; branch ${branch} kept` : ''}\n`

@@ -67,7 +67,8 @@ async function refusedThenParkedRaw(name: string, dir: string, key: string, path
   assert.is(refused.status, 409, JSON.stringify(refused.body))
   assert.is(
     refused.body.error.message,
-    `refused: ${dir} has uncommitted changes (1 path, 1 of them hidden from git status: ${path}); commit them, or pass --park to save them to a patch`,
+    `refused: ${dir} has uncommitted changes (1 path, 1 of them hidden from git status: ${path}); commit them, or ` +
+      `pass --park to save them to a patch`,
   )
   assert.equal(await capture(name, dir, `r1/${key}`), before, 'a refused reap changes nothing')
   const parked = await api.post(`/api/lanes/${name}/reap`, { park: true })
@@ -115,7 +116,8 @@ test('a checked-out submodule with work inside and at the top: --park is refused
     assert.is(r.status, 409, JSON.stringify(r.body))
     assert.is(
       r.body.error.message,
-      `refused: ${dir} holds a checked-out submodule (sub) whose work a patch cannot carry; commit and push its work, run git submodule deinit --all in ${dir}, then reap again`,
+      `refused: ${dir} holds a checked-out submodule (sub) whose work a patch cannot carry; commit and push its ` +
+        `work, run git submodule deinit --all in ${dir}, then reap again`,
     )
     assert.equal(await capture(name, dir, `r1/${key}`), before, 'nothing changed')
     assert.equal(filesOf(join(dir, 'sub')), inner, 'nothing changed in the submodule')

@@ -296,7 +296,8 @@ async function runCase(i: number): Promise<Case> {
     assert.match(
       refused.refused ?? '',
       new RegExp(
-        `^svc: refused: ${escape(dir)} has uncommitted changes \\(\\d+ paths?\\); commit them, or pass --park to save them to a patch\\n$`,
+        `^svc: refused: ${escape(dir)} has uncommitted changes \\(\\d+ paths?\\); commit them, or pass --park to ` +
+          `save them to a patch\\n$`,
       ),
     )
     assert.equal(

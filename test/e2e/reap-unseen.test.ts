@@ -43,7 +43,10 @@ async function refusedUnseen(after: string, unseen: string[], status = ''): Prom
   assert.equal(await reap(NAME), {
     code: 1,
     stdout: '',
-    stderr: `svc: refused: ${dir} has uncommitted changes (${n} paths, ${unseen.length} of them hidden from git status: ${unseen.slice(0, 3).join(', ')}${unseen.length > 3 ? ` and ${unseen.length - 3} more` : ''}); commit them, or pass --park to save them to a patch\n`,
+    stderr:
+      `svc: refused: ${dir} has uncommitted changes (${n} paths, ${unseen.length} of them hidden from git ` +
+      `status: ${unseen.slice(0, 3).join(', ')}${unseen.length > 3 ? ` and ${unseen.length - 3} more` : ''}); ` +
+      `commit them, or pass --park to save them to a patch\n`,
   })
   assert.equal(await capture(NAME, dir, 'r1/b'), before, 'a refused reap changes nothing')
   return dir
@@ -51,7 +54,8 @@ async function refusedUnseen(after: string, unseen: string[], status = ''): Prom
 
 test('edits behind assume-unchanged and skip-worktree are uncommitted work: a plain reap is refused, --park saves them', async () => {
   const flags =
-    'echo edit >> README.md; git update-index --assume-unchanged README.md; echo more >> src/app.sh; git update-index --skip-worktree src/app.sh'
+    'echo edit >> README.md; git update-index --assume-unchanged README.md; echo more >> src/app.sh; git ' +
+    'update-index --skip-worktree src/app.sh'
   const dir = await refusedUnseen(flags, ['README.md', 'src/app.sh'])
 
   const r = await reap(NAME, '--park')
@@ -118,7 +122,9 @@ test('a leftover index.lock refuses --park before anything is parked, naming the
   assert.equal(await reap(NAME, '--park'), {
     code: 1,
     stdout: '',
-    stderr: `svc: refused: ${lock} exists, so git cannot change the worktree; if no git command is running in ${dir}, remove that file and reap again\n`,
+    stderr:
+      `svc: refused: ${lock} exists, so git cannot change the worktree; if no git command is running in ${dir}` +
+      `, remove that file and reap again\n`,
   })
   assert.equal(await capture(NAME, dir, 'r1/b'), before, 'no patch written, no ref made, nothing changed')
   unlinkSync(lock)
@@ -132,7 +138,8 @@ test('a process holding a file open inside the lane (its working directory elsew
   const log = join(dir, 'log.txt')
   // One process, no children: a shell loop's `sleep` would hold the file too.
   const script =
-    "const fs = require('fs'); const fd = fs.openSync(process.argv[1], 'a'); let i = 0; setInterval(() => fs.writeSync(fd, `line ${++i}\\n`), 10)"
+    "const fs = require('fs'); const fd = fs.openSync(process.argv[1], 'a'); let i = 0; setInterval(() => " +
+    'fs.writeSync(fd, `line ${++i}\\n`), 10)'
   let writer: ChildProcess | undefined
   try {
     writer = spawn(process.execPath, ['-e', script, log], { cwd: w.h.home, stdio: 'ignore' })
@@ -187,7 +194,8 @@ test("files hidden by the lane's own ignore rules are work; files the branch's r
     code: 0,
     stdout: m![0] + reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'),
     stderr:
-      "note: left out 1 path the branch's ignore rules hide, 3.0 kB in all: node_modules/ (3.0 kB)\nwarning: r1/b has 1 commit not on any remote; the branch is kept\n",
+      "note: left out 1 path the branch's ignore rules hide, 3.0 kB in all: node_modules/ (3.0 kB)\nwarning: r1/b " +
+      'has 1 commit not on any remote; the branch is kept\n',
   })
   const back = applied(m![2], 'r1/b', 'hidden')
   assert.equal(

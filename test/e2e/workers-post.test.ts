@@ -115,7 +115,8 @@ test('a worker on a GitHub issue: its name, directory and branch; --post comment
   assert.equal(
     issue.comments!.map((c) => c.body),
     [
-      `**Worker report** blocked (conv-w-gh-4c53ef2b-12-i1, report 1)\n\nSPEND: needs a paid API key\n\n<!-- svc-report conv-w-gh-4c53ef2b-12-i1 seq 1 -->`,
+      `**Worker report** blocked (conv-w-gh-4c53ef2b-12-i1, report 1)\n\nSPEND: needs a paid API key\n\n<!-- ` +
+        `svc-report conv-w-gh-4c53ef2b-12-i1 seq 1 -->`,
     ],
   )
   assert.is(issue.state, 'OPEN')

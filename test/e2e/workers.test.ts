@@ -136,19 +136,22 @@ test('report with the builder gates; the starter is told through its harness; wa
     [read('c2').trim(), read('e2')],
     [
       '1',
-      'svc: refused: a worker reports done only from a clean tree; commit or remove the changes (git status shows them)\n',
+      'svc: refused: a worker reports done only from a clean tree; commit or remove the changes (git status shows ' +
+        'them)\n',
     ],
   )
   assert.equal(
     [read('c3').trim(), read('e3')],
     [
       '1',
-      'svc: refused: branch worker/local-1 is frozen: worker local:1 i1 reported done (report #1); start a new iteration\n',
+      'svc: refused: branch worker/local-1 is frozen: worker local:1 i1 reported done (report #1); start a new ' +
+        'iteration\n',
     ],
   )
   assert.is(
     read('told.txt'),
-    `Worker local:1 i1 (conv ${id}, w-local-1-i1) filed report #1: done: All done\nRead it: svc worker wait w-local-1-i1 --after 0\n`,
+    `Worker local:1 i1 (conv ${id}, w-local-1-i1) filed report #1: done: All done\nRead it: svc worker wait ` +
+      `w-local-1-i1 --after 0\n`,
   )
   const [report] = reportsOf('w-local-1-i1')
   assert.equal([report.status, report.branch, report.body], ['done', 'worker/local-1', 'All done\nsecond line\n'])
@@ -197,7 +200,8 @@ test('report with the builder gates; the starter is told through its harness; wa
     [forged.code, forged.stderr],
     [
       1,
-      `svc: refused: svc worker report: conv ${id} acts only with its key, and none was given\nhint: run this inside conv ${id}, where SERVICE_CONVERSATION_KEY is set\n`,
+      `svc: refused: svc worker report: conv ${id} acts only with its key, and none was given\nhint: run this ` +
+        `inside conv ${id}, where SERVICE_CONVERSATION_KEY is set\n`,
     ],
   )
   assert.is(reportsOf('w-local-1-i1').length, 1)
@@ -222,7 +226,10 @@ test('report with the builder gates; the starter is told through its harness; wa
 
 test('an orchestrator lane runs a worker and is its starter; --reuse after a done report is refused, a new iteration is not', async () => {
   const ref = await issue('From a lane')
-  const script = `svc worker run ${ref} --harness shell --prompt "${buildAndReport('done', 'o.txt', 'worker').replace(/"/g, '\\"').replace(/\$/g, '\\$')}" > ${h.home}/run.out; echo ok > ${h.home}/ran`
+  const script =
+    `svc worker run ${ref} --harness shell --prompt "` +
+    `${buildAndReport('done', 'o.txt', 'worker').replace(/"/g, '\\"').replace(/\$/g, '\\$')}" > ${h.home}/run.out; ` +
+    `echo ok > ${h.home}/ran`
   const out = await h.ok(['lane', 'start', '--run', 'r1', '--key', 'o', '--role', 'orchestrator', '--prompt', script], {
     env: s.env,
   })
@@ -237,7 +244,8 @@ test('an orchestrator lane runs a worker and is its starter; --reuse after a don
     [reuse.code, reuse.stderr],
     [
       1,
-      'svc: refused: branch worker/local-1 of worker local:1 i1 is frozen (its worker reported done); run a new iteration\n',
+      'svc: refused: branch worker/local-1 of worker local:1 i1 is frozen (its worker reported done); run a new ' +
+        'iteration\n',
     ],
   )
   assert.match(

@@ -24,7 +24,9 @@ export async function chromiumExecutable(): Promise<string> {
   const staging = `${dir}.unpacking-${process.pid}`
   rmSync(staging, { recursive: true, force: true })
   mkdirSync(staging, { recursive: true })
-  const script = `const { default: c } = await import(${JSON.stringify(PACKAGE)}); process.stdout.write(await c.executablePath())`
+  const script =
+    `const { default: c } = await import(${JSON.stringify(PACKAGE)}); process.stdout.write(await ` +
+    `c.executablePath())`
   const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
     cwd: ROOT,
     env: { ...process.env, TMPDIR: staging },

@@ -19,7 +19,8 @@ export async function projectOnHosts(rig: SshHosts, h: TestHome, s: Setup, names
   for (const name of names)
     rig.as(
       name,
-      `git config --global user.name ${name} && git config --global user.email ${name}@example.com && git config --global safe.directory '*'`,
+      `git config --global user.name ${name} && git config --global user.email ${name}@example.com && git config ` +
+        `--global safe.directory '*'`,
     )
   writeProjectsYaml(h.service, s.project, {
     gauntlet: { host: names[0], roles: { builder: { model: 'm', harness: 'shell' } } },

@@ -63,4 +63,5 @@ export async function setupProject(h: TestHome, config: ProjectConfig = {}): Pro
 /** A shell brief that commits a file, pushes the branch and files a done report with this body (`svc lane report`,
  * or `svc worker report` inside a worker). */
 export const buildAndReport = (body: string, file = 'work.txt', verb: 'lane' | 'worker' = 'lane') =>
-  `echo work > ${file}; git add ${file}; git commit -qm work; git push -q -u origin HEAD 2>/dev/null; svc ${verb} report --stdin <<'EOF'\n${body}\nEOF\n`
+  `echo work > ${file}; git add ${file}; git commit -qm work; git push -q -u origin HEAD 2>/dev/null; svc ${verb} ` +
+  `report --stdin <<'EOF'\n${body}\nEOF\n`

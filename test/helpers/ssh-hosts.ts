@@ -65,7 +65,8 @@ export function ensureSshServer(): void {
     'set -e',
     `if [ -x ${SSHD} ] && [ -x /usr/sbin/ip ]; then exit 0; fi`,
     // No service may start during the install: the only sshd this suite runs is its own, inside a namespace.
-    'made=; if [ ! -e /usr/sbin/policy-rc.d ]; then printf "#!/bin/sh\\nexit 101\\n" > /usr/sbin/policy-rc.d; chmod +x /usr/sbin/policy-rc.d; made=1; fi',
+    'made=; if [ ! -e /usr/sbin/policy-rc.d ]; then printf "#!/bin/sh\\nexit 101\\n" > /usr/sbin/policy-rc.d; chmod ' +
+      '+x /usr/sbin/policy-rc.d; made=1; fi',
     'trap \'[ -n "$made" ] && rm -f /usr/sbin/policy-rc.d\' EXIT',
     'export DEBIAN_FRONTEND=noninteractive',
     'apt-get update -qq',

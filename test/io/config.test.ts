@@ -85,7 +85,8 @@ test('parseProjects: every effort and harness value is accepted', () => {
     for (const harness of ['claude', 'codex', 'shell', 'none']) {
       const p = parseProjects(
         FILE,
-        `p:\n  path: /x\n  gauntlet:\n    roles:\n      verifier:\n        effort: ${effort}\n        harness: ${harness}\n`,
+        `p:\n  path: /x\n  gauntlet:\n    roles:\n      verifier:\n        effort: ${effort}\n        harness: ` +
+          `${harness}\n`,
         parseYaml,
       )
       assert.equal(p.p.gauntlet?.roles?.verifier, { effort, harness })

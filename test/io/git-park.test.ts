@@ -178,7 +178,8 @@ test('quoteAmbiguousHeaders quotes only unquoted headers with a space, and leave
     Buffer.from('diff --git "a/t\\tab" "b/t\\tab"\ndiff\n' + 'x'.repeat(5000) + '\ndiff --git a/e f b/e f'),
   ])
   const want =
-    'diff --git "a/x /y" "b/x /y"\nnew file mode 100644\ndiff --git a/plain b/plain\n--- a/plain\n+++ b/plain\n@@ -1 +1 @@\n-diff --git a/q r b/q r\n+\xff\ndiff --git "a/t\\tab" "b/t\\tab"\ndiff\n' +
+    'diff --git "a/x /y" "b/x /y"\nnew file mode 100644\ndiff --git a/plain b/plain\n--- a/plain\n+++ b/plain\n@@ ' +
+    '-1 +1 @@\n-diff --git a/q r b/q r\n+\xff\ndiff --git "a/t\\tab" "b/t\\tab"\ndiff\n' +
     'x'.repeat(5000) +
     '\ndiff --git "a/e f" "b/e f"'
   for (const size of [1, 2, 3, 7, 11, 64, 1 << 20]) assert.is(await quoted(patch, size), want, `pieces of ${size}`)

@@ -178,7 +178,9 @@ test('a launch taken back whose worktree was changed meanwhile is left, its inte
   )
   assert.equal(w.changes, [`worktree add ${dir}`], 'nothing removed')
   assert.equal(w.warnings, [
-    `an interrupted launch left ${dir}: a worktree no lane record claims, with changes (3 paths); fix: keep what you need from it, then run: git -C ${w.repo} worktree remove --force ${dir} && git -C ${w.repo} branch -D r1/r1-b7`,
+    `an interrupted launch left ${dir}: a worktree no lane record claims, with changes (3 paths); fix: keep what ` +
+      `you need from it, then run: git -C ${w.repo} worktree remove --force ${dir} && git -C ${w.repo} branch -D ` +
+      `r1/r1-b7`,
   ])
   assert.is(w.ctx.io.intents.intentFiles(w.home).intents.length, 1, 'the intent stays for the next start to look again')
   assert.match(

@@ -143,7 +143,8 @@ test('an answer that is not the JSON asked for is one clear line, not a crash', 
   const e = await rejection(gh.resolve(issue(12)))
   assert.is(
     e.message,
-    'gh issue view 12 -R acme/app answered with something other than the issue\'s JSON: {"title":"x","body":"y","url":"https://github.com/acme/app/issues/12","state":"MERGED"}',
+    "gh issue view 12 -R acme/app answered with something other than the issue's JSON: " +
+      '{"title":"x","body":"y","url":"https://github.com/acme/app/issues/12","state":"MERGED"}',
   )
 })
 

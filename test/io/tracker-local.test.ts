@@ -45,7 +45,8 @@ test('create, read, list and close: the file is YAML front matter then the body'
   assert.is(c.issue.state, 'closed')
   assert.is(
     readFileSync(t.path(1), 'utf8'),
-    '---\ntitle: Fix the login\nstate: closed\ncreated: 2026-01-02T03:04:05.678Z\nclosed: 2026-02-01T00:00:00.000Z\n---\nSteps:\n1. open\n',
+    '---\ntitle: Fix the login\nstate: closed\ncreated: 2026-01-02T03:04:05.678Z\nclosed: ' +
+      '2026-02-01T00:00:00.000Z\n---\nSteps:\n1. open\n',
   )
   assert.is((await t.close(1, new Date())).already, true)
   assert.is((await t.read(1)).closed, '2026-02-01T00:00:00.000Z', 'a second close changes nothing')
@@ -100,7 +101,8 @@ test('a broken issue file is refused with one line naming the file and what is w
     ],
     [
       '---\ntitle: [unclosed\n---\n',
-      'the front matter is not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ] (line 2, column 17)',
+      'the front matter is not valid YAML: Flow sequence in block collection must be sufficiently indented and end ' +
+        'with a ] (line 2, column 17)',
     ],
     [
       '---\ntitle: x\nstate: done\ncreated: 2026-01-01T00:00:00Z\n---\n',

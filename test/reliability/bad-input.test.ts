@@ -8,7 +8,8 @@ import { BAD_KEYS, BAD_REFS, BAD_RUNS, badInputSuite } from './bad-input-kit.js'
 
 const kit = badInputSuite(
   'bad',
-  'bad input: cases over every verb and route, each refused with one clear message, store and files unchanged, kernel up',
+  'bad input: cases over every verb and route, each refused with one clear message, store and files unchanged, ' +
+    'kernel up',
 )
 const { cli, http, unchanged } = kit
 let h: TestHome

@@ -73,7 +73,8 @@ test("a lane whose worktree is locked: reap refuses with git's reason and archiv
   assert.is(r.code, 1)
   assert.is(
     r.stderr,
-    `svc: refused: the worktree ${dir} is locked (initializing); unlock it with git worktree unlock once nothing is using it\n`,
+    `svc: refused: the worktree ${dir} is locked (initializing); unlock it with git worktree unlock once nothing is ` +
+      `using it\n`,
   )
   assert.is(r.stderr.trim().split('\n').length, 1)
   assert.ok(existsSync(dir))
@@ -261,11 +262,13 @@ test('broken records ("id":"abc" and every other kind) and a broken reports file
   }
   assert.match(
     doctor.stdout,
-    `PROBLEM  store file: ${files[kinds.findIndex(([what]) => what.includes('abc'))]} does not hold what it should (id: `,
+    `PROBLEM  store file: ${files[kinds.findIndex(([what]) => what.includes('abc'))]} does not hold what it should ` +
+      `(id: `,
   )
   hostileFiles += files.length
   recordFigure(
-    'hostile records: kinds of broken record, reports and runner file injected (record.json, reports.json, state.json, mark.json)',
+    'hostile records: kinds of broken record, reports and runner file injected (record.json, reports.json, ' +
+      'state.json, mark.json)',
     `${hostileFiles} kinds, each refused with one line naming the file; every other conversation kept working`,
   )
 })
@@ -285,7 +288,8 @@ test('a runner whose harness died with no state written is marked ended by the r
   assert.is(v.activity, 'stopped')
   assert.is(v.evidence.source, 'reconcile')
   recordFigure(
-    'broken states injected by hand (stale temp file, half-added and locked worktrees, lane directory deleted, runner killed without a word)',
+    'broken states injected by hand (stale temp file, half-added and locked worktrees, lane directory deleted, ' +
+      'runner killed without a word)',
     `${states + 1} states, each reconciled or refused with a clear message`,
   )
 })

@@ -98,7 +98,8 @@ test('1100 idle connections without a token: the kernel sheds the excess, stays 
   for (const s of flood.sockets) s.destroy()
   recordFigure(
     'connection flood: 1100 idle connections without a token, kernel under a file limit of 1024',
-    `${atCap} closed at once at the cap of ${CAP}, ${byIdle} more by the idle timeout, kernel up, an authorised request answered in ${answerMs} ms, RSS +${grownMb.toFixed(1)} MB, nothing fatal logged`,
+    `${atCap} closed at once at the cap of ${CAP}, ${byIdle} more by the idle timeout, kernel up, an authorised ` +
+      `request answered in ${answerMs} ms, RSS +${grownMb.toFixed(1)} MB, nothing fatal logged`,
   )
 })
 

@@ -95,7 +95,8 @@ test('the kernel killed at each step of a launch: after the restart nothing is l
   assert.ok(w.kills >= 20, `three launches have many kill points (${w.kills})`)
   recordFigure(
     'kernel killed at each step of three launches (builder, play, orchestrator)',
-    `${w.kills} kill points, 0 worktrees, branches or directories left unclaimed, every launch cut short succeeded when tried again`,
+    `${w.kills} kill points, 0 worktrees, branches or directories left unclaimed, every launch cut short succeeded ` +
+      `when tried again`,
   )
 })
 

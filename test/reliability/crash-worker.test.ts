@@ -55,7 +55,8 @@ test('the kernel killed at every store write step of a worker run, reported, pos
   assert.ok(kills >= 15, `a worker's run, report and reap have many write steps (${kills})`)
   recordFigure(
     'kernel killed at each store write step of a worker run on an issue, reported (posted to its issue) and reaped',
-    `${kills} kill points, ${acknowledged} acknowledged writes checked after restart, 0 lost, the report posted exactly once after every kill`,
+    `${kills} kill points, ${acknowledged} acknowledged writes checked after restart, 0 lost, the report posted ` +
+      `exactly once after every kill`,
   )
 })
 

@@ -73,7 +73,9 @@ test('a full disk: a report and a park each fail with one line saying "disk full
     '--role',
     'builder',
     '--prompt',
-    `${w.gate('full')}\necho "BLOCKED: stuck" | svc lane report --status blocked --stdin 2> ${err} && echo 0 > ${code}.part || echo $? > ${code}.part\nmv ${code}.part ${code}\n${w.gate('freed')}\necho "BLOCKED: stuck" | svc lane report --status blocked --stdin\n`,
+    `${w.gate('full')}\necho "BLOCKED: stuck" | svc lane report --status blocked --stdin 2> ${err} && echo 0 > ` +
+      `${code}.part || echo $? > ${code}.part\nmv ${code}.part ${code}\n${w.gate('freed')}\necho "BLOCKED: stuck" | ` +
+      `svc lane report --status blocked --stdin\n`,
   ])
   const api = kernelApi(w.h)
   const { dir } = await w.idleLane('park')

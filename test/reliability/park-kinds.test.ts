@@ -77,7 +77,8 @@ const KINDS: Record<string, (dir: string, rng: Rng, i: number) => Promise<number
   'open file': async (dir, _rng, i) => {
     const log = join(dir, `log-${i}.txt`)
     const script =
-      "const fs = require('fs'); const fd = fs.openSync(process.argv[1], 'a'); let i = 0; setInterval(() => fs.writeSync(fd, `line ${++i}\\n`), 5)"
+      "const fs = require('fs'); const fd = fs.openSync(process.argv[1], 'a'); let i = 0; setInterval(() => " +
+      'fs.writeSync(fd, `line ${++i}\\n`), 5)'
     const writer = spawn(process.execPath, ['-e', script, log], { cwd: w.h.home, stdio: 'ignore', detached: true })
     await until(() => existsSync(log) && readFileSync(log).length > 0, 'the writer started')
     return writer.pid

@@ -69,7 +69,9 @@ test('a stopped kernel: every verb ends within its deadline naming the kernel an
     })
     const results = await Promise.all(verbs.map((v) => timed(v)))
     const line = `svc: the kernel on port ${k.port} (pid ${k.pid}) stopped answering: its process is stopped\n`
-    const hint = `hint: resume it with kill -CONT ${k.pid}, or end it with kill -KILL ${k.pid} (the next svc call starts a new kernel)\n`
+    const hint =
+      `hint: resume it with kill -CONT ${k.pid}, or end it with kill -KILL ${k.pid} (the next svc call ` +
+      `starts a new kernel)\n`
     results.forEach((r, i) => {
       const what = verbs[i].join(' ')
       assert.is(r.stderr, line + hint, what)
@@ -84,14 +86,19 @@ test('a stopped kernel: every verb ends within its deadline naming the kernel an
     assert.ok(kept, r.stderr)
     assert.is(
       r.stderr,
-      `svc: the kernel on port ${k.port} (pid ${k.pid}) stopped answering: its process is stopped; the report was not filed and is kept in ${kept}\n` +
-        `hint: resume it with kill -CONT ${k.pid}, or end it with kill -KILL ${k.pid} (the next svc call starts a new kernel); then send it again: svc lane report --file ${kept} --status blocked\n`,
+      `svc: the kernel on port ${k.port} (pid ${k.pid}) stopped answering: its process is stopped; the report was ` +
+        `not filed and is kept in ${kept}\n` +
+        `hint: resume it with kill -CONT ${k.pid}, or end it with kill -KILL ${k.pid} (the next svc call starts a ` +
+        `new kernel); then send it again: svc lane report --file ${kept} --status blocked\n`,
     )
     assert.is(readFileSync(kept!, 'utf8'), 'BLOCKED: the text the agent wrote\n')
     const slowest = Math.max(r.ms, ...results.map((x) => x.ms))
     recordFigure(
-      'a stopped kernel (SIGSTOP): status, stop, lane list, conv list, lane wait, tell and report at once, each must end within its deadline with one line naming the kernel and what to do; the report kept in a file',
-      `${verbs.length + 1} verbs, all ended, the slowest in ${slowest} ms (beat ${TIMING.SERVICE_TEST_KERNEL_BEAT_MS} ms, probe ${TIMING.SERVICE_TEST_KERNEL_PROBE_MS} ms here; 3 s and 10 s in use); the report kept byte for byte`,
+      'a stopped kernel (SIGSTOP): status, stop, lane list, conv list, lane wait, tell and report at once, each ' +
+        'must end within its deadline with one line naming the kernel and what to do; the report kept in a file',
+      `${verbs.length + 1} verbs, all ended, the slowest in ${slowest} ms (beat ` +
+        `${TIMING.SERVICE_TEST_KERNEL_BEAT_MS} ms, probe ${TIMING.SERVICE_TEST_KERNEL_PROBE_MS} ms here; 3 s and 10 ` +
+        `s in use); the report kept byte for byte`,
     )
   } finally {
     process.kill(k.pid, 'SIGCONT')
@@ -124,8 +131,10 @@ test('a kernel that holds kernel.json but cannot be reached is named in one line
     const r = await timed(['lane', 'list'])
     assert.is(
       r.stderr,
-      `svc: cannot reach the kernel on port ${port} (pid ${holder.pid}) that holds ${kernelJson}: connect ECONNREFUSED 127.0.0.1:${port}\n` +
-        `hint: if this runs in a sandbox, let it connect to 127.0.0.1:${port}; else end that kernel with kill ${holder.pid} (the next svc call starts a new one)\n`,
+      `svc: cannot reach the kernel on port ${port} (pid ${holder.pid}) that holds ${kernelJson}: connect ` +
+        `ECONNREFUSED 127.0.0.1:${port}\n` +
+        `hint: if this runs in a sandbox, let it connect to 127.0.0.1:${port}; else end that kernel with kill ` +
+        `${holder.pid} (the next svc call starts a new one)\n`,
     )
     assert.is(r.code, 1)
     assert.ok(r.ms < DEADLINE_MS, `took ${r.ms} ms`)

@@ -93,7 +93,8 @@ test("a lane that read a sibling's key from /proc can neither report as it nor a
     step(11, `svc deck --revoke`),
     // Leaving the tree on purpose, as no conversation, with no hold on the lane's output (as a daemon): a new session
     // whose parent exits at once (calling only once the lane's harness, this script, has ended), and a double fork.
-    `setsid -f sh -c "while kill -0 $$ 2>/dev/null; do sleep 0.05; done; ${escaped(13, 'svc lane stop $V')}" < /dev/null > /dev/null 2>&1`,
+    `setsid -f sh -c "while kill -0 $$ 2>/dev/null; do sleep 0.05; done; ${escaped(13, 'svc lane stop $V')}" < ` +
+      `/dev/null > /dev/null 2>&1`,
     `( setsid sh -c "${escaped(14, 'svc conv answer $V allow')}" < /dev/null > /dev/null 2>&1 & )`,
   ]
   // Started only once the victim's shell runs, so that its environment is there to read.
@@ -128,7 +129,8 @@ test("a lane that read a sibling's key from /proc can neither report as it nor a
   assert.equal(outcome(6), [
     '1',
     `svc: refused: svc tell: the key given is conv ${v}'s, not conv ${a}'s\n` +
-      'hint: a conversation acts only as itself: SERVICE_CONVERSATION must name the conversation its key was given to\n',
+      'hint: a conversation acts only as itself: SERVICE_CONVERSATION must name the conversation its key was given ' +
+      'to\n',
   ])
   assert.equal(outcome(7), notInChain('svc conv archive'), 'archive')
   const notTheirs = (what: string) => [
@@ -153,8 +155,11 @@ test("a lane that read a sibling's key from /proc can neither report as it nor a
   // The person still may stop it.
   await h.ok(['lane', 'stop', v])
   recordFigure(
-    "identity theft from /proc: a lane reads a running sibling's key from its environment and reports as it, answers, stops, reaps and tells it",
-    '13 attempts, 13 refused on one line (report, answer, stop, reap, tell twice, archive, host add and remove, kernel stop, deck revoke, and a stop and an answer from processes that left the lane’s tree by setsid and a double fork); the sibling kept working with no report and no message',
+    "identity theft from /proc: a lane reads a running sibling's key from its environment and reports as it, " +
+      'answers, stops, reaps and tells it',
+    '13 attempts, 13 refused on one line (report, answer, stop, reap, tell twice, archive, host add and remove, ' +
+      'kernel stop, deck revoke, and a stop and an answer from processes that left the lane’s tree by setsid and a ' +
+      'double fork); the sibling kept working with no report and no message',
   )
 })
 
@@ -163,7 +168,8 @@ test('a stop ends what its lane left running in a session of its own, so that it
   // runner stays for what it adopted. Once the lane is stopped, that process would be no conversation's: it must
   // not outlive the stop.
   // Marked in its environment, so that this test finds it in the machine's /proc (a lane's pids are its namespace's).
-  const leave = `setsid -f sh -c 'echo left > ${h.home}/left; LEFT_BY_LANE=r4 exec sleep 60' < /dev/null > /dev/null 2>&1`
+  const leave =
+    `setsid -f sh -c 'echo left > ${h.home}/left; LEFT_BY_LANE=r4 exec sleep 60' < /dev/null > ` + `/dev/null 2>&1`
   const [l, lName] = idOf(await start(['--key', 'leaves', '--role', 'builder', '--prompt', leave], 'r4'))
   await written(join(h.home, 'left'), 'the process that left the tree')
   const pid = (await until(() => markedProcess('LEFT_BY_LANE=r4'), 'the process that left the tree, in /proc'))!
@@ -194,7 +200,8 @@ test('a lane process that leaves its group and session cannot kill its runner, a
   // kill its runner, as its namespace names it (1) and by every runner's pid the service home's state files give,
   // then calls without its variables, its output nowhere the runner reads.
   const escaped = [
-    `kill -9 1 $(cat $SERVICE_HOME/agents/*/state.json | grep -o '"runner":{"pid":[0-9]*' | grep -o '[0-9]*$') 2> ${h.home}/kill-errors`,
+    `kill -9 1 $(cat $SERVICE_HOME/agents/*/state.json | grep -o '"runner":{"pid":[0-9]*' | grep -o '[0-9]*$') 2> ` +
+      `${h.home}/kill-errors`,
     step(31, `env -u SERVICE_CONVERSATION -u SERVICE_CONVERSATION_KEY svc lane stop ${v}`),
     step(32, `env -u SERVICE_CONVERSATION -u SERVICE_CONVERSATION_KEY svc conv answer ${v} allow`),
     `echo escaped > ${h.home}/escaped`,
@@ -233,8 +240,10 @@ test('a lane process that leaves its group and session cannot kill its runner, a
   )
   await h.ok(['lane', 'stop', v])
   recordFigure(
-    'a lane process that leaves its group and session, tries to kill its runner (SIGKILL), then stops and answers a sibling without its variables',
-    "the runner survives (it is init of the lane's own PID namespace); both calls refused on one line as from the lane; killed from outside, the runner takes the process with it",
+    'a lane process that leaves its group and session, tries to kill its runner (SIGKILL), then stops and answers a ' +
+      'sibling without its variables',
+    "the runner survives (it is init of the lane's own PID namespace); both calls refused on one line as from the " +
+      'lane; killed from outside, the runner takes the process with it',
   )
 })
 
@@ -294,8 +303,10 @@ test('an orchestrator tells and stops its own builder; its tell with SERVICE_CON
     [[o, 'from the orchestrator']],
   )
   recordFigure(
-    'answer and stop authority: the launcher chain and the person may tell, answer, stop and reap a lane; a sibling may not',
-    'an orchestrator told and stopped its builder; a sibling refused all four; a tell with SERVICE_CONVERSATION unset recorded as from its lane',
+    'answer and stop authority: the launcher chain and the person may tell, answer, stop and reap a lane; a sibling ' +
+      'may not',
+    'an orchestrator told and stopped its builder; a sibling refused all four; a tell with SERVICE_CONVERSATION ' +
+      'unset recorded as from its lane',
   )
 })
 

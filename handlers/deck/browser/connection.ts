@@ -66,7 +66,9 @@ export function unreachable() {
   else
     show(
       'lost',
-      `the kernel at ${host} has not answered for ${Math.round((Date.now() - downSince) / 1000) || 1}s: what this page shows may be out of date. Start it with svc kernel start; this page reconnects by itself once it answers (if it comes back elsewhere, ${NEW_LINK}).`,
+      `the kernel at ${host} has not answered for ${Math.round((Date.now() - downSince) / 1000) || 1}s: what this ` +
+        `page shows may be out of date. Start it with svc kernel start; this page reconnects by itself once it ` +
+        `answers (if it comes back elsewhere, ${NEW_LINK}).`,
     )
 }
 

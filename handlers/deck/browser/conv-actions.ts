@@ -55,7 +55,9 @@ export function actions(ref: string, detail: () => ConvDetail | undefined) {
     const keep = must<HTMLInputElement>('#keep').checked
     const cwd = detail()?.worktree?.cwd ?? 'its directory'
     confirm(
-      `Reap ${who()}? Its directory ${cwd} is removed${park ? ', uncommitted work parked to a patch first' : ' (refused if it holds uncommitted work)'}, and the conversation ${keep ? 'stays listed' : 'is archived'}.`,
+      `Reap ${who()}? Its directory ${cwd} is removed` +
+        `${park ? ', uncommitted work parked to a patch first' : ' (refused if it holds uncommitted work)'}, and ` +
+        `the conversation ${keep ? 'stays listed' : 'is archived'}.`,
       'Reap it',
       attempt(async () => {
         const r = await api.reap(ref, park, keep)

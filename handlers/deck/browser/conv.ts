@@ -112,7 +112,8 @@ export function convPage(ref: string) {
               ? h(
                   'span',
                   { class: 'muted' },
-                  ` upstream ${lane.git.upstream ?? '-'}, ahead ${lane.git.ahead ?? '-'}, behind ${lane.git.behind ?? '-'}, ${lane.git.dirty ? 'dirty' : 'clean'}`,
+                  ` upstream ${lane.git.upstream ?? '-'}, ahead ${lane.git.ahead ?? '-'}, behind ` +
+                    `${lane.git.behind ?? '-'}, ${lane.git.dirty ? 'dirty' : 'clean'}`,
                 )
               : null,
           ]

@@ -1,6 +1,6 @@
 /** The keyboard, on every page: j / k (or the arrows) move through the rows and the inbox, Enter opens the row's
- * conversation, a goes to the first answer control of the chosen entry (or of the page: a self-marked wait's field), / to the search, c to the
- * composer, Escape leaves a field, u or Backspace goes back to the list. */
+ * conversation, a goes to the first answer control of the chosen entry (or of the page: a self-marked wait's field), /
+ * to the search, c to the composer, Escape leaves a field, u or Backspace goes back to the list. */
 const NAV = '[data-nav]'
 
 let current: string | undefined

@@ -70,7 +70,8 @@ function workerCells(w: WorkerView) {
   return [h('span', { class: 'chip role', 'data-role': 'worker' }, `worker i${w.iteration}`), issue]
 }
 
-/** One conversation's row: id, name, lane or worker facts, activity with evidence, report, git, verdict, model, cost. */
+/** One conversation's row: id, name, lane or worker facts, activity with evidence, report, git, verdict, model,
+ * cost. */
 export function convRow(tree: DeckTree, id: string, now: number, continues?: string) {
   const c = tree.conversations[id]
   const l = tree.lanes[id]

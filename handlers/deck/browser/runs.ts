@@ -62,7 +62,8 @@ export function runSections(tree: DeckTree, now: number, triage: Triage) {
     ? h(
         'p',
         { class: 'muted hidden-note', 'data-hidden': hidden },
-        `${hidden} lane${hidden === 1 ? '' : 's'} not shown (${[q ? 'search' : '', triage.hideFinished ? 'hide finished' : ''].filter(Boolean).join(', ')})`,
+        `${hidden} lane${hidden === 1 ? '' : 's'} not shown (` +
+          `${[q ? 'search' : '', triage.hideFinished ? 'hide finished' : ''].filter(Boolean).join(', ')})`,
       )
     : null
   if (!runs.length) return [h('p', { class: 'muted empty' }, q || hidden ? 'no lane matches' : 'no lanes'), note]

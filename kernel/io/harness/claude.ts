@@ -60,7 +60,8 @@ function userEvent(content: unknown): TranscriptLine[] {
 
 /** A turn's end. An error result names its error as the evidence: a first turn that failed before any work is a
  * failure to start (the CLI's input is closed, it ends); a turn that worked first, or a later one, leaves it idle with
- * the error, and so does a retry loop the runner interrupted. Held messages go to the CLI as the next turn either way, unless it is ending. */
+ * the error, and so does a retry loop the runner interrupted. Held messages go to the CLI as the next turn either way,
+ * unless it is ending. */
 function result(ev: Record<string, any>, state: RunnerState, now: number): Reduction {
   const held = state.queued ?? []
   const said = claudeResultError(ev)

@@ -62,7 +62,8 @@ const turnStart = (thread: string, messages: string[], now: number) =>
 
 const TOOL_ITEMS: Record<string, (item: Record<string, any>) => string> = {
   commandExecution: (i) =>
-    `$ ${shown(i)}${i.status === 'declined' ? ' → declined' : typeof i.exitCode === 'number' ? ` → exit ${i.exitCode}` : ''}`,
+    `$ ${shown(i)}` +
+    `${i.status === 'declined' ? ' → declined' : typeof i.exitCode === 'number' ? ` → exit ${i.exitCode}` : ''}`,
   fileChange: (i) =>
     `changed ${(i.changes ?? []).map((c: Record<string, any>) => `${c.kind?.type ?? c.kind} ${c.path}`).join(', ')}`,
   mcpToolCall: (i) => `${i.server}.${i.tool} ${JSON.stringify(i.arguments ?? {})}`,
@@ -125,7 +126,8 @@ function turnCompleted(turn: Record<string, any>, state: RunnerState, now: numbe
 
 const usageNote = (state: RunnerState) =>
   state.usage
-    ? `; thread so far: ${state.usage.input} input (${state.usage.cachedInput} cached), ${state.usage.output} output tokens`
+    ? `; thread so far: ${state.usage.input} input (${state.usage.cachedInput} cached), ${state.usage.output} ` +
+      `output tokens`
     : ''
 
 /** Codex asks before running what its sandbox refused (a command, a file change): the conversation needs you. */

@@ -49,7 +49,8 @@ export class GhTracker implements Tracker<GhIssue> {
     if (!parsed.success)
       throw new SvcError(
         'unavailable',
-        `gh issue view ${i.number} -R ${slug(i)} answered with something other than the issue's JSON: ${oneLine(r.stdout.trim(), 200)}`,
+        `gh issue view ${i.number} -R ${slug(i)} answered with something other than the issue's JSON: ` +
+          `${oneLine(r.stdout.trim(), 200)}`,
       )
     const { title, body, url, state } = parsed.output
     return { title, body, url, state: state === 'OPEN' ? 'open' : 'closed' }
@@ -63,7 +64,8 @@ export class GhTracker implements Tracker<GhIssue> {
       if (!parsed.success)
         throw new SvcError(
           'unavailable',
-          `gh api answered the comments of ${refText(i)} with something other than a JSON list: ${oneLine(r.stdout.trim(), 200)}`,
+          `gh api answered the comments of ${refText(i)} with something other than a JSON list: ` +
+            `${oneLine(r.stdout.trim(), 200)}`,
         )
       all.push(...parsed.output.map((c) => ({ id: String(c.id), body: c.body ?? '' })))
       if (parsed.output.length < PAGE) break

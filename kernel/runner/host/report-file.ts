@@ -43,5 +43,6 @@ export function fileReport(outbox: string, status: string, body: string, facts?:
  * Every step but the copy of the body and the rename is a shell builtin: on a busy host each program started costs
  * milliseconds before the report leaves. */
 export const REPORT_SHELL =
-  't=${EPOCHREALTIME/[.,]/}; f="$SERVICE_HOST_OUTBOX/$t-$$"; { echo "$1"; cat; } > "$f.tmp" && mv "$f.tmp" "$f.report" && ' +
+  't=${EPOCHREALTIME/[.,]/}; f="$SERVICE_HOST_OUTBOX/$t-$$"; { echo "$1"; cat; } > "$f.tmp" && mv "$f.tmp" ' +
+  '"$f.report" && ' +
   '{ read -r p < "$SERVICE_HOST_OUTBOX/../../../runner.pid" && kill -USR1 "$p"; } 2>/dev/null; true'
