@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { SvcError } from '../kernel/domain/errors.js'
-import { MAX_TEXT } from '../kernel/port/port.js'
+import { MAX_TEXT } from '../kernel/port/limits.js'
 
 const tooLarge = (what: string, limit: number) =>
   new SvcError('too_large', `the ${what} is over the limit of ${limit} bytes`, `shorten it to at most ${limit} bytes`)

@@ -1,5 +1,6 @@
 import { SvcError, isErrorCode } from '../domain/errors.js'
-import { PortSchemas, type KernelPort, type PortInput, type PortMethod, type PortOutputs } from './port.js'
+import { PORT_METHODS } from './methods.js'
+import type { KernelPort, PortInput, PortMethod, PortOutputs } from './port.js'
 
 /** Sends one JSON request and returns the status and the parsed body. */
 export type Transport = (path: string, body: unknown) => Promise<{ status: number; body: unknown }>
@@ -8,11 +9,10 @@ export type Transport = (path: string, body: unknown) => Promise<{ status: numbe
 export type PortCall = <M extends PortMethod>(method: M, input: PortInput<M>) => Promise<PortOutputs[M]>
 
 /** A KernelPort whose every method is `call` with the method's name: the one typed client, generated from the
- * port's schema table. */
+ * names of the port's schema table. */
 export function portClient(call: PortCall): KernelPort {
-  const methods = Object.keys(PortSchemas) as PortMethod[]
   // The one place a port is assembled from its names: the entries hold one function per method by construction.
-  return Object.fromEntries(methods.map((m) => [m, (input: never) => call(m, input)])) as KernelPort
+  return Object.fromEntries(PORT_METHODS.map((m) => [m, (input: never) => call(m, input)])) as KernelPort
 }
 
 /** A call as one POST to /rpc/<method>; an error body becomes the same SvcError the kernel threw. */

@@ -1,10 +1,10 @@
 import * as v from 'valibot'
 import { REPORT_STATUSES } from '../domain/keys.js'
+import { MAX_TEXT } from './limits.js'
 
 /** The fields the port's input schemas are made of (kernel/port/port.ts, kernel/port/workers.ts). */
 
-/** The most characters a brief, a report body or a verdict file may hold (the CLI reads at most as many bytes). */
-export const MAX_TEXT = 1_000_000
+export { MAX_TEXT }
 export const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`))
 export const ref = v.pipe(
   v.string(),
