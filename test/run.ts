@@ -37,15 +37,26 @@ const CHECKS: Record<string, string[]> = {
     'dist/handlers',
   ],
 }
+/** Where the groups' folders are, and where the run writes its summary, times and meters (both moved only by the
+ * runner's own test, which runs it on suites of its own). */
+const SUITES = process.env.SERVICE_TEST_SUITES_DIR || join(ROOT, 'dist', 'test')
+const ARTIFACTS = process.env.SERVICE_TEST_ARTIFACTS_DIR || join(ROOT, 'test-artifacts')
 const groups = (process.argv.length > 2 ? process.argv.slice(2) : ALL_GROUPS).filter(
-  (g) => g === 'lint' || existsSync(join(ROOT, 'dist', 'test', g)),
+  (g) => g === 'lint' || existsSync(join(SUITES, g)),
 )
 /** Groups whose files start no process, server or kernel: each runs as one uvu process. */
 const PURE = new Set(['domain', 'handlers'])
 const JOBS = Math.max(1, Number(process.env.SERVICE_TEST_JOBS) || 4)
 /** A suite file still running after this long is stopped and counted as failed, so that a hang cannot stall CI. */
 const FILE_LIMIT_MS = 10 * 60 * 1000
-const DURATIONS = join(ROOT, 'test-artifacts', 'durations.json')
+/** The whole run's budget, when one is set (CI's script sets it from the time it has left): past it, files still
+ * running are stopped and files not begun are not run, each counted as one failure, so that the run still ends with
+ * its line in time. */
+const deadlineAt = Date.now() + (Number(process.env.SERVICE_TEST_DEADLINE_MS) || Infinity)
+/** A suite process that has exited is read to the end for this long at most: a process it left running may still
+ * hold its output open, and waiting for that would stall the run. */
+const DRAIN_MS = Number(process.env.SERVICE_TEST_DRAIN_MS) || 5_000
+const DURATIONS = join(ARTIFACTS, 'durations.json')
 const uvu = join(ROOT, 'node_modules', 'uvu', 'bin.js')
 const CPU_METER = join(ROOT, 'dist', 'test', 'helpers', 'cpu-meter.js')
 
@@ -71,7 +82,7 @@ const files: SuiteFile[] = groups.flatMap((group) =>
     ? Object.keys(CHECKS).map((file) => ({ group, file }))
     : PURE.has(group)
       ? [{ group, file: WHOLE_GROUP }]
-      : readdirSync(join(ROOT, 'dist', 'test', group))
+      : readdirSync(join(SUITES, group))
           .filter((f) => f.endsWith('.test.js'))
           .sort()
           .map((file) => ({ group, file })),
@@ -102,9 +113,9 @@ function runFile(s: SuiteFile): Promise<void> {
     const argv = [
       '--import',
       CPU_METER,
-      ...(s.group === 'lint' ? CHECKS[s.file] : [uvu, join('dist', 'test', s.group), pattern]),
+      ...(s.group === 'lint' ? CHECKS[s.file] : [uvu, join(SUITES, s.group), pattern]),
     ]
-    const cpuFile = join(ROOT, 'test-artifacts', `cpu-${process.pid}-${s.group}-${s.file.replace(/\W/g, '_')}`)
+    const cpuFile = join(ARTIFACTS, `cpu-${process.pid}-${s.group}-${s.file.replace(/\W/g, '_')}`)
     const child = spawn(process.execPath, argv, {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -114,14 +125,24 @@ function runFile(s: SuiteFile): Promise<void> {
     let out = ''
     child.stdout.on('data', (d) => (out += d))
     child.stderr.on('data', (d) => (out += d))
-    const limit = setTimeout(() => {
-      out += `\n${key(s)}: stopped after ${FILE_LIMIT_MS / 60_000} minutes\n`
-      child.kill('SIGKILL')
-    }, FILE_LIMIT_MS)
-    child.on('close', (code, signal) => {
+    const byDeadline = deadlineAt - started < FILE_LIMIT_MS
+    const limit = setTimeout(
+      () => {
+        out += byDeadline
+          ? `\n${key(s)}: stopped at the run's deadline (SERVICE_TEST_DEADLINE_MS)\n`
+          : `\n${key(s)}: stopped after ${FILE_LIMIT_MS / 60_000} minutes\n`
+        child.kill('SIGKILL')
+      },
+      Math.max(0, Math.min(FILE_LIMIT_MS, deadlineAt - started)),
+    )
+    let drain: NodeJS.Timeout | undefined
+    let ended = false
+    const end = (exit: number) => {
+      if (ended) return
+      ended = true
       clearTimeout(limit)
+      clearTimeout(drain)
       const ms = Date.now() - started
-      const exit = code ?? (signal ? 1 : 0)
       const counted = s.group === 'lint' ? { passed: exit ? 0 : 1, failed: exit ? 1 : 0 } : suiteOutcome(out, exit)
       const cpuMs = readCpu(cpuFile)
       outcomes.set(key(s), { ...counted, ms, cpuMs, ...(counted.failed ? { report: out } : {}) })
@@ -131,8 +152,30 @@ function runFile(s: SuiteFile): Promise<void> {
         `${key(s)}: ${counted.passed} passed, ${counted.failed} failed in ${(ms / 1000).toFixed(1)} s${cpu}\n`,
       )
       resolve()
+    }
+    const exitOf = (code: number | null, signal: NodeJS.Signals | null) => code ?? (signal ? 1 : 0)
+    child.on('close', (code, signal) => end(exitOf(code, signal)))
+    child.on('exit', (code, signal) => {
+      if (ended) return
+      drain = setTimeout(() => {
+        out += `\n${key(s)}: a process it started still held its output ${DRAIN_MS / 1000} s after it exited\n`
+        child.stdout.destroy()
+        child.stderr.destroy()
+        end(exitOf(code, signal))
+      }, DRAIN_MS)
+    })
+    child.on('error', (e) => {
+      out += `\n${key(s)}: could not run: ${e.message}\n`
+      end(1)
     })
   })
+}
+
+/** A file the run's deadline left no time for: counted as one failure, with a line saying so. */
+function notRun(s: SuiteFile): void {
+  const report = `${key(s)}: not run, the run's deadline (SERVICE_TEST_DEADLINE_MS) had passed\n`
+  outcomes.set(key(s), { passed: 0, failed: 1, ms: 0, report })
+  console.log(report)
 }
 
 /** What the suite process's meter wrote, once read (the file is removed). */
@@ -146,11 +189,11 @@ function readCpu(file: string): number | undefined {
   }
 }
 
-mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true })
+mkdirSync(ARTIFACTS, { recursive: true })
 const began = Date.now()
 await Promise.all(
   Array.from({ length: Math.min(JOBS, queue.length) }, async () => {
-    for (let s = queue.shift(); s; s = queue.shift()) await runFile(s)
+    for (let s = queue.shift(); s; s = queue.shift()) await (Date.now() < deadlineAt ? runFile(s) : notRun(s))
   }),
 )
 
@@ -185,11 +228,11 @@ console.log(
     `${(cpuAll / 1000).toFixed(1)} s of processor time)`,
 )
 const line = `${passed} passed, ${failed} failed`
-mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true })
+mkdirSync(ARTIFACTS, { recursive: true })
 writeFileSync(
   DURATIONS,
   JSON.stringify({ ...lastMs, ...Object.fromEntries([...outcomes].map(([k, o]) => [k, o.ms])) }, null, 1) + '\n',
 )
-writeFileSync(join(ROOT, 'test-artifacts', 'summary.txt'), line + '\n')
+writeFileSync(join(ARTIFACTS, 'summary.txt'), line + '\n')
 console.log(line)
 process.exit(failed ? 1 : 0)

@@ -14,9 +14,11 @@ const cases: [string, string, number, { passed: number; failed: number }][] = [
   ['crashed before any report: one failure', 'TypeError: dispatch is not a function\n', 1, { passed: 0, failed: 1 }],
   ['crashed after its tests passed: one failure', report(3, 3, 0) + 'Error: unhandled\n', 1, { passed: 3, failed: 1 }],
   ['stopped by a signal with no report: one failure', '', 1, { passed: 0, failed: 1 }],
+  ['queued no test: one failure', report(0, 0, 0), 0, { passed: 0, failed: 1 }],
+  ['ended with success before any report: one failure', 'starting\n', 0, { passed: 0, failed: 1 }],
 ]
 
-test('a suite file counts its passed and failed tests, and a crashed file counts as a failure', () => {
+test('a suite file counts its passed and failed tests; a crashed file, or one that ran no test, is a failure', () => {
   for (const [what, out, code, expected] of cases) assert.equal(suiteOutcome(out, code), expected, what)
 })
 

@@ -1,7 +1,9 @@
 /** Counts of one suite file from uvu's report and the exit code of its process. A file that exited non-zero with
- * no failed test counted (it crashed before or after its tests, or was stopped) counts as one failure. */
+ * no failed test counted (it crashed before or after its tests, or was stopped) counts as one failure, and so does
+ * one that ran no test at all (its tests never queued, or it ended before uvu's report): it proved nothing. */
 export function suiteOutcome(report: string, exitCode: number): { passed: number; failed: number } {
   const total = Number(/Total:\s+(\d+)/.exec(report)?.[1] ?? 0)
+  if (total === 0) return { passed: 0, failed: 1 }
   const passed = Number(/Passed:\s+(\d+)/.exec(report)?.[1] ?? 0)
   const skipped = Number(/Skipped:\s+(\d+)/.exec(report)?.[1] ?? 0)
   const failed = total - passed - skipped
