@@ -51,7 +51,8 @@ test('a file that leaves a process holding its output, or queues no test, is cou
   const pidFile = join(dir, 'held.pid')
   const root = suites('held', {
     'leaves-output-open.test.js':
-      `import { test } from 'uvu'\nimport { spawn } from 'node:child_process'\nimport { writeFileSync } from 'node:fs'\n` +
+      `import { test } from 'uvu'\nimport { spawn } from 'node:child_process'\n` +
+      `import { writeFileSync } from 'node:fs'\n` +
       `test('starts a process that keeps its output', () => {\n` +
       `  const c = spawn('sleep', ['60'], { stdio: 'inherit', detached: true })\n` +
       `  c.unref()\n  writeFileSync(${JSON.stringify(pidFile)}, String(c.pid))\n})\ntest.run()\n`,
@@ -83,7 +84,9 @@ test("past the run's deadline a running file is stopped and the rest are not run
   const root = suites(
     'deadline',
     {
-      'hangs.test.js': `import { test } from 'uvu'\ntest('never ends', () => new Promise(() => setInterval(() => {}, 1000)))\ntest.run()\n`,
+      'hangs.test.js':
+        `import { test } from 'uvu'\n` +
+        `test('never ends', () => new Promise(() => setInterval(() => {}, 1000)))\ntest.run()\n`,
       'late.test.js': passing,
     },
     // Longest first: the hanging file takes the one place, the other waits behind it.
