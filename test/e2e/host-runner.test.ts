@@ -396,4 +396,32 @@ test("a lane's git facts are read on the host by the kernel's own code, and sent
   l.close()
 })
 
+test('a lane whose pid another process took is seen ended, and its stop leaves that process alone', async () => {
+  let l = link()
+  await until(() => l.state === 'up', 'the link up')
+  start(l, 'l10', 'sleep 300\n')
+  await until(() => of('l10').length === 1, 'l10 started')
+  // The runner and the lane killed at once, as by the host's out-of-memory killer: no exit file, no end seen.
+  l.close()
+  const lane = '~/.svc-host/state/lanes/l10'
+  rig.as('a', `kill -KILL -- ${runnerState('runner.pid')} -$(cat ${lane}/pid)`)
+  // Its pid then taken by another process of the user, leading a group of its own.
+  const stranger = rig.as('a', '(setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $!)').trim()
+  rig.as('a', `echo ${stranger} > ${lane}/pid`)
+  try {
+    l = link()
+    await until(() => of('l10').length === 1, 'the end of l10 seen by the next runner', 20_000)
+    assert.equal(summary('l10'), ['exited null gone'])
+    l.send({ t: 'stop', lane: 'l10' })
+    // Handled in order: once l11 has started, the stop of l10 was done.
+    start(l, 'l11', 'true\n')
+    await until(() => of('l11').some((e) => e.kind === 'exited'), 'l11 started and ended')
+    assert.is(rig.as('a', `kill -0 ${stranger} && echo alive`).trim(), 'alive')
+  } finally {
+    rig.as('a', `kill ${stranger} || true`)
+  }
+  assertEachOnce()
+  l.close()
+})
+
 test.run()

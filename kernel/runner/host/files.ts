@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { ownGroupAlive, processStartTime, procStat } from '../../io/procs.js'
 
 /** Where the host runner keeps its state: its socket and pid, the journal and the last acknowledged seq, a
  * directory per lane, and its log. */
@@ -21,6 +22,9 @@ export const lanePaths = (dir: string, lane: string) => {
     dir: d,
     script: join(d, 'script.sh'),
     pid: join(d, 'pid'),
+    /** The start time of the process in `pid` (io/procs processStartTime): the two name one process, as pids are
+     * reused. */
+    pidStart: join(d, 'pid-start'),
     exit: join(d, 'exit-code'),
     ended: join(d, 'ended'),
     outbox: join(d, 'outbox'),
@@ -52,4 +56,23 @@ export const pidAlive = (pid: number) => {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM'
   }
+}
+
+/** The process a lane's runner started (its group's leader), as its files name it: the pid, and its start time
+ * where one was kept (a lane started by an earlier runner may have none). */
+const laneProcess = (lp: LanePaths) => ({ pid: Number(readText(lp.pid)) || 0, start: readText(lp.pidStart)?.trim() })
+
+/** Whether a lane's own process still runs: its pid with its start time (a pid reused by another process is not it). */
+export function laneAlive(lp: LanePaths): boolean {
+  const { pid, start } = laneProcess(lp)
+  if (!pid || !pidAlive(pid)) return false
+  // Read from /proc whatever its state: a lane ended but not yet waited for is its runner's to wait for, which says
+  // how it ended.
+  return !start || (procStat(pid)?.start ?? processStartTime(pid)) === start
+}
+
+/** The lane's process group, while it is still the lane's (io/procs ownGroupAlive): what a stop may signal. */
+export function laneGroup(lp: LanePaths): number | undefined {
+  const { pid, start } = laneProcess(lp)
+  return pid && ownGroupAlive(pid, start) ? pid : undefined
 }

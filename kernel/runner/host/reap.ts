@@ -6,7 +6,7 @@ import { leftOutOf } from '../../domain/unseen-work.js'
 import { git, gitTry, worktreeGitDir } from '../../io/git.js'
 import { ignoredAtLaunch } from '../../io/git-unseen.js'
 import { processesInside } from '../../io/procs.js'
-import { lanePaths, pidAlive, readText } from './files.js'
+import { laneAlive, lanePaths, readText } from './files.js'
 import type { Journal } from './journal.js'
 import type { InLane } from './lane-order.js'
 import { snapshotLane } from './snapshot.js'
@@ -37,9 +37,8 @@ async function reapNow(
   m: Extract<FromKernel, { t: 'reap' }>,
   emit: Journal['emit'],
 ): Promise<void> {
-  const pid = Number(readText(lp.pid))
   const cwd = readText(lp.cwd) ?? ''
-  const alive = pid > 0 && pidAlive(pid) && readText(lp.exit) === undefined
+  const alive = laneAlive(lp) && readText(lp.exit) === undefined
   const gitWorktree = !!cwd && !!worktreeGitDir(cwd)
   const processes = !alive && cwd ? await processesInside(cwd) : []
   let now: { id: string; commit: string; tree: string; parent: string } | undefined

@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import type { FromKernel, HostEventBody } from '../../domain/host-stream.js'
 import { writeFileAtomicSync } from '../../io/atomic-file.js'
 import { startDetached } from '../../io/process.js'
-import { lanePaths, pidAlive, readText, runnerPaths } from './files.js'
+import { processStartTime } from '../../io/procs.js'
+import { laneAlive, laneGroup, lanePaths, readText, runnerPaths } from './files.js'
 import type { Journal } from './journal.js'
 import type { InLane } from './lane-order.js'
 import type { LaneGit } from './lane-git.js'
@@ -126,17 +127,20 @@ export function laneSupervisor({ dir, self, emit, inLane, git, log }: Deps) {
       return refuse(e as Error)
     }
     if (!child.pid) return
+    // Its start time first: a pid file is never there without the start that tells its process from a later one.
+    writeFileAtomicSync(lp.pidStart, processStartTime(child.pid) ?? '')
     writeFileAtomicSync(lp.pid, String(child.pid))
     emit(m.lane, { kind: 'started', pid: child.pid })
     git.read(m.lane, m.dir)
     child.on('exit', (code) => ended(m.lane, code, 'waited'))
   }
 
+  /** The lane's process group, only while it is still the lane's: another process that took its pid is left alone. */
   const stop = (lane: string) => {
-    const pid = Number(readText(lanePaths(dir, lane).pid))
-    if (pid)
+    const group = laneGroup(lanePaths(dir, lane))
+    if (group)
       try {
-        process.kill(-pid, 'SIGTERM')
+        process.kill(-group, 'SIGTERM')
       } catch {}
   }
 
@@ -158,8 +162,7 @@ export function laneSupervisor({ dir, self, emit, inLane, git, log }: Deps) {
         const lp = lanePaths(dir, lane)
         if (existsSync(lp.ended)) continue
         drain(lane)
-        const pid = Number(readText(lp.pid))
-        if (pid && pidAlive(pid)) {
+        if (laneAlive(lp)) {
           alive++
           const cwd = readText(lp.cwd)
           if (cwd) following.push({ lane, dir: cwd })
@@ -167,7 +170,7 @@ export function laneSupervisor({ dir, self, emit, inLane, git, log }: Deps) {
         }
         const code = readText(lp.exit)
         if (code !== undefined) ended(lane, Number(code.trim()), 'exit-file')
-        else if (pid && !pidAlive(pid)) ended(lane, null, 'gone')
+        else if (readText(lp.pid)) ended(lane, null, 'gone')
       }
       git.look(following)
       return alive
