@@ -35,14 +35,17 @@ export class LaneWorld {
     return this.root
   }
 
-  /** `svc lane start ...` launched by the root conversation (or `as`). */
+  /** `svc lane start ...` launched by the root conversation (or `as`): the CLI's own dispatch run in this process
+   * (what a process of its own prints and exits with, without a Node start per call; the root conversation is acted
+   * as by its id from any process no lane started, this one as well as a child), or with `process` a real `svc`. */
   start(
     args: string[],
-    opts: { as?: string; env?: Record<string, string | undefined>; cwd?: string } = {},
+    opts: { as?: string; env?: Record<string, string | undefined>; cwd?: string; process?: boolean } = {},
   ): Promise<Result> {
     return this.h.svc(['lane', 'start', ...args], {
       env: { SERVICE_CONVERSATION: opts.as ?? this.root, ...opts.env },
       cwd: opts.cwd,
+      here: !opts.process,
     })
   }
 

@@ -22,7 +22,7 @@ test('builder i1: worktree <run>-<key> on branch <run>/<key> cut from origin/mai
   writeFileSync(join(w.h.home, 'brief.md'), brief)
   const l = await w.started(
     ['--run', 'r1', '--key', 'api', '--role', 'builder', '--harness', 'none', '--brief', 'brief.md'],
-    { cwd: w.h.home },
+    { cwd: w.h.home, process: true }, // once as a program of its own; the suites' other starts run its dispatch here
   )
   const dir = join(w.lanes, 'r1-api')
   assert.is(l.line, startLine('r1', 'api', 'builder', 1, l.id, 'r1-api-builder-i1', dir))

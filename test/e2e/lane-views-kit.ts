@@ -17,6 +17,9 @@ export class World {
   constructor(label: string, env: Record<string, string> = {}) {
     this.h = new TestHome(label)
     this.h.extraEnv = env
+    // These suites' `svc` calls are the person's, read what the CLI prints and exits with, and need no process of
+    // their own: each runs the CLI's dispatch here, without a Node start (what the lanes run stays a real `svc`).
+    this.h.inProcess = true
   }
 
   async begin(): Promise<this> {

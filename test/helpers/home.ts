@@ -43,6 +43,10 @@ export class TestHome {
   readonly home: string
   readonly service: string
   extraEnv: Record<string, string> = {}
+  /** svc() runs the CLI's dispatch in this process unless a call says `here: false`: for a suite whose calls are the
+   * person's (from no lane's process tree, as a child `svc` is too) and need no process of their own (no signal, no
+   * deadline, no command line to find). */
+  inProcess = false
 
   constructor(label = 't') {
     ;({ dir: this.dir, home: this.home, service: this.service } = makeServiceHome(TEST_HOMES, label))
@@ -69,7 +73,7 @@ export class TestHome {
       here?: boolean
     } = {},
   ): Promise<Result> {
-    if (opts.here) {
+    if (opts.here ?? this.inProcess) {
       const { dispatch } = await import('../../cli/dispatch.js')
       let stdout = ''
       let stderr = ''
