@@ -4,13 +4,28 @@ import { readFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { TestHome, alive, until } from '../helpers/home.js'
 
+// The tests share one home and kernel (each makes conversations of its own), unless they kill, stop or arm the
+// kernel or start it with an environment of their own: those call alone() first. svc calls are the person's and run
+// the CLI's dispatch in this process (what the conversations run stays a real svc).
+let shared: TestHome | undefined
+let own: TestHome | undefined
 let h: TestHome
 test.before.each(() => {
-  h = new TestHome('conv')
+  h = shared ??= new TestHome('conv')
+  h.inProcess = true
 })
 test.after.each(async () => {
-  await h.stop()
+  await own?.stop()
+  own = undefined
 })
+test.after(async () => {
+  await shared?.stop()
+})
+/** A home and kernel of the test's own. */
+function alone() {
+  h = own = new TestHome('conv')
+  h.inProcess = true
+}
 
 /** `svc conv show <id> --json` as the kernel answers it over its port: the polls below would cost a CLI process each
  * (the CLI's own output is checked once, on a settled conversation). */
@@ -70,6 +85,7 @@ test('a shell conversation is working from its start, with the evidence', async 
 })
 
 test('a spawn error gives failed-to-start with the error text', async () => {
+  alone()
   const id = (
     await h.ok(['conv', 'new', '--harness', 'claude', '--cwd', h.home, '--prompt', 'hi'], {
       env: { PATH: '/usr/bin:/bin' },
@@ -174,6 +190,7 @@ test('bad references: unknown conversation, malformed id, escapes; one line, exi
 })
 
 test('a kernel killed with SIGKILL and restarted finds its running conversations alive and right', async () => {
+  alone()
   const id = (
     await h.ok([
       'conv',
@@ -212,6 +229,7 @@ test('a kernel killed with SIGKILL and restarted finds its running conversations
 })
 
 test('a mark the kernel is killed under is sent again to the next kernel: the conversation goes on', async () => {
+  alone()
   // The kernel kills itself where the test arms it (a test build); the conversation's own calls start the next one
   // unarmed.
   const arm = join(h.home, 'fault-arm')
@@ -249,6 +267,7 @@ test('a mark the kernel is killed under is sent again to the next kernel: the co
 })
 
 test('a runner killed without writing its end is marked ended by the reconcile, with the evidence', async () => {
+  alone()
   const id = (await h.ok(['conv', 'new', '--harness', 'shell', '--cwd', h.home, '--prompt', 'sleep 30'])).trim()
   const stateFile = join(h.service, 'agents', `conv-c${id}`, 'state.json')
   const state = await until(

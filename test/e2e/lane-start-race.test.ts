@@ -62,7 +62,7 @@ test(`${RACERS} concurrent starts of one run, key and role, ${ROUNDS} rounds: on
     const port = await w.h.port()
     const before = await w.snapshot()
     const [cli, http] = await Promise.all([
-      Promise.all(Array.from({ length: CLI_RACERS }, () => w.start(args))),
+      Promise.all(Array.from({ length: CLI_RACERS }, () => w.start(args, { process: true }))),
       Promise.all(
         Array.from({ length: RACERS - CLI_RACERS }, () =>
           port.laneStart(request).then(
