@@ -7,8 +7,9 @@ import { createSampleProject, gitIn, type SampleProject } from '../../cli/demo/s
 import { TestHome } from '../helpers/home.js'
 import { ghEnv, SYSTEM_PATH } from '../helpers/gh.js'
 
-/** `svc issue new|list|show|close` run as the built program against a real kernel: exact stdout, stderr and exit
- * codes. GitHub issues go through the stand-in gh (fixtures/gh-bin) on the kernel's PATH. */
+/** `svc issue new|list|show|close` against a real kernel: exact stdout, stderr and exit codes. The help and the first
+ * issue are the built program; the other calls run the CLI's dispatch in this process. GitHub issues go through the
+ * stand-in gh (fixtures/gh-bin) on the kernel's PATH. */
 
 let h: TestHome
 let app: SampleProject
@@ -27,6 +28,7 @@ function twoProjects(h: TestHome): SampleProject {
 test.before(async () => {
   h = new TestHome('issues')
   h.extraEnv = { PATH: SYSTEM_PATH }
+  h.inProcess = true
   app = twoProjects(h)
   yamlPath = join(h.service, 'projects.yaml')
 })
@@ -41,15 +43,16 @@ const fails = async (args: string[], stderr: string, opts: Parameters<TestHome['
 
 test('--help is true for every issue verb', async () => {
   for (const verb of ['new', 'list', 'show', 'close']) {
-    const r = await h.svc(['issue', verb, '--help'])
+    const r = await h.svc(['issue', verb, '--help'], { here: false })
     assert.is(r.code, 0, verb)
     assert.match(r.stdout, `svc issue ${verb}`)
   }
-  assert.match((await h.svc(['issue', 'new', '--help'])).stdout, '--body-file')
+  assert.match((await h.svc(['issue', 'new', '--help'], { here: false })).stdout, '--body-file')
 })
 
 test('new prints the reference (its only line); numbers go up per project; the body comes from --body or --body-file', async () => {
-  assert.equal(await h.svc(['issue', 'new', '--project', 'app', '--title', 'Login fails', '--body', 'Steps: log in']), {
+  const first = ['issue', 'new', '--project', 'app', '--title', 'Login fails', '--body', 'Steps: log in']
+  assert.equal(await h.svc(first, { here: false }), {
     code: 0,
     stdout: 'local:1\n',
     stderr: '',
@@ -212,6 +215,7 @@ test('a broken issue file is refused with one line naming the file; nothing else
 
 test('GitHub issues through gh: gh:<owner>/<repo>#<n>, #<n> on the origin, not logged in', async () => {
   const g = new TestHome('issues-gh')
+  g.inProcess = true
   try {
     const state = join(g.home, 'gh.json')
     const write = (s: FakeGhState) => writeFileSync(state, JSON.stringify(s))

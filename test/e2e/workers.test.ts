@@ -6,13 +6,15 @@ import { runDemoWorker } from '../../cli/demo/worker.js'
 import { SVC_MAIN, TestHome, git, until, written } from '../helpers/home.js'
 import { buildAndReport, setupProject, type Setup } from '../helpers/project.js'
 
-/** `svc worker run|report|wait|list|show|stop|reap` run as the built program against a real kernel, real git and
- * shell harnesses: exact stdout, stderr and exit codes. */
+/** `svc worker run|report|wait|list|show|stop|reap` against a real kernel, real git and shell harnesses: exact
+ * stdout, stderr and exit codes. The person's calls run the CLI's dispatch in this process (the first run is the built
+ * program); what the workers and their starters run is the built program. */
 
 let h: TestHome
 let s: Setup
 test.before.each(async () => {
   h = new TestHome('workers')
+  h.inProcess = true
   s = await setupProject(h)
 })
 test.after.each(async () => {
@@ -28,7 +30,7 @@ const idOf = (line: string) => /conv (\d+) /.exec(line)![1]
 test('run: the line, the worktree and branch, the facts written once, the brief and the issue snapshot', async () => {
   const ref = await issue('Fix the login')
   assert.is(ref, 'local:1')
-  const out = await h.ok(['worker', 'run', ref, '--harness', 'none', '--prompt', 'do it'], { env: s.env })
+  const out = await h.ok(['worker', 'run', ref, '--harness', 'none', '--prompt', 'do it'], { env: s.env, here: false })
   const id = idOf(out)
   const dir = join(s.lanesRoot, 'w-local-1')
   assert.is(out, `Worker local:1 i1: conv ${id} (w-local-1-i1) in ${dir}\n`)
