@@ -78,10 +78,15 @@ async function idleConnections(k: Kernel, n: number) {
 
 test.before(async () => {
   ;[flooded, timed] = await Promise.all([
-    // The flood's kernel keeps the real header, request and idle timeouts (10 s and more): a connection that sends
-    // nothing stays open until one of them ends it, so the flood holds every connection the cap lets it keep for as
-    // long as the test below runs.
-    startKernel('flood', { SERVICE_TEST_SELF_CHECK_MS: '100' }),
+    // A connection that sends nothing stays open until the header or idle timeout ends it: a minute for the flood's
+    // kernel (10 s by default, which a loaded machine can spend on the test below), so the flood holds every
+    // connection the cap lets it keep for as long as the test runs.
+    startKernel('flood', {
+      SERVICE_TEST_SELF_CHECK_MS: '100',
+      SERVICE_TEST_HEADERS_TIMEOUT_MS: '60000',
+      SERVICE_TEST_REQUEST_TIMEOUT_MS: '120000',
+      SERVICE_TEST_IDLE_TIMEOUT_MS: '60000',
+    }),
     startKernel('flood-timeouts', {
       SERVICE_TEST_HEADERS_TIMEOUT_MS: '300',
       SERVICE_TEST_REQUEST_TIMEOUT_MS: '600',
@@ -97,7 +102,7 @@ test('1100 idle connections without a token: the kernel sheds the excess, stays 
   const k = flooded
   const rssBefore = rssKb(k.pid)
   const flood = await idleConnections(k, FLOOD)
-  await until(() => flood.closed() >= FLOOD - CAP, `the kernel closing ${FLOOD - CAP} connections beyond its cap`, 5000)
+  await until(() => flood.closed() >= FLOOD - CAP, `the kernel closing ${FLOOD - CAP} connections beyond its cap`)
   const atCap = flood.closed()
   const t0 = Date.now()
   assert.is(await authorised(k, 10_000), 200, 'an authorised request is answered while the flood holds its connections')
