@@ -47,10 +47,12 @@ await build({
 // The svc program (the CLI, the kernel, the runners) as one bundle in dist/bundle/, split at its lazy imports so a
 // verb still loads only its own code. A kernel or runner loaded from one bundle starts in about half the processor
 // time of one loaded from a hundred modules. The bundle replaces dist/cli/main.js, which then only imports it; the
-// modules beside it stay for the tests that load them in their own process.
+// modules beside it stay for the tests that load them in their own process. A lane's runner has an entry of its own
+// (cli/runner-main.ts), which shares the bundle's chunks and loads none of the CLI's.
 const bundleDir = join(root, 'dist', 'bundle')
+const runnerMain = join(dirname(main), 'runner-main.js')
 await build({
-  entryPoints: [main],
+  entryPoints: [main, runnerMain],
   bundle: true,
   splitting: true,
   platform: 'node',
@@ -64,6 +66,7 @@ await build({
 })
 writeFileSync(main, "#!/usr/bin/env node\nimport '../bundle/main.js'\n")
 chmodSync(main, 0o755)
+writeFileSync(runnerMain, "import '../bundle/runner-main.js'\n")
 
 /** A module that finds a file beside itself (`new URL('../x', import.meta.url)`) finds it from where it was built,
  * not from the bundle's folder: each module's own URL is the bundle's, moved to the module's place in dist/. */

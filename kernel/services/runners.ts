@@ -3,6 +3,7 @@ import type { LaunchSpec } from '../domain/runner-state.js'
 import { KEY_VARIABLE, type RunnerProcess } from '../domain/acting-as.js'
 import { hostOfStart } from '../domain/placement.js'
 import { convFiles } from '../io/home.js'
+import { dirname, join } from '../io/paths.js'
 import { adoptingArgv } from '../io/subreaper.js'
 import type { Adapters } from '../io/adapters.js'
 import type { Log } from '../io/log.js'
@@ -10,13 +11,26 @@ import type { RuntimeFacts } from './runtime-facts.js'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
+/** Node reads and parses the certificates this variable names at every start, whether or not the process opens a
+ * TLS connection: with a system's whole bundle, 1.1 MB of memory for as long as it runs and about 45 ms of processor
+ * time. A runner opens none; the harness may, and gets the variable through its launch. */
+const EXTRA_CERTIFICATES = 'NODE_EXTRA_CA_CERTS'
+
 /** The kernel's environment for a runner, with this conversation's key and no other (the kernel may have been
- * started from inside some conversation). */
+ * started from inside some conversation), without the extra certificates. */
 function runnerEnv(home: string, key: string | undefined): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, SERVICE_HOME: home }
   delete env[KEY_VARIABLE]
+  delete env[EXTRA_CERTIFICATES]
   if (key) env[KEY_VARIABLE] = key
   return env
+}
+
+/** The launch with the kernel's extra certificates for the harness, which its runner starts without them. */
+function withCertificates(spec: LaunchSpec): LaunchSpec {
+  const path = process.env[EXTRA_CERTIFICATES]
+  if (!path || EXTRA_CERTIFICATES in spec.env || spec.envDrop.includes(EXTRA_CERTIFICATES)) return spec
+  return { ...spec, env: { ...spec.env, [EXTRA_CERTIFICATES]: path } }
 }
 
 /** Starts and stops runners: one detached process group per conversation. */
@@ -36,9 +50,11 @@ export class Runners {
    * the runner hands it to the harness as SERVICE_CONVERSATION_KEY. */
   async start(rec: ConversationRecord, spec: LaunchSpec, key: string | undefined): Promise<void> {
     const files = convFiles(this.home, rec.name)
-    await this.io.writes.writeFileAtomic(files.launch, JSON.stringify(spec, null, 1) + '\n')
-    // The runner adopts its lane's orphans (io/subreaper): a lane process that leaves the tree stays its own.
-    const [command, ...args] = adoptingArgv([process.execPath, this.svcMain, 'runner', rec.name])
+    await this.io.writes.writeFileAtomic(files.launch, JSON.stringify(withCertificates(spec), null, 1) + '\n')
+    // The runner adopts its lane's orphans (io/subreaper): a lane process that leaves the tree stays its own. It
+    // starts from an entry of its own beside svc's (cli/runner-main.ts), which loads none of the CLI.
+    const runnerMain = join(dirname(this.svcMain), 'runner-main.js')
+    const [command, ...args] = adoptingArgv([process.execPath, runnerMain, rec.name])
     const spawned = this.io.procs.spawnDetached(command, args, {
       cwd: this.home,
       env: runnerEnv(this.home, key),
