@@ -110,9 +110,10 @@ async function settled(pids: () => number[], settleMs = 12_000, limitMs = 60_000
   }
 }
 
-/** An idle Node process with nothing loaded: the least a lane served by a Node process of its own can cost. */
-async function bareNode(): Promise<Memory> {
-  const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 600_000)'], { stdio: 'ignore' })
+/** An idle Node process with nothing loaded, in the environment runners get: the least a lane served by a Node
+ * process of its own can cost. */
+async function bareNode(env: NodeJS.ProcessEnv): Promise<Memory> {
+  const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 600_000)'], { stdio: 'ignore', env })
   try {
     await new Promise((r) => child.once('spawn', r))
     const m = await settled(() => [child.pid!], 12_000, 30_000)
@@ -154,6 +155,8 @@ export async function bench(): Promise<Figure[]> {
       CLAUDE_CONFIG_DIR: join(h.home, '.claude'),
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       DISABLE_AUTOUPDATER: '1',
+      // The kernel a person starts has their extra certificates, if any (a test home goes without).
+      ...(process.env.NODE_EXTRA_CA_CERTS ? { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS } : {}),
     }
     const k = (await ensureKernel({ ...processIo(), env }))!
     port = remotePort(httpTransport(k))
@@ -194,7 +197,7 @@ export async function bench(): Promise<Figure[]> {
     started.push(lane.id)
     const claude = await harnessPid(lane.name, (s) => s.phase?.value === 'idle')
     const withClaude = await settled(() => servingProcesses(h.service, k.pid, [...shells, claude]))
-    const bare = await bareNode()
+    const bare = await bareNode(h.env)
 
     const perLane = MB(shellOnly.total.pss) / LANES
     // What the claude lane added: the processes that serve it alone, and what those serving others too grew by
