@@ -316,14 +316,13 @@ test('a kernel killed in the middle of a remote reap leaves the lane whole, or r
   async function reapKilledAt(step: string) {
     assert.is((await h.svc(['kernel', 'stop'])).code, 0)
     h.extraEnv = { ...faults, SERVICE_FAULT_KILL_AT: step }
-    const kernel = h.kernelFile()
     try {
       const r = await svc(['lane', 'reap', name, '--park'])
       assert.is.not(r.code, 0, r.stdout)
+      return r
     } finally {
       h.extraEnv = faults
     }
-    return kernel
   }
   const heldRefs = () =>
     atHome(['for-each-ref', '--format=%(refname)', `refs/svc/hosts/a/${name}/`])
@@ -331,11 +330,13 @@ test('a kernel killed in the middle of a remote reap leaves the lane whole, or r
       .filter((r) => /\/reap-\d+$/.test(r))
 
   // Killed once every byte is held here, before the host is asked to remove anything: the lane is whole there.
-  await reapKilledAt('host-reap-held')
-  assert.equal(await laneJson().then((l) => l.activity), 'stopped')
+  const killed = await reapKilledAt('host-reap-held')
+  // What the reap said, should it have ended otherwise than by the kernel's death at that step.
+  const said = `the reap said: ${killed.stderr.trim()}`
+  assert.equal(await laneJson().then((l) => l.activity), 'stopped', said)
   assert.equal([record().reaped, record().archived], [undefined, undefined])
   assert.is(treeOnHost(), tree)
-  assert.ok(heldRefs().length >= 1, 'the snapshot held at home')
+  assert.ok(heldRefs().length >= 1, `the snapshot held at home (${said})`)
   for (const ref of heldRefs()) assert.equal([atHome(['rev-parse', `${ref}^{tree}`, `${ref}^`])], [`${tree}\n${head}`])
 
   // Killed after the host removed the worktree, before this kernel recorded it: the next kernel asks the host what it
