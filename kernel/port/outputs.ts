@@ -2,23 +2,129 @@ import * as v from 'valibot'
 import { ACTIVITIES, EvidenceSchema, type Turn } from '../domain/activity.js'
 import { LaneFactsSchema, WorkerFactsSchema } from '../domain/conversation.js'
 import type { DoctorCheck } from '../domain/doctor.js'
-import type { HostView } from '../domain/hosts.js'
+import type { HostFacts, HostView, RunnerFacts } from '../domain/hosts.js'
 import { NEEDS_YOU_REASONS } from '../domain/keys.js'
 import { ActivityFields, CostSchema, LaneViewSchema } from '../domain/lane-view.js'
 import type { ReportFrom } from '../domain/list-show.js'
 import { ReportSchema } from '../domain/report.js'
-import type { TranscriptPage } from '../domain/transcript.js'
+import { TranscriptEntrySchema, type TranscriptPage } from '../domain/transcript.js'
 import type { TreeNode } from '../domain/conv-tree.js'
 import type { NeedsYouAsk } from '../domain/needs-you-ask.js'
 import type { RunCounts } from '../domain/run-counts.js'
 
 /** What each verb of the port answers, as valibot schemas beside the inputs (PortSchemas); the types are inferred
- * from them. A piece the rulebook defines (a lane's view, its facts, a report, evidence) has its schema there and is
- * used here; the pieces the rulebook types without a schema are checked here as objects only. */
+ * from them. A piece the rulebook defines with its schema (a lane's view, its facts, a report, evidence) is used
+ * here; a piece it defines as a type only has its schema here, held to that type below. */
 
 const opt = v.optional
-/** A value of a type defined in the rulebook, checked as an object. */
-const record = <T>() => v.custom<T>((x) => typeof x === 'object' && x !== null, 'must be an object')
+
+/** True when a schema's output and the rulebook's type are the same: each assignable to the other, with the same
+ * keys (so a field added on one side only, even an optional one, fails the build). */
+type Agrees<A, B> = [A] extends [B]
+  ? [B] extends [A]
+    ? [keyof A] extends [keyof B]
+      ? [keyof B] extends [keyof A]
+        ? true
+        : false
+      : false
+    : false
+  : false
+/** Compiles only when the schema answers exactly the rulebook's type (else the build fails at the schema with
+ * "Expected 2 arguments, but got 1"); typed as that type from then on. */
+const sameAs =
+  <T>() =>
+  <S extends v.GenericSchema>(schema: S, ..._agrees: Agrees<v.InferOutput<S>, T> extends true ? [] : [never]) =>
+    schema as unknown as v.GenericSchema<v.InferInput<S>, T>
+
+/** A harness turn (activity.ts `Turn`). */
+export const TurnSchema = sameAs<Turn>()(v.object({ started: v.number(), ended: opt(v.number()) }))
+
+/** One line of `svc doctor` (doctor.ts `DoctorCheck`). */
+export const DoctorCheckSchema = sameAs<DoctorCheck>()(
+  v.object({ name: v.string(), ok: v.boolean(), detail: v.string(), fix: opt(v.string()), note: opt(v.boolean()) }),
+)
+
+const RunnerFactsSchema = sameAs<RunnerFacts>()(
+  v.object({
+    version: v.string(),
+    installed: v.boolean(),
+    running: opt(v.object({ pid: v.number(), version: v.string() })),
+  }),
+)
+const HostFactsSchema = sameAs<HostFacts>()(
+  v.object({
+    os: v.string(),
+    git: opt(v.string()),
+    node: opt(v.string()),
+    home: v.string(),
+    runner: opt(RunnerFactsSchema),
+  }),
+)
+/** A host as `svc host list|show` and doctor show it (hosts.ts `HostView`). */
+export const HostViewSchema = sameAs<HostView>()(
+  v.object({
+    name: v.string(),
+    ssh: v.string(),
+    lanesRoot: v.string(),
+    identity: opt(v.string()),
+    hostKey: opt(v.string()),
+    facts: opt(HostFactsSchema),
+    problem: opt(v.object({ message: v.string(), hint: opt(v.string()) })),
+  }),
+)
+
+/** Who filed the report a wait returns: a lane, or a worker (list-show.ts `ReportFrom`). */
+export const ReportFromSchema = sameAs<ReportFrom>()(
+  v.union([
+    v.pick(LaneViewSchema, ['id', 'name', 'run', 'key', 'role', 'iteration']),
+    v.object({
+      id: v.string(),
+      name: v.string(),
+      role: v.literal('worker'),
+      iteration: v.number(),
+      issue: v.string(),
+    }),
+  ]),
+)
+
+/** A page of a transcript (transcript.ts `TranscriptPage`). */
+export const TranscriptPageSchema = sameAs<TranscriptPage>()(
+  v.object({ entries: v.array(TranscriptEntrySchema), cursor: v.number(), more: v.boolean() }),
+)
+
+/** What a conversation waiting on a person asks (needs-you-ask.ts `NeedsYouAsk`). */
+export const NeedsYouAskSchema = sameAs<NeedsYouAsk>()(
+  v.variant('kind', [
+    v.object({
+      kind: v.literal('question'),
+      tool: opt(v.string()),
+      questions: v.array(
+        v.object({
+          question: v.string(),
+          header: opt(v.string()),
+          options: v.array(v.object({ label: v.string(), description: opt(v.string()) })),
+        }),
+      ),
+    }),
+    v.object({ kind: v.literal('permission'), tool: v.string(), input: v.string() }),
+    v.object({ kind: v.literal('plan'), tool: opt(v.string()), plan: v.string() }),
+    v.object({ kind: v.literal('mark'), reason: opt(v.string()) }),
+  ]),
+)
+
+/** What the deck counts per run (run-counts.ts `RunCounts`). */
+export const RunCountsSchema = sameAs<RunCounts>()(
+  v.object({
+    working: v.number(),
+    'needs-you': v.number(),
+    idle: v.number(),
+    'host-lost': v.number(),
+    other: v.number(),
+    reported: v.number(),
+    stale: v.number(),
+    failed: v.number(),
+  }),
+)
 
 export const KernelStatusSchema = v.object({
   pid: v.number(),
@@ -52,7 +158,7 @@ export const ConvViewSchema = v.object({
   ended: opt(EvidenceSchema),
   cost: opt(CostSchema),
   /** The harness's turn under way or its last one (activity.ts turnEndedWithoutReport reads it). */
-  turn: opt(record<Turn>()),
+  turn: opt(TurnSchema),
   /** The request a needs-you harness waits on; `input` is the tool's input (a question's questions, a plan). */
   pending: opt(v.object({ kind: v.string(), tool: opt(v.string()), input: opt(v.unknown()), at: v.number() })),
   lane: opt(LaneFactsSchema),
@@ -86,7 +192,7 @@ export const ReapResultSchema = v.object({ lane: LaneViewSchema, ...ReapFields }
 /** What one long poll of `wait` ends with. `cursor` is where the next wait continues (a seq for one lane, a run
  * cursor for a set). */
 export const WaitResultSchema = v.variant('kind', [
-  v.object({ kind: v.literal('report'), lane: record<ReportFrom>(), report: ReportSchema, cursor: v.string() }),
+  v.object({ kind: v.literal('report'), lane: ReportFromSchema, report: ReportSchema, cursor: v.string() }),
   v.object({ kind: v.literal('pending'), cursor: opt(v.string()) }),
   v.object({ kind: v.literal('exited'), detail: v.string(), cursor: opt(v.string()), next: opt(v.array(v.string())) }),
   v.object({ kind: v.literal('idle'), detail: v.string(), cursor: opt(v.string()), next: opt(v.array(v.string())) }),
@@ -119,7 +225,7 @@ export const InboxEntrySchema = v.object({
   project: opt(v.string()),
   lane: opt(v.object({ run: v.string(), key: v.string(), role: v.string(), iteration: v.number() })),
   since: v.number(),
-  ask: record<NeedsYouAsk>(),
+  ask: NeedsYouAskSchema,
 })
 
 /** A conversation and those under it, as the deck nests them. */
@@ -142,7 +248,7 @@ export const DeckTreeSchema = v.object({
   /** Every run, whatever the filter. */
   runs: v.array(v.string()),
   /** Per run shown: its lanes counted by activity, reported, stale and failed. */
-  counts: v.record(v.string(), record<RunCounts>()),
+  counts: v.record(v.string(), RunCountsSchema),
   /** Per run, per lane key: the chain of builders and critics as `svc lane show` prints it. */
   chains: v.record(v.string(), v.record(v.string(), v.string())),
   /** Every conversation waiting on a person (whatever the filter), oldest wait first, with what it asks. */
@@ -167,7 +273,7 @@ export const ConvDetailSchema = v.object({
   worktree: opt(v.object({ cwd: v.string(), exists: v.boolean() })),
   /** Whether the composer can send, and why not. */
   composer: v.object({ enabled: v.boolean(), reason: opt(v.string()) }),
-  ask: opt(record<NeedsYouAsk>()),
+  ask: opt(NeedsYouAskSchema),
 })
 
 /** A change against its base: `patch` holds at most the bytes asked for; `bytes` is the whole patch's size. */
@@ -188,7 +294,7 @@ export const PortOutputSchemas = {
   convStop: ConvViewSchema,
   convArchive: ConvViewSchema,
   convMark: ConvViewSchema,
-  convTranscript: record<TranscriptPage>(),
+  convTranscript: TranscriptPageSchema,
   tell: v.object({ delivered: v.literal(true), conv: ConvViewSchema }),
   convAnswer: v.object({
     conv: ConvViewSchema,
@@ -199,7 +305,7 @@ export const PortOutputSchemas = {
       decision: v.picklist(['allow', 'deny']),
     }),
   }),
-  doctor: v.object({ checks: v.array(record<DoctorCheck>()), problems: v.number() }),
+  doctor: v.object({ checks: v.array(DoctorCheckSchema), problems: v.number() }),
   successor: ConvViewSchema,
   convAwaitStart: ConvViewSchema,
   laneStart: v.object({ lane: ConvViewSchema, line: v.string() }),
@@ -235,8 +341,8 @@ export const PortOutputSchemas = {
   workerGet: WorkerViewSchema,
   workerStop: WorkerViewSchema,
   workerReap: v.object({ worker: WorkerViewSchema, ...ReapFields }),
-  hostAdd: record<HostView>(),
-  hostList: v.array(record<HostView>()),
-  hostShow: record<HostView>(),
-  hostRemove: record<HostView>(),
+  hostAdd: HostViewSchema,
+  hostList: v.array(HostViewSchema),
+  hostShow: HostViewSchema,
+  hostRemove: HostViewSchema,
 } as const
