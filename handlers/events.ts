@@ -1,5 +1,6 @@
 import { Hono } from 'hono'
-import { streamSSE } from 'hono/streaming'
+import { SSEStreamingApi, streamSSE } from 'hono/streaming'
+import type { KernelPort } from '../kernel/port/port.js'
 import type { HandlerEnv } from './env.js'
 import { toErrorResponse } from './errors.js'
 
@@ -23,26 +24,34 @@ export const events = new Hono<HandlerEnv>().get('/', async (c) => {
   }
   const resumeFrom = Number(c.req.header('last-event-id'))
   // A kernel that restarted numbers its changes anew: an id beyond its last one means "from now".
-  let after = Number.isInteger(resumeFrom) && resumeFrom >= 0 && resumeFrom <= start ? resumeFrom : start
-  return streamSSE(c, async (stream) => {
-    let closed = false
-    stream.onAbort(() => {
-      closed = true
-    })
-    // `pingMs`: the longest the page waits between two events while the kernel is well (it checks by it).
-    const pingMs = c.env.heartbeatMs ?? HEARTBEAT_MS
-    await stream.writeSSE({ event: 'ready', data: JSON.stringify({ last: after, pingMs }), retry: 2000 })
-    while (!closed) {
-      try {
-        const r = await c.env.port.changes({ after, timeoutMs: pingMs })
-        if (closed) break
-        after = r.last
-        if (r.changes.length)
-          await stream.writeSSE({ event: 'change', id: String(r.last), data: JSON.stringify(r.changes) })
-        else await stream.writeSSE({ event: 'ping', data: '' })
-      } catch {
-        await stream.sleep(1000)
-      }
-    }
-  })
+  const after = Number.isInteger(resumeFrom) && resumeFrom >= 0 && resumeFrom <= start ? resumeFrom : start
+  // `pingMs`: the longest the page waits between two events while the kernel is well (it checks by it).
+  return streamSSE(c, (stream) => followChanges(c.env.port, stream, after, c.env.heartbeatMs ?? HEARTBEAT_MS))
 })
+
+/** The event stream's loop: `ready`, then each long poll of the kernel's changes as an event, until the client
+ * goes away; the poll under way then is the last. Resolves once the loop has ended. */
+export async function followChanges(
+  port: Pick<KernelPort, 'changes'>,
+  stream: SSEStreamingApi,
+  after: number,
+  pingMs: number,
+): Promise<void> {
+  let closed = false
+  stream.onAbort(() => {
+    closed = true
+  })
+  await stream.writeSSE({ event: 'ready', data: JSON.stringify({ last: after, pingMs }), retry: 2000 })
+  while (!closed) {
+    try {
+      const r = await port.changes({ after, timeoutMs: pingMs })
+      if (closed) break
+      after = r.last
+      if (r.changes.length)
+        await stream.writeSSE({ event: 'change', id: String(r.last), data: JSON.stringify(r.changes) })
+      else await stream.writeSSE({ event: 'ping', data: '' })
+    } catch {
+      await stream.sleep(1000)
+    }
+  }
+}

@@ -67,7 +67,7 @@ export function runDaemon(dir: string, self: string): void {
   const inLane = laneQueue(log)
   const git = laneGit({ emit: journal.emit, inLane, log })
   const lanes = laneSupervisor({ dir, self, emit: journal.emit, inLane, git, log })
-  const reap = (m: Extract<FromKernel, { t: 'reap' }>) => reapLane({ dir, emit: journal.emit, inLane }, m)
+  const reap = (m: Extract<FromKernel, { t: 'reap' }>) => reapLane({ dir, emit: journal.emit, inLane, log }, m)
   const link: Link = serveLink(p.sock, {
     attach() {
       lastActive = Date.now()

@@ -132,11 +132,13 @@ test('the runner is shipped over ssh and its lane events arrive home in order, a
   await until(() => runnerState('acked') === '3', 'the runner told of the ack')
   assert.is(runnerState('journal.jsonl'), '')
   assert.is(readFileSync(heldFile(), 'utf8'), '3')
-  // A start sent again (as after a reconnect) starts nothing.
+  // A start sent again (as after a reconnect) starts nothing: the runner says in its log that it was started
+  // already, which it does only in place of a start.
   start(l, 'l1', 'echo again > again.txt')
-  await new Promise((r) => setTimeout(r, 500))
+  await until(() => runnerState('runner.log').includes('l1: start sent again; started already'), 'the start sent again')
+  assert.equal(summary('l1'), ['started', 'report done all done', 'exited 0 waited'])
   assert.is(rig.as('a', `ls ${laneDir('l1')}`), 'out.txt\n')
-  assert.is(events.length, 3)
+  assertEachOnce()
   l.close()
 })
 
@@ -315,9 +317,10 @@ test('a remote reap removes the worktree only once home holds every byte of it',
   const home = (args: string[]) => execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8' })
   assert.is(home(['show', `${snap.commit}:late.txt`]), 'late\n')
   assert.is(home(['show', `${snap.commit}:work.txt`]), 'work\n')
-  // A reap sent again (as after a reconnect) does nothing more.
+  // A reap sent again (as after a reconnect) does nothing more: the runner says in its log that it was reaped
+  // already, which it does only in place of a reap.
   l.send({ t: 'reap', lane: 'l7', held: snap.commit })
-  await new Promise((r) => setTimeout(r, 300))
+  await until(() => runnerState('runner.log').includes('l7: reap sent again; reaped already'), 'the reap sent again')
   assert.is(of('l7').filter((e) => e.kind === 'reaped').length, 1)
   assertEachOnce()
   l.close()

@@ -33,7 +33,6 @@ async function receiver(answer?: (n: number) => Answer, extra: object = {}): Pro
   writeNotify({ webhook: { url: rx.url, headers: { authorization: 'Bearer t0k' } }, ...extra })
   return rx
 }
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const start = (args: string[]) => h.ok(['lane', 'start', '--run', 'r1', ...args], { env: s.env })
 
 test('a conversation turning needs-you posts once per transition, with its reason', async () => {
@@ -56,14 +55,17 @@ test('a conversation turning needs-you posts once per transition, with its reaso
         'svc conv mark working',
         'svc conv mark needs-you --reason plan',
         gate(2),
+        'svc conv mark working',
+        'svc conv mark needs-you --reason question',
       ].join('\n'),
     ])
   ).trim()
+  // Posts leave one at a time in order, so each later transition's post is the barrier that proves no second post
+  // of an earlier one: a repeat would arrive before it.
+  const reasons = () => (r.bodies() as any[]).map((b) => b.reason)
   await until(() => r.got.length >= 1, 'the first post')
   // The watcher sees the kernel's own write again, and the deck re-reads: neither is a second transition.
   await h.ok(['conv', 'show', id])
-  await pause(500)
-  assert.is(r.got.length, 1)
   const [first] = r.bodies() as any[]
   assert.equal(
     { ...first, at: undefined },
@@ -74,10 +76,10 @@ test('a conversation turning needs-you posts once per transition, with its reaso
   assert.is(r.got[0].headers.authorization, 'Bearer t0k')
   writeFileSync(join(h.home, 'go-1'), '')
   await until(() => r.got.length >= 2, 'the second post')
-  await pause(500)
-  assert.is(r.got.length, 2)
-  assert.is((r.bodies()[1] as any).reason, 'plan')
+  assert.equal(reasons(), ['question', 'plan'])
   writeFileSync(join(h.home, 'go-2'), '')
+  await until(() => r.got.length >= 3, 'the third post')
+  assert.equal(reasons(), ['question', 'plan', 'question'])
 })
 
 test('a lane report posts once, with its lane, status and first line', async () => {
@@ -88,11 +90,15 @@ test('a lane report posts once, with its lane, status and first line', async () 
     '--role',
     'builder',
     '--prompt',
-    buildAndReport('\n  Built the parser.  \nDetails follow.'),
+    // The needs-you after the report is the barrier: posts leave one at a time in order, so a second post of the
+    // report would arrive before it.
+    `${buildAndReport('\n  Built the parser.  \nDetails follow.')}\nsvc conv mark needs-you --reason question`,
   ])
-  await until(() => r.got.length >= 1, 'the report post')
-  await pause(500)
-  assert.is(r.got.length, 1)
+  await until(() => r.got.length >= 2, 'the report post, then the needs-you post')
+  assert.equal(
+    (r.bodies() as any[]).map((b) => b.event),
+    ['report', 'needs-you'],
+  )
   const [body] = r.bodies() as any[]
   const conv = JSON.parse(await h.ok(['conv', 'show', 'r1-b-builder-i1', '--json']))
   assert.equal(
@@ -110,10 +116,15 @@ test('a lane report posts once, with its lane, status and first line', async () 
 
 test('a receiver failing twice then answering gets the same body on the third try; each failure is one log line', async () => {
   const r = await receiver((n) => (n < 2 ? 500 : 200))
-  await start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('third time')])
-  await until(() => r.got.length >= 3, 'three tries')
-  await pause(300)
-  assert.is(r.got.length, 3)
+  // The needs-you after the report waits its turn behind the report's tries (one post at a time, in order), so its
+  // post proves the third try was the report's last.
+  const script = `${buildAndReport('third time')}\nsvc conv mark needs-you --reason question`
+  await start(['--key', 'b', '--role', 'builder', '--prompt', script])
+  await until(() => r.got.length >= 4, 'three tries, then the needs-you post')
+  assert.equal(
+    (r.bodies() as any[]).map((b) => b.event),
+    ['report', 'report', 'report', 'needs-you'],
+  )
   assert.is(r.got[1].body, r.got[0].body)
   assert.is(r.got[2].body, r.got[0].body)
   assert.is((r.bodies()[2] as any).firstLine, 'third time')
@@ -190,8 +201,11 @@ test('a command notifier gets the body as JSON on stdin and a short title and te
     '--prompt',
     `svc conv mark needs-you --reason permission\n${buildAndReport('Parser done.')}`,
   ])
-  await until(() => readdirSync(out).filter((f) => f.startsWith('env-')).length, 'the command run')
-  await pause(500)
+  // Runs go one at a time in order: had the needs-you (earlier, and of an event the block does not name) run the
+  // command, its files would be there before the report's.
+  const reported = 'report\nr1/b builder i1 reported done\nParser done.\n'
+  const envs = () => readdirSync(out).filter((f) => f.startsWith('env-'))
+  await until(() => envs().some((f) => readFileSync(join(out, f), 'utf8') === reported), 'the report run')
   const files = readdirSync(out).sort()
   // Only the report: the block names no other event.
   assert.is(files.length, 2, files.join(' '))

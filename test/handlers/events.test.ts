@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { HEARTBEAT_MS } from '../../handlers/events.js'
+import { SSEStreamingApi } from 'hono/streaming'
+import { HEARTBEAT_MS, followChanges } from '../../handlers/events.js'
 import { SvcError } from '../../kernel/domain/errors.js'
 import type { PortOutputs } from '../../kernel/port/port.js'
 import { answer, err, harness } from './kit.js'
@@ -42,8 +43,6 @@ async function events(res: Response, count: number) {
       ),
     )
 }
-
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 test('GET /api/events: ready with the last change, then each poll as a change event (id = last seq) or a ping', async () => {
   const polls = [
@@ -117,22 +116,26 @@ test('GET /api/events: a failed poll is retried; the stream goes on', async () =
   assert.ok(calls.length <= 4)
 })
 
-test('GET /api/events: once the client goes away, no further poll is made', async () => {
+test('the event stream: once the client goes away, the poll under way is the last', async () => {
   let release!: (c: Changes) => void
   let polls = 0
-  const { ask } = harness({
-    changes: async (input) => {
-      if (input.timeoutMs === 0) return { changes: [], last: 3 }
-      polls++
-      return new Promise<Changes>((r) => (release = r))
-    },
-  })
-  const res = await ask('/api/events')
-  await events(res, 1)
+  let polledAgain!: () => void
+  const again = new Promise<void>((r) => (polledAgain = r))
+  const changes = async () => {
+    if (++polls > 1) polledAgain()
+    return new Promise<Changes>((r) => (release = r))
+  }
+  // The stream the route hands its loop, read as a client reads it.
+  const { readable, writable } = new TransformStream()
+  const stream = new SSEStreamingApi(writable, readable)
+  const ended = followChanges({ changes }, stream, 3, HEARTBEAT_MS)
+  const client = stream.responseReadable.getReader()
+  assert.match(new TextDecoder().decode((await client.read()).value), 'event: ready')
   await until(() => polls === 1, 'the first poll under way', 5000, 5)
+  await client.cancel()
   release({ changes: [change(4)], last: 4 })
-  // A loop that went on would poll again at once (a write to a closed stream is dropped): nothing may come.
-  await pause(50)
+  // The barrier: the loop has ended, or (failing) it polled again.
+  await Promise.race([ended, again])
   assert.is(polls, 1, 'the loop ended with the poll that was under way')
 })
 

@@ -13,13 +13,13 @@ import { snapshotLane } from './snapshot.js'
 
 /** A reap: the worktree removed only when a fresh snapshot of it is the one the kernel holds (planRemoteReap). */
 export function reapLane(
-  { dir, emit, inLane }: { dir: string; emit: Journal['emit']; inLane: InLane },
+  { dir, emit, inLane, log }: { dir: string; emit: Journal['emit']; inLane: InLane; log: (line: string) => void },
   m: Extract<FromKernel, { t: 'reap' }>,
 ) {
   const lp = lanePaths(dir, m.lane)
   inLane(m.lane, async () => {
     // Reaped already: the event is in the journal and goes home after a reconnect like any other.
-    if (existsSync(lp.reaped)) return
+    if (existsSync(lp.reaped)) return log(`${m.lane}: reap sent again; reaped already`)
     if (!existsSync(lp.dir))
       return emit(m.lane, { kind: 'refused', reason: `reap: no lane ${m.lane} runs on this host` })
     try {

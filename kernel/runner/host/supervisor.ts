@@ -96,7 +96,8 @@ export function laneSupervisor({ dir, self, emit, inLane, git, log }: Deps) {
 
   const start = (m: Extract<FromKernel, { t: 'start' }>) => {
     const lp = lanePaths(dir, m.lane)
-    if (existsSync(lp.dir)) return // started already: a start sent again after a reconnect
+    // Started already: a start sent again after a reconnect.
+    if (existsSync(lp.dir)) return log(`${m.lane}: start sent again; started already`)
     mkdirSync(lp.outbox, { recursive: true, mode: 0o700 })
     writeFileSync(lp.script, m.script, { mode: 0o700 })
     writeFileSync(lp.cwd, m.dir)
