@@ -74,9 +74,11 @@ async function socketInode(ends: ConnectionEnds): Promise<string | undefined> {
   return undefined
 }
 
-/** How many processes' descriptors are read at once: the newest first, since the caller of a request has most
- * likely just started, and no more of them than it takes. */
+/** How many processes' descriptors are read at once: first a few, then more each round up to this many. The caller
+ * of a request has most likely just started, so it is among the first few looked at, and no more are read than it
+ * takes to reach it. */
 const BATCH = 32
+const FIRST_BATCH = 4
 
 /** Whether a process holds a link to this socket among its open descriptors. */
 async function holds(pid: number, link: string): Promise<boolean> {
@@ -90,17 +92,38 @@ async function holds(pid: number, link: string): Promise<boolean> {
   return links.includes(link)
 }
 
+/** Pids, the most recently given first, where `last` is the last pid Linux gave and `max` its pid_max: it gives pids
+ * in rising order and starts again from the lowest past pid_max (32768 by default: on a busy machine, every few
+ * minutes), so the newest processes are those just below the last pid given, then those at the top of the range.
+ * Without the last pid (Infinity), the highest first. */
+export function newestFirst(pids: number[], last: number, max: number): number[] {
+  // How long ago each pid was given, counted in pids given since.
+  const age = (pid: number) => (!Number.isFinite(last) ? -pid : pid <= last ? last - pid : last + max - pid)
+  return [...pids].sort((a, b) => age(a) - age(b))
+}
+
+/** The last pid Linux gave in this PID namespace and its pid_max; Infinity and 0 where they cannot be read. */
+async function lastPidGiven(): Promise<[number, number]> {
+  try {
+    const [l, m] = await Promise.all(
+      ['/proc/sys/kernel/ns_last_pid', '/proc/sys/kernel/pid_max'].map((f) => readFile(f, 'utf8')),
+    )
+    if (/^\d+\s*$/.test(l) && /^\d+\s*$/.test(m)) return [Number(l), Number(m)]
+  } catch {}
+  return [Infinity, 0]
+}
+
 /** The process holding a socket, with its start time read before its descriptors and found the same after: the
  * process that held it, not one that took its pid since. The newest of them where several do (one inherited it). */
 async function socketOwner(inode: string): Promise<ProcessId | undefined> {
   const link = `socket:[${inode}]`
-  const pids = (await readdir('/proc'))
-    .filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid)
-    .map(Number)
-    .sort((a, b) => b - a)
-  for (let i = 0; i < pids.length; i += BATCH) {
+  const pids = newestFirst(
+    (await readdir('/proc')).filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid).map(Number),
+    ...(await lastPidGiven()),
+  )
+  for (let i = 0, size = FIRST_BATCH; i < pids.length; i += size, size = Math.min(BATCH, size * 2)) {
     const owners = await Promise.all(
-      pids.slice(i, i + BATCH).map(async (pid) => {
+      pids.slice(i, i + size).map(async (pid) => {
         const before = await procStatAsync(pid)
         if (!before || !(await holds(pid, link))) return undefined
         const after = await procStatAsync(pid)

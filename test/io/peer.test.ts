@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer, type Server, type Socket } from 'node:net'
-import { callerLineage, peers, type ConnectionEnds } from '../../kernel/io/peer.js'
+import { callerLineage, newestFirst, peers, type ConnectionEnds } from '../../kernel/io/peer.js'
 import { procStat } from '../../kernel/io/procs.js'
 
 // The kernel knows who calls from the process holding the other end of a request's connection, read from /proc
@@ -112,6 +112,14 @@ test('requests on one connection share one look; outside a request there is no c
     sh.pid,
   )
   assert.equal(await peers.lineage(), [])
+})
+
+test('processes are looked at newest first, past the point where pids start again from the lowest', () => {
+  // The last pid given was 7: 7 and 5 came just before it, 32000 and 31000 before the pids started again, 100 first.
+  assert.equal(newestFirst([5, 32000, 100, 7, 31000], 7, 32768), [7, 5, 32000, 31000, 100])
+  assert.equal(newestFirst([5, 300, 100, 7], 300, 32768), [300, 100, 7, 5])
+  // Where the last pid cannot be read: the highest first.
+  assert.equal(newestFirst([5, 32000, 100, 7], Infinity, 0), [32000, 100, 7, 5])
 })
 
 test.run()
