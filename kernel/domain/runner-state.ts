@@ -10,7 +10,8 @@ const processId = { pid: v.pipe(v.number(), v.integer(), v.minValue(1)), start: 
 
 /** What a runner publishes in state.json (it alone writes that file); the kernel checks every read against it. */
 export const RunnerStateSchema = v.object({
-  runner: v.object(processId),
+  /** The lane's supervisor (the root of its process tree); none when the lane failed before it had one. */
+  runner: opt(v.object(processId)),
   /** The process whose life means "the harness is alive". */
   harness: opt(v.object({ ...processId, ...at })),
   phase: opt(

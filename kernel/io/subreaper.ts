@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import { procStat } from './procs.js'
-import { inOwnPidNamespace, signalablePid } from './pid-namespace.js'
+import { signalablePid } from './pid-namespace.js'
 import { runProcess } from './process.js'
 
 /** A runner adopts what its lane leaves behind, and nothing its lane starts outlives it. Where the kernel runs as
@@ -36,28 +36,75 @@ const CLONE_NEWNS = 0x00020000
 const MS_REC_PRIVATE = 0x4000 | 0x40000
 const MS_NOSUID_NODEV_NOEXEC = 2 | 4 | 8
 
-// A harness in its runner's namespace gets a /proc of that namespace (in a mount namespace of its own), so that a
-// pid it is given and the /proc entry of that pid are one process: tools that write /proc/<child>/uid_map (a
-// sandbox) or kill what pgrep found work as they do outside. Where it cannot be mounted, the machine's stays.
-const PROC_SCRIPT = [
-  // syscall may write to a string it is given, so none is a literal.
-  'my ($unshare, $mount) = splice(@ARGV, 0, 2); my ($none, $root, $proc, $dir) = ("none", "/", "proc", "/proc");',
-  `if (syscall($unshare, ${CLONE_NEWNS}) == 0) {`,
-  `  syscall($mount, $none, $root, 0, ${MS_REC_PRIVATE}, 0) == 0`,
-  `    && syscall($mount, $proc, $dir, $proc, ${MS_NOSUID_NODEV_NOEXEC}, 0) == 0`,
-  `    or warn "svc: the lane sees the machine's /proc: $!\\n";`,
+/** The lane's supervisor: a small perl process, the root of a lane's process tree, in place of a Node runner of its
+ * own (one runner process drives every lane of a home: kernel/runner/local-runner.ts). It is what the kernel knows
+ * as the lane's runner: it leads the lane's process group and session, adopts what the lane leaves behind, and stays
+ * while any of it runs. Where asked (the kernel runs as root), it is init of a PID namespace of its own, made by a
+ * parent that stays outside to pass signals on, and the harness gets a /proc of that namespace (in a mount namespace
+ * of its own): a pid the harness is given and the /proc entry of that pid are one process (a sandbox inside the lane
+ * writes /proc/<child>/uid_map). Both die with the runner that started them (the parent-death signal), and Linux
+ * ends every process of the namespace with its init.
+ *
+ * It speaks to the runner on descriptor 3, one line each: `init <pid> <0|1>` (its pid as /proc names it, whether it
+ * is in a namespace of its own), then `harness <pid>` (in its namespace) or `unstarted <errno> <text>` (the exec
+ * failed), `stop <signal>` for each stop signal it gets (the kernel's stop: the runner stops the harness its own
+ * way), and `exit <code|-> <signal number|->` when the harness ends. It exits once no process below it is left.
+ * Arguments: prctl's, unshare's and mount's numbers, unshare's flags (0: no namespace), then the harness's argv. */
+const SUPERVISOR_SCRIPT = [
+  'my ($prctl, $unshare, $mount, $flags) = splice(@ARGV, 0, 4); require POSIX;',
+  'open(my $st, ">&=3") or die "svc: the lane has no status pipe: $!\\n"; select((select($st), $| = 1)[0]);',
+  'my $quiet = sub { open(STDIN, "<", "/dev/null"); open(STDOUT, ">", "/dev/null"); open(STDERR, ">", "/dev/null") };',
+  `syscall($prctl, ${PR_SET_CHILD_SUBREAPER}, 1, 0, 0, 0) == 0 or warn "svc: cannot adopt the lane's orphans: $!\\n";`,
+  `syscall($prctl, ${PR_SET_PDEATHSIG}, 9, 0, 0, 0);`,
+  'my $ns = 0;',
+  'if ($flags) {',
+  '  if (syscall($unshare, 0 + $flags) == 0) {',
+  '    my $pid = fork; defined $pid or die "svc: cannot start $ARGV[0]: $!\\n";',
+  '    if ($pid) {',
+  '      close $st; $SIG{$_} = sub { kill $_[0], $pid } for qw(TERM INT HUP); $quiet->();',
+  '      1 while waitpid($pid, 0) == -1 && $!{EINTR};',
+  '      exit($? & 127 ? 128 + ($? & 127) : $? >> 8);',
+  '    }',
+  `    POSIX::setsid(); syscall($prctl, ${PR_SET_PDEATHSIG}, 9, 0, 0, 0); $ns = 1;`,
+  '    $ENV{SERVICE_PID_NAMESPACE} = 1 if defined $ENV{SERVICE_CONVERSATION};',
+  '  } else { warn "svc: no PID namespace for this lane: $!\\n" }',
   '}',
-  'exec { $ARGV[0] } @ARGV or die "svc: cannot start $ARGV[0]: $!\\n";',
+  'my $self = readlink("/proc/self"); print $st "init $self $ns\\n";',
+  '$SIG{$_} = sub { print $st "stop $_[0]\\n" } for qw(TERM INT HUP);',
+  'pipe(my $er, my $ew) or die "svc: cannot start $ARGV[0]: $!\\n";',
+  'my $h = fork;',
+  'if (!defined $h) { print $st "unstarted 0 $!\\n"; exit 1 }',
+  'if (!$h) {',
+  '  $SIG{$_} = "DEFAULT" for qw(TERM INT HUP); close $er; close $st;',
+  // syscall may write to a string it is given, so none is a literal.
+  '  my ($none, $root, $proc, $dir) = ("none", "/", "proc", "/proc");',
+  `  if ($ns && syscall($unshare, ${CLONE_NEWNS}) == 0) {`,
+  `    syscall($mount, $none, $root, 0, ${MS_REC_PRIVATE}, 0) == 0`,
+  `      && syscall($mount, $proc, $dir, $proc, ${MS_NOSUID_NODEV_NOEXEC}, 0) == 0`,
+  `      or warn "svc: the lane sees the machine's /proc: $!\\n";`,
+  '  }',
+  '  exec { $ARGV[0] } @ARGV; print $ew (0 + $!), " $!"; POSIX::_exit(127);',
+  '}',
+  'close $ew; my $err = do { local $/; <$er> }; close $er;',
+  'print $st (length $err ? "unstarted $err\\n" : "harness $h\\n"); $quiet->();',
+  'for (;;) {',
+  '  my $p = waitpid(-1, 0);',
+  '  if ($p == -1) { next if $!{EINTR}; last }',
+  '  next unless $p == $h; my $s = $?;',
+  '  print $st ($s & 127 ? "exit - " . ($s & 127) : "exit " . ($s >> 8) . " -"), "\\n";',
+  '}',
+  'exit 0;',
 ].join(' ')
 
-/** A harness's argv, as the runner starts it: where the runner is in a PID namespace of its own, with a /proc of
- * that namespace. */
-export function ownProcArgv(argv: readonly string[], env: NodeJS.ProcessEnv): string[] {
+/** A harness's argv as a lane's supervisor starts it (SUPERVISOR_SCRIPT); none where it cannot be (not Linux, no
+ * perl). The supervisor is init of a PID namespace of its own only where the kernel runs as root (asRoot). */
+export function supervisedArgv(argv: readonly string[]): string[] | undefined {
   const nr = SYSCALLS[process.arch]
+  if (process.platform !== 'linux' || nr === undefined) return undefined
   perl ??= findPerl()
-  // A program that is not there is left to fail to start as itself (the runner says so as a spawn error).
-  if (!inOwnPidNamespace() || nr === undefined || !perl || !findProgram(argv[0], env.PATH)) return [...argv]
-  return [perl, '-e', PROC_SCRIPT, String(nr.unshare), String(nr.mount), ...argv]
+  if (!perl) return undefined
+  const flags = asRoot() ? CLONE_NEWPID : 0
+  return [perl, '-e', SUPERVISOR_SCRIPT, String(nr.prctl), String(nr.unshare), String(nr.mount), String(flags), ...argv]
 }
 
 // Arguments: prctl's and unshare's numbers, unshare's flags (0: none), then the program. A namespace that cannot be
@@ -83,7 +130,7 @@ const SCRIPT = [
 
 let perl: string | null | undefined
 
-function findProgram(name: string, path = process.env.PATH ?? ''): string | null {
+export function findProgram(name: string, path = process.env.PATH ?? ''): string | null {
   if (name.includes('/')) return existsSync(name) ? name : null
   for (const dir of path.split(delimiter)) if (dir && existsSync(join(dir, name))) return join(dir, name)
   return null
