@@ -49,9 +49,12 @@ const MS_NOSUID_NODEV_NOEXEC = 2 | 4 | 8
  * is in a namespace of its own), then `harness <pid>` (in its namespace) or `unstarted <errno> <text>` (the exec
  * failed), `stop <signal>` for each stop signal it gets (the kernel's stop: the runner stops the harness its own
  * way), and `exit <code|-> <signal number|->` when the harness ends. It exits once no process below it is left.
- * Arguments: prctl's, unshare's and mount's numbers, unshare's flags (0: no namespace), then the harness's argv. */
+ * Arguments: prctl's, unshare's and mount's numbers, unshare's flags (0: no namespace), the harness's working
+ * directory (the supervisor's own is elsewhere: a process there would hold the lane's worktree), then the harness's
+ * argv. */
 const SUPERVISOR_SCRIPT = [
-  'my ($prctl, $unshare, $mount, $flags) = splice(@ARGV, 0, 4); require POSIX;',
+  'my ($prctl, $unshare, $mount, $flags, $cwd) = splice(@ARGV, 0, 5); require POSIX;',
+  '$0 = "svc lane supervisor: @ARGV";',
   'open(my $st, ">&=3") or die "svc: the lane has no status pipe: $!\\n"; select((select($st), $| = 1)[0]);',
   'my $quiet = sub { open(STDIN, "<", "/dev/null"); open(STDOUT, ">", "/dev/null"); open(STDERR, ">", "/dev/null") };',
   `syscall($prctl, ${PR_SET_CHILD_SUBREAPER}, 1, 0, 0, 0) == 0 or warn "svc: cannot adopt the lane's orphans: $!\\n";`,
@@ -83,7 +86,7 @@ const SUPERVISOR_SCRIPT = [
   `      && syscall($mount, $proc, $dir, $proc, ${MS_NOSUID_NODEV_NOEXEC}, 0) == 0`,
   `      or warn "svc: the lane sees the machine's /proc: $!\\n";`,
   '  }',
-  '  exec { $ARGV[0] } @ARGV; print $ew (0 + $!), " $!"; POSIX::_exit(127);',
+  '  chdir($cwd) and exec { $ARGV[0] } @ARGV; print $ew (0 + $!), " $!"; POSIX::_exit(127);',
   '}',
   'close $ew; my $err = do { local $/; <$er> }; close $er;',
   'print $st (length $err ? "unstarted $err\\n" : "harness $h\\n"); $quiet->();',
@@ -98,13 +101,14 @@ const SUPERVISOR_SCRIPT = [
 
 /** A harness's argv as a lane's supervisor starts it (SUPERVISOR_SCRIPT); none where it cannot be (not Linux, no
  * perl). The supervisor is init of a PID namespace of its own only where the kernel runs as root (asRoot). */
-export function supervisedArgv(argv: readonly string[]): string[] | undefined {
+export function supervisedArgv(argv: readonly string[], cwd: string): string[] | undefined {
   const nr = SYSCALLS[process.arch]
   if (process.platform !== 'linux' || nr === undefined) return undefined
   perl ??= findPerl()
   if (!perl) return undefined
   const flags = asRoot() ? CLONE_NEWPID : 0
-  return [perl, '-e', SUPERVISOR_SCRIPT, String(nr.prctl), String(nr.unshare), String(nr.mount), String(flags), ...argv]
+  const numbers = [nr.prctl, nr.unshare, nr.mount, flags].map(String)
+  return [perl, '-e', SUPERVISOR_SCRIPT, ...numbers, cwd, ...argv]
 }
 
 // Arguments: prctl's and unshare's numbers, unshare's flags (0: none), then the program. A namespace that cannot be

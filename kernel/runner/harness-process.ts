@@ -53,13 +53,14 @@ export async function startHarness(
 ): Promise<HarnessProcess | { error: string }> {
   const notFound = `${plan.command}: command not found (spawn ${plan.command} ENOENT)`
   if (!findProgram(plan.command, env.PATH)) return { error: notFound }
-  const argv = supervisedArgv([plan.command, ...plan.args])
+  const argv = supervisedArgv([plan.command, ...plan.args], cwd)
   if (!argv) return { error: `${plan.command}: lanes need Linux and perl to run (no lane supervisor here)` }
   let child: ChildProcess
   try {
-    // Detached: the supervisor leads the lane's process group and session.
+    // Detached: the supervisor leads the lane's process group and session. Its directory is the root: the harness
+    // alone starts in the lane's.
     child = spawn(argv[0], argv.slice(1), {
-      cwd,
+      cwd: '/',
       env,
       detached: true,
       stdio: [plan.stdin !== 'none' ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe'],

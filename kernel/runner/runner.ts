@@ -130,9 +130,8 @@ export async function runLane(
     supervisor = proc.supervisor
     if (stopSource) proc.kill('SIGTERM') // the stop came while it was starting
     const start = processStartTime(proc.pid) ?? '' // none: it is gone already
+    // Published with what the adapter says of the start (below): a harness with no phase yet would read as idle.
     state = { ...state, runner: proc.supervisor, harness: { pid: proc.pid, start, at: Date.now() } }
-    publish()
-    started(proc.supervisor)
     void proc.exited.then((exit) => onExit(proc, exit))
     // The supervisor killed before the harness's end was told (the kernel's SIGKILL, a person's): the lane ends
     // as a killed runner's does, with nothing written, and the kernel sees its runner gone.
@@ -173,6 +172,8 @@ export async function runLane(
 
   if (!(await launch(first))) return 1
   apply(adapter.started(Date.now(), spec))
+  publish()
+  started(supervisor)
 
   // Messages sent with `tell` arrive as lines of inbox.jsonl, answers to a pending request as lines of answers.jsonl
   // (both kernel-written); each is handled once. Those already there were sent before the runner started.
