@@ -342,7 +342,7 @@ export const VERBS = {
   }),
   'runner serve': verb({
     positionals: [],
-    description: "Drive every lane of the home (started by the kernel)",
+    description: 'Drive every lane of the home (started by the kernel)',
     options: {},
     hidden: true,
   }),
