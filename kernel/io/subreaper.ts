@@ -54,7 +54,6 @@ const MS_NOSUID_NODEV_NOEXEC = 2 | 4 | 8
  * argv. */
 const SUPERVISOR_SCRIPT = [
   'my ($prctl, $unshare, $mount, $flags, $cwd) = splice(@ARGV, 0, 5); require POSIX;',
-  '$0 = "svc lane supervisor: @ARGV";',
   'open(my $st, ">&=3") or die "svc: the lane has no status pipe: $!\\n"; select((select($st), $| = 1)[0]);',
   'my $quiet = sub { open(STDIN, "<", "/dev/null"); open(STDOUT, ">", "/dev/null"); open(STDERR, ">", "/dev/null") };',
   `syscall($prctl, ${PR_SET_CHILD_SUBREAPER}, 1, 0, 0, 0) == 0 or warn "svc: cannot adopt the lane's orphans: $!\\n";`,

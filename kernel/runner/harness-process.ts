@@ -83,14 +83,21 @@ export async function startHarness(
     child.once('error', () => resolve())
   })
 
+  // The supervisor alone holds its end of the status pipe: once it is read to its end, every line it wrote was seen
+  // (its exit may be told before its last lines are read).
+  const status = createInterface({ input: child.stdio[3] as NodeJS.ReadableStream })
+  status.on('error', () => {})
+  const statusRead = new Promise<void>((resolve) => status.once('close', () => resolve()))
   let supervisor: { pid: number; start: string } | undefined
   let harnessPid: number | undefined
   let exitSeen = false
   let onExit!: (exit: { code: number | null; signal: NodeJS.Signals | null }) => void
   const exitLine = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => (onExit = r))
   const started = new Promise<{ error: string } | undefined>((resolve) => {
-    void supervisorExit.then(() => resolve({ error: `${plan.command}: its lane's supervisor ended before it started` }))
-    createInterface({ input: child.stdio[3] as NodeJS.ReadableStream }).on('line', (line) => {
+    void Promise.all([supervisorExit, statusRead]).then(() =>
+      resolve({ error: `${plan.command}: its lane's supervisor ended before it started` }),
+    )
+    status.on('line', (line) => {
       const [what, a, b] = line.split(' ')
       if (what === 'init') {
         const pid = Number(a)
@@ -134,6 +141,6 @@ export async function startHarness(
       } catch {}
     },
     exited,
-    gone: supervisorExit.then(() => ({ exitSeen })),
+    gone: Promise.all([supervisorExit, statusRead]).then(() => ({ exitSeen })),
   }
 }
