@@ -19,8 +19,9 @@ export interface HarnessExit {
 /** One running harness process under its lane's supervisor (io/subreaper): its input, its signals, its end (after
  * its last output lines were read), and the supervisor, which the kernel knows as the lane's runner. */
 export interface HarnessProcess {
-  /** The harness's pid as /proc names it. */
+  /** The harness's pid as /proc names it, and its start time (none: it had ended by the time it was read). */
   pid: number
+  start: string
   /** The lane's supervisor (the root of the lane's process tree), as /proc names it. */
   supervisor: { pid: number; start: string }
   write(text: string): void
@@ -89,7 +90,7 @@ export async function startHarness(
   status.on('error', () => {})
   const statusRead = new Promise<void>((resolve) => status.once('close', () => resolve()))
   let supervisor: { pid: number; start: string } | undefined
-  let harnessPid: number | undefined
+  let harness: { pid: number; start: string } | undefined
   let exitSeen = false
   let onExit!: (exit: { code: number | null; signal: NodeJS.Signals | null }) => void
   const exitLine = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => (onExit = r))
@@ -103,8 +104,10 @@ export async function startHarness(
         const pid = Number(a)
         supervisor = { pid, start: processStartTime(pid) ?? '' }
       } else if (what === 'harness' && supervisor) {
-        // Gone already (it ended at once), it keeps the pid its namespace gave it: with no start time, no one's.
-        harnessPid = procPidIn(Number(a), supervisor.pid) ?? Number(a)
+        const pid = procPidIn(Number(a), supervisor.pid)
+        // Gone already (it ended at once), it keeps the pid its namespace gave it, with no start time: no one's (that
+        // pid names another process here).
+        harness = { pid: pid ?? Number(a), start: (pid && processStartTime(pid)) || '' }
         resolve(undefined)
       } else if (what === 'unstarted') {
         const code = errnoName(Number(a))
@@ -117,7 +120,7 @@ export async function startHarness(
     })
   })
   const failed = await started
-  if (failed || !supervisor || harnessPid === undefined) {
+  if (failed || !supervisor || !harness) {
     child.kill('SIGKILL')
     return failed ?? { error: `${plan.command}: it ended as it started` }
   }
@@ -126,16 +129,17 @@ export async function startHarness(
     return { code, signal, stderrTail: [...tail] }
   })
   if (plan.initialInput) child.stdin?.write(plan.initialInput)
-  const pid = harnessPid
+  const { pid, start } = harness
   return {
     pid,
+    start,
     supervisor,
     write: (text) => {
       if (child.stdin?.writable) child.stdin.write(text)
     },
     closeInput: () => child.stdin?.end(),
     kill: (signal) => {
-      if (exitSeen) return // its pid may be another process's by now
+      if (exitSeen || !start) return // its pid may be another process's by now
       try {
         process.kill(pid, signal)
       } catch {}

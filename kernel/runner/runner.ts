@@ -6,7 +6,6 @@ import { convFiles } from '../io/home.js'
 import { writeFileAtomicSync } from '../io/atomic-file.js'
 import { adapterFor } from '../io/harness/index.js'
 import type { Answer, LaunchPlan, Reduction } from '../io/harness/types.js'
-import { processStartTime } from '../io/procs.js'
 import { testTiming } from '../io/test-timing.js'
 import { endDescendants, liveChildren } from '../io/subreaper.js'
 import { startHarness, type HarnessExit, type HarnessProcess } from './harness-process.js'
@@ -129,7 +128,7 @@ export async function runLane(
     child = proc
     supervisor = proc.supervisor
     if (stopSource) proc.kill('SIGTERM') // the stop came while it was starting
-    const start = processStartTime(proc.pid) ?? '' // none: it is gone already
+    const { start } = proc
     // Published with what the adapter says of the start (below): a harness with no phase yet would read as idle.
     state = { ...state, runner: proc.supervisor, harness: { pid: proc.pid, start, at: Date.now() } }
     void proc.exited.then((exit) => onExit(proc, exit))
