@@ -22,31 +22,46 @@ const PR_SET_PDEATHSIG = 1
 const PR_SET_CHILD_SUBREAPER = 36
 const CLONE_NEWPID = 0x20000000
 /** prctl's and unshare's system call numbers on each architecture Node names. */
-const SYSCALLS: Partial<Record<string, { prctl: number; unshare: number; mount: number }>> = {
-  x64: { prctl: 157, unshare: 272, mount: 165 },
-  arm64: { prctl: 167, unshare: 97, mount: 40 },
-  riscv64: { prctl: 167, unshare: 97, mount: 40 },
-  loong64: { prctl: 167, unshare: 97, mount: 40 },
-  ia32: { prctl: 172, unshare: 310, mount: 21 },
-  arm: { prctl: 172, unshare: 337, mount: 21 },
-  s390x: { prctl: 172, unshare: 303, mount: 21 },
-  ppc64: { prctl: 171, unshare: 282, mount: 21 },
+const SYSCALLS: Partial<Record<string, { prctl: number; unshare: number; mount: number; capset: number }>> = {
+  x64: { prctl: 157, unshare: 272, mount: 165, capset: 126 },
+  arm64: { prctl: 167, unshare: 97, mount: 40, capset: 91 },
+  riscv64: { prctl: 167, unshare: 97, mount: 40, capset: 91 },
+  loong64: { prctl: 167, unshare: 97, mount: 40, capset: 91 },
+  ia32: { prctl: 172, unshare: 310, mount: 21, capset: 185 },
+  arm: { prctl: 172, unshare: 337, mount: 21, capset: 185 },
+  s390x: { prctl: 172, unshare: 303, mount: 21, capset: 185 },
+  ppc64: { prctl: 171, unshare: 282, mount: 21, capset: 184 },
 }
 const CLONE_NEWNS = 0x00020000
+const CLONE_NEWUSER = 0x10000000
+const PR_CAP_AMBIENT = 47
+const PR_CAP_AMBIENT_RAISE = 2
+const CAP_SYS_ADMIN = 21
+const CAPABILITY_VERSION_3 = 0x20080522
+
+/** Perl that leaves this process with only the capabilities of `mask` (of the first 32), effective, permitted and
+ * inheritable, through capset (its number in $capset); true if done. Lowering them lowers the ambient set too. */
+const keepCaps = (mask: string) =>
+  `do { my ($h, $d) = (pack("Ll", ${CAPABILITY_VERSION_3}, 0), pack("L6", (${mask}) x 3, 0, 0, 0));` +
+  ' syscall($capset, $h, $d) == 0 }'
 const MS_REC_PRIVATE = 0x4000 | 0x40000
 const MS_NOSUID_NODEV_NOEXEC = 2 | 4 | 8
 
 // A harness in its runner's namespace gets a /proc of that namespace (in a mount namespace of its own), so that a
 // pid it is given and the /proc entry of that pid are one process: tools that write /proc/<child>/uid_map (a
-// sandbox) or kill what pgrep found work as they do outside. Where it cannot be mounted, the machine's stays.
+// sandbox) or kill what pgrep found work as they do outside. Where it cannot be mounted, the machine's stays. A runner
+// that is not root holds, of all capabilities, only the one this mount needs (in its user namespace, see SCRIPT); the
+// harness is started with none.
 const PROC_SCRIPT = [
   // syscall may write to a string it is given, so none is a literal.
-  'my ($unshare, $mount) = splice(@ARGV, 0, 2); my ($none, $root, $proc, $dir) = ("none", "/", "proc", "/proc");',
+  'my ($unshare, $mount, $capset) = splice(@ARGV, 0, 3);',
+  'my ($none, $root, $proc, $dir) = ("none", "/", "proc", "/proc");',
   `if (syscall($unshare, ${CLONE_NEWNS}) == 0) {`,
   `  syscall($mount, $none, $root, 0, ${MS_REC_PRIVATE}, 0) == 0`,
   `    && syscall($mount, $proc, $dir, $proc, ${MS_NOSUID_NODEV_NOEXEC}, 0) == 0`,
   `    or warn "svc: the lane sees the machine's /proc: $!\\n";`,
   '}',
+  `!$> || ${keepCaps('0')} or die "svc: cannot start $ARGV[0] without the runner's capability: $!\\n";`,
   'exec { $ARGV[0] } @ARGV or die "svc: cannot start $ARGV[0]: $!\\n";',
 ].join(' ')
 
@@ -57,20 +72,46 @@ export function ownProcArgv(argv: readonly string[], env: NodeJS.ProcessEnv): st
   perl ??= findPerl()
   // A program that is not there is left to fail to start as itself (the runner says so as a spawn error).
   if (!inOwnPidNamespace() || nr === undefined || !perl || !findProgram(argv[0], env.PATH)) return [...argv]
-  return [perl, '-e', PROC_SCRIPT, String(nr.unshare), String(nr.mount), ...argv]
+  return [perl, '-e', PROC_SCRIPT, String(nr.unshare), String(nr.mount), String(nr.capset), ...argv]
 }
 
-// Arguments: prctl's and unshare's numbers, unshare's flags (0: none), then the program. A namespace that cannot be
-// made leaves the subreaper mark alone, and says why.
+// Arguments: prctl's, unshare's and capset's numbers, unshare's flags (0: none), then the program. A namespace that
+// cannot be made leaves the subreaper mark alone, and says why.
+//
+// A user that is not root makes the PID namespace inside a user namespace of its own, where it is itself (its uid and
+// gid mapped to themselves) and holds capabilities over that namespace only. That is tried first in a child that then
+// exits: a user namespace whose ids could not be mapped would leave the runner as no one. The runner keeps one
+// capability of that namespace, CAP_SYS_ADMIN, as an ambient one (across its exec), so that it can mount its
+// harness's /proc (PROC_SCRIPT), which drops it before the harness starts.
 const SCRIPT = [
-  'my ($prctl, $unshare, $flags) = splice(@ARGV, 0, 3);',
+  'my ($prctl, $unshare, $capset, $flags) = splice(@ARGV, 0, 4); my $user = $flags & ' + CLONE_NEWUSER + ';',
   `syscall($prctl, ${PR_SET_CHILD_SUBREAPER}, 1, 0, 0, 0) == 0 or warn "svc: cannot adopt the lane's orphans: $!\n";`,
+  // Read before unshare: in a user namespace not yet mapped, the user is no one (the overflow id).
+  'my ($u, $g) = ($<, (split " ", $()[0]); sub ids {',
+  '  for (["setgroups", "deny"], ["uid_map", "$u $u 1"], ["gid_map", "$g $g 1"]) {',
+  '    my $f; open($f, ">", "/proc/self/$_->[0]") && print({$f} "$_->[1]\n") && close($f)',
+  '      or $_->[0] eq "setgroups" or return 0 }',
+  '  1 }',
+  'if ($user) {',
+  '  my $t = fork;',
+  '  if (defined $t && !$t) {',
+  `    syscall($unshare, ${CLONE_NEWUSER}) == 0 or die "svc: no PID namespace for this lane: no user namespace: $!\n";`,
+  '    ids() or die "svc: no PID namespace for this lane: its user namespace cannot map the user: $!\n";',
+  '    exit 0;',
+  '  }',
+  '  waitpid($t, 0) if defined $t;',
+  '  $flags = 0 if !defined $t || $?;',
+  '}',
   'if ($flags && syscall($unshare, 0 + $flags) == 0) {',
+  '  !$user || ids() or die "svc: cannot start $ARGV[0]: its user namespace cannot map the user: $!\n";',
   '  my $pid = fork;',
   '  defined $pid or die "svc: cannot start $ARGV[0]: $!\n";',
   '  if (!$pid) {',
   '    require POSIX; POSIX::setsid();',
   `    syscall($prctl, ${PR_SET_PDEATHSIG}, 9, 0, 0, 0);`,
+  `    !$user || ${keepCaps(String(1 << CAP_SYS_ADMIN))}`,
+  `      && syscall($prctl, ${PR_CAP_AMBIENT}, ${PR_CAP_AMBIENT_RAISE}, ${CAP_SYS_ADMIN}, 0, 0) == 0`,
+  '      or warn "svc: the lane will see the machine\'s /proc: $!\n";',
   '    exec { $ARGV[0] } @ARGV or die "svc: cannot start $ARGV[0]: $!\n";',
   '  }',
   '  $SIG{$_} = sub { kill $_[0], $pid } for qw(TERM INT HUP);',
@@ -91,38 +132,51 @@ function findProgram(name: string, path = process.env.PATH ?? ''): string | null
 
 const findPerl = () => findProgram('perl', `${process.env.PATH ?? ''}${delimiter}/usr/bin${delimiter}/bin`)
 
-/** A runner's PID namespace is made only by root: the harness's /proc of that namespace must be mounted after the
- * runner starts (io/subreaper ownProcArgv), which a user that is not root could do only inside a user namespace
- * where the runner, once started, holds no privilege. */
-const asRoot = () => process.getuid?.() === 0
-
-/** `argv` started so that its process is the first of a PID namespace of its own, else a child subreaper, or as it
- * is where neither can be done (not Linux, no perl): then an orphan of the lane goes to init. `namespace: false`
- * asks for the subreaper mark only. */
+/** `argv` started so that its process is the first of a PID namespace of its own (inside a user namespace of its
+ * own where the kernel does not run as root), else a child subreaper, or as it is where neither can be done (not
+ * Linux, no perl): then an orphan of the lane goes to init. `namespace: false` asks for the subreaper mark only. */
 export function adoptingArgv(argv: readonly string[], opts: { namespace?: boolean } = {}): string[] {
   const nr = SYSCALLS[process.arch]
   if (process.platform !== 'linux' || nr === undefined) return [...argv]
   perl ??= findPerl()
   if (!perl) return [...argv]
-  const flags = opts.namespace === false || !asRoot() ? 0 : CLONE_NEWPID
-  return [perl, '-e', SCRIPT, String(nr.prctl), String(nr.unshare), String(flags), ...argv]
+  const flags = opts.namespace === false ? 0 : process.getuid?.() === 0 ? CLONE_NEWPID : CLONE_NEWPID | CLONE_NEWUSER
+  return [perl, '-e', SCRIPT, String(nr.prctl), String(nr.unshare), String(nr.capset), String(flags), ...argv]
 }
 
-/** Whether runners get a PID namespace of their own here, tried with a shell in the runner's place (it is pid 1 in
- * its namespace); if not, why not. */
-export async function pidNamespaceProbe(): Promise<{ ok: boolean; problem?: string }> {
+/** Whether runners get a PID namespace of their own here (inside a user namespace where the kernel is not root),
+ * tried with a shell in the runner's place (it is pid 1 in its namespace) started as a harness is; if not, why not;
+ * and whether that harness gets a /proc of its namespace, if not, why not. */
+export async function pidNamespaceProbe(): Promise<{
+  ok: boolean
+  problem?: string
+  userNamespace?: boolean
+  procProblem?: string
+}> {
   if (process.platform !== 'linux') return { ok: false, problem: 'not Linux' }
-  if (!asRoot()) return { ok: false, problem: 'the kernel does not run as root' }
-  const argv = adoptingArgv(['/bin/sh', '-c', 'echo $$'])
+  const nr = SYSCALLS[process.arch]
+  perl ??= findPerl()
+  const own = 'own'
+  const shell = [
+    '/bin/sh',
+    '-c',
+    `echo $$; [ "$(readlink /proc/1/ns/pid)" = "$(readlink /proc/self/ns/pid)" ] && echo ${own}`,
+  ]
+  const argv = adoptingArgv([
+    ...(nr && perl ? [perl, '-e', PROC_SCRIPT, String(nr.unshare), String(nr.mount), String(nr.capset)] : []),
+    ...shell,
+  ])
   if (argv[0] === '/bin/sh') return { ok: false, problem: 'perl not found' }
   const r = await runProcess(argv, { timeoutMs: 10_000 })
-  if (r.stdout.trim() === '1') return { ok: true }
-  const said = (r.error ?? r.stderr)
-    .trim()
-    .split('\n')
-    .pop()
-    ?.replace(/^svc: (no PID namespace for this lane: )?/, '')
-  return { ok: false, problem: said || `the probe ended with code ${r.code}` }
+  const said = (r.error ?? r.stderr).trim().split('\n')
+  const [pid, proc] = r.stdout.trim().split('\n')
+  const userNamespace = process.getuid?.() !== 0
+  if (pid === '1') {
+    const procProblem = proc === own ? undefined : (said.find((l) => /\/proc/.test(l)) ?? '').replace(/^svc: /, '')
+    return { ok: true, userNamespace, ...(procProblem !== undefined && { procProblem: procProblem || 'not mounted' }) }
+  }
+  const problem = said.pop()?.replace(/^svc: (no PID namespace for this lane: )?/, '')
+  return { ok: false, userNamespace, problem: problem || `the probe ended with code ${r.code}` }
 }
 
 /** The live processes of the machine (zombies aside) by their parent, from /proc. */
