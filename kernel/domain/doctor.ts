@@ -93,8 +93,9 @@ export interface DoctorFacts {
   hostsError?: { path: string; problem: string }
   /** Each project's roles: the harness a lane of the role runs and what it may do unasked (domain/permissions.ts). */
   policies?: RolePolicy[]
-  /** Whether each lane's runner starts a PID namespace of its own here (io/subreaper), or why not. */
-  lanePidNamespace?: { ok: boolean; problem?: string }
+  /** Whether each lane's runner starts a PID namespace of its own here (io/subreaper), or why not; whether in a user
+   * namespace of its own (the kernel is not root); and, if its harness cannot get a /proc of that namespace, why. */
+  lanePidNamespace?: { ok: boolean; problem?: string; userNamespace?: boolean; procProblem?: string }
 }
 
 export interface RolePolicy {
@@ -245,11 +246,21 @@ function hostCheck(h: HostView): DoctorCheck {
  * handed to init and calls as the person: worth knowing, not a fault of the setup. */
 function pidNamespaceCheck(n: NonNullable<DoctorFacts['lanePidNamespace']>): DoctorCheck {
   const name = 'lane isolation'
+  const where = n.userNamespace ? ' (inside a user namespace of its own: the kernel does not run as root)' : ''
+  if (n.ok && n.procProblem)
+    return {
+      name,
+      ok: true,
+      note: true,
+      detail:
+        `each lane runs in a PID namespace of its own${where}: none of its processes outlives its runner; but its ` +
+        `harness sees the machine's /proc (${n.procProblem}), where a sandbox inside the lane may hang`,
+    }
   if (n.ok)
     return {
       name,
       ok: true,
-      detail: 'each lane runs in a PID namespace of its own: none of its processes outlives its runner',
+      detail: `each lane runs in a PID namespace of its own${where}: none of its processes outlives its runner`,
     }
   return {
     name,
@@ -258,7 +269,10 @@ function pidNamespaceCheck(n: NonNullable<DoctorFacts['lanePidNamespace']>): Doc
     detail:
       `lanes run without a PID namespace of their own (${n.problem ?? 'not available'}): a lane process that ` +
       'leaves its process group and session and then kills its runner counts as the person',
-    fix: 'run the kernel as root to give each lane a PID namespace of its own',
+    fix: n.userNamespace
+      ? 'turn on user namespaces for users (sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone), ' +
+        'or run the kernel as root, to give each lane a PID namespace of its own'
+      : 'run the kernel as root to give each lane a PID namespace of its own',
   }
 }
 

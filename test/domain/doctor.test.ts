@@ -347,22 +347,50 @@ test('permissions: one ok line per project and role, last, in its harness terms;
   )
 })
 
-test('lane isolation: a PID namespace per lane is said; its absence is a note that names what it leaves open', () => {
-  const on = doctorChecks(facts({ lanePidNamespace: { ok: true } })).find((c) => c.name === 'lane isolation')
-  assert.equal(on, {
+test('lane isolation: a PID namespace per lane is said, and where it is made; its absence names what it leaves open', () => {
+  const line = (n: DoctorFacts['lanePidNamespace']) =>
+    doctorChecks(facts({ lanePidNamespace: n })).find((c) => c.name === 'lane isolation')
+  assert.equal(line({ ok: true, userNamespace: false }), {
     name: 'lane isolation',
     ok: true,
     detail: 'each lane runs in a PID namespace of its own: none of its processes outlives its runner',
   })
-  const off = doctorChecks(facts({ lanePidNamespace: { ok: false, problem: 'the kernel does not run as root' } })).find(
-    (c) => c.name === 'lane isolation',
+  assert.equal(line({ ok: true, userNamespace: true }), {
+    name: 'lane isolation',
+    ok: true,
+    detail:
+      'each lane runs in a PID namespace of its own (inside a user namespace of its own: the kernel does not run as ' +
+      'root): none of its processes outlives its runner',
+  })
+  assert.equal(
+    line({ ok: true, userNamespace: true, procProblem: "the lane sees the machine's /proc: Permission denied" }),
+    {
+      name: 'lane isolation',
+      ok: true,
+      note: true,
+      detail:
+        'each lane runs in a PID namespace of its own (inside a user namespace of its own: the kernel does not run ' +
+        "as root): none of its processes outlives its runner; but its harness sees the machine's /proc (the lane " +
+        "sees the machine's /proc: Permission denied), where a sandbox inside the lane may hang",
+    },
   )
-  assert.equal(off, {
+  assert.equal(line({ ok: false, userNamespace: true, problem: 'no user namespace: No space left on device' }), {
     name: 'lane isolation',
     ok: true,
     note: true,
     detail:
-      'lanes run without a PID namespace of their own (the kernel does not run as root): a lane process that ' +
+      'lanes run without a PID namespace of their own (no user namespace: No space left on device): a lane process ' +
+      'that leaves its process group and session and then kills its runner counts as the person',
+    fix:
+      'turn on user namespaces for users (sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone), or run ' +
+      'the kernel as root, to give each lane a PID namespace of its own',
+  })
+  assert.equal(line({ ok: false, userNamespace: false, problem: 'perl not found' }), {
+    name: 'lane isolation',
+    ok: true,
+    note: true,
+    detail:
+      'lanes run without a PID namespace of their own (perl not found): a lane process that ' +
       'leaves its process group and session and then kills its runner counts as the person',
     fix: 'run the kernel as root to give each lane a PID namespace of its own',
   })

@@ -10,6 +10,7 @@ import { portClient, rpcCall } from '../../kernel/port/client.js'
 import type { KernelPort } from '../../kernel/port/port.js'
 import { checkedCall } from './checked-port.js'
 import { makeServiceHome, serviceEnv, uniqueDir } from '../../fixtures/service-home.js'
+import type { OtherUser } from './other-user.js'
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 export const SVC_MAIN = join(ROOT, 'dist', 'cli', 'main.js')
@@ -47,9 +48,20 @@ export class TestHome {
    * person's (from no lane's process tree, as a child `svc` is too) and need no process of their own (no signal, no
    * deadline, no command line to find). */
   inProcess = false
+  /** The user (not root) whose `svc` and kernel this home's are, if not this process's. */
+  readonly user: OtherUser | undefined
 
-  constructor(label = 't') {
-    ;({ dir: this.dir, home: this.home, service: this.service } = makeServiceHome(TEST_HOMES, label))
+  constructor(label = 't', opts: { user?: OtherUser } = {}) {
+    const root = opts.user ? join(opts.user.home, '.svc-test-homes') : TEST_HOMES
+    ;({ dir: this.dir, home: this.home, service: this.service } = makeServiceHome(root, label))
+    this.user = opts.user
+    if (this.user) this.extraEnv = { USER: this.user.name, LOGNAME: this.user.name }
+    this.own()
+  }
+
+  /** Hands what this process wrote in the home to its user (where it has one). */
+  own(): void {
+    if (this.user) execFileSync('chown', ['-R', `${this.user.uid}:${this.user.gid}`, join(this.dir, '..')])
   }
 
   env(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
@@ -73,7 +85,8 @@ export class TestHome {
       here?: boolean
     } = {},
   ): Promise<Result> {
-    if (opts.here ?? this.inProcess) {
+    // A home of another user never runs the CLI as this process's user.
+    if ((opts.here ?? this.inProcess) && !this.user) {
       const { dispatch } = await import('../../cli/dispatch.js')
       let stdout = ''
       let stderr = ''
@@ -93,6 +106,7 @@ export class TestHome {
         env: this.env(opts.env),
         cwd: opts.cwd ?? this.home,
         stdio: ['pipe', 'pipe', 'pipe'],
+        ...(this.user && { uid: this.user.uid, gid: this.user.gid }),
       })
       let stdout = ''
       let stderr = ''
@@ -120,7 +134,9 @@ export class TestHome {
   /** The kernel's port over HTTP, the kernel started as `svc` starts it when none runs: for what a test reads to
    * check or to wait on, where the CLI is not what is tested (a CLI call costs a Node start, a poll many). A kernel
    * it starts has the home's environment with `env`, as one `svc` would start. */
-  port(env: Record<string, string | undefined> = {}): Promise<KernelPort> {
+  async port(env: Record<string, string | undefined> = {}): Promise<KernelPort> {
+    // A home of another user gets its kernel started as that user, by its own `svc`.
+    if (this.user) await this.ok(['kernel', 'start'], { env })
     // Every answer it gives is checked against the port's output schemas (kernel/port/outputs.ts).
     return kernelTransport({ ...processIo(), env: this.env(env) }, false).then((t) =>
       portClient(checkedCall(rpcCall(t))),

@@ -56,6 +56,7 @@ export async function setupProject(h: TestHome, config: ProjectConfig = {}): Pro
     ]),
   )
   writeProjectsYaml(h.service, project, { ...config, gauntlet: { roles, ...config.gauntlet } })
+  h.own()
   const root = (await (await h.port()).convNew({ harness: 'none', project: project.key })).id
   return { project, lanesRoot: `${project.checkout}-lanes`, root, env: { SERVICE_CONVERSATION: root } }
 }

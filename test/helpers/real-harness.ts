@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { startModelApi, type ModelApi } from '../../fixtures/model-api.js'
 import { rpc } from './activity.js'
 import { ROOT, TestHome, until } from './home.js'
+import type { OtherUser } from './other-user.js'
 
 /** The real claude and codex from node_modules, driven through svc against the stand-in model API. */
 
@@ -62,10 +63,16 @@ export const realVersion = (pkg: '@anthropic-ai/claude-code' | '@openai/codex') 
  * home's ~/.codex/config.toml. Their homes are the test home: nothing of the real home is read or written. */
 export async function realHarnessHome(
   label: string,
-  opts: { retryLimitMs?: number; env?: Record<string, string>; apiUrl?: string; codexRetries?: number } = {},
+  opts: {
+    retryLimitMs?: number
+    env?: Record<string, string>
+    apiUrl?: string
+    codexRetries?: number
+    user?: OtherUser
+  } = {},
 ) {
   const api = await startModelApi({ chunkMs: 50 })
-  const h = new TestHome(label)
+  const h = new TestHome(label, { user: opts.user })
   const bin = realCliBin(h)
   const base = opts.apiUrl ?? api.url
   mkdirSync(join(h.home, '.codex'), { recursive: true })
@@ -97,9 +104,11 @@ export async function realHarnessHome(
     CODEX_HOME: join(h.home, '.codex'),
     STANDIN_API_KEY: 'sk-standin',
     OPENAI_API_KEY: '',
+    ...(opts.user && { USER: opts.user.name, LOGNAME: opts.user.name }),
     ...(opts.retryLimitMs ? { SERVICE_RETRY_LIMIT_MS: String(opts.retryLimitMs) } : {}),
     ...opts.env,
   }
+  h.own()
   const activityLine = async (id: string) =>
     (await h.ok(['conv', 'show', id])).split('\n').find((l) => l.startsWith('activity: '))!
   return {
