@@ -41,6 +41,6 @@ export const LOAD: { [N in VerbName]: () => Promise<Run<N>> } = {
   'host show': () => import('./commands/host.js').then((m) => m.show),
   'host remove': () => import('./commands/host.js').then((m) => m.remove),
   doctor: () => import('./commands/doctor.js').then((m) => m.run),
-  runner: () => import('./commands/runner.js').then((m) => m.run),
+  'runner serve': () => import('./commands/runner.js').then((m) => m.run),
   'kernel run': () => import('./commands/kernel.js').then((m) => m.runForeground),
 }

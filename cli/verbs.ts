@@ -340,9 +340,9 @@ export const VERBS = {
     description: 'Check the harness CLIs, git, lsof, the lanes roots, the hosts and the kernel; exit 1 on any problem',
     options: { json },
   }),
-  runner: verb({
-    positionals: ['<name>'],
-    description: 'Drive one conversation (started by the kernel)',
+  'runner serve': verb({
+    positionals: [],
+    description: 'Drive every lane of the home (started by the kernel)',
     options: {},
     hidden: true,
   }),

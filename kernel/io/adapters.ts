@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import { askRunner } from './runner-link.js'
 import {
   closeSync,
   existsSync,
@@ -154,6 +155,8 @@ export interface Procs {
     args: string[],
     opts: { cwd: string; env: NodeJS.ProcessEnv; logFile: string; onError: (e: Error) => void },
   ): { pid: number; start: string | undefined } | undefined
+  /** One request to the home's runner on its socket, and its answer (io/runner-link). */
+  askRunner: typeof askRunner
 }
 
 const entry = (d: { name: string; isDirectory(): boolean }): Entry => ({ name: d.name, isDirectory: d.isDirectory() })
@@ -199,6 +202,7 @@ const realProcs: Procs = {
   processesInside,
   startedWithin,
   endDescendants,
+  askRunner,
   spawnDetached(command, args, { cwd, env, logFile, onError }) {
     const out = openSync(logFile, 'a', 0o600)
     try {

@@ -20,6 +20,9 @@ export const homePaths = (home: string) => ({
   /** The lane worktrees' git facts as the kernel last read them: the next kernel shows them at once. */
   gitFacts: join(home, 'git-facts.json'),
   agents: join(home, 'agents'),
+  /** The socket of the runner that drives every lane of this home (kernel/runner/local-runner.ts), and its log. */
+  runnerSocket: join(home, 'runner.sock'),
+  runnerLog: join(home, 'runner.log'),
   projects: join(home, 'projects.yaml'),
   /** A page only the user can read that sends the browser on to the deck's one-time link. */
   deckOpener: join(home, 'deck-open.html'),

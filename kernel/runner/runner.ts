@@ -6,33 +6,40 @@ import { convFiles } from '../io/home.js'
 import { writeFileAtomicSync } from '../io/atomic-file.js'
 import { adapterFor } from '../io/harness/index.js'
 import type { Answer, LaunchPlan, Reduction } from '../io/harness/types.js'
-import { processStartTime } from '../io/procs.js'
 import { testTiming } from '../io/test-timing.js'
 import { endDescendants, liveChildren } from '../io/subreaper.js'
-import { procPid, procPidOfChild } from '../io/pid-namespace.js'
 import { startHarness, type HarnessExit, type HarnessProcess } from './harness-process.js'
 import { jsonlTail } from './jsonl-tail.js'
 
-/** How often a runner whose harness has ended looks whether what its lane left running has ended too. */
-const ADOPTED_POLL_MS = 250
 /** After an interrupt request, the harness gets this long to end its turn and exit before SIGTERM. */
 const INTERRUPT_GRACE_MS = 1500
-/** After SIGTERM, the harness gets this long before its whole group is killed (a test build may shorten it). */
-const STOP_GRACE_MS = testTiming('STOP_GRACE', 5000)
 
-/** `svc runner <name>`: drives one conversation's harness. Detached in its own process group; it alone writes
- * state.json and transcript.jsonl in the conversation's directory. The adapter decides (purely) what each event,
- * message, answer and exit means; this function does the I/O. */
-export async function runRunner(home: string, name: string): Promise<number> {
+/** Drives one conversation's harness, in the home's runner process (kernel/runner/local-runner.ts) beside every
+ * other lane of the home. The harness runs under a supervisor of its own (io/subreaper), which the kernel knows as
+ * the lane's runner: it leads the lane's process group and session, adopts its orphans and passes the kernel's stop
+ * signals here. This alone writes state.json and transcript.jsonl in the conversation's directory. The adapter
+ * decides (purely) what each event, message, answer and exit means; this function does the I/O. `laneEnv` is the
+ * environment the kernel gives the lane (with its key); `started` is told the supervisor once it runs, or nothing
+ * when the lane failed before. Resolves once no process of the lane is left. */
+export async function runLane(
+  home: string,
+  name: string,
+  laneEnv: NodeJS.ProcessEnv,
+  started: (supervisor: { pid: number; start: string } | undefined) => void,
+): Promise<number> {
   const files = convFiles(home, name)
   const spec = JSON.parse(readFileSync(files.launch, 'utf8')) as LaunchSpec
-  // Pids as the kernel sees them: in a PID namespace of its own (io/subreaper) the runner is pid 1 to itself.
-  const self = { pid: procPid(), start: processStartTime(procPid()) ?? '' }
-  let state: RunnerState = { runner: self }
+  /** After SIGTERM, the harness gets this long before its whole group is killed (a test build may shorten it). */
+  const STOP_GRACE_MS = testTiming('STOP_GRACE', 5000, laneEnv)
+  let state: RunnerState = {}
   let transcriptN = countLines(files.transcript)
-  const publish = () => writeFileAtomicSync(files.state, JSON.stringify(state) + '\n')
+  // Nothing more is written once the supervisor was killed: like a runner killed, the lane ends without a word.
+  let abandoned = false
+  let stopped!: () => void
+  const stopAsked = new Promise<void>((r) => (stopped = r))
+  const publish = () => abandoned || writeFileAtomicSync(files.state, JSON.stringify(state) + '\n')
   const record = (lines: Reduction['transcript']) => {
-    if (!lines?.length) return
+    if (!lines?.length || abandoned) return
     const at = Date.now()
     appendFileSync(files.transcript, lines.map((l) => JSON.stringify({ n: ++transcriptN, at, ...l })).join('\n') + '\n')
   }
@@ -49,6 +56,7 @@ export async function runRunner(home: string, name: string): Promise<number> {
     }
     record([{ kind: 'error', text: message }])
     publish()
+    started(undefined)
     return 1
   }
   if (!adapter) return fail(`harness ${spec.harness} has no runner adapter`)
@@ -82,7 +90,7 @@ export async function runRunner(home: string, name: string): Promise<number> {
 
   // A harness retrying without progress for longer than the limit has its turn interrupted (its own protocol, else
   // a signal to the turn's process): the turn ends idle with the retries as its error, and waits see an idle lane.
-  const retryLimit = retryLimitMs(process.env.SERVICE_RETRY_LIMIT_MS)
+  const retryLimit = retryLimitMs(laneEnv.SERVICE_RETRY_LIMIT_MS)
   let retryTimer: NodeJS.Timeout | undefined
   const watchRetries = () => {
     clearTimeout(retryTimer)
@@ -102,24 +110,38 @@ export async function runRunner(home: string, name: string): Promise<number> {
     setTimeout(() => child === proc && state.gaveUp && proc.kill('SIGTERM'), INTERRUPT_GRACE_MS).unref()
   }
 
-  /** Start the harness process; a failure to start it ends the runner as a spawn error. */
+  /** Start the harness process; a failure to start it ends the lane as a spawn error. */
+  let supervisor: HarnessProcess['supervisor'] | undefined
+  let gone: Promise<{ exitSeen: boolean }> = Promise.resolve({ exitSeen: true })
   const launch = async (plan: LaunchPlan): Promise<boolean> => {
     record(plan.notes?.map((text) => ({ kind: 'system' as const, text })))
-    const env = childEnv(spec, plan)
-    const started = await startHarness(plan, spec.cwd, env, {
+    const env = childEnv(spec, plan, laneEnv)
+    const proc = await startHarness(plan, spec.cwd, env, {
       stdout: (line) => apply(adapter.stdoutLine(line, state, Date.now())),
       stderr: (line) => record([{ kind: 'stderr', text: line }]),
+      stop: (sig) => onStop(sig),
     })
-    if ('error' in started) {
-      fail(started.error)
+    if ('error' in proc) {
+      fail(proc.error)
       return false
     }
-    child = started
-    if (stopSource) started.kill('SIGTERM') // the stop came while it was starting
-    const pid = procPidOfChild(started.pid)
-    const start = (pid === undefined ? undefined : processStartTime(pid)) ?? '' // none: it is gone already
-    state = { ...state, harness: { pid: pid ?? started.pid, start, at: Date.now() } }
-    void started.exited.then((exit) => onExit(started, exit))
+    child = proc
+    supervisor = proc.supervisor
+    if (stopSource) proc.kill('SIGTERM') // the stop came while it was starting
+    const { start } = proc
+    // Published with what the adapter says of the start (below): a harness with no phase yet would read as idle.
+    state = { ...state, runner: proc.supervisor, harness: { pid: proc.pid, start, at: Date.now() } }
+    void proc.exited.then((exit) => onExit(proc, exit))
+    // The supervisor killed before the harness's end was told (the kernel's SIGKILL, a person's): the lane ends
+    // as a killed runner's does, with nothing written, and the kernel sees its runner gone.
+    gone = proc.gone.then((g) => {
+      if (!g.exitSeen && !done) {
+        abandoned = done = true
+        clearTimeout(retryTimer)
+        finished()
+      }
+      return g
+    })
     return true
   }
 
@@ -149,6 +171,8 @@ export async function runRunner(home: string, name: string): Promise<number> {
 
   if (!(await launch(first))) return 1
   apply(adapter.started(Date.now(), spec))
+  publish()
+  started(supervisor)
 
   // Messages sent with `tell` arrive as lines of inbox.jsonl, answers to a pending request as lines of answers.jsonl
   // (both kernel-written); each is handled once. Those already there were sent before the runner started.
@@ -184,50 +208,55 @@ export async function runRunner(home: string, name: string): Promise<number> {
   })
   const timer = setInterval(poll, 2000) // a lost watch event costs at most this long
 
-  const onStop = (sig: NodeJS.Signals) => {
+  function onStop(sig: NodeJS.Signals) {
     if (stopSource) return
     stopSource = `stop (${sig})`
+    stopped()
     const proc = child
     if (!proc) return end({ code: null, signal: sig }, 'runner stopped before its harness ran')
     // First ask the harness to end its turn (its own protocol), then signals; the kernel's stop escalates to the group.
-    const ask = adapter.interrupt?.(state)
+    const ask = adapter!.interrupt?.(state)
     if (ask) {
       proc.write(ask)
       proc.closeInput()
       setTimeout(() => proc.kill('SIGTERM'), INTERRUPT_GRACE_MS).unref()
     } else proc.kill('SIGTERM')
-    // Then every process below the runner, whatever its group; the runner stays to see them gone (not its own group:
-    // killed with them, it would release what it adopted to init).
-    setTimeout(() => void endDescendants(procPid(), STOP_GRACE_MS), STOP_GRACE_MS).unref()
+    // Then every process below the supervisor, whatever its group; the supervisor stays to see them gone (not its
+    // own group: killed with them, it would release what it adopted to init).
+    const below = supervisor!.pid
+    setTimeout(() => void endDescendants(below, STOP_GRACE_MS), STOP_GRACE_MS).unref()
   }
-  process.on('SIGTERM', onStop)
-  process.on('SIGINT', onStop)
-  process.on('SIGHUP', onStop)
 
   await over
   watcher.close()
   clearInterval(timer)
-  // What the lane left running is this runner's now (io/subreaper adopted it): the runner stays while any of it
-  // runs, so that it stays in this conversation's tree and never calls as the person. A stop ends it all before the
-  // runner goes: released to init, it would be no conversation's, and could call as the person.
-  while (!stopSource && liveChildren(procPid()).length) await new Promise((r) => setTimeout(r, ADOPTED_POLL_MS))
-  if (stopSource && !(await endDescendants(procPid(), STOP_GRACE_MS)))
-    record([
-      { kind: 'error', text: `stop: processes of this lane outlived SIGKILL: ${liveChildren(procPid()).join(' ')}` },
-    ])
+  // What the lane left running is its supervisor's now (io/subreaper adopted it): the supervisor stays while any of
+  // it runs, so that it stays in this conversation's tree and never calls as the person. A stop ends it all before
+  // the supervisor goes: released to init, it would be no conversation's, and could call as the person.
+  await Promise.race([gone, stopAsked])
+  if (stopSource && supervisor && !abandoned) {
+    if (!(await endDescendants(supervisor.pid, STOP_GRACE_MS)))
+      record([
+        {
+          kind: 'error',
+          text: `stop: processes of this lane outlived SIGKILL: ${liveChildren(supervisor.pid).join(' ')}`,
+        },
+      ])
+    await gone
+  }
   return 0
 }
 
 /** The harness's environment: the runner's own, without what the launch removes (a play lane's service context)
  * and what the harness must not inherit, plus the launch's variables, plus the conversation's key, which the
  * kernel gives the runner in its environment only. */
-function childEnv(spec: LaunchSpec, plan: LaunchPlan): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env }
+function childEnv(spec: LaunchSpec, plan: LaunchPlan, laneEnv: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...laneEnv }
   const drop = [...spec.envDrop, ...(plan.unsetEnv ?? [])]
   for (const k of Object.keys(env))
     if (spec.envDropPrefixes.some((p) => k.startsWith(p)) || drop.includes(k)) delete env[k]
   Object.assign(env, spec.env)
-  const key = process.env[KEY_VARIABLE]
+  const key = laneEnv[KEY_VARIABLE]
   if (key) env[KEY_VARIABLE] = key
   return env
 }

@@ -2,9 +2,9 @@ import type { ConversationRecord } from '../domain/conversation.js'
 import type { LaunchSpec } from '../domain/runner-state.js'
 import { KEY_VARIABLE, type RunnerProcess } from '../domain/acting-as.js'
 import { hostOfStart } from '../domain/placement.js'
-import { convFiles } from '../io/home.js'
+import { convFiles, homePaths } from '../io/home.js'
 import { dirname, join } from '../io/paths.js'
-import { adoptingArgv } from '../io/subreaper.js'
+import type { RunnerAnswer, RunnerRequest } from '../domain/runner-link.js'
 import type { Adapters } from '../io/adapters.js'
 import type { Log } from '../io/log.js'
 import type { RuntimeFacts } from './runtime-facts.js'
@@ -33,35 +33,73 @@ function withCertificates(spec: LaunchSpec): LaunchSpec {
   return { ...spec, env: { ...spec.env, [EXTRA_CERTIFICATES]: path } }
 }
 
-/** Starts and stops runners: one detached process group per conversation. */
+/** How long the home's runner gets to answer a start (it answers once the lane's supervisor runs). */
+const ASK_LIMIT_MS = 30_000
+/** How long a runner this kernel started gets to listen on its socket. */
+const LISTEN_LIMIT_MS = 20_000
+
+/** Starts and stops lanes here: one runner process drives every lane of the home (kernel/runner/local-runner.ts),
+ * started by the kernel when none runs; each lane's harness runs under a supervisor of its own, the root of the
+ * lane's process tree and the leader of its process group and session, which the kernel knows as the lane's runner. */
 export class Runners {
-  /** Runners this kernel spawned, before they have published their own pid. */
+  /** Lanes' supervisors as the runner named them, until their state says so too. */
   private spawned = new Map<string, { pid: number; start: string | undefined }>()
+  /** The home's runner being started, for every start that found none. */
+  private starting: Promise<void> | undefined
 
   constructor(
     private readonly home: string,
     private readonly svcMain: string,
     private readonly facts: RuntimeFacts,
     private readonly log: Log,
-    private readonly io: Pick<Adapters, 'procs' | 'clock' | 'writes'>,
+    private readonly io: Pick<Adapters, 'procs' | 'clock' | 'writes' | 'files'>,
   ) {}
 
-  /** `key` goes to the runner in its environment only (never into launch.json, which any conversation can read);
+  /** `key` goes to the lane in its environment only (never into launch.json, which any conversation can read);
    * the runner hands it to the harness as SERVICE_CONVERSATION_KEY. */
   async start(rec: ConversationRecord, spec: LaunchSpec, key: string | undefined): Promise<void> {
     const files = convFiles(this.home, rec.name)
     await this.io.writes.writeFileAtomic(files.launch, JSON.stringify(withCertificates(spec), null, 1) + '\n')
-    // The runner adopts its lane's orphans (io/subreaper): a lane process that leaves the tree stays its own. It
-    // starts from an entry of its own beside svc's (cli/runner-main.ts), which loads none of the CLI.
+    const env: Record<string, string> = {}
+    for (const [k, v] of Object.entries(runnerEnv(this.home, key))) if (v !== undefined) env[k] = v
+    const a = await this.ask({ t: 'start', name: rec.name, env })
+    if ('error' in a) this.log('error', `runner of conv-${rec.name}: ${a.error}`)
+    else if (a.t === 'refused') this.log('error', `runner of conv-${rec.name} refused the start: ${a.problem}`)
+    else if (a.runner) this.spawned.set(rec.name, a.runner)
+  }
+
+  /** A request to the home's runner, starting one when none answers. */
+  private async ask(request: RunnerRequest): Promise<RunnerAnswer | { error: string }> {
+    const socket = homePaths(this.home).runnerSocket
+    const deadline = this.io.clock.now() + LISTEN_LIMIT_MS
+    for (;;) {
+      const a = await this.io.procs.askRunner(socket, request, ASK_LIMIT_MS)
+      if (a !== 'absent') return a
+      if (this.io.clock.now() > deadline) return { error: `no runner listens on ${socket}` }
+      this.starting ??= this.startRunner().finally(() => (this.starting = undefined))
+      await this.starting
+    }
+  }
+
+  /** Starts the home's runner and waits until it listens (or its time is up: the next ask says so). */
+  private async startRunner(): Promise<void> {
+    const { runnerSocket, runnerLog } = homePaths(this.home)
+    // Left by a runner that was killed: none listens on it (the ask before found none).
+    await this.io.files.unlink(runnerSocket).catch(() => {})
+    // It starts from an entry of its own beside svc's (cli/runner-main.ts), which loads none of the CLI.
     const runnerMain = join(dirname(this.svcMain), 'runner-main.js')
-    const [command, ...args] = adoptingArgv([process.execPath, runnerMain, rec.name])
-    const spawned = this.io.procs.spawnDetached(command, args, {
+    const spawned = this.io.procs.spawnDetached(process.execPath, [runnerMain, 'serve'], {
       cwd: this.home,
-      env: runnerEnv(this.home, key),
-      logFile: files.runnerLog,
-      onError: (e) => this.log('error', `runner of conv-${rec.name} failed to spawn: ${e.message}`),
+      env: runnerEnv(this.home, undefined),
+      logFile: runnerLog,
+      onError: (e) => this.log('error', `the runner failed to spawn: ${e.message}`),
     })
-    if (spawned) this.spawned.set(rec.name, spawned)
+    if (!spawned) return
+    const deadline = this.io.clock.now() + LISTEN_LIMIT_MS
+    while (this.io.clock.now() < deadline && this.io.procs.isAlive(spawned.pid, spawned.start)) {
+      if (this.io.files.exists(runnerSocket)) return
+      await sleep(20)
+    }
   }
 
   /** The process group of a conversation's runner, if it may still be there (never for a lane on a host: the pids

@@ -234,17 +234,33 @@ export function connectedToKernel(service: string, port: number, args: string): 
     .some((c) => c[2] === kernel && c[3] === '01' && sockets.has(c[9]))
 }
 
-/** Process groups a launch could have made for this home: a runner is spawned as its own group, and its harness runs
- * in it. Left out are the kernel's group (the kernel and the short-lived git and lsof children it runs at any time)
- * and this test process's group (the `svc` calls it makes), whose members come and go without any launch. */
+/** Process groups a launch could have made for this home: a lane's supervisor is spawned as its own group, and its
+ * harness runs in it. Left out are the kernel's group (the kernel and the short-lived git and lsof children it runs
+ * at any time), the home's runner's (started with a first lane, gone once it has had none for a moment) and this
+ * test process's group (the `svc` calls it makes), whose members come and go without any launch. */
 export function launchGroupsOfHome(service: string, kernelPid: number | undefined): number[] {
   const others = new Set([procStat(process.pid)?.pgid, kernelPid === undefined ? undefined : procStat(kernelPid)?.pgid])
   const groups = new Set<number>()
   for (const pid of processesOfHome(service)) {
     const pgid = procStat(pid)?.pgid
-    if (pgid !== undefined && !others.has(pgid)) groups.add(pgid)
+    if (pgid === undefined || others.has(pgid)) continue
+    if (isHomeRunner(pid)) others.add(pgid)
+    else groups.add(pgid)
   }
+  for (const pgid of others) groups.delete(pgid!)
   return [...groups].sort((a, b) => a - b)
+}
+
+/** The runner that drives this home's lanes (`svc runner serve`), if one runs. */
+export const homeRunnerPid = (service: string): number | undefined => processesOfHome(service).find(isHomeRunner)
+
+/** Whether a process is a home's runner (`svc runner serve`). */
+function isHomeRunner(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').endsWith('\0runner\0serve\0')
+  } catch {
+    return false
+  }
 }
 
 export function killRunners(service: string) {

@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process'
 import { readdirSync, statSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 
-/** Every file under the given roots with its size and mtime (the kernel's and runners' logs aside, and the git facts
+/** Every file under the given roots with its size and mtime (the kernel's and runners' logs aside, the socket of the
+ * home's runner, which comes and goes with its lanes, and the git facts
  * the kernel keeps for its next start, a cache it writes when it likes), plus the repository's
  * refs: two snapshots compare equal when nothing was created, changed or removed. */
 export function snapshot(roots: string[], repo?: string): string {
@@ -11,7 +12,7 @@ export function snapshot(roots: string[], repo?: string): string {
     if (!existsSync(dir)) return
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const p = join(dir, e.name)
-      if (e.name === 'kernel.log' || e.name === 'runner.log' || /^\.?git-facts\.json/.test(e.name)) continue
+      if (['kernel.log', 'runner.log', 'runner.sock'].includes(e.name) || /^\.?git-facts\.json/.test(e.name)) continue
       if (e.isDirectory()) {
         lines.push(`d ${p}`)
         walk(p)
