@@ -254,10 +254,10 @@ export function launchGroupsOfHome(service: string, kernelPid: number | undefine
 /** The runner that drives this home's lanes (`svc runner serve`), if one runs. */
 export const homeRunnerPid = (service: string): number | undefined => processesOfHome(service).find(isHomeRunner)
 
-/** Whether a process is a home's runner (`svc runner serve`). */
+/** Whether a process is a home's runner (`svc runner serve`, or the runner's own entry as the kernel starts it). */
 function isHomeRunner(pid: number): boolean {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').endsWith('\0runner\0serve\0')
+    return /(\0runner|runner-main\.js)\0serve\0$/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))
   } catch {
     return false
   }
