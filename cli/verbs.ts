@@ -333,7 +333,12 @@ export const VERBS = {
   'host remove': verb({
     positionals: ['<name>'],
     description: 'Remove a host: its connection closed, its recorded key forgotten',
-    options: { json },
+    options: {
+      'forget-lanes': b(
+        "For a host gone for good: give up its lanes' worktrees there (what home holds is kept), then remove it",
+      ),
+      json,
+    },
   }),
   doctor: verb({
     positionals: [],

@@ -1,6 +1,6 @@
 import { SvcError } from '../../kernel/domain/errors.js'
 import type { HostView } from '../../kernel/domain/hosts.js'
-import { hostFactsText, runnerText } from '../../kernel/domain/hosts.js'
+import { givenUpLine, hostFactsText, runnerText } from '../../kernel/domain/hosts.js'
 import { json, line, textTable } from '../format.js'
 import type { Run } from '../verbs.js'
 
@@ -59,8 +59,14 @@ export const show: Run<'host show'> = async (port, args, io) => {
   return h.problem ? 1 : 0
 }
 
+/** `svc host remove <name> [--forget-lanes]`: with --forget-lanes, the lanes whose worktrees it gave up on one line
+ * (stderr), with what home holds of each. */
 export const remove: Run<'host remove'> = async (port, args, io) => {
-  const h = await port.hostRemove({ name: args.name })
-  io.out(args.json ? json(h) : line(`removed host ${h.name} (${h.ssh}); its key is forgotten`))
+  const h = await port.hostRemove({ name: args.name, ...(args['forget-lanes'] ? { forgetLanes: true } : {}) })
+  if (args.json) io.out(json(h))
+  else {
+    io.out(line(`removed host ${h.name} (${h.ssh}); its key is forgotten`))
+    if (h.gaveUp) io.err(line(`warning: ${givenUpLine(h.name, h.gaveUp)}`))
+  }
   return 0
 }

@@ -8,12 +8,14 @@ import { ALLOWED, allow, refuse, type Decision } from './refusal.js'
 import { leftOutNote, type LeftOut } from './unseen-work.js'
 
 /** What the host answered a reap with. `snapshot`: held at home now under `ref`, with `paths` changed against its
- * HEAD (uncommitted work). `silent`: no answer within the limit. */
+ * HEAD (uncommitted work). `silent`: no answer within the limit. `lost`: the host stopped answering meanwhile (its
+ * lanes read host-lost, `detail` the evidence): nothing more will come until it answers again. */
 export type HostReapAnswer =
   | { kind: 'snapshot'; commit: string; ref: string; paths: number }
   | { kind: 'reaped'; commit: string; leftOut?: LeftOut }
   | { kind: 'refused'; reason: string }
   | { kind: 'silent'; waitedS: number }
+  | { kind: 'lost'; detail?: string }
 
 /** What home does next: park the held snapshot's work at home (then ask the removal), ask the host to remove the
  * worktree naming the held commit, or the reap is done (the worktree is gone; every byte of it held at `held`, but what
@@ -61,6 +63,13 @@ export function hostReapStep(f: {
       `refused: host ${f.host} did not answer the reap of conv ${f.conv.id} (${f.conv.name}) within ${a.waitedS} s; ` +
         `nothing home does not hold was removed`,
       `svc host show ${f.host} says what it answers; then reap again`,
+    )
+  if (a.kind === 'lost')
+    return refuse(
+      'unavailable',
+      `refused: host ${f.host} stopped answering during the reap of conv ${f.conv.id} (${f.conv.name}) ` +
+        `(${a.detail ?? 'host-lost'}); it is not reaped, and nothing home does not hold was removed`,
+      `reap again once it answers; svc host show ${f.host} says what it answers now`,
     )
   if (a.kind === 'refused')
     return refuse('conflict', `refused: host ${f.host}: ${a.reason.replace(/^reap: /, '')}; nothing was removed`)

@@ -115,6 +115,8 @@ const FromKernel = v.variant('t', [
     dir: v.pipe(v.string(), v.minLength(1), v.maxLength(4096)),
     script: v.pipe(v.string(), v.maxLength(1_000_000)),
     env: v.record(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/)), v.string()),
+    /** A `--reuse`: it runs in the worktree an earlier lane left, which must still be there and not being reaped. */
+    reuse: v.optional(v.literal(true)),
   }),
   v.strictObject({ t: v.literal('stop'), lane: laneName }),
   /** Remove the lane's worktree if it is exactly `held` (a snapshot the kernel holds at home); else the runner sends

@@ -194,8 +194,27 @@ export function hostRemovable(name: string, placed: PlacedLane[]): Decision {
     `refused: host ${name} still holds the worktree${n === 1 ? '' : 's'} of ${n} lane${n === 1 ? '' : 's'}: ` +
       `${named.join(', ')}`,
     `reap ${n === 1 ? 'it' : 'them'} first: svc lane reap <lane> (a live lane is stopped first; --park keeps ` +
-      `uncommitted work), then remove the host`,
+      `uncommitted work), then remove the host; if it is gone for good: svc host remove ${name} --forget-lanes`,
   )
+}
+
+/** A lane whose worktree `svc host remove --forget-lanes` gave up: live or not when it was, and how many snapshots of
+ * its worktree home holds (from its reports and reaps), under `refs`. */
+export interface GivenUpLane extends PlacedLane {
+  held: number
+  refs: string
+}
+
+/** What `svc host remove --forget-lanes` gave up, on one line: every lane, and what home still holds of each. */
+export function givenUpLine(host: string, lanes: GivenUpLane[]): string {
+  const n = lanes.length
+  const s = (k: number) => (k === 1 ? '' : 's')
+  const each = lanes.map(
+    (l) =>
+      `${l.name} (${l.live ? 'live' : 'stopped'}; ` +
+      `${l.held ? `${l.held} snapshot${s(l.held)} kept at ${l.refs}` : 'nothing held at home'})`,
+  )
+  return `gave up the worktree${s(n)} of ${n} lane${s(n)} on host ${host}, marked reaped: ${each.join(', ')}`
 }
 
 /** The service's own files every ssh connection uses: its known hosts (never the user's) and where its masters'
@@ -432,6 +451,11 @@ export interface HostView {
   hostKey?: string
   facts?: HostFacts
   problem?: { message: string; hint?: string }
+}
+
+/** `svc host remove`: the host as it was, and the lanes whose worktrees there it gave up (--forget-lanes). */
+export interface HostRemoved extends HostView {
+  gaveUp?: GivenUpLane[]
 }
 
 /** One line of `svc host list` / doctor for a host that answered. */

@@ -47,10 +47,19 @@ export function dirClaimRefusal(dir: string, records: ConversationRecord[]): Dec
 }
 
 /** SPEC.md 4.1 start, --reuse: the earlier lane's directory must still be there, not reaped. */
-export const reusableDirectory = (dir: string, id: string, f: { reaped: boolean; exists: boolean }): Decision =>
-  !f.reaped && f.exists
-    ? ALLOWED
-    : refuse('conflict', `refused: the directory ${dir} of conv ${id} is gone (reaped?); start a new iteration instead`)
+export const reusableDirectory = (
+  dir: string,
+  id: string,
+  f: { reaped: boolean; exists: boolean; reaping?: boolean },
+): Decision =>
+  f.reaping
+    ? refuse('conflict', `refused: the directory ${dir} of conv ${id} is being reaped; start a new iteration instead`)
+    : !f.reaped && f.exists
+      ? ALLOWED
+      : refuse(
+          'conflict',
+          `refused: the directory ${dir} of conv ${id} is gone (reaped?); start a new iteration instead`,
+        )
 
 /** SPEC.md 4.1 start: a new lane's directory is made, never taken over; something already at its path refuses the
  * launch, unless a launch cut short left it there (`interrupted`: its intent file is still there). */

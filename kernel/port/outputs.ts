@@ -2,7 +2,7 @@ import * as v from 'valibot'
 import { ACTIVITIES, EvidenceSchema, type Turn } from '../domain/activity.js'
 import { LaneFactsSchema, WorkerFactsSchema } from '../domain/conversation.js'
 import type { DoctorCheck } from '../domain/doctor.js'
-import type { HostFacts, HostView, RunnerFacts } from '../domain/hosts.js'
+import type { HostFacts, HostRemoved, HostView, RunnerFacts } from '../domain/hosts.js'
 import { NEEDS_YOU_REASONS } from '../domain/keys.js'
 import { ActivityFields, CostSchema, LaneViewSchema } from '../domain/lane-view.js'
 import type { ReportFrom } from '../domain/list-show.js'
@@ -61,15 +61,22 @@ const HostFactsSchema = sameAs<HostFacts>()(
   }),
 )
 /** A host as `svc host list|show` and doctor show it (hosts.ts `HostView`). */
-export const HostViewSchema = sameAs<HostView>()(
+const HostViewObject = v.object({
+  name: v.string(),
+  ssh: v.string(),
+  lanesRoot: v.string(),
+  identity: opt(v.string()),
+  hostKey: opt(v.string()),
+  facts: opt(HostFactsSchema),
+  problem: opt(v.object({ message: v.string(), hint: opt(v.string()) })),
+})
+export const HostViewSchema = sameAs<HostView>()(HostViewObject)
+
+/** What `svc host remove` answers: the host, and the lanes whose worktrees it gave up (hosts.ts `HostRemoved`). */
+export const HostRemovedSchema = sameAs<HostRemoved>()(
   v.object({
-    name: v.string(),
-    ssh: v.string(),
-    lanesRoot: v.string(),
-    identity: opt(v.string()),
-    hostKey: opt(v.string()),
-    facts: opt(HostFactsSchema),
-    problem: opt(v.object({ message: v.string(), hint: opt(v.string()) })),
+    ...HostViewObject.entries,
+    gaveUp: opt(v.array(v.object({ name: v.string(), live: v.boolean(), held: v.number(), refs: v.string() }))),
   }),
 )
 
@@ -344,5 +351,5 @@ export const PortOutputSchemas = {
   hostAdd: HostViewSchema,
   hostList: v.array(HostViewSchema),
   hostShow: HostViewSchema,
-  hostRemove: HostViewSchema,
+  hostRemove: HostRemovedSchema,
 } as const

@@ -157,7 +157,7 @@ export const PortSchemas = {
   }),
   hostList: v.strictObject({}),
   hostShow: v.strictObject({ name: text(100) }),
-  hostRemove: v.strictObject({ name: text(100) }),
+  hostRemove: v.strictObject({ name: text(100), forgetLanes: opt(v.boolean()) }),
 } as const
 
 export type PortMethod = keyof typeof PortSchemas

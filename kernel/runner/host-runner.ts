@@ -10,7 +10,7 @@ import { openJournal, type Journal } from './host/journal.js'
 import { laneGit } from './host/lane-git.js'
 import { laneQueue } from './host/lane-order.js'
 import { serveLink } from './host/link.js'
-import { reapLane } from './host/reap.js'
+import { reapingSet, reapLane } from './host/reap.js'
 import { fileReport } from './host/report-file.js'
 import { laneSupervisor } from './host/supervisor.js'
 
@@ -66,8 +66,10 @@ export function runDaemon(dir: string, self: string): void {
   const journal = openJournal(p, (e) => link.send({ t: 'event', event: e }))
   const inLane = laneQueue(log)
   const git = laneGit({ emit: journal.emit, inLane, log })
-  const lanes = laneSupervisor({ dir, self, emit: journal.emit, inLane, git, log })
-  const reap = (m: Extract<FromKernel, { t: 'reap' }>) => reapLane({ dir, emit: journal.emit, inLane, log }, m)
+  // The worktrees a reap asked for is working on: a --reuse start there is refused until it is done.
+  const reaping = reapingSet()
+  const lanes = laneSupervisor({ dir, self, emit: journal.emit, inLane, git, log, reaping })
+  const reap = (m: Extract<FromKernel, { t: 'reap' }>) => reapLane({ dir, emit: journal.emit, inLane, log, reaping }, m)
   const link: Link = serveLink(p.sock, {
     attach() {
       lastActive = Date.now()

@@ -144,7 +144,7 @@ export function kernelPort(
     hostShow: (input) => hostShow(ctx, input.name),
     hostRemove: async (input) => {
       await ctx.checkAdminister('svc host remove')
-      return hostRemove(ctx, input.name)
+      return hostRemove(ctx, input.name, { forgetLanes: input.forgetLanes })
     },
   }
 }

@@ -3,7 +3,7 @@ import type { ConversationRecord } from '../domain/conversation.js'
 import { SvcError } from '../domain/errors.js'
 import type { HostReapAnswer } from '../domain/host-reap.js'
 import type { HostEvent, LinkState } from '../domain/host-stream.js'
-import { hostEntry, type HostEntry, type PlacedLane } from '../domain/hosts.js'
+import { hostEntry, type GivenUpLane, type HostEntry, type PlacedLane } from '../domain/hosts.js'
 import { onHostStart, remoteInboxScript } from '../domain/placement.js'
 import type { RunnerState } from '../domain/runner-state.js'
 import { convFiles, homePaths } from '../io/home.js'
@@ -21,7 +21,7 @@ export class HostLanes {
   private readonly links = new Map<string, HostLink>()
   private readonly entries = new Map<string, HostEntry>()
   /** A reap waiting for its host's answer, by lane: the next snapshot held, the worktree removed, or a refusal. */
-  private readonly reapAnswers = new Map<string, (a: HostReapAnswer) => void>()
+  private readonly reapAnswers = new Map<string, { host: string; answer: (a: HostReapAnswer) => void }>()
 
   constructor(private readonly ctx: KernelContext) {}
 
@@ -72,7 +72,10 @@ export class HostLanes {
   async start(rec: ConversationRecord, script: string, env: Record<string, string>): Promise<void> {
     const host = rec.lane!.host!
     const link = await this.link(host)
-    link.send({ t: 'start', lane: rec.name, dir: rec.cwd, script, env })
+    // A --reuse: another lane of this host worked there first. Its runner refuses it if that worktree is gone or
+    // being reaped, never running it in an empty directory made in its place.
+    const reuse = this.ctx.store.all().some((r) => r.id !== rec.id && r.lane?.host === host && r.cwd === rec.cwd)
+    link.send({ t: 'start', lane: rec.name, dir: rec.cwd, script, env, ...(reuse ? { reuse: true as const } : {}) })
   }
 
   /** Stop a lane on its host (its process group there), and wait up to `limitMs` for its end to arrive. */
@@ -83,10 +86,12 @@ export class HostLanes {
       return !s?.harness || Boolean(s.ended)
     }
     if (ended()) return { stopped: true, killed: false }
-    const link = await this.link(rec.lane!.host!)
+    const host = rec.lane!.host!
+    const link = await this.link(host)
     link.send({ t: 'stop', lane: rec.name })
     const deadline = this.ctx.io.clock.now() + limitMs
-    while (this.ctx.io.clock.now() < deadline) {
+    // A host that stops answering meanwhile sends no end: the caller learns it from lost() at once.
+    while (this.ctx.io.clock.now() < deadline && !this.lost(host, this.ctx.io.clock.now())) {
       if (ended()) return { stopped: true, killed: false }
       await new Promise((r) => setTimeout(r, 50))
     }
@@ -95,18 +100,22 @@ export class HostLanes {
 
   /** Ask a lane's host to reap it (its worktree removed only if a fresh snapshot is `held`, a commit home holds),
    * and wait up to the limit for its answer: a snapshot to hold (held at home by the time it resolves), the worktree
-   * removed, or a refusal. Silence is an answer too: nothing is removed that home does not hold. */
+   * removed, or a refusal. Silence is an answer too, and so is the host going lost meanwhile (said at once, not at the
+   * limit): nothing is removed that home does not hold. */
   async reap(rec: ConversationRecord, held: string | undefined): Promise<HostReapAnswer> {
-    const link = await this.link(rec.lane!.host!)
+    const host = rec.lane!.host!
+    const link = await this.link(host)
     const limitMs = this.ctx.io.timing('HOST_REAP', 120_000)
     return new Promise<HostReapAnswer>((resolve) => {
       const timer = setTimeout(() => answer({ kind: 'silent', waitedS: Math.round(limitMs / 1000) }), limitMs)
       const answer = (a: HostReapAnswer) => {
         clearTimeout(timer)
-        if (this.reapAnswers.get(rec.name) === answer) this.reapAnswers.delete(rec.name)
+        if (this.reapAnswers.get(rec.name)?.answer === answer) this.reapAnswers.delete(rec.name)
         resolve(a)
       }
-      this.reapAnswers.set(rec.name, answer)
+      this.reapAnswers.set(rec.name, { host, answer })
+      const lost = this.lost(host, this.ctx.io.clock.now())
+      if (lost) return answer({ kind: 'lost', detail: lost.detail })
       link.send({ t: 'reap', lane: rec.name, ...(held ? { held } : {}) })
     })
   }
@@ -143,6 +152,11 @@ export class HostLanes {
   private stateChanged(host: string, s: LinkState) {
     if (s === 'host-lost') this.ctx.log('warn', `host ${host}: not answering; its lanes show host-lost until it does`)
     else if (s === 'up') this.ctx.log('info', `host ${host}: answering`)
+    // A reap waiting on the host ends now: nothing more comes from it until it answers again.
+    const lost = s === 'host-lost' ? this.lost(host, this.ctx.io.clock.now()) : undefined
+    if (lost)
+      for (const waiting of [...this.reapAnswers.values()])
+        if (waiting.host === host) waiting.answer({ kind: 'lost', detail: lost.detail })
     for (const rec of this.ctx.store.all())
       if (rec.lane?.host === host && !rec.archived) {
         this.ctx.facts.invalidate(rec.name)
@@ -175,6 +189,42 @@ export class HostLanes {
         const live = !rec.ended && !rec.archived && (s?.harness ? !s.ended : isLive(this.ctx.view(rec).activity))
         return { name: `conv-${rec.name}`, live }
       })
+  }
+
+  /** `svc host remove --forget-lanes`, for a host gone for good: each lane placed there whose worktree was not reaped
+   * is given up. It reads ended (its end can no longer come) and reaped (its worktree is out of reach; whatever is at
+   * that path later is not its own); every snapshot of it home holds stays where it is. What was given up, lane by
+   * lane. The host's link must be forgotten first: nothing from it is applied meanwhile. */
+  async giveUp(host: string): Promise<GivenUpLane[]> {
+    const ctx = this.ctx
+    const placed = new Map(this.placedOn(host).map((l) => [l.name, l]))
+    const given: GivenUpLane[] = []
+    for (const rec of ctx.store.all()) {
+      const lane = placed.get(`conv-${rec.name}`)
+      if (rec.lane?.host !== host || rec.reaped || !lane) continue
+      const refs = `refs/svc/hosts/${host}/${rec.name}/`
+      const listed = await homeRepoOf(ctx, rec)
+        .then((repo) => ctx.io.git.gitTry(repo, ['for-each-ref', '--format=%(refname)', refs]))
+        .catch(() => undefined)
+      const held = listed?.ok ? listed.stdout.split('\n').filter(Boolean).length : 0
+      const at = ctx.io.clock.now()
+      const source = `host ${host} removed (--forget-lanes)`
+      ctx.facts.invalidate(rec.name)
+      const s = ctx.facts.get(rec.name).state
+      if (s && !s.ended) {
+        const { harness: _gone, ...rest } = s
+        const ended = { ...rest, ended: { at, exitCode: null, signal: null, source } }
+        await ctx.io.writes.writeFileAtomic(convFiles(ctx.home, rec.name).state, JSON.stringify(ended) + '\n')
+      }
+      await ctx.store.update(rec.id, {
+        reaped: { at },
+        ...(rec.ended ? {} : { ended: { at, source, detail: 'its worktree there given up' } }),
+      })
+      ctx.facts.invalidate(rec.name)
+      ctx.emit({ name: rec.name, what: 'record' })
+      given.push({ ...lane, held, refs })
+    }
+    return given
   }
 
   /** A host removed: its link ends with it. */
@@ -251,7 +301,7 @@ export class HostLanes {
       'info',
       `host ${host}: reap of conv-${rec.name}: ${e.kind}${e.kind === 'refused' ? ` (${e.reason})` : ` ${e.commit}`}`,
     )
-    this.reapAnswers.get(rec.name)?.(answer)
+    this.reapAnswers.get(rec.name)?.answer(answer)
   }
 
   /** A report filed on the host: checked by SPEC.md's report rules against the git state it was filed with, and

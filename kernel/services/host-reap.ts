@@ -42,6 +42,8 @@ export async function reapOnHost(
   if (!conv.reaped) {
     decided(hostAnswersForReap({ host, conv, lost: ctx.hostLanes.lost(host, ctx.io.clock.now()) }))
     await stop()
+    // Lost while it was stopped: its end cannot come, so it is refused as before anything was asked.
+    decided(hostAnswersForReap({ host, conv, lost: ctx.hostLanes.lost(host, ctx.io.clock.now()) }))
     if (ctx.runners.harnessAlive(conv.name)) decided(refuse('conflict', harnessStillAlive(limitS)))
     // A worktree shared with a --reuse respawn went with the reap of either: nothing there to ask the host for.
     if (!sharedWorktreeReapedBy(conv, ctx.store.all())) {

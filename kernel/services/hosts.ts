@@ -2,6 +2,7 @@ import { SvcError } from '../domain/errors.js'
 import {
   CONNECT_TIMEOUT_S,
   DEFAULT_REMOTE_LANES_ROOT,
+  givenUpLine,
   hostFound,
   hostKeyAlias,
   hostRemovable,
@@ -10,6 +11,7 @@ import {
   readProbe,
   sshOptions,
   type HostEntry,
+  type HostRemoved,
   type HostView,
   type Hosts,
   type SshPlaces,
@@ -110,22 +112,29 @@ export async function probeHosts(ctx: KernelContext): Promise<HostView[]> {
   return Promise.all(Object.entries(hosts).map(([name, entry]) => probe(ctx, name, entry)))
 }
 
-/** `svc host remove`: refused while a lane's worktree is there (hostRemovable); else its master connection closed, its
- * key forgotten, its entry gone. */
-export function hostRemove(ctx: KernelContext, name: string): Promise<HostView> {
+/** `svc host remove`: refused while a lane's worktree is there (hostRemovable), unless `forgetLanes` gives those
+ * worktrees up (a host gone for good); then its master connection closed, its key forgotten, its entry gone. */
+export function hostRemove(
+  ctx: KernelContext,
+  name: string,
+  opts: { forgetLanes?: boolean } = {},
+): Promise<HostRemoved> {
   return writes.run('hosts', async () => {
     const hosts = await readHosts(ctx)
     const { entry } = decided(hostFound(hosts, name))
-    decided(hostRemovable(name, ctx.hostLanes.placedOn(name)))
+    if (!opts.forgetLanes) decided(hostRemovable(name, ctx.hostLanes.placedOn(name)))
     const gone = view(ctx, name, entry)
     ctx.hostLanes.forget(name)
+    // Given up before the entry goes: a kernel ended between the two leaves a host that removes at once next time.
+    const gaveUp = opts.forgetLanes ? await ctx.hostLanes.giveUp(name) : []
+    if (gaveUp.length) ctx.log('warn', givenUpLine(name, gaveUp))
     await closeMaster(ctx, name, entry)
     const rest = { ...hosts }
     delete rest[name]
     await hostsFile(ctx).write(rest)
     await ctx.io.hosts.forgetHostKey(homePaths(ctx.home).knownHosts, hostKeyAlias(name))
     ctx.log('info', `host ${name} removed`)
-    return gone
+    return { ...gone, ...(gaveUp.length ? { gaveUp } : {}) }
   })
 }
 

@@ -32,6 +32,7 @@ import { stopConversation } from './conversations.js'
 import type { GitFactsCache } from './git-facts.js'
 import { laneViews } from './lane-list.js'
 import { reapOnHost } from './host-reap.js'
+import { whileReaping } from './reaping-dirs.js'
 
 /** SPEC.md section 8: how long a reap waits for a live harness to stop (a test build may shorten it). */
 const reapStopMs = (ctx: KernelContext) => ctx.io.timing('REAP_STOP', REAP_STOP_LIMIT_MS)
@@ -149,7 +150,10 @@ async function stopLane(ctx: KernelContext, rec: ConversationRecord): Promise<vo
       // Whether the harness outlived the stop is what decides; it is checked below.
     }
   }
-  while (ctx.runners.harnessAlive(rec.name) && ctx.io.clock.now() < deadline) await sleep(100)
+  // A lane's host that stops answering sends no end: waiting for it would only use up the limit.
+  const host = rec.lane?.host
+  const lost = () => host !== undefined && ctx.hostLanes.lost(host, ctx.io.clock.now()) !== undefined
+  while (ctx.runners.harnessAlive(rec.name) && ctx.io.clock.now() < deadline && !lost()) await sleep(100)
 }
 
 /** Save every change of the worktree to parked-<timestamp>.patch, prove the patch file reproduces it, keep its
@@ -259,12 +263,14 @@ export async function reapDirectory<V>(
   input: { park?: boolean; keep?: boolean },
   view: () => Promise<V>,
 ): Promise<Omit<ReapResult, 'lane'> & { view: V }> {
-  return reaps.run(rec.name, async () => {
-    // A lane on a host: nothing here is its directory; its host reaps it once its bytes are held here.
-    const done = rec.lane?.host ? await reapRemote(ctx, rec, input) : await carryOut(ctx, cache, rec, input, false)
-    ctx.emit({ name: rec.name, what: 'record' })
-    return { view: await view(), ...done }
-  })
+  return whileReaping(ctx, rec, () =>
+    reaps.run(rec.name, async () => {
+      // A lane on a host: nothing here is its directory; its host reaps it once its bytes are held here.
+      const done = rec.lane?.host ? await reapRemote(ctx, rec, input) : await carryOut(ctx, cache, rec, input, false)
+      ctx.emit({ name: rec.name, what: 'record' })
+      return { view: await view(), ...done }
+    }),
+  )
 }
 
 /** The facts the reap plan is made from, read now (before the stop, or after it), and the plan made from them. */

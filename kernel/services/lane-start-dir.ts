@@ -18,6 +18,7 @@ import { DEFAULT_REMOTE_LANES_ROOT, type HostEntry } from '../domain/hosts.js'
 import { sharedWorktreeReapedBy } from '../domain/host-reap.js'
 import { readRemoteWorktree, remoteReuseScript, remoteWorktreeScript } from '../domain/placement.js'
 import { onHost } from './hosts.js'
+import { beingReaped } from './reaping-dirs.js'
 
 /** The directory of a lane or worker start: a new one made under an intent, or the one a `--reuse` continues in. */
 
@@ -78,7 +79,13 @@ export interface Made {
 /** `--reuse`: the directory of the earlier lane (or worker), if it is still the one it was launched in. */
 export function reusedDirectory(ctx: KernelContext, reuse: { rec: ConversationRecord }, dir: string): Made {
   const lane = workDirOf(reuse.rec)!
-  decided(reusableDirectory(dir, reuse.rec.id, { reaped: Boolean(reuse.rec.reaped), exists: ctx.io.files.exists(dir) }))
+  decided(
+    reusableDirectory(dir, reuse.rec.id, {
+      reaped: Boolean(reuse.rec.reaped),
+      exists: ctx.io.files.exists(dir),
+      reaping: beingReaped(ctx, undefined, reuse.rec.cwd),
+    }),
+  )
   decided(notOwnDirectory(lane, dir, ctx.io.dirs.identityOf(dir)))
   return { repo: lane.repo, branch: lane.branch, at: lane.at, made: lane.made }
 }
@@ -93,7 +100,9 @@ export async function reusedOnHost(
   const lane = workDirOf(rec)!
   // Gone with the reap of a lane that shared it, too.
   const reaped = Boolean(rec.reaped || sharedWorktreeReapedBy(rec, ctx.store.all()))
-  decided(reusableDirectory(`${host}:${rec.cwd}`, rec.id, { reaped, exists: true }))
+  decided(
+    reusableDirectory(`${host}:${rec.cwd}`, rec.id, { reaped, exists: true, reaping: beingReaped(ctx, host, rec.cwd) }),
+  )
   // A look, not a fetch: the probe's deadline, so a host that stopped answering is said within it.
   const answer = await onHost(ctx, host, a.entry, remoteReuseScript(rec.cwd))
   decided(readRemoteWorktree(host, answer, false))

@@ -97,6 +97,18 @@ test('hostReapStep: refusals say what was wrong and that nothing home lacks was 
       },
     ],
     [
+      'the host lost while the reap waited',
+      { answer: { kind: 'lost', detail: 'no answer for 31 s' } },
+      {
+        ok: false,
+        code: 'unavailable',
+        message:
+          'refused: host a stopped answering during the reap of conv 7 (n7) (no answer for 31 s); it is not reaped, ' +
+          'and nothing home does not hold was removed',
+        hint: 'reap again once it answers; svc host show a says what it answers now',
+      },
+    ],
+    [
       'still changing',
       { answer: snapshot(0), rounds: HOST_REAP_ROUNDS + 1 },
       {

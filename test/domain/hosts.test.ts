@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert'
 import {
   checkHostsFile,
   hostFound,
+  givenUpLine,
   hostRemovable,
   parseSshTarget,
   planHostAdd,
@@ -139,7 +140,8 @@ test("hostFound and hostRemovable: an unknown host names the known ones; a host 
       'a live lane',
       [{ name: 'conv-r-k', live: true }],
       'conflict: refused: host a still holds the worktree of 1 lane: conv-r-k (live) | reap it first: svc lane reap ' +
-        '<lane> (a live lane is stopped first; --park keeps uncommitted work), then remove the host',
+        '<lane> (a live lane is stopped first; --park keeps uncommitted work), then remove the host; if it is gone ' +
+        'for good: svc host remove a --forget-lanes',
     ],
     [
       'a stopped lane not reaped, beside a live one',
@@ -149,13 +151,28 @@ test("hostFound and hostRemovable: an unknown host names the known ones; a host 
       ],
       'conflict: refused: host a still holds the worktrees of 2 lanes: conv-r-k (live), conv-r-j (stopped, not ' +
         'reaped) | reap them first: svc lane reap <lane> (a live lane is stopped first; --park keeps uncommitted ' +
-        'work), then remove the host',
+        'work), then remove the host; if it is gone for good: svc host remove a --forget-lanes',
     ],
   ]
   for (const [what, placed, want] of table) {
     const d = hostRemovable('a', placed)
     assert.is(d.ok ? 'allowed' : `${d.code}: ${d.message} | ${d.hint}`, want, what)
   }
+})
+
+test('givenUpLine: every lane given up, live or not, with what home still holds of it', () => {
+  assert.is(
+    givenUpLine('a', [
+      { name: 'conv-r-k', live: true, held: 2, refs: 'refs/svc/hosts/a/r-k/' },
+      { name: 'conv-r-j', live: false, held: 0, refs: 'refs/svc/hosts/a/r-j/' },
+    ]),
+    'gave up the worktrees of 2 lanes on host a, marked reaped: conv-r-k (live; 2 snapshots kept at ' +
+      'refs/svc/hosts/a/r-k/), conv-r-j (stopped; nothing held at home)',
+  )
+  assert.is(
+    givenUpLine('b', [{ name: 'conv-x', live: false, held: 1, refs: 'refs/svc/hosts/b/x/' }]),
+    'gave up the worktree of 1 lane on host b, marked reaped: conv-x (stopped; 1 snapshot kept at refs/svc/hosts/b/x/)',
+  )
 })
 
 test('sshOptions: no questions, a bounded connect, one master per host, only the service known hosts', () => {

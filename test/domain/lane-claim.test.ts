@@ -225,11 +225,16 @@ test('reusableDirectory and pathFree (SPEC.md 4.1 start): --reuse needs the earl
     'conflict',
     'refused: the directory /l/r1-b of conv 7 is gone (reaped?); start a new iteration instead',
   )
-  const reuse: [string, { reaped: boolean; exists: boolean }, unknown][] = [
+  const reuse: [string, { reaped: boolean; exists: boolean; reaping?: boolean }, unknown][] = [
     ['there, not reaped', { reaped: false, exists: true }, ALLOWED],
     ['reaped with --keep: still there, but reaped', { reaped: true, exists: true }, gone],
     ['removed by hand', { reaped: false, exists: false }, gone],
     ['reaped and gone', { reaped: true, exists: false }, gone],
+    [
+      'a reap at work there',
+      { reaped: false, exists: true, reaping: true },
+      refuse('conflict', 'refused: the directory /l/r1-b of conv 7 is being reaped; start a new iteration instead'),
+    ],
   ]
   for (const [name, f, want] of reuse) assert.equal(reusableDirectory('/l/r1-b', '7', f), want, name)
   const taken = refuse('conflict', 'refused: /l/r1-b already exists; reap the lane that used it or move it away')

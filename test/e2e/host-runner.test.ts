@@ -427,4 +427,29 @@ test('a lane whose pid another process took is seen ended, and its stop leaves t
   l.close()
 })
 
+test('a --reuse start is refused while a reap works on its worktree or once it is gone; no empty one is made', async () => {
+  const l = link()
+  const wt = hostWorktree('12')
+  // Not committed, and big: the reap's snapshot of it takes a while.
+  start(l, 'l12', 'head -c 20000000 /dev/urandom > big.bin\n', wt)
+  await until(() => of('l12').some((e) => e.kind === 'exited'), 'l12 exited', 20_000)
+  const reuse = (lane: string) => l.send({ t: 'start', lane, dir: wt, script: 'touch ran\n', env: {}, reuse: true })
+  const refusal = (lane: string) =>
+    until(() => of(lane).find((e) => e.kind === 'refused'), `the start of ${lane} refused`) as Promise<
+      Extract<HostEvent, { kind: 'refused' }>
+    >
+  l.send({ t: 'reap', lane: 'l12' })
+  reuse('l13')
+  assert.is((await refusal('l13')).reason, `cannot start: ${wt} is being reaped; start a new iteration instead`)
+  await until(() => of('l12').some((e) => e.kind === 'snapshot'), 'the reap sent its snapshot to hold')
+  // Gone, as after a reap that removed it: refused too, and nothing is made at its path.
+  rig.as('a', `git -C proj12 worktree remove --force ${wt}`)
+  reuse('l14')
+  assert.is((await refusal('l14')).reason, `cannot start: ${wt} is gone (reaped?); start a new iteration instead`)
+  assert.is(rig.as('a', `test -e ${wt} && echo there || echo gone`), 'gone\n')
+  assert.equal([of('l13').length, of('l14').length], [1, 1])
+  assertEachOnce()
+  l.close()
+})
+
 test.run()

@@ -298,6 +298,50 @@ test('--reuse of a lane whose host is lost is refused in one line, nothing made;
   assert.is(await lanes(), 3)
 })
 
+test('a reap waiting on its host ends as soon as the host reads lost, refused in one line; nothing removed', async () => {
+  // A lost limit long enough that the reap is surely asked of the host before it reads as lost.
+  const faults = h.extraEnv
+  assert.is((await h.svc(['kernel', 'stop'])).code, 0)
+  h.extraEnv = { ...faults, SERVICE_TEST_HOST_LOST_MS: '5000' }
+  const answering = () => h.kernelLog().split('host a: answering').length
+  const before = answering()
+  try {
+    const lanes = JSON.parse((await svc(['lane', 'list', '--run', RUN, '--json'])).stdout) as {
+      name: string
+      id: string
+      key: string
+    }[]
+    const k2 = lanes.find((l) => l.key === 'k2')!
+    await until(() => answering() > before, 'the next kernel attached to host a')
+    const port = await h.port()
+    rig.freeze('a', true)
+    const asked = Date.now()
+    try {
+      const reap = port.laneReap({ lane: k2.name, park: true }).then(
+        () => 'reaped',
+        (e: Error) => e.message,
+      )
+      assert.match(
+        await reap,
+        new RegExp(
+          `^refused: host a stopped answering during the reap of conv ${k2.id} \\(${k2.name}\\) \\(no answer for ` +
+            `\\d+ s[^)]*\\); it is not reaped, and nothing home does not hold was removed$`,
+        ),
+      )
+      // Within the lost limit and a look, not the reap's two minutes.
+      assert.ok(Date.now() - asked < 30_000, `${Date.now() - asked} ms`)
+    } finally {
+      rig.freeze('a', false)
+    }
+    const rec = JSON.parse(readFileSync(join(h.service, 'agents', `conv-${k2.name}`, 'record.json'), 'utf8'))
+    assert.equal([rec.reaped, rec.archived], [undefined, undefined])
+    assert.is(onHost(`test -d ${laneDir()}2 && echo kept`), 'kept')
+  } finally {
+    h.extraEnv = faults
+    assert.is((await h.svc(['kernel', 'stop'])).code, 0)
+  }
+})
+
 /** The tree of the lane's worktree on the host now, uncommitted and untracked files included (an index of its own). */
 const treeOnHost = () =>
   onHost(
@@ -315,7 +359,9 @@ test('a kernel killed in the middle of a remote reap leaves the lane whole, or r
   /** A reap --park by a kernel that kills itself (SIGKILL) at the named step; the next kernel has no such fault. */
   async function reapKilledAt(step: string) {
     assert.is((await h.svc(['kernel', 'stop'])).code, 0)
-    h.extraEnv = { ...faults, SERVICE_FAULT_KILL_AT: step }
+    // This kernel's link to the host is new: at the suite's short lost limit, a connection slow under load would
+    // read host-lost, and a reap refuses then (what the earlier tests prove); this test is about the kill.
+    h.extraEnv = { ...faults, SERVICE_FAULT_KILL_AT: step, SERVICE_TEST_HOST_LOST_MS: '20000' }
     try {
       const r = await svc(['lane', 'reap', name, '--park'])
       assert.is.not(r.code, 0, r.stdout)

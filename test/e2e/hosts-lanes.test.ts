@@ -542,7 +542,7 @@ test('stop ends a lane on its host, which then reaps; the placements a host cann
     new RegExp(
       `^svc: refused: host a still holds the worktrees of \\d+ lanes: .*conv-${name} \\(live\\).*\\nhint: reap them ` +
         `first: svc lane reap <lane> \\(a live lane is stopped first; --park keeps uncommitted work\\), then remove ` +
-        `the host\\n$`,
+        `the host; if it is gone for good: svc host remove a --forget-lanes\\n$`,
     ),
   )
   assert.is((await h.svc(['host', 'list'])).stdout.split('\n')[1].split(/ +/)[0], 'a')
@@ -639,7 +639,7 @@ test('host remove is refused while a stopped lane still has its worktree there; 
     refused.stderr,
     `svc: refused: host b still holds the worktree of 1 lane: conv-${name} (stopped, not reaped)\nhint: reap it ` +
       `first: svc lane reap <lane> (a live lane is stopped first; --park keeps uncommitted work), then remove the ` +
-      `host\n`,
+      `host; if it is gone for good: svc host remove b --forget-lanes\n`,
   )
   // Nothing was forgotten: the host stays listed, the lane's worktree is where it was.
   assert.ok((await h.ok(['host', 'list'])).split('\n').some((l) => l.startsWith('b ')))
@@ -651,6 +651,48 @@ test('host remove is refused while a stopped lane still has its worktree there; 
   assert.is(removed.code, 0, removed.stderr)
   assert.match(removed.stdout, /^removed host b \(/)
   assert.not.ok((await h.ok(['host', 'list'])).split('\n').some((l) => l.startsWith('b ')))
+})
+
+test('a host gone for good: remove --forget-lanes gives its lanes up on one line; what home holds stays', async () => {
+  const live = await startBuilder('g11', 'gone', ['sleep 300'])
+  await until(async () => (await listRows('g11'))[1]?.[4] === 'working', 'the lane working on host a')
+  const stopped = JSON.parse((await svc(['lane', 'list', '--run', 'g6', '--json'])).stdout)[0] as { name: string }
+  const heldRefs = (name: string) =>
+    git(['-C', s.project.checkout, 'for-each-ref', '--format=%(refname)', `refs/svc/hosts/a/${name}/`])
+  const held = heldRefs(stopped.name)
+  assert.is(held.split('\n').length, 1, held)
+  // Host a goes away for good: its link cut, never to come back while this test runs.
+  rig.link('a', false)
+  try {
+    const refused = await h.svc(['host', 'remove', 'a'])
+    assert.is(refused.code, 1)
+    assert.match(refused.stderr, /\nhint: .*; if it is gone for good: svc host remove a --forget-lanes\n$/)
+    const removed = await h.svc(['host', 'remove', 'a', '--forget-lanes'])
+    assert.is(removed.code, 0, removed.stderr)
+    assert.match(removed.stdout, /^removed host a \(.*\); its key is forgotten\n$/)
+    assert.match(removed.stderr, /^warning: gave up the worktrees of \d+ lanes on host a, marked reaped: [^\n]*\n$/)
+    for (const given of [
+      `conv-${live} (live; nothing held at home)`,
+      `conv-${stopped.name} (stopped; 1 snapshot kept at refs/svc/hosts/a/${stopped.name}/)`,
+    ])
+      assert.ok(removed.stderr.includes(given), removed.stderr)
+  } finally {
+    rig.link('a', true)
+  }
+  assert.not.ok((await h.ok(['host', 'list'])).split('\n').some((l) => l.startsWith('a ')))
+  // Every byte home held of them is still held; the lanes read ended, and reaped: a reap now only archives.
+  assert.is(heldRefs(stopped.name), held)
+  const view = JSON.parse((await svc(['lane', 'list', '--run', 'g11', '--json'])).stdout)[0] as {
+    id: string
+    activity: string
+    evidence: { source: string }
+  }
+  assert.equal([view.activity, view.evidence.source], ['stopped', 'host a removed (--forget-lanes)'])
+  const reap = await svc(['lane', 'reap', live])
+  assert.equal(
+    [reap.code, reap.stdout, reap.stderr],
+    [0, `reaped g11/gone builder i1 (conv ${view.id}); branch g11/gone kept\n`, ''],
+  )
 })
 
 test.run()

@@ -13,20 +13,31 @@ import { snapshotLane } from './snapshot.js'
 
 /** A reap: the worktree removed only when a fresh snapshot of it is the one the kernel holds (planRemoteReap). */
 export function reapLane(
-  { dir, emit, inLane, log }: { dir: string; emit: Journal['emit']; inLane: InLane; log: (line: string) => void },
+  {
+    dir,
+    emit,
+    inLane,
+    log,
+    reaping,
+  }: { dir: string; emit: Journal['emit']; inLane: InLane; log: (line: string) => void; reaping: Reaping },
   m: Extract<FromKernel, { t: 'reap' }>,
 ) {
   const lp = lanePaths(dir, m.lane)
+  // From the moment it is asked: a --reuse start in that worktree that comes after it is refused until it is done.
+  const cwd = readText(lp.cwd)
+  const done = cwd ? reaping.hold(cwd) : () => {}
   inLane(m.lane, async () => {
-    // Reaped already: the event is in the journal and goes home after a reconnect like any other.
-    if (existsSync(lp.reaped)) return log(`${m.lane}: reap sent again; reaped already`)
-    if (!existsSync(lp.dir))
-      return emit(m.lane, { kind: 'refused', reason: `reap: no lane ${m.lane} runs on this host` })
     try {
+      // Reaped already: the event is in the journal and goes home after a reconnect like any other.
+      if (existsSync(lp.reaped)) return log(`${m.lane}: reap sent again; reaped already`)
+      if (!existsSync(lp.dir))
+        return emit(m.lane, { kind: 'refused', reason: `reap: no lane ${m.lane} runs on this host` })
       await reapNow(lp, m, emit)
     } catch (e) {
       // Said home, so the reap there does not wait in vain; what home holds is all that was removed, if anything.
       emit(m.lane, { kind: 'refused', reason: `reap: ${(e as Error).message}` })
+    } finally {
+      done()
     }
   })
 }
@@ -94,3 +105,25 @@ async function removeWorktree(lane: string, cwd: string) {
   if (resolvePath(gitDir) !== commonDir) await git(commonDir, ['worktree', 'remove', '--force', cwd])
   else rmSync(cwd, { recursive: true, force: true })
 }
+
+/** The worktrees reaps are working on (more than one lane may share one), each held from when its reap is asked until
+ * it is done. */
+export function reapingSet() {
+  const held = new Map<string, number>()
+  return {
+    hold(dir: string): () => void {
+      held.set(dir, (held.get(dir) ?? 0) + 1)
+      let once = false
+      return () => {
+        if (once) return
+        once = true
+        const n = (held.get(dir) ?? 1) - 1
+        if (n) held.set(dir, n)
+        else held.delete(dir)
+      }
+    },
+    has: (dir: string) => held.has(dir),
+  }
+}
+
+export type Reaping = ReturnType<typeof reapingSet>

@@ -8,6 +8,7 @@ import { laneAlive, laneGroup, lanePaths, readText, runnerPaths } from './files.
 import type { Journal } from './journal.js'
 import type { InLane } from './lane-order.js'
 import type { LaneGit } from './lane-git.js'
+import type { Reaping } from './reap.js'
 import { readReportFile, REPORT_SUFFIX } from './report-file.js'
 import { snapshotLane } from './snapshot.js'
 
@@ -24,11 +25,13 @@ type Deps = {
   /** The lanes' git facts, read when a lane starts, reports or ends, and followed while it lives. */
   git: LaneGit
   log: (line: string) => void
+  /** The worktrees reaps are working on. */
+  reaping: Reaping
 }
 
 /** The lanes of a host: started as detached process groups, their reports sent home from their outboxes, their end
  * known by waiting (this runner's children) or from their exit file (an earlier runner's). */
-export function laneSupervisor({ dir, self, emit, inLane, git, log }: Deps) {
+export function laneSupervisor({ dir, self, emit, inLane, git, log, reaping }: Deps) {
   /** Report files and lane ends whose event is made but not yet synced: never made twice. */
   const inFlight = new Set<string>()
 
@@ -106,9 +109,18 @@ export function laneSupervisor({ dir, self, emit, inLane, git, log }: Deps) {
       emit(m.lane, { kind: 'refused', reason: `cannot start: ${e.message}` })
       writeFileAtomicSync(lp.ended, 'null')
     }
+    // A --reuse continues in the worktree an earlier lane left: never in an empty directory made in its place.
+    const gone = !m.reuse
+      ? undefined
+      : reaping.has(m.dir)
+        ? 'is being reaped'
+        : !existsSync(m.dir)
+          ? 'is gone (reaped?)'
+          : undefined
+    if (gone) return refuse(new Error(`${m.dir} ${gone}; start a new iteration instead`))
     let child
     try {
-      mkdirSync(m.dir, { recursive: true })
+      if (!m.reuse) mkdirSync(m.dir, { recursive: true })
       child = startDetached(['bash', '-c', WRAPPER, 'lane', lp.script, lp.exit], {
         cwd: m.dir,
         env: {
