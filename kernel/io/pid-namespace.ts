@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync, readlinkSync } from 'node:fs'
 
 /** A runner started as the first process of a PID namespace of its own (io/subreaper) knows itself as pid 1 and its
  * children by pids of that namespace, while /proc, which it shares with the machine, names every process by its pid
@@ -62,9 +62,17 @@ export function procPidOfChild(pid: number): number | undefined {
 /** The pid /proc gives the process known as `pid` in the PID namespace that process `member` (a /proc pid) lives in:
  * `pid` itself where that namespace is /proc's; undefined if no such process is left. */
 export function procPidIn(pid: number, member: number): number | undefined {
-  const level = nsPids(member).length - 1
+  const chain = nsPids(member)
+  // A member that is gone says nothing of its namespace: `pid` may name another process here.
+  if (!chain.length && !existsSync(`/proc/${member}`)) return undefined
+  const level = chain.length - 1
   if (level <= 0) return pid
-  const ns = readlinkSync(`/proc/${member}/ns/pid`)
+  let ns: string
+  try {
+    ns = readlinkSync(`/proc/${member}/ns/pid`)
+  } catch {
+    return undefined // gone, or a zombie, whose namespaces /proc no longer shows
+  }
   for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d)))
     try {
       if (nsPids(Number(p))[level] === pid && readlinkSync(`/proc/${p}/ns/pid`) === ns) return Number(p)

@@ -98,7 +98,15 @@ export async function startHarness(
     void Promise.all([supervisorExit, statusRead]).then(() =>
       resolve({ error: `${plan.command}: its lane's supervisor ended before it started` }),
     )
+    // One lane's line never ends the runner that drives every lane: what cannot be read is told as its stderr.
     status.on('line', (line) => {
+      try {
+        statusLine(line)
+      } catch (e) {
+        out.stderr(`svc: the lane's supervisor said ${JSON.stringify(line)}: ${(e as Error).message}`)
+      }
+    })
+    const statusLine = (line: string) => {
       const [what, a, b] = line.split(' ')
       if (what === 'init') {
         const pid = Number(a)
@@ -117,7 +125,7 @@ export async function startHarness(
         exitSeen = true
         onExit({ code: a === '-' ? null : Number(a), signal: b === '-' ? null : signalName(Number(b)) })
       }
-    })
+    }
   })
   const failed = await started
   if (failed || !supervisor || !harness) {

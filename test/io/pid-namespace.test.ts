@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import { fileURLToPath } from 'node:url'
 import { runProcess } from '../../kernel/io/process.js'
 import { adoptingArgv, pidNamespaceProbe } from '../../kernel/io/subreaper.js'
-import { inOwnPidNamespace, procPid, procPidOfChild, signalablePid } from '../../kernel/io/pid-namespace.js'
+import { inOwnPidNamespace, procPid, procPidIn, procPidOfChild, signalablePid } from '../../kernel/io/pid-namespace.js'
 
 // A runner started as the first process of a PID namespace of its own is pid 1 to itself, while the kernel reads
 // /proc, which names every process by its pid outside. The runner must publish its own and its harness's pids as
@@ -62,6 +62,16 @@ test('the probe svc doctor reports: a shell started in the runner’s place is p
   assert.is(probe.ok, r.stdout.trim() === '1', JSON.stringify(probe))
   // As root, Linux always lets a process make a PID namespace.
   if (process.getuid?.() === 0) assert.equal(probe, { ok: true, userNamespace: false })
+})
+
+test('a pid in the namespace of a process that is gone names no process here', async () => {
+  // A supervisor that ended as its harness did: the pid its namespace gave the harness (2, say) is another
+  // process's here, never the harness's.
+  const r = await runProcess(['/bin/sh', '-c', 'echo $$'])
+  const gone = Number(r.stdout.trim())
+  assert.ok(gone > 0)
+  assert.is(procPidIn(2, gone), undefined)
+  assert.is(procPidIn(2, process.pid), 2, "in /proc's own namespace a pid is itself")
 })
 
 test.run()
