@@ -239,6 +239,9 @@ test('an orchestrator lane runs a worker and is its starter; --reuse after a don
   await written(join(h.home, 'ran'), 'the orchestrator ran its worker')
   const id = idOf(read('run.out'))
   await until(() => existsSync(join(h.service, 'agents', 'conv-w-local-1-i1', 'told-1.json')), 'the worker reported')
+  // A worker that is still live is refused as live: the frozen branch is what this proves, once its lane has ended.
+  const state = join(h.service, 'agents', 'conv-w-local-1-i1', 'state.json')
+  await until(() => existsSync(state) && JSON.parse(readFileSync(state, 'utf8')).ended, 'the worker ended')
   const rec = JSON.parse(readFileSync(join(h.service, 'agents', 'conv-w-local-1-i1', 'record.json'), 'utf8'))
   assert.equal([rec.id, rec.parent, rec.worker.starter], [id, orch, orch])
   const reuse = await h.svc(['worker', 'run', ref, '--reuse', '--harness', 'none', '--prompt', 'x'], { env: s.env })

@@ -45,6 +45,8 @@ test('a crash of the home runner ends every lane it drove; the kernel sees them 
   for (const st of lanes) assert.ok(served.includes(st.runner.pid), `supervisor ${st.runner.pid} is below the runner`)
 
   process.kill(runner!, 'SIGKILL')
+  // Killed, the runner leaves its socket behind: the next start must not take it for a runner that answers.
+  assert.ok(existsSync(join(h.service, 'runner.sock')))
   // Where the kernel runs as root each lane is a PID namespace, which ends with its supervisor, whatever its
   // processes did; elsewhere the supervisors end with the runner and their harnesses are orphans, as before.
   const gone = process.getuid?.() === 0 ? served : lanes.map((st) => st.runner.pid)
@@ -59,8 +61,7 @@ test('a crash of the home runner ends every lane it drove; the kernel sees them 
     assert.is(v.evidence.source, 'reconcile', name)
   }
 
-  // The runner's socket is left behind; a new lane starts all the same, under a new runner.
-  assert.ok(existsSync(join(h.service, 'runner.sock')))
+  // A new lane starts all the same, under a new runner.
   await start('c', 'sleep 60')
   const c = await running('r1-c-play-i1')
   const next = homeRunnerPid(h.service)
