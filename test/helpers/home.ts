@@ -251,9 +251,6 @@ export function launchGroupsOfHome(service: string, kernelPid: number | undefine
   return [...groups].sort((a, b) => a - b)
 }
 
-/** The runner that drives this home's lanes (`svc runner serve`), if one runs. */
-export const homeRunnerPid = (service: string): number | undefined => processesOfHome(service).find(isHomeRunner)
-
 /** Whether a process is a home's runner (`svc runner serve`, or the runner's own entry as the kernel starts it). */
 function isHomeRunner(pid: number): boolean {
   try {

@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { TestHome, alive, homeRunnerPid, until } from '../helpers/home.js'
+import { TestHome, alive, until } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
 import { liveDescendants } from '../../kernel/io/subreaper.js'
 
@@ -21,6 +21,13 @@ test.after(async () => {
 
 const stateOf = (name: string) =>
   JSON.parse(readFileSync(join(h.service, 'agents', `conv-${name}`, 'state.json'), 'utf8'))
+const parent = (pid: number) => Number(/^PPid:\s*(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1])
+/** The home's runner: the first process above a lane's supervisor that runs the runner's entry. */
+function runnerAbove(pid: number): number | undefined {
+  for (let p = parent(pid), up = 0; p > 1 && up < 4; p = parent(p), up++)
+    if (/runner-main\.js\0serve\0$/.test(readFileSync(`/proc/${p}/cmdline`, 'utf8'))) return p
+  return undefined
+}
 const start = (key: string, prompt: string) =>
   h.ok(['lane', 'start', '--run', 'r1', '--key', key, '--role', 'play', '--prompt', prompt], { env: s.env })
 const running = (name: string) =>
@@ -38,7 +45,8 @@ test('a crash of the home runner ends every lane it drove; the kernel sees them 
   await start('a', 'setsid sleep 61 < /dev/null > /dev/null 2>&1 & sleep 60')
   await start('b', 'sleep 60')
   const lanes = [await running('r1-a-play-i1'), await running('r1-b-play-i1')]
-  const runner = homeRunnerPid(h.service)
+  // The home's runner, found above the first lane's supervisor (another runner may be starting or ending beside it).
+  const runner = runnerAbove(lanes[0].runner.pid)
   assert.ok(runner, 'the home runner runs')
   await until(() => liveDescendants(runner!).length >= 6, "both lanes' supervisors, harnesses and the left process")
   const served = liveDescendants(runner!)
@@ -64,7 +72,7 @@ test('a crash of the home runner ends every lane it drove; the kernel sees them 
   // A new lane starts all the same, under a new runner.
   await start('c', 'sleep 60')
   const c = await running('r1-c-play-i1')
-  const next = homeRunnerPid(h.service)
+  const next = runnerAbove(c.runner.pid)
   assert.ok(next && next !== runner, 'a new runner')
   assert.ok(liveDescendants(next!).includes(c.runner.pid))
 })
