@@ -1,5 +1,5 @@
 import { spawn, execFileSync } from 'node:child_process'
-import { rmSync, readdirSync, readFileSync, readlinkSync, existsSync } from 'node:fs'
+import { rmSync, readdirSync, readFileSync, readlinkSync, existsSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -312,3 +312,16 @@ export const git = (cwd: string, ...args: string[]) =>
       GIT_COMMITTER_EMAIL: 't@example.com',
     },
   }).trim()
+
+/** The pids of a user's live processes (from /proc, by owner). */
+export const pidsOfUser = (uid: number): number[] =>
+  readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return statSync(`/proc/${d}`).uid === uid
+      } catch {
+        return false
+      }
+    })
+    .map(Number)

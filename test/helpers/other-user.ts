@@ -1,6 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process'
-import { readFileSync, readdirSync, statSync } from 'node:fs'
-import { alive, SVC_MAIN } from './home.js'
+import { readFileSync } from 'node:fs'
+import { alive, pidsOfUser, SVC_MAIN } from './home.js'
 
 /** A user of this machine that is not root, made for one suite, so that its kernel runs as people run it: its home
  * under /home (outside /tmp), removed with the user when the suite's process ends. */
@@ -15,24 +15,10 @@ const PREFIX = 'svcu'
 
 const tryRun = (cmd: string, args: string[]) => spawnSync(cmd, args, { stdio: 'ignore' })
 
-/** The pids of the live processes of a user, from /proc. */
-function pidsOf(uid: number): number[] {
-  return readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      try {
-        return statSync(`/proc/${d}`).uid === uid
-      } catch {
-        return false
-      }
-    })
-    .map(Number)
-}
-
 /** The user and every process it still has, whatever is left of them. */
 function removeUser(name: string, uid: number): void {
   for (let i = 0; i < 20; i++) {
-    const left = pidsOf(uid)
+    const left = pidsOfUser(uid)
     if (!left.length) break
     for (const pid of left)
       try {

@@ -1,7 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { alive, scratchDir } from './home.js'
+import { alive, pidsOfUser, scratchDir } from './home.js'
 
 /** Other machines for the suites of issue 27: each host is a network namespace joined to this one by a veth pair,
  * with Debian's own sshd running in it and a user of its own (made here, with a key made here) to log in as. The
@@ -93,19 +93,6 @@ const pidsIn = (ns: string): number[] => {
   }
 }
 
-/** The pids of a user's processes (from /proc, by owner). */
-const pidsOf = (uid: number): number[] =>
-  readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      try {
-        return statSync(`/proc/${d}`).uid === uid
-      } catch {
-        return false
-      }
-    })
-    .map(Number)
-
 const killAll = (pids: number[], signal: NodeJS.Signals = 'SIGKILL') => {
   for (const pid of pids)
     try {
@@ -126,13 +113,13 @@ function undoHost(ns: string, outer: string, user: string) {
   killAll(pidsIn(ns))
   const uid = uidOf(user)
   if (uid !== undefined && uid !== 0) {
-    killAll(pidsOf(uid), 'SIGCONT')
-    killAll(pidsOf(uid))
+    killAll(pidsOfUser(uid), 'SIGCONT')
+    killAll(pidsOfUser(uid))
   }
   tryRun('ip', ['link', 'del', outer])
   tryRun('ip', ['netns', 'del', ns])
   if (uid !== undefined && uid !== 0) {
-    for (let i = 0; i < 20 && pidsOf(uid).length; i++) execFileSync('sleep', ['0.05'])
+    for (let i = 0; i < 20 && pidsOfUser(uid).length; i++) execFileSync('sleep', ['0.05'])
     tryRun('userdel', ['-r', '-f', user])
   }
 }

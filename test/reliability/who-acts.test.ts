@@ -6,6 +6,7 @@ import { TestHome, processesOfHome, until, written } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
 import { procStat } from '../../kernel/io/procs.js'
 import { pidNamespaceProbe } from '../../kernel/io/subreaper.js'
+import { assertEndsWithRunner } from './escape-kit.js'
 import { recordFigure } from './figures.js'
 
 // Who acts as whom is known from the process behind the connection, not from what the caller's environment says:
@@ -227,17 +228,7 @@ test('a lane process that leaves its group and session cannot kill its runner, a
   const runner = JSON.parse(readFileSync(join(h.service, 'agents', `conv-${aName}`, 'state.json'), 'utf8')).runner
   assert.ok(procStat(runner.pid)?.start === runner.start, `the runner outlived the kill (${read('kill-errors')})`)
   const left = (await until(() => markedProcess('LEFT_BY_LANE=r5'), 'the process that left, in /proc'))!
-  const before = procStat(left)
-  assert.ok(before && before.state !== 'Z', 'the process that left its group and session runs')
-  assert.is.not(before!.sid, runner.pid, "it is out of its runner's session")
-  // The person kills the runner: Linux ends every process of its namespace with it.
-  process.kill(runner.pid, 'SIGKILL')
-  await until(() => procStat(runner.pid)?.start !== runner.start, 'the runner gone')
-  const after = procStat(left)
-  assert.ok(
-    !after || after.start !== before!.start || after.state === 'Z',
-    `the process that left its lane's group and session outlived its runner (parent ${after?.ppid})`,
-  )
+  await assertEndsWithRunner(runner, left)
   await h.ok(['lane', 'stop', v])
   recordFigure(
     'a lane process that leaves its group and session, tries to kill its runner (SIGKILL), then stops and answers a ' +
