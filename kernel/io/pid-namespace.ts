@@ -40,25 +40,6 @@ export function signalablePid(pid: number): number | undefined {
   return nsPids(pid)[nsPids('self').length - 1]
 }
 
-/** The pid /proc gives a child that this process started and knows as `pid`; undefined if it is gone. */
-export function procPidOfChild(pid: number): number | undefined {
-  if (!inOwnPidNamespace()) return pid
-  const level = nsPids('self').length - 1
-  for (const p of readdirSync('/proc')) {
-    if (!/^\d+$/.test(p)) continue
-    let status: string
-    try {
-      status = readFileSync(`/proc/${p}/status`, 'utf8')
-    } catch {
-      continue
-    }
-    if (Number(/^PPid:\s*(\d+)/m.exec(status)?.[1]) !== procPid()) continue
-    const ns = /^NSpid:\s*(.*)$/m.exec(status)?.[1].trim().split(/\s+/).map(Number)
-    if (ns?.[level] === pid) return Number(p)
-  }
-  return undefined
-}
-
 /** The pid /proc gives the process known as `pid` in the PID namespace that process `member` (a /proc pid) lives in:
  * `pid` itself where that namespace is /proc's; undefined if no such process is left. */
 export function procPidIn(pid: number, member: number): number | undefined {

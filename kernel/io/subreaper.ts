@@ -4,19 +4,19 @@ import { procStat } from './procs.js'
 import { signalablePid } from './pid-namespace.js'
 import { runProcess } from './process.js'
 
-/** A runner adopts what its lane leaves behind, and nothing its lane starts outlives it. Where the kernel runs as
- * root, the runner is the first process of a PID namespace of its own: every process the lane starts is in it for good
- * (a process cannot leave its PID namespace), is handed to the runner when its parent exits (`setsid -f`, a double
- * fork), cannot signal the runner (to its namespace the runner is init, which ignores SIGKILL from inside), and is
- * killed by Linux when the runner ends, however it ends. So no lane process can be released to init and call as the
- * person. The process that made the namespace stays outside it as the runner's parent: it passes the kernel's signals
- * on and takes the runner with it when killed.
+/** A lane's supervisor (its runner, to the kernel) adopts what its lane leaves behind, and nothing its lane starts
+ * outlives it. Where namespaces can be made (as root, or inside a user namespace of its own), the supervisor is the
+ * first process of a PID namespace of its own: every process the lane starts is in it for good, is handed to the
+ * supervisor when its parent exits (`setsid -f`, a double fork), cannot signal it (to its namespace it is init, which
+ * ignores SIGKILL from inside), and is killed by Linux when the supervisor ends, however it ends. So no lane process
+ * can be released to init and call as the person. The process that made the namespace stays outside it as the
+ * supervisor's parent: it passes the kernel's signals on and takes the supervisor with it when killed.
  *
- * Elsewhere the runner is only a child subreaper: Linux hands an orphan to its nearest ancestor so marked, else to
- * init; but a lane process that leaves both its group and its session and then kills its runner goes to init.
+ * Elsewhere the supervisor is only a child subreaper: Linux hands an orphan to its nearest ancestor so marked, else to
+ * init; but a lane process that leaves both its group and its session and then kills its supervisor goes to init.
  *
- * Node makes neither call (prctl, unshare), so the runner is started through perl, part of every Debian-like base
- * system. */
+ * Node makes none of these calls (prctl, unshare, mount, capset), so the supervisor is perl, part of every
+ * Debian-like base system. */
 
 const PR_SET_PDEATHSIG = 1
 const PR_SET_CHILD_SUBREAPER = 36
@@ -149,30 +149,6 @@ export function supervisedArgv(argv: readonly string[], cwd: string): string[] |
   return [perl, '-e', SUPERVISOR_SCRIPT, ...numbers, cwd, ...argv]
 }
 
-// Arguments: prctl's and unshare's numbers, unshare's flags (0: none), then the program: the program itself is the
-// first process of the PID namespace (inside a user namespace of its own where asked, USER_NAMESPACE). A namespace
-// that cannot be made leaves the subreaper mark alone, and says why.
-const SCRIPT = [
-  'my ($prctl, $unshare, $flags) = splice(@ARGV, 0, 3);',
-  `syscall($prctl, ${PR_SET_CHILD_SUBREAPER}, 1, 0, 0, 0) == 0 or warn "svc: cannot adopt the lane's orphans: $!\n";`,
-  USER_NAMESPACE,
-  'if ($flags && syscall($unshare, 0 + $flags) == 0) {',
-  '  !$user || ids() or die "svc: cannot start $ARGV[0]: its user namespace cannot map the user: $!\n";',
-  '  my $pid = fork;',
-  '  defined $pid or die "svc: cannot start $ARGV[0]: $!\n";',
-  '  if (!$pid) {',
-  '    require POSIX; POSIX::setsid();',
-  `    syscall($prctl, ${PR_SET_PDEATHSIG}, 9, 0, 0, 0);`,
-  '    exec { $ARGV[0] } @ARGV or die "svc: cannot start $ARGV[0]: $!\n";',
-  '  }',
-  '  $SIG{$_} = sub { kill $_[0], $pid } for qw(TERM INT HUP);',
-  '  waitpid($pid, 0);',
-  '  exit($? & 127 ? 128 + ($? & 127) : $? >> 8);',
-  '}',
-  `warn "svc: no PID namespace for this lane: $!\n" if $flags;`,
-  'exec { $ARGV[0] } @ARGV or die "svc: cannot start $ARGV[0]: $!\n";',
-].join(' ')
-
 /** The namespaces a lane's supervisor makes: a PID namespace, inside a user namespace of its own where the kernel
  * does not run as root (only there can a user that is not root make one and mount its /proc). */
 const namespaceFlags = () => (process.getuid?.() === 0 ? CLONE_NEWPID : CLONE_NEWPID | CLONE_NEWUSER)
@@ -186,18 +162,6 @@ export function findProgram(name: string, path = process.env.PATH ?? ''): string
 }
 
 const findPerl = () => findProgram('perl', `${process.env.PATH ?? ''}${delimiter}/usr/bin${delimiter}/bin`)
-
-/** `argv` started so that its process is the first of a PID namespace of its own (inside a user namespace of its
- * own where the kernel does not run as root), else a child subreaper, or as it is where neither can be done (not
- * Linux, no perl): then an orphan of the lane goes to init. `namespace: false` asks for the subreaper mark only. */
-export function adoptingArgv(argv: readonly string[], opts: { namespace?: boolean } = {}): string[] {
-  const nr = SYSCALLS[process.arch]
-  if (process.platform !== 'linux' || nr === undefined) return [...argv]
-  perl ??= findPerl()
-  if (!perl) return [...argv]
-  const flags = opts.namespace === false ? 0 : namespaceFlags()
-  return [perl, '-e', SCRIPT, String(nr.prctl), String(nr.unshare), String(flags), ...argv]
-}
 
 /** Whether runners get a PID namespace of their own here (inside a user namespace where the kernel is not root),
  * tried with a shell in the runner's place (it is pid 1 in its namespace) started as a harness is; if not, why not;
