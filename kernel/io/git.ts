@@ -238,7 +238,8 @@ export function worktreeGitDir(dir: string): string | undefined {
 /** worktreeStamp of a directory that is no git worktree. */
 export const NO_GIT_STAMP = 'no-git'
 
-/** A cheap fingerprint of what `git status` depends on most: HEAD, the index, and the top directory. */
+/** A cheap fingerprint of what `git status` depends on most: HEAD, its log (a commit that leaves HEAD and the index
+ * as they were, an empty one or a reset, still appends to it), the index, and the top directory. */
 export function worktreeStamp(dir: string, gitDir = worktreeGitDir(dir)): string {
   const m = (p: string) => {
     try {
@@ -248,7 +249,8 @@ export function worktreeStamp(dir: string, gitDir = worktreeGitDir(dir)): string
       return '-'
     }
   }
-  return gitDir ? `${m(join(gitDir, 'HEAD'))}|${m(join(gitDir, 'index'))}|${m(dir)}` : NO_GIT_STAMP
+  if (!gitDir) return NO_GIT_STAMP
+  return `${m(join(gitDir, 'HEAD'))}|${m(join(gitDir, 'logs', 'HEAD'))}|${m(join(gitDir, 'index'))}|${m(dir)}`
 }
 
 /** Commits of HEAD that no remote-tracking branch holds (the work a push has not saved). */

@@ -40,13 +40,13 @@ export function kernelPort(
 ): KernelPort {
   const gitFacts = opts.gitFacts ?? new GitFactsCache(ctx.io)
   const changeLog = new ChangeLog(ctx)
-  const lists = new ViewCache<LaneView[]>(ctx, LIST_MAX_AGE_MS, () => gitFacts.moves)
+  const lists = new ViewCache<LaneView[]>(ctx, LIST_MAX_AGE_MS, gitFacts)
   const deck = new DeckAccess(
     ctx.io,
     undefined,
     deckSessionsFile(homePaths(ctx.home).deckSessions, (m) => ctx.log('warn', m)),
   )
-  const trees = new ViewCache<DeckTree>(ctx, LIST_MAX_AGE_MS, () => gitFacts.moves)
+  const trees = new ViewCache<DeckTree>(ctx, LIST_MAX_AGE_MS, gitFacts)
   return {
     async kernelStatus() {
       return {
@@ -87,7 +87,7 @@ export function kernelPort(
     laneStart: (input) => laneStart(ctx, input),
     laneReport: (input) => laneReport(ctx, input),
     laneWait: (input) => laneWait(ctx, input),
-    laneList: (input) => lists.get(JSON.stringify(input), () => laneList(ctx, gitFacts, input)),
+    laneList: (input) => lists.get(JSON.stringify(input), (facts) => laneList(ctx, facts, input)),
     laneShow: (input) => laneShow(ctx, gitFacts, input),
     laneGet: async (input) => {
       const rec = ctx.resolveLane(input.lane)
@@ -101,7 +101,7 @@ export function kernelPort(
     },
     laneReap: (input) => laneReap(ctx, gitFacts, input),
     changes: (input) => changeLog.since(input.after, input.timeoutMs),
-    deckTree: (input) => trees.get(JSON.stringify(input), () => deckTree(ctx, gitFacts, input)),
+    deckTree: (input) => trees.get(JSON.stringify(input), (facts) => deckTree(ctx, facts, input)),
     convDetail: (input) =>
       convDetail(ctx, input, async (rec) => {
         if (!rec.lane) return undefined

@@ -2,7 +2,7 @@ import { buildTree, costPerOrchestrator, costPerRun, type TreeInput, type TreeNo
 import type { ConvView, DeckTree, InboxEntry, PortInput } from '../port/port.js'
 import { isDriven } from '../domain/conversation.js'
 import type { KernelContext } from './context.js'
-import type { GitFactsCache } from './git-facts.js'
+import type { GitFactsReader } from './git-facts.js'
 import { laneViewsWithChains } from './lane-list.js'
 import { needsYouAsk } from '../domain/needs-you-ask.js'
 import { runCounts } from '../domain/run-counts.js'
@@ -13,7 +13,7 @@ import { workerViews } from './worker-views.js'
  * to one run costs that run, not the store. */
 export async function deckTree(
   ctx: KernelContext,
-  cache: GitFactsCache,
+  cache: GitFactsReader,
   input: PortInput<'deckTree'>,
 ): Promise<DeckTree> {
   const now = ctx.io.clock.now()

@@ -32,6 +32,9 @@ interface Entry {
   saved?: true
 }
 
+/** What an answer reads worktrees' facts through (a view cache notes which worktrees it read). */
+export type GitFactsReader = Pick<GitFactsCache, 'many'>
+
 /** Where the facts outlive the kernel: what the last one saved, and saving this one's. */
 export interface SavedFactsFile {
   load(): SavedWorktree[]
@@ -96,6 +99,17 @@ export class GitFactsCache {
     }
     await Promise.all(todo.map(async (dir) => void out.set(dir, await this.fresh(dir))))
     return out
+  }
+
+  /** Whether an answer made from these worktrees' facts still holds: each one read is not known to have moved and
+   * its stamp is unchanged (checked now: a commit the watcher has not reported yet counts), each one not read is
+   * still absent. */
+  holds(dirs: Iterable<string>): boolean {
+    for (const dir of dirs) {
+      const e = this.entries.get(dir)
+      if (e ? e.stale || e.stamp !== this.stamp(dir) : this.io.files.exists(dir)) return false
+    }
+    return true
   }
 
   private current(dir: string, e: Entry, now: number): boolean {

@@ -10,13 +10,13 @@ import type { LaneView, PortInput } from '../port/port.js'
 import type { KernelContext } from './context.js'
 import { decided } from './decided.js'
 import { laneFailure } from '../domain/lane-failure.js'
-import type { GitFactsCache, GitFactsNow } from './git-facts.js'
+import type { GitFactsNow, GitFactsReader } from './git-facts.js'
 
 const lanes = (ctx: KernelContext) => ctx.store.all().filter(isLane)
 
 /** The lanes `pick` chooses, read once with what their rows need: each lane's view, reports and git facts, and
  * the other lanes of the same run and key (verdicts, staleness and chains need them). */
-async function readLanes(ctx: KernelContext, cache: GitFactsCache, pick: (r: LaneRecord) => boolean) {
+async function readLanes(ctx: KernelContext, cache: GitFactsReader, pick: (r: LaneRecord) => boolean) {
   const now = ctx.io.clock.now()
   const groups = new Map<string, LaneRecord[]>()
   const chosen: LaneRecord[] = []
@@ -83,7 +83,7 @@ function gitOf(r: LaneRecord, read: Map<string, GitFactsNow | undefined>, sent: 
  * verdict (stale or not), git facts for git-backed lanes that are not archived nor reaped. */
 export async function laneViews(
   ctx: KernelContext,
-  cache: GitFactsCache,
+  cache: GitFactsReader,
   pick: (r: LaneRecord) => boolean,
 ): Promise<LaneView[]> {
   return rowsOf(await readLanes(ctx, cache, pick))
@@ -133,7 +133,7 @@ function rowsOf({ chosen, views, facts, infos, ends, group }: Awaited<ReturnType
 }
 
 /** Lane rows, and the chain of each run and key among them (the deck draws both from one read). */
-export async function laneViewsWithChains(ctx: KernelContext, cache: GitFactsCache, pick: (r: LaneRecord) => boolean) {
+export async function laneViewsWithChains(ctx: KernelContext, cache: GitFactsReader, pick: (r: LaneRecord) => boolean) {
   const read = await readLanes(ctx, cache, pick)
   const chains: Record<string, Record<string, string>> = {}
   for (const r of read.chosen)
@@ -143,7 +143,7 @@ export async function laneViewsWithChains(ctx: KernelContext, cache: GitFactsCac
 
 export async function laneList(
   ctx: KernelContext,
-  cache: GitFactsCache,
+  cache: GitFactsReader,
   input: PortInput<'laneList'>,
 ): Promise<LaneView[]> {
   decided(keysFit(input))
@@ -161,7 +161,7 @@ export async function laneList(
 /** `show`: from any lane of a chain (or --run and --key), the chain text and every lane of that run and key. */
 export async function laneShow(
   ctx: KernelContext,
-  cache: GitFactsCache,
+  cache: GitFactsReader,
   input: PortInput<'laneShow'>,
 ): Promise<{ chain: string; lanes: LaneView[] }> {
   const form = decided(showForm(input))

@@ -1,3 +1,5 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { realAdapters } from '../../kernel/io/adapters.js'
@@ -5,7 +7,8 @@ import type { GitFacts } from '../../kernel/io/git.js'
 import type { KernelContext } from '../../kernel/services/context.js'
 import { GitFactsCache } from '../../kernel/services/git-facts.js'
 import { ViewCache } from '../../kernel/services/view-cache.js'
-import { until } from '../helpers/home.js'
+import type { WorktreeWatcher } from '../../kernel/io/watch.js'
+import { git, scratchDir, until } from '../helpers/home.js'
 
 // The git facts cache with a worktree the test moves: its stamp and what a status read finds are the test's, and
 // each read ends when the test lets it. A request that comes after the worktree moved never gets the facts of a read
@@ -70,14 +73,69 @@ test('a list answered before a worktree moved is not reused after the move, even
   await read
   const ctx = { io: { clock: { now: () => 1_800_000_000_000 } }, changeCount: 7 } as unknown as KernelContext
   let computed = 0
-  const lists = new ViewCache<number>(ctx, 500, () => w.cache.moves)
-  const list = () => lists.get('all', async () => ++computed)
+  const lists = new ViewCache<number>(ctx, 500, w.cache)
+  const list = () => lists.get('all', async (facts) => (await facts.many([DIR]), ++computed))
   assert.is(await list(), 1)
   assert.is(await list(), 1, 'nothing moved: the answer is reused')
   w.cache.touch(DIR)
-  assert.is(await list(), 2, 'the worktree moved: the list is made again')
+  const again = list()
+  await until(() => w.reads.length === 2, 'the moved worktree read again', 5000, 5)
+  w.reads[1].end()
+  assert.is(await again, 2, 'the worktree moved: the list is made again')
   w.cache.touch('/w/never-read')
   assert.is(await list(), 2, 'a worktree never read shows in no list')
+})
+
+test('a list answered before a worktree moved is not reused when the watcher has not told of the move', async () => {
+  const w = world()
+  const ctx = { io: { clock: { now: () => 1_800_000_000_000 } }, changeCount: 7 } as unknown as KernelContext
+  let computed = 0
+  const lists = new ViewCache<number>(ctx, 500, w.cache)
+  const list = () => lists.get('all', async (facts) => (await facts.many([DIR]), ++computed))
+  const first = list()
+  await until(() => w.reads.length === 1, 'the first read begun', 5000, 5)
+  w.reads[0].end()
+  assert.is(await first, 1)
+  assert.is(await list(), 1, 'nothing moved: the answer is reused')
+  w.tree.stamp = 's2'
+  const again = list()
+  await until(() => w.reads.length === 2, 'the moved worktree read again', 5000, 5)
+  w.reads[1].end()
+  assert.is(await again, 2, 'the stamp moved with no event: the list is made again')
+  assert.is(await list(), 2, 'nothing moved since: the new answer is reused')
+})
+
+test('a list right after a commit shows it though the watcher never reported the commit', async () => {
+  const root = scratchDir('view-cache-commit')
+  try {
+    const dir = join(root, 'w')
+    mkdirSync(root, { recursive: true })
+    git(root, 'init', '-q', '-b', 'main', dir)
+    writeFileSync(join(dir, 'a.txt'), 'one\n')
+    git(dir, 'add', 'a.txt')
+    git(dir, 'commit', '-q', '-m', 'one')
+    // A watcher that loses every event: only the stamps can tell of the commit.
+    const silent: WorktreeWatcher = { add: () => {}, remove: () => {}, close: async () => {} }
+    const io = realAdapters()
+    const cache = new GitFactsCache(io, { watch: () => silent, changed: () => {} })
+    const ctx = { io, changeCount: 0 } as unknown as KernelContext
+    const lists = new ViewCache<string | undefined>(ctx, 60_000, cache)
+    const headShown = () => lists.get('all', async (facts) => (await facts.many([dir])).get(dir)?.head)
+    const before = await headShown()
+    assert.is(before, git(dir, 'rev-parse', 'HEAD'))
+    assert.is(await headShown(), before, 'nothing moved: the answer is reused')
+    writeFileSync(join(dir, 'a.txt'), 'two\n')
+    git(dir, 'commit', '-q', '-am', 'two')
+    const after = git(dir, 'rev-parse', 'HEAD')
+    assert.is.not(after, before)
+    assert.is(await headShown(), after, 'the list right after the commit shows it')
+    // A commit that writes neither HEAD nor the index.
+    git(dir, 'commit', '-q', '--allow-empty', '-m', 'three')
+    assert.is(await headShown(), git(dir, 'rev-parse', 'HEAD'), 'the list right after an empty commit shows it')
+    await cache.close()
+  } finally {
+    rmSync(root, { recursive: true, force: true })
+  }
 })
 
 test.run()
