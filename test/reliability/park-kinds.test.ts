@@ -14,10 +14,12 @@ import { caseCount } from '../helpers/cases.js'
 
 // Issue 16: each kind of dirty tree `git status` misreads, parked exactly. For every case: a plain reap is refused
 // and changes no byte; with --park, the patch applied to a fresh checkout of the branch gives back every byte of
-// every file on disk (what the branch's own ignore rules hide aside). Four cases of each kind in every run (one batch
-// of four at a time), ten in the nightly run (SERVICE_TEST_FULL=1); PARK_KIND_CASES changes the count per kind.
+// every file on disk (what the branch's own ignore rules hide aside). Two cases of each kind in every run (four cases
+// side by side), ten in the nightly run (SERVICE_TEST_FULL=1); PARK_KIND_CASES changes the count
+// per kind. What varies within a kind beyond the random bytes (the hiding rule, where the sparse lane writes) is
+// chosen by the case's number or written in every case, so that two cases of a kind meet each variant.
 
-const CASES = caseCount('PARK_KIND_CASES', { quick: 4, full: 10 })
+const CASES = caseCount('PARK_KIND_CASES', { quick: 2, full: 10 })
 const SEED = Number(process.env.PARK_KIND_SEED ?? Date.now() % 2 ** 31)
 const SPARSE = ['/src/']
 const BASE: Record<string, string> = {
@@ -68,7 +70,7 @@ const KINDS: Record<string, (dir: string, rng: Rng, i: number) => Promise<number
     return undefined
   },
   'hidden-by-agent': (dir, rng, i) => {
-    write(dir, `hidden-${i}/.gitignore`, rng.pick(['*\n', '*\n!.gitignore\n']))
+    write(dir, `hidden-${i}/.gitignore`, ['*\n', '*\n!.gitignore\n'][i % 2])
     write(dir, `hidden-${i}/work.txt`, content(rng))
     write(dir, `private-${i}.txt`, content(rng))
     appendFileSync(join(git(dir, 'rev-parse', '--git-common-dir'), 'info', 'exclude'), `/private-${i}.txt\n`)
@@ -84,8 +86,9 @@ const KINDS: Record<string, (dir: string, rng: Rng, i: number) => Promise<number
     return writer.pid
   },
   // Last: the lanes of this kind are launched with sparse_checkout set.
+  // Outside the patterns at the top, in a directory of the branch the checkout leaves out, and in a new one.
   sparse: (dir, rng, i) => {
-    write(dir, rng.pick([`outside-${i}.txt`, `docs/new ${i}.md`, `deep/er/${i}.bin`]), content(rng))
+    for (const path of [`outside-${i}.txt`, `docs/new ${i}.md`, `deep/er/${i}.bin`]) write(dir, path, content(rng))
     return undefined
   },
 }
@@ -154,28 +157,32 @@ test.after(async () => {
 test(`each dirty-tree kind git status misreads, ${CASES} cases each: refused without --park, parked exactly with it`, async () => {
   const parked: Record<string, number> = {}
   const failures: string[] = []
-  let i = 0
-  for (const kind of Object.keys(KINDS)) {
-    if (kind === 'sparse') {
-      const roles = Object.fromEntries(
-        ['builder', 'critic', 'verifier', 'play', 'orchestrator'].map((r) => [
-          r,
-          { model: `model-${r}`, harness: 'shell' },
-        ]),
-      )
-      writeProjectsYaml(w.h.service, w.s.project, { gauntlet: { sparse_checkout: SPARSE, roles } })
-    }
-    parked[kind] = 0
-    const ids = Array.from({ length: CASES }, () => i++)
+  const run = async (cases: [string, number][]) => {
     // Four cases at a time.
-    for (let k = 0; k < ids.length; k += 4) {
-      const results = await Promise.allSettled(ids.slice(k, k + 4).map((n) => runCase(kind, n)))
-      for (const r of results) {
-        if (r.status === 'fulfilled') parked[kind]++
+    for (let k = 0; k < cases.length; k += 4) {
+      const batch = cases.slice(k, k + 4)
+      const results = await Promise.allSettled(batch.map(([kind, n]) => runCase(kind, n)))
+      results.forEach((r, b) => {
+        if (r.status === 'fulfilled') parked[batch[b][0]]++
         else failures.push((r.reason as Error).message)
-      }
+      })
     }
   }
+  const cases = Object.keys(KINDS).flatMap((kind, k) => {
+    parked[kind] = 0
+    return Array.from({ length: CASES }, (_, c): [string, number] => [kind, k * CASES + c])
+  })
+  // Every kind but the sparse one first, their cases side by side; then the sparse lanes, launched once the project
+  // sets sparse_checkout.
+  await run(cases.filter(([kind]) => kind !== 'sparse'))
+  const roles = Object.fromEntries(
+    ['builder', 'critic', 'verifier', 'play', 'orchestrator'].map((r) => [
+      r,
+      { model: `model-${r}`, harness: 'shell' },
+    ]),
+  )
+  writeProjectsYaml(w.h.service, w.s.project, { gauntlet: { sparse_checkout: SPARSE, roles } })
+  await run(cases.filter(([kind]) => kind === 'sparse'))
   recordFigure(
     'dirty-tree kinds parked exactly, byte for byte (each also refused without --park, no byte changed)',
     Object.entries(parked)
