@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process'
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { TestHome, alive, until } from '../helpers/home.js'
+import { Gates } from '../helpers/gates.js'
 import { setupProject, type Setup } from '../helpers/project.js'
 import { kernelApi } from './api-kit.js'
 import type { Report } from '../../kernel/domain/report.js'
@@ -13,6 +14,7 @@ import type { PortInput } from '../../kernel/port/port.js'
 export class World {
   readonly h: TestHome
   s!: Setup
+  private readonly gates: Gates
 
   constructor(label: string, env: Record<string, string> = {}) {
     this.h = new TestHome(label)
@@ -20,6 +22,7 @@ export class World {
     // These suites' `svc` calls are the person's, read what the CLI prints and exits with, and need no process of
     // their own: each runs the CLI's dispatch here, without a Node start (what the lanes run stays a real `svc`).
     this.h.inProcess = true
+    this.gates = new Gates(this.h.home)
   }
 
   async begin(): Promise<this> {
@@ -72,11 +75,11 @@ export class World {
 
   /** A shell line that blocks until `open(n)`. */
   gate(n: string) {
-    return `while [ ! -e ${this.h.home}/go-${n} ]; do sleep 0.05; done`
+    return this.gates.line(n)
   }
 
   open(n: string) {
-    writeFileSync(join(this.h.home, `go-${n}`), '')
+    this.gates.open(n)
   }
 
   /** A shell line that marks a point reached; `reached(n)` waits for it. */
@@ -117,6 +120,7 @@ export class World {
   }
 
   stop() {
+    this.gates.close()
     return this.h.stop()
   }
 }

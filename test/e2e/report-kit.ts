@@ -1,7 +1,6 @@
 import { test } from 'uvu'
-import { writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { TestHome } from '../helpers/home.js'
+import { Gates } from '../helpers/gates.js'
 import { setupProject, type Setup } from '../helpers/project.js'
 import type { PortInput } from '../../kernel/port/port.js'
 import { startRequest } from './lane-views-kit.js'
@@ -11,12 +10,15 @@ import { startRequest } from './lane-views-kit.js'
 export function reportSuite(use: (world: { h: TestHome; s: Setup }) => void) {
   let h: TestHome
   let s: Setup
+  let gates: Gates
   test.before.each(async () => {
     h = new TestHome('report')
+    gates = new Gates(h.home)
     s = await setupProject(h)
     use({ h, s })
   })
   test.after.each(async () => {
+    gates.close()
     await h.stop()
   })
   /** `svc lane start --run r1 <args>` from the root conversation, asked over the kernel's port (the start's CLI has
@@ -28,9 +30,9 @@ export function reportSuite(use: (world: { h: TestHome; s: Setup }) => void) {
       conversation: s.root,
       cwd: h.home,
     } as PortInput<'laneStart'>)
-  /** A shell line that waits for a file `go-<n>` in the test HOME; `open(n)` makes it. */
-  const gate = (n: string) => `while [ ! -e ${h.home}/go-${n} ]; do sleep 0.05; done`
-  const open = (n: string) => writeFileSync(join(h.home, `go-${n}`), '')
+  /** A shell line that waits at gate `n` until `open(n)`. */
+  const gate = (n: string) => gates.line(n)
+  const open = (n: string) => gates.open(n)
   const reportsOf = (name: string) => h.reports(name)
   return { start, gate, open, reportsOf }
 }
