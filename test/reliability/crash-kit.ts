@@ -98,11 +98,11 @@ export interface SeqLane {
   role: string
 }
 
-/** The sequence's lanes: a play lane, a builder, a play lane. */
+/** The sequence's lanes: a play lane (an empty directory) and a builder (a worktree on a branch of its own). A second
+ * play lane after them walked the same fault points as the first, in the same order, once more. */
 export const SEQ_LANES = [
   ['p1', 'play'],
   ['b1', 'builder'],
-  ['p2', 'play'],
 ] as const
 
 /** The conversation the sequence's lanes and worker are launched from. */
