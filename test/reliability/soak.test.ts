@@ -15,11 +15,11 @@ import { caseCount } from '../helpers/cases.js'
 // and reports in flight on three clients). Each kill waits (up to 5 s) for three acknowledged writes, so that 100 kills
 // check about as many writes as 200 did before; the figure records how many there were. Each fault point of those
 // calls is killed one by one in the crash suites (crash.test.ts and the files beside it).
-// Every run kills 30 times, the nightly run (SERVICE_TEST_FULL=1) 100 times: the moments are drawn from the same
+// Every run kills 20 times, the nightly run (SERVICE_TEST_FULL=1) 100 times: the moments are drawn from the same
 // seed, so a run's kills are the first of the nightly run's, and more of them repeat the same calls cut at other
 // points. SERVICE_SOAK_KILLS=<n> runs a soak of n kills. The moments are drawn from a seeded generator, the seed in the
 // test's name: SERVICE_SOAK_SEED=<n> draws the same moments again.
-const KILLS = caseCount('SERVICE_SOAK_KILLS', { quick: 30, full: 100 })
+const KILLS = caseCount('SERVICE_SOAK_KILLS', { quick: 20, full: 100 })
 const SEED = Number(process.env.SERVICE_SOAK_SEED ?? 20261126)
 const rng = prng(SEED)
 
