@@ -17,22 +17,43 @@ export async function rpc(h: TestHome, method: string, body: unknown): Promise<a
 /** `working`, `idle`, `needs-you (plan)`… as `svc conv list` writes it. */
 export const label = (v: { activity: string; reason?: string }) => v.activity + (v.reason ? ` (${v.reason})` : '')
 
-/** Every distinct activity a conversation shows, polled every 15 ms, until stopped; `starting` before the harness
- * published itself is left out. */
+/** The longest a watch goes without a look when the kernel records no change (a fact no file write announces, such
+ * as a process found gone, is still seen). */
+const LOOK_AT_LEAST_EVERY_MS = 250
+
+/** Calls `look` now and again after each change the kernel records (its long poll, as the deck follows it), or after
+ * LOOK_AT_LEAST_EVERY_MS without one, until it returns something or `on()` is false: a watch that costs a request per
+ * change, not one every few milliseconds. A change made while a look is under way wakes the next wait at once. */
+async function lookOnChanges<T>(
+  h: TestHome,
+  look: () => Promise<T | undefined>,
+  on: () => boolean,
+): Promise<T | undefined> {
+  let seen = (await rpc(h, 'changes', { after: Number.MAX_SAFE_INTEGER, timeoutMs: 0 })).last as number
+  while (on()) {
+    const found = await look()
+    if (found !== undefined) return found
+    if (!on()) break
+    seen = (await rpc(h, 'changes', { after: seen, timeoutMs: LOOK_AT_LEAST_EVERY_MS })).last
+  }
+  return undefined
+}
+
+/** Every distinct activity a conversation shows, looked at on each change the kernel records, until stopped;
+ * `starting` before the harness published itself is left out. */
 export function trackActivity(h: TestHome, conv: string) {
   const seen: string[] = []
   let on = true
   const look = async () => {
     const l = label(await rpc(h, 'convShow', { conv }))
     if (seen.at(-1) !== l && !(l === 'starting' && !seen.length)) seen.push(l)
+    return undefined
   }
   // A failed look ends the tracking; stop() reports it (never an unhandled rejection in the background).
-  const loop = (async () => {
-    while (on) {
-      await look()
-      await new Promise((r) => setTimeout(r, 15))
-    }
-  })().catch((e: Error) => e)
+  const loop = lookOnChanges(h, look, () => on).then(
+    () => undefined,
+    (e: Error) => e,
+  )
   return {
     seen,
     /** Stop, after one last look (what the caller just waited for is seen). */
@@ -46,15 +67,19 @@ export function trackActivity(h: TestHome, conv: string) {
   }
 }
 
-/** Poll until the conversation shows this activity; returns its view. */
+/** Wait until the conversation shows this activity (looked at on each change the kernel records); returns its view. */
 export async function untilActivity(h: TestHome, conv: string, want: string, limitMs = 20_000): Promise<any> {
   const deadline = Date.now() + limitMs
   let last: any
-  while (Date.now() < deadline) {
-    last = await rpc(h, 'convShow', { conv })
-    if (label(last) === want) return last
-    await new Promise((r) => setTimeout(r, 15))
-  }
+  const found = await lookOnChanges(
+    h,
+    async () => {
+      last = await rpc(h, 'convShow', { conv })
+      return label(last) === want ? last : undefined
+    },
+    () => Date.now() < deadline,
+  )
+  if (found) return found
   throw new Error(`conv ${conv} did not become ${want}; last: ${label(last)} ${JSON.stringify(last?.activity)}`)
 }
 

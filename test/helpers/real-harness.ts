@@ -109,6 +109,9 @@ export async function realHarnessHome(
     ...opts.env,
   }
   h.own()
+  // The person's calls run the CLI's dispatch in this process (a Node start each saved); what the lanes' harnesses
+  // run stays a real svc, and a home of another user keeps programs of their own.
+  h.inProcess = true
   const activityLine = async (id: string) =>
     (await h.ok(['conv', 'show', id])).split('\n').find((l) => l.startsWith('activity: '))!
   return {
