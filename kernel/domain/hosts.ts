@@ -303,12 +303,13 @@ export function runnerOnHello(
 }
 
 /** Ends the runner `pid` on a host if it is a runner of the service (a pid reused by another process is left
- * alone), waiting up to 5 s for it to go. Its lanes run on (each its own process group) and its journal stays for
- * the next runner. */
+ * alone), waiting up to 5 s for it to go (a zombie has gone: whoever adopted it may be slow to reap it). Its lanes
+ * run on (each its own process group) and its journal stays for the next runner. */
 export const replaceRunnerScript = (pid: number) =>
   [
     `case "$(ps -o args= -p ${pid} 2>/dev/null)" in *"/${REMOTE_DIR}/runner-"*".mjs daemon "*) kill ${pid} ;; esac`,
-    `i=0; while kill -0 ${pid} 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; true`,
+    `i=0; while [ $i -lt 100 ]; do case "$(ps -o stat= -p ${pid} 2>/dev/null)" in ""|Z*) break ;; esac; ` +
+      `sleep 0.05; i=$((i+1)); done; true`,
   ].join('; ')
 
 /** The oldest Node a host runner runs on. */

@@ -3,8 +3,9 @@ import { pathToFileURL } from 'node:url'
 import { parseFromKernel, type FromKernel } from '../domain/host-stream.js'
 import { runnerVersionOf } from '../domain/hosts.js'
 import { writeFileAtomicSync } from '../io/atomic-file.js'
+import { processStartTime } from '../io/procs.js'
 import { runAttach } from './host/attach.js'
-import { pidAlive, readText, runnerPaths } from './host/files.js'
+import { runnerPaths, runnerRunning } from './host/files.js'
 import { hostSvc } from './host/host-svc.js'
 import { openJournal, type Journal } from './host/journal.js'
 import { laneGit } from './host/lane-git.js'
@@ -55,11 +56,13 @@ export function runDaemon(dir: string, self: string): void {
   const p = runnerPaths(dir)
   mkdirSync(p.lanes, { recursive: true, mode: 0o700 })
   const log = (line: string) => appendFileSync(p.log, `${new Date().toISOString()} ${line}\n`)
-  const other = Number(readText(p.pid))
-  if (other && other !== process.pid && pidAlive(other)) {
+  const other = runnerRunning(p)
+  if (other && other !== process.pid) {
     log(`runner ${other} already runs here; exiting`)
     return
   }
+  // The start time first: a reader that finds this pid finds its start time with it.
+  writeFileAtomicSync(p.pidStart, processStartTime(process.pid) ?? '')
   writeFileAtomicSync(p.pid, String(process.pid))
 
   let lastActive = Date.now()
@@ -111,6 +114,7 @@ export function runDaemon(dir: string, self: string): void {
       log('no lane alive and no kernel attached; exiting')
       link.close()
       rmSync(p.pid, { force: true })
+      rmSync(p.pidStart, { force: true })
       process.exit(0)
     }
   }, POLL_MS)

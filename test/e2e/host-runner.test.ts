@@ -399,27 +399,42 @@ test("a lane's git facts are read on the host by the kernel's own code, and sent
   l.close()
 })
 
-test('a lane whose pid another process took is seen ended, and its stop leaves that process alone', async () => {
+test('pids of a lane and of the runner taken by another process: a new runner starts, the lane reads ended, and no report or stop signals that process', async () => {
   let l = link()
   await until(() => l.state === 'up', 'the link up')
   start(l, 'l10', 'sleep 300\n')
-  await until(() => of('l10').length === 1, 'l10 started')
+  // A lane that files its report while no runner runs.
+  start(l, 'l15', `while [ ! -f go ]; do sleep 0.05; done\necho meanwhile | bash -c '${REPORT_SHELL}' report done\n`)
+  await until(() => of('l10').length === 1 && of('l15').length === 1, 'l10 and l15 started')
   // The runner and the lane killed at once, as by the host's out-of-memory killer: no exit file, no end seen.
   l.close()
-  const lane = '~/.svc-host/state/lanes/l10'
+  const state = '~/.svc-host/state'
+  const lane = `${state}/lanes/l10`
   rig.as('a', `kill -KILL -- ${runnerState('runner.pid')} -$(cat ${lane}/pid)`)
-  // Its pid then taken by another process of the user, leading a group of its own.
+  // Both pids then taken by another process of the user, leading a group of its own.
   const stranger = rig.as('a', '(setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $!)').trim()
-  rig.as('a', `echo ${stranger} > ${lane}/pid`)
+  rig.as('a', `echo ${stranger} > ${lane}/pid && echo ${stranger} > ${state}/runner.pid`)
+  // Alive, not a zombie (what a signal it died of leaves until it is reaped).
+  const strangerAlive = () =>
+    /^[^Z]/.test(rig.as('a', `ps -o stat= -p ${stranger} || true`).trim()) ? 'alive' : 'gone'
   try {
+    // The report wakes no one: the process with the runner's pid was not started when the runner was.
+    rig.as('a', `touch ${laneDir('l15')}/go`)
+    await until(() => runnerState('lanes/l15/exit-code') === '0', 'l15 ended on the host')
+    assert.is(strangerAlive(), 'alive')
+    // The next attach starts a runner (that process is not one): it sees l10 ended and sends what l15 did.
+    const logged = runnerState('runner.log').length
     l = link()
-    await until(() => of('l10').length === 1, 'the end of l10 seen by the next runner', 20_000)
+    await until(() => of('l10').length === 1 && of('l15').length === 2, 'the next runner took the lanes on', 20_000)
     assert.equal(summary('l10'), ['exited null gone'])
+    assert.equal(summary('l15'), ['report done meanwhile', 'exited 0 exit-file'])
+    assert.is.not(runnerState('runner.pid'), stranger)
+    assert.not.match(runnerState('runner.log').slice(logged), 'already runs here')
     l.send({ t: 'stop', lane: 'l10' })
     // Handled in order: once l11 has started, the stop of l10 was done.
     start(l, 'l11', 'true\n')
     await until(() => of('l11').some((e) => e.kind === 'exited'), 'l11 started and ended')
-    assert.is(rig.as('a', `kill -0 ${stranger} && echo alive`).trim(), 'alive')
+    assert.is(strangerAlive(), 'alive')
   } finally {
     rig.as('a', `kill ${stranger} || true`)
   }

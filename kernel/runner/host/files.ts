@@ -7,6 +7,9 @@ import { ownGroupAlive, processStartTime, procStat } from '../../io/procs.js'
 export const runnerPaths = (dir: string) => ({
   sock: join(dir, 'runner.sock'),
   pid: join(dir, 'runner.pid'),
+  /** The start time of the runner in `pid` (io/procs processStartTime): a pid alone may name a process that took a
+   * dead runner's pid. */
+  pidStart: join(dir, 'runner.pid-start'),
   journal: join(dir, 'journal.jsonl'),
   acked: join(dir, 'acked'),
   lanes: join(dir, 'lanes'),
@@ -56,6 +59,16 @@ export const pidAlive = (pid: number) => {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM'
   }
+}
+
+/** The runner `runner.pid` names, if it still runs: its pid with the start time kept beside it (a runner of an
+ * earlier build kept none: then any process with that pid but a zombie). */
+export function runnerRunning(p: RunnerPaths): number | undefined {
+  const pid = Number(readText(p.pid)) || 0
+  if (!pid) return undefined
+  const now = processStartTime(pid)
+  const start = readText(p.pidStart)?.trim()
+  return now !== undefined && (!start || now === start) ? pid : undefined
 }
 
 /** The process a lane's runner started (its group's leader), as its files name it: the pid, and its start time
