@@ -117,7 +117,8 @@ test('the kernel killed at each step of a launch: after the restart the store ho
   recordFigure(
     'kernel killed at each step of three launches (builder, play, orchestrator)',
     `${w.kills} kill points, ${w.acks.length} acknowledged writes there after the last (each checked after every ` +
-      `restart), 0 worktrees, branches or directories left unclaimed, every launch cut short succeeded when tried again`,
+      `restart), 0 worktrees, branches or directories left unclaimed, ` +
+      `every launch cut short succeeded when tried again`,
   )
 })
 
