@@ -13,11 +13,17 @@ import { branchOf } from './lane-start-kit.js'
 // lanes, work a patch cannot carry), commits absent from the upstream, play directories, --keep, and a path that
 // another lane took after an earlier reap. The stop and the refusals of the directory are in lane-reap.
 
+// One home and kernel for the suite (its start is most of what a test here would cost); each test has a run of its
+// own.
 let w: World
-test.before.each(async () => {
+let runs = 0
+test.before(async () => {
   w = await new World('reap').begin()
 })
-test.after.each(async () => {
+test.before.each(() => {
+  w.run = `r${++runs}`
+})
+test.after(async () => {
   await w.stop()
 })
 
@@ -35,33 +41,33 @@ const DIRTY = [
 
 test('a dirty worktree is refused without --park, and nothing changes', async () => {
   await doneBuilder('b', DIRTY)
-  const dir = join(w.lanes, 'r1-b')
-  const before = await capture('r1-b-builder-i1', dir, 'r1/b')
-  assert.equal(await reap('r1-b-builder-i1'), {
+  const dir = join(w.lanes, `${w.run}-b`)
+  const before = await capture(`${w.run}-b-builder-i1`, dir, `${w.run}/b`)
+  assert.equal(await reap(`${w.run}-b-builder-i1`), {
     code: 1,
     stdout: '',
     stderr:
       `svc: refused: ${dir} has uncommitted changes (5 paths); commit them, or pass --park to save them to a ` +
       `patch\n`,
   })
-  assert.equal(await capture('r1-b-builder-i1', dir, 'r1/b'), before)
-  assert.equal(await reap('r1-b-builder-i1', '--keep'), {
+  assert.equal(await capture(`${w.run}-b-builder-i1`, dir, `${w.run}/b`), before)
+  assert.equal(await reap(`${w.run}-b-builder-i1`, '--keep'), {
     code: 1,
     stdout: '',
     stderr:
       `svc: refused: ${dir} has uncommitted changes (5 paths); commit them, or pass --park to save them to a ` +
       `patch\n`,
   })
-  assert.equal(await capture('r1-b-builder-i1', dir, 'r1/b'), before)
+  assert.equal(await capture(`${w.run}-b-builder-i1`, dir, `${w.run}/b`), before)
 })
 
 test('--park: the work goes to parked-<timestamp>.patch, verified, kept at refs/svc/parked/...; then the tree is cleaned, the worktree removed, the branch kept; the patch reproduces the tree exactly', async () => {
-  await doneBuilder('b', DIRTY)
-  const dir = join(w.lanes, 'r1-b')
+  const id = await doneBuilder('b', DIRTY)
+  const dir = join(w.lanes, `${w.run}-b`)
   const files = filesOf(dir, false)
   const tree = await worktreeTree(dir)
   const head = git(dir, 'rev-parse', 'HEAD')
-  const name = 'r1-b-builder-i1'
+  const name = `${w.run}-b-builder-i1`
   const r = await reap(name, '--park')
   const m = /^parked 5 paths to (\S+) \(kept at (\S+)\)\n/.exec(r.stdout)
   assert.ok(m, r.stdout + r.stderr)
@@ -71,13 +77,13 @@ test('--park: the work goes to parked-<timestamp>.patch, verified, kept at refs/
   assert.is(ref, `refs/svc/parked/${name}/${ts}`)
   assert.equal(r, {
     code: 0,
-    stdout: `parked 5 paths to ${patch} (kept at ${ref})\n` + reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'),
+    stdout: `parked 5 paths to ${patch} (kept at ${ref})\n` + reapedLine(w.run, 'b', 'builder', id, dir, `${w.run}/b`),
     stderr: '',
   })
 
   assert.not.ok(existsSync(dir), 'the worktree is removed')
   assert.not.ok(git(w.checkout, 'worktree', 'list', '--porcelain').includes(dir))
-  assert.is(git(w.checkout, 'rev-parse', 'refs/heads/r1/b'), head, 'the branch is kept')
+  assert.is(git(w.checkout, 'rev-parse', `refs/heads/${w.run}/b`), head, 'the branch is kept')
   assert.is(git(w.checkout, 'rev-parse', `${ref}^{tree}`), tree, 'the kept ref holds the tree')
   assert.is(git(w.checkout, 'rev-parse', `${ref}^`), head)
   assert.equal(parkedFiles(name), [`parked-${ts}.patch`])
@@ -85,11 +91,11 @@ test('--park: the work goes to parked-<timestamp>.patch, verified, kept at refs/
     existsSync(join(w.convDir(name), 'lane-brief.md')) && existsSync(join(w.convDir(name), 'reports.json')),
     'brief and reports survive',
   )
-  assert.is((await w.conv('2')).archived, true)
+  assert.is((await w.conv(id)).archived, true)
 
   // Applying the patch to the branch head gives back every byte, mode and name.
   const scratch = join(w.h.home, 'scratch')
-  git(w.checkout, 'worktree', 'add', '--quiet', '--detach', scratch, 'r1/b')
+  git(w.checkout, 'worktree', 'add', '--quiet', '--detach', scratch, `${w.run}/b`)
   git(scratch, 'apply', '--binary', '--whitespace=nowarn', patch)
   assert.is(await worktreeTree(scratch), tree)
   assert.equal(filesOf(scratch, false), files)
@@ -102,7 +108,16 @@ test('--park in a sparse checkout: only the real changes are parked; files outsi
       { model: `model-${r}`, harness: 'shell' },
     ]),
   )
+  // Sparse for this test only: the suite's later tests launch in full checkouts again.
   writeProjectsYaml(w.h.service, w.s.project, { gauntlet: { sparse_checkout: ['/src/'], roles } })
+  try {
+    await sparseParked()
+  } finally {
+    writeProjectsYaml(w.h.service, w.s.project, { gauntlet: { roles } })
+  }
+})
+
+async function sparseParked() {
   await w.start([
     '--key',
     's',
@@ -111,53 +126,53 @@ test('--park in a sparse checkout: only the real changes are parked; files outsi
     '--prompt',
     "echo more >> src/app.sh; mkdir -p src/new; printf 'n\\n' > 'src/new/n w.txt'",
   ])
-  await stopped('r1-s-builder-i1')
-  const dir = join(w.lanes, 'r1-s')
+  await stopped(`${w.run}-s-builder-i1`)
+  const dir = join(w.lanes, `${w.run}-s`)
   assert.not.ok(existsSync(join(dir, 'README.md')), 'a sparse worktree')
   const tree = await worktreeTree(dir)
-  const r = await reap('r1-s-builder-i1', '--park')
+  const r = await reap(`${w.run}-s-builder-i1`, '--park')
   assert.is(r.code, 0, r.stderr)
   const patch = /^parked 2 paths to (\S+) /.exec(r.stdout)![1]
   assert.not.ok(readFileSync(patch, 'utf8').includes('README.md'), 'README.md is not in the patch')
   const index = join(w.h.home, 'idx')
   const e = { ...gitEnv, GIT_INDEX_FILE: index }
-  execFileSync('git', ['read-tree', 'r1/s'], { cwd: w.checkout, env: e })
+  execFileSync('git', ['read-tree', `${w.run}/s`], { cwd: w.checkout, env: e })
   execFileSync('git', ['apply', '--cached', patch], { cwd: w.checkout, env: e })
   assert.is(execFileSync('git', ['write-tree'], { cwd: w.checkout, env: e, encoding: 'utf8' }).trim(), tree)
   assert.match(execFileSync('git', ['ls-files'], { cwd: w.checkout, env: e, encoding: 'utf8' }), 'README.md')
-})
+}
 
 test('--park refuses work a patch cannot carry (a git repository inside the worktree) before anything changes', async () => {
   const inner = 'git init -q inner; cd inner; echo n > n; git add n; git commit -qm n; cd ..; echo more >> README.md'
   await doneBuilder('b', inner)
-  const dir = join(w.lanes, 'r1-b')
-  const before = await capture('r1-b-builder-i1', dir, 'r1/b')
-  assert.equal(await reap('r1-b-builder-i1', '--park'), {
+  const dir = join(w.lanes, `${w.run}-b`)
+  const before = await capture(`${w.run}-b-builder-i1`, dir, `${w.run}/b`)
+  assert.equal(await reap(`${w.run}-b-builder-i1`, '--park'), {
     code: 1,
     stdout: '',
     stderr:
       `svc: refused: a patch cannot carry the files of a git repository inside the worktree: inner; move it ` +
       `out of ${dir} first\n`,
   })
-  assert.equal(await capture('r1-b-builder-i1', dir, 'r1/b'), before)
+  assert.equal(await capture(`${w.run}-b-builder-i1`, dir, `${w.run}/b`), before)
 })
 
 test("commits absent from the upstream: a warning on stderr, the branch kept; a detached HEAD's own commits are kept at a ref", async () => {
   const script =
     'echo a > a.txt; git add a.txt; git commit -qm a; git push -q -u origin HEAD 2>/dev/null\necho b > b.txt; git ' +
     'add b.txt; git commit -qm b'
-  await w.start(['--key', 'b', '--role', 'builder', '--prompt', script])
-  await stopped('r1-b-builder-i1')
-  const dir = join(w.lanes, 'r1-b')
+  const id = await w.start(['--key', 'b', '--role', 'builder', '--prompt', script])
+  await stopped(`${w.run}-b-builder-i1`)
+  const dir = join(w.lanes, `${w.run}-b`)
   const head = git(dir, 'rev-parse', 'HEAD')
-  assert.equal(await reap('r1-b-builder-i1'), {
+  assert.equal(await reap(`${w.run}-b-builder-i1`), {
     code: 0,
-    stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'),
-    stderr: 'warning: r1/b has 1 commit not on any remote; the branch is kept\n',
+    stdout: reapedLine(w.run, 'b', 'builder', id, dir, `${w.run}/b`),
+    stderr: `warning: ${w.run}/b has 1 commit not on any remote; the branch is kept\n`,
   })
-  assert.is(git(w.checkout, 'rev-parse', 'refs/heads/r1/b'), head)
+  assert.is(git(w.checkout, 'rev-parse', `refs/heads/${w.run}/b`), head)
 
-  await w.start([
+  const v = await w.start([
     '--key',
     'v',
     '--role',
@@ -165,22 +180,26 @@ test("commits absent from the upstream: a warning on stderr, the branch kept; a 
     '--prompt',
     'echo v > v.txt; git add v.txt; git commit -qm v1; echo w > w.txt; git add w.txt; git commit -qm v2',
   ])
-  await stopped('r1-v-verifier-i1')
-  const vdir = join(w.lanes, 'r1-v-verify-i1')
+  await stopped(`${w.run}-v-verifier-i1`)
+  const vdir = join(w.lanes, `${w.run}-v-verify-i1`)
   const vhead = git(vdir, 'rev-parse', 'HEAD')
-  assert.equal(await reap('r1-v-verifier-i1'), {
+  assert.equal(await reap(`${w.run}-v-verifier-i1`), {
     code: 0,
-    stdout: reapedLine('r1', 'v', 'verifier', '3', vdir),
-    stderr: 'warning: the detached HEAD has 2 commits no branch holds; kept at refs/svc/kept/r1-v-verifier-i1\n',
+    stdout: reapedLine(w.run, 'v', 'verifier', v, vdir),
+    stderr: `warning: the detached HEAD has 2 commits no branch holds; kept at refs/svc/kept/${w.run}-v-verifier-i1\n`,
   })
-  assert.is(git(w.checkout, 'rev-parse', 'refs/svc/kept/r1-v-verifier-i1'), vhead)
+  assert.is(git(w.checkout, 'rev-parse', `refs/svc/kept/${w.run}-v-verifier-i1`), vhead)
 })
 
 test('a play directory is removed; one that holds a .git anywhere inside is kept, with a warning', async () => {
   const p = await w.start(['--key', 'p', '--role', 'play', '--prompt', 'echo hi > notes.txt'])
-  await stopped('r1-p-play-i1')
-  const pdir = join(w.lanes, 'r1-p-play-i1')
-  assert.equal(await reap('r1-p-play-i1'), { code: 0, stdout: reapedLine('r1', 'p', 'play', p, pdir), stderr: '' })
+  await stopped(`${w.run}-p-play-i1`)
+  const pdir = join(w.lanes, `${w.run}-p-play-i1`)
+  assert.equal(await reap(`${w.run}-p-play-i1`), {
+    code: 0,
+    stdout: reapedLine(w.run, 'p', 'play', p, pdir),
+    stderr: '',
+  })
   assert.not.ok(existsSync(pdir))
 
   const q = await w.start([
@@ -191,12 +210,12 @@ test('a play directory is removed; one that holds a .git anywhere inside is kept
     '--prompt',
     'mkdir sub; git init -q sub/repo; echo x > sub/repo/x',
   ])
-  await stopped('r1-q-play-i1')
-  const qdir = join(w.lanes, 'r1-q-play-i1')
+  await stopped(`${w.run}-q-play-i1`)
+  const qdir = join(w.lanes, `${w.run}-q-play-i1`)
   const files = filesOf(qdir)
-  assert.equal(await reap('r1-q-play-i1'), {
+  assert.equal(await reap(`${w.run}-q-play-i1`), {
     code: 0,
-    stdout: reapedLine('r1', 'q', 'play', q),
+    stdout: reapedLine(w.run, 'q', 'play', q),
     stderr: `warning: ${qdir} holds a .git (sub/repo/.git); the play directory is kept\n`,
   })
   assert.equal(filesOf(qdir), files)
@@ -204,38 +223,38 @@ test('a play directory is removed; one that holds a .git anywhere inside is kept
   assert.is((await w.conv(q)).archived, true)
 
   const t = await w.start(['--key', 't', '--role', 'play', '--prompt', 'git init -q .'])
-  await stopped('r1-t-play-i1')
-  const tdir = join(w.lanes, 'r1-t-play-i1')
-  assert.equal(await reap('r1-t-play-i1'), {
+  await stopped(`${w.run}-t-play-i1`)
+  const tdir = join(w.lanes, `${w.run}-t-play-i1`)
+  assert.equal(await reap(`${w.run}-t-play-i1`), {
     code: 0,
-    stdout: reapedLine('r1', 't', 'play', t),
+    stdout: reapedLine(w.run, 't', 'play', t),
     stderr: `warning: ${tdir} holds a .git; the play directory is kept\n`,
   })
   assert.ok(existsSync(join(tdir, '.git')))
 })
 
 test('--keep: the ended conversation stays listed, not archived; a later reap archives it', async () => {
-  await doneBuilder('b')
-  const dir = join(w.lanes, 'r1-b')
-  assert.equal(await reap('r1-b-builder-i1', '--keep'), {
+  const id = await doneBuilder('b')
+  const dir = join(w.lanes, `${w.run}-b`)
+  assert.equal(await reap(`${w.run}-b-builder-i1`, '--keep'), {
     code: 0,
-    stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'),
+    stdout: reapedLine(w.run, 'b', 'builder', id, dir, `${w.run}/b`),
     stderr: '',
   })
   assert.not.ok(existsSync(dir))
-  const conv = await w.conv('2')
+  const conv = await w.conv(id)
   assert.equal([conv.archived, conv.activity], [false, 'stopped'])
   assert.ok(
-    (JSON.parse(await w.h.ok(['conv', 'list', '--json'])) as any[]).some((c) => c.id === '2'),
+    (JSON.parse(await w.h.ok(['conv', 'list', '--json'])) as any[]).some((c) => c.id === id),
     'still in the conversation list',
   )
-  assert.match(await w.h.ok(['lane', 'list']), /\n2 +r1\/b +builder +i1 +stopped +done /)
-  assert.equal(await reap('r1-b-builder-i1'), {
+  assert.match(await w.h.ok(['lane', 'list']), new RegExp(`\n${id} +${w.run}/b +builder +i1 +stopped +done `))
+  assert.equal(await reap(`${w.run}-b-builder-i1`), {
     code: 0,
-    stdout: reapedLine('r1', 'b', 'builder', '2', undefined, 'r1/b'),
+    stdout: reapedLine(w.run, 'b', 'builder', id, undefined, `${w.run}/b`),
     stderr: `warning: ${dir} was already gone\n`,
   })
-  assert.is((await w.conv('2')).archived, true)
+  assert.is((await w.conv(id)).archived, true)
 })
 
 test("a reap never touches another lane's directory: col-a/b reaped with --keep, col/a-b given the same path works there, and reaping col-a/b again leaves that work alone", async () => {
@@ -263,6 +282,7 @@ test("a reap never touches another lane's directory: col-a/b reaped with --keep,
   writeFileSync(join(dir, 'work-of-b.txt'), 'the work of b\n')
   appendFileSync(join(dir, 'README.md'), 'edited by b\n')
   const before = { files: filesOf(dir), status: git(dir, 'status', '--porcelain'), head: git(dir, 'rev-parse', 'HEAD') }
+  const refs = svcRefs()
 
   assert.equal(await reap(a, '--park'), {
     code: 0,
@@ -275,7 +295,7 @@ test("a reap never touches another lane's directory: col-a/b reaped with --keep,
     "b's work is where it was",
   )
   assert.equal(parkedFiles('col-a-b-builder-i1'), [], 'nothing parked under col-a/b')
-  assert.is(svcRefs(), '')
+  assert.is(svcRefs(), refs, 'no ref made')
   assert.equal([(await w.conv(a)).archived, (await w.conv(b)).archived], [true, false])
   assert.is(
     JSON.parse(await w.h.ok(['lane', 'list', '--json'])).find((l: any) => l.id === a).git,

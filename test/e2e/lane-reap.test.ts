@@ -24,18 +24,33 @@ import { reapKit, reapedLine } from './reap-kit.js'
 // processes inside), each changing nothing. What a reap keeps (--park, --keep, commits, play directories) is in
 // lane-reap-park.
 
+/** The reap's stop limit (30 s in use) and the runner's grace before it kills its harness's group (5 s), shortened. */
+const REAP_STOP_MS = 2000
+const STOP_GRACE_MS = '300'
+
+// One home and kernel for the suite (its start is most of what a test here would cost), with the stop's limits
+// shortened for every test; each test has a run of its own. The kernel is restarted only where a fault is armed, by
+// the last test.
 let w: World
-test.before.each(async () => {
-  w = await new World('reap').begin()
+let runs = 0
+test.before(async () => {
+  w = await new World('reap', {
+    SERVICE_TEST_BUILD: '1',
+    SERVICE_TEST_REAP_STOP_MS: String(REAP_STOP_MS),
+    SERVICE_TEST_STOP_GRACE_MS: STOP_GRACE_MS,
+  }).begin()
 })
-test.after.each(async () => {
+test.before.each(() => {
+  w.run = `r${++runs}`
+})
+test.after(async () => {
   await w.stop()
 })
 
 const { reap, parkedFiles, capture, doneBuilder } = reapKit(() => w)
 
-/** Stop the kernel and have the next svc call start one with a test build's environment (a kernel inherits the
- * environment of the call that starts it). Returns the stopped kernel's file. */
+/** Stop the kernel and have the next svc call start one with a test build's environment and `env` (a kernel inherits
+ * the environment of the call that starts it). Returns the stopped kernel's file. */
 async function restartKernel(env: Record<string, string>) {
   const k = w.h.kernelFile()!
   await w.h.ok(['kernel', 'stop'])
@@ -43,10 +58,6 @@ async function restartKernel(env: Record<string, string>) {
   w.h.extraEnv = { ...w.h.extraEnv, SERVICE_TEST_BUILD: '1', ...env }
   return k
 }
-
-/** The reap's stop limit (30 s in use) and the runner's grace before it kills its harness's group (5 s), shortened. */
-const REAP_STOP_MS = 1000
-const STOP_GRACE_MS = '300'
 
 const groupOf = (pid: number) => procStat(pid)?.pgid
 
@@ -70,39 +81,43 @@ function freeze(pid: number, name: string) {
 }
 
 test('a live lane is stopped first, then reaped: directory removed and pruned, branch kept, conversation archived; brief and reports survive', async () => {
-  await w.start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('built b') + w.gate('never')])
-  await w.waited('r1-b-builder-i1')
-  const st = w.state('r1-b-builder-i1')
-  const dir = join(w.lanes, 'r1-b')
+  const id = await w.start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('built b') + w.gate('never')])
+  await w.waited(`${w.run}-b-builder-i1`)
+  const st = w.state(`${w.run}-b-builder-i1`)
+  const dir = join(w.lanes, `${w.run}-b`)
   const head = git(dir, 'rev-parse', 'HEAD')
-  const brief = readFileSync(join(w.convDir('r1-b-builder-i1'), 'lane-brief.md'), 'utf8')
-  assert.is((await w.conv('2')).activity, 'working')
+  const brief = readFileSync(join(w.convDir(`${w.run}-b-builder-i1`), 'lane-brief.md'), 'utf8')
+  assert.is((await w.conv(id)).activity, 'working')
 
-  assert.equal(await reap('r1-b-builder-i1'), {
+  assert.equal(await reap(`${w.run}-b-builder-i1`), {
     code: 0,
-    stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'),
+    stdout: reapedLine(w.run, 'b', 'builder', id, dir, `${w.run}/b`),
     stderr: '',
   })
   assert.equal(groupMembers(st.runner.pid), [], 'the lane was stopped: its process group is gone')
   assert.not.ok(alive(st.harness.pid))
   assert.not.ok(existsSync(dir))
   assert.not.ok(git(w.checkout, 'worktree', 'list', '--porcelain').includes(dir), 'the worktree is pruned')
-  assert.is(git(w.checkout, 'rev-parse', 'refs/heads/r1/b'), head, 'the branch is kept')
-  const conv = await w.conv('2')
+  assert.is(git(w.checkout, 'rev-parse', `refs/heads/${w.run}/b`), head, 'the branch is kept')
+  const conv = await w.conv(id)
   assert.equal([conv.archived, conv.activity], [true, 'stopped'])
   assert.not.ok(
-    (JSON.parse(await w.h.ok(['conv', 'list', '--json'])) as any[]).some((c) => c.id === '2'),
+    (JSON.parse(await w.h.ok(['conv', 'list', '--json'])) as any[]).some((c) => c.id === id),
     'archived: gone from the conversation list',
   )
-  assert.match(await w.h.ok(['lane', 'list']), /\n2 +r1\/b +builder +i1 +archived +done /)
-  assert.is(readFileSync(join(w.convDir('r1-b-builder-i1'), 'lane-brief.md'), 'utf8'), brief, 'the brief survives')
-  const again = await w.h.svc(['lane', 'wait', 'r1-b-builder-i1'])
+  assert.match(await w.h.ok(['lane', 'list']), new RegExp(`\n${id} +${w.run}/b +builder +i1 +archived +done `))
+  assert.is(
+    readFileSync(join(w.convDir(`${w.run}-b-builder-i1`), 'lane-brief.md'), 'utf8'),
+    brief,
+    'the brief survives',
+  )
+  const again = await w.h.svc(['lane', 'wait', `${w.run}-b-builder-i1`])
   assert.equal([again.code, again.stdout], [0, 'built b\n'], 'the report survives')
 
-  assert.equal(await reap('2'), {
+  assert.equal(await reap(id), {
     code: 1,
     stdout: '',
-    stderr: 'svc: refused: conv 2 (r1-b-builder-i1) is already reaped and archived\n',
+    stderr: `svc: refused: conv ${id} (${w.run}-b-builder-i1) is already reaped and archived\n`,
   })
   assert.equal(await reap(w.s.root), {
     code: 1,
@@ -112,8 +127,7 @@ test('a live lane is stopped first, then reaped: directory removed and pruned, b
 })
 
 test('a harness that ignores SIGTERM: the stop escalates to SIGKILL and the reap of the live lane completes within 30 s', async () => {
-  await restartKernel({ SERVICE_TEST_STOP_GRACE_MS: STOP_GRACE_MS })
-  await w.start([
+  const id = await w.start([
     '--key',
     'b',
     '--role',
@@ -122,34 +136,40 @@ test('a harness that ignores SIGTERM: the stop escalates to SIGKILL and the reap
     `trap '' TERM\n${w.mark('b')}\nwhile true; do sleep 0.1; done`,
   ])
   await w.reached('b')
-  const st = w.state('r1-b-builder-i1')
-  const dir = join(w.lanes, 'r1-b')
+  const st = w.state(`${w.run}-b-builder-i1`)
+  const dir = join(w.lanes, `${w.run}-b`)
   const t0 = Date.now()
-  assert.equal(await reap('r1-b-builder-i1'), {
+  assert.equal(await reap(`${w.run}-b-builder-i1`), {
     code: 0,
-    stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'),
+    stdout: reapedLine(w.run, 'b', 'builder', id, dir, `${w.run}/b`),
     stderr: '',
   })
   assert.ok(Date.now() - t0 < 30_000, `took ${Date.now() - t0} ms`)
   assert.not.ok(alive(st.harness.pid))
   assert.equal(groupMembers(st.runner.pid), [])
-  assert.is((await w.conv('2')).archived, true)
+  assert.is((await w.conv(id)).archived, true)
 })
 
 test('a harness that ignores SIGTERM in a session of its own is still ended by the stop: the reap completes and nothing of the lane runs on', async () => {
-  await restartKernel({ SERVICE_TEST_REAP_STOP_MS: String(REAP_STOP_MS), SERVICE_TEST_STOP_GRACE_MS: STOP_GRACE_MS })
   // The harness leaves the lane's process group (same pid, a session of its own) and ignores SIGTERM: the runner
   // adopted it, and its stop ends every process below it, whatever the group.
-  await w.start(['--key', 'b', '--role', 'builder', '--prompt', `trap '' TERM\n${w.mark('b')}\nexec setsid sleep 1000`])
+  const id = await w.start([
+    '--key',
+    'b',
+    '--role',
+    'builder',
+    '--prompt',
+    `trap '' TERM\n${w.mark('b')}\nexec setsid sleep 1000`,
+  ])
   await w.reached('b')
-  const harness = await w.harnessPid('r1-b-builder-i1')
+  const harness = await w.harnessPid(`${w.run}-b-builder-i1`)
   await until(() => readFileSync(`/proc/${harness}/cmdline`, 'utf8').startsWith('sleep'), 'the harness became sleep')
-  const st = w.state('r1-b-builder-i1')
+  const st = w.state(`${w.run}-b-builder-i1`)
   assert.is.not(groupOf(harness), st.runner.pid, "the harness left its runner's process group")
-  const dir = join(w.lanes, 'r1-b')
-  assert.equal(await reap('r1-b-builder-i1'), {
+  const dir = join(w.lanes, `${w.run}-b`)
+  assert.equal(await reap(`${w.run}-b-builder-i1`), {
     code: 0,
-    stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'),
+    stdout: reapedLine(w.run, 'b', 'builder', id, dir, `${w.run}/b`),
     stderr: '',
   })
   assert.not.ok(alive(harness), 'the harness is gone')
@@ -157,81 +177,84 @@ test('a harness that ignores SIGTERM in a session of its own is still ended by t
 })
 
 test("a harness still alive after the reap's stop limit (30 s in use) is refused and nothing changes; once it is gone the reap completes", async () => {
-  await restartKernel({ SERVICE_TEST_REAP_STOP_MS: String(REAP_STOP_MS), SERVICE_TEST_STOP_GRACE_MS: STOP_GRACE_MS })
-  await w.start(['--key', 'b', '--role', 'builder', '--prompt', `${w.mark('b')}\nexec sleep 1000`])
+  const id = await w.start(['--key', 'b', '--role', 'builder', '--prompt', `${w.mark('b')}\nexec sleep 1000`])
   await w.reached('b')
-  const harness = await w.harnessPid('r1-b-builder-i1')
+  const harness = await w.harnessPid(`${w.run}-b-builder-i1`)
   await until(() => readFileSync(`/proc/${harness}/cmdline`, 'utf8').startsWith('sleep'), 'the harness became sleep')
   // Frozen, it cannot be killed until it is thawed, as a process in uninterruptible sleep (on a hung mount).
   const frozen = freeze(harness, `svc-reap-${process.pid}`)
   await until(frozen.frozen, 'the harness frozen')
-  const dir = join(w.lanes, 'r1-b')
-  const before = await capture('r1-b-builder-i1', dir, 'r1/b')
+  const dir = join(w.lanes, `${w.run}-b`)
+  const before = await capture(`${w.run}-b-builder-i1`, dir, `${w.run}/b`)
   try {
     const t0 = Date.now()
-    assert.equal(await reap('r1-b-builder-i1'), {
+    assert.equal(await reap(`${w.run}-b-builder-i1`), {
       code: 1,
       stdout: '',
       stderr: `svc: refused: the harness is still alive after ${REAP_STOP_MS / 1000} s\n`,
     })
     assert.ok(Date.now() - t0 >= REAP_STOP_MS - 100, `waited ${Date.now() - t0} ms`)
     assert.ok(alive(harness))
-    assert.equal(await capture('r1-b-builder-i1', dir, 'r1/b'), before, 'a refused reap changes nothing')
+    assert.equal(await capture(`${w.run}-b-builder-i1`, dir, `${w.run}/b`), before, 'a refused reap changes nothing')
   } finally {
     process.kill(harness, 'SIGKILL')
     frozen.thaw()
   }
   await until(() => !alive(harness), 'the harness gone')
   frozen.remove()
-  assert.equal(await reap('r1-b-builder-i1'), {
+  assert.equal(await reap(`${w.run}-b-builder-i1`), {
     code: 0,
-    stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'),
+    stdout: reapedLine(w.run, 'b', 'builder', id, dir, `${w.run}/b`),
     stderr: '',
   })
 })
 
 test("a lane directory swapped for a symlink is refused, nothing changed: outside the lanes root, or another lane's directory", async () => {
-  await doneBuilder('b')
+  const id = await doneBuilder('b')
   await doneBuilder('c')
-  const dir = join(w.lanes, 'r1-b')
+  const dir = join(w.lanes, `${w.run}-b`)
   const elsewhere = join(w.h.home, 'elsewhere')
   mkdirSync(elsewhere)
-  renameSync(dir, join(elsewhere, 'r1-b'))
-  symlinkSync(join(elsewhere, 'r1-b'), dir)
-  const before = await capture('r1-b-builder-i1', dir, 'r1/b')
-  assert.equal(await reap('r1-b-builder-i1', '--park'), {
+  renameSync(dir, join(elsewhere, `${w.run}-b`))
+  symlinkSync(join(elsewhere, `${w.run}-b`), dir)
+  const before = await capture(`${w.run}-b-builder-i1`, dir, `${w.run}/b`)
+  assert.equal(await reap(`${w.run}-b-builder-i1`, '--park'), {
     code: 1,
     stdout: '',
-    stderr: `svc: refused: ${join(elsewhere, 'r1-b')} is outside the lanes root ${w.lanes}\n`,
+    stderr: `svc: refused: ${join(elsewhere, `${w.run}-b`)} is outside the lanes root ${w.lanes}\n`,
   })
-  assert.equal(await capture('r1-b-builder-i1', dir, 'r1/b'), before)
+  assert.equal(await capture(`${w.run}-b-builder-i1`, dir, `${w.run}/b`), before)
 
   unlinkSync(dir)
-  const other = join(w.lanes, 'r1-c')
+  const other = join(w.lanes, `${w.run}-c`)
   symlinkSync(other, dir)
-  const otherBefore = await capture('r1-c-builder-i1', other, 'r1/c')
-  assert.equal(await reap('r1-b-builder-i1'), {
+  const otherBefore = await capture(`${w.run}-c-builder-i1`, other, `${w.run}/c`)
+  assert.equal(await reap(`${w.run}-b-builder-i1`), {
     code: 1,
     stdout: '',
     stderr: `svc: refused: ${dir} resolves to ${other}, which is not this lane's directory\n`,
   })
-  assert.equal(await capture('r1-c-builder-i1', other, 'r1/c'), otherBefore, "the other lane's directory is untouched")
-  assert.is((await w.conv('2')).archived, false)
+  assert.equal(
+    await capture(`${w.run}-c-builder-i1`, other, `${w.run}/c`),
+    otherBefore,
+    "the other lane's directory is untouched",
+  )
+  assert.is((await w.conv(id)).archived, false)
 
   unlinkSync(dir)
-  renameSync(join(elsewhere, 'r1-b'), dir)
-  assert.equal(await reap('r1-b-builder-i1'), {
+  renameSync(join(elsewhere, `${w.run}-b`), dir)
+  assert.equal(await reap(`${w.run}-b-builder-i1`), {
     code: 0,
-    stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'),
+    stdout: reapedLine(w.run, 'b', 'builder', id, dir, `${w.run}/b`),
     stderr: '',
   })
 })
 
 test('processes with their working directory inside are refused, each PID and command line listed; a live lane is not even stopped', async () => {
-  await w.start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('built b') + w.gate('never')])
-  await w.waited('r1-b-builder-i1')
-  const dir = join(w.lanes, 'r1-b')
-  const harness = await w.harnessPid('r1-b-builder-i1')
+  const id = await w.start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('built b') + w.gate('never')])
+  await w.waited(`${w.run}-b-builder-i1`)
+  const dir = join(w.lanes, `${w.run}-b`)
+  const harness = await w.harnessPid(`${w.run}-b-builder-i1`)
   const strays: ChildProcess[] = []
   const stray = (cwd: string, secs: string) => {
     const c = spawn('sleep', [secs], { cwd, detached: true, stdio: 'ignore' })
@@ -241,60 +264,60 @@ test('processes with their working directory inside are refused, each PID and co
   try {
     const p1 = stray(dir, '300')
     await until(() => alive(p1), 'the stray process')
-    const before = await capture('r1-b-builder-i1', dir, 'r1/b')
-    assert.equal(await reap('r1-b-builder-i1'), {
+    const before = await capture(`${w.run}-b-builder-i1`, dir, `${w.run}/b`)
+    assert.equal(await reap(`${w.run}-b-builder-i1`), {
       code: 1,
       stdout: '',
       stderr: `svc: refused: a process has its working directory inside ${dir}: ${p1} (sleep 300)\n`,
     })
     assert.ok(alive(harness), 'the live lane was not stopped for a reap that had to be refused')
-    assert.is((await w.conv('2')).activity, 'working')
+    assert.is((await w.conv(id)).activity, 'working')
     assert.ok(alive(p1), 'a reap never kills a process')
-    assert.equal(await capture('r1-b-builder-i1', dir, 'r1/b'), before)
+    assert.equal(await capture(`${w.run}-b-builder-i1`, dir, `${w.run}/b`), before)
 
     const p2 = stray(join(dir, 'src'), '301')
     await until(() => alive(p2), 'the second stray process')
     const [a, b] = [p1, p2].sort((x, y) => x - y)
     const cmd = (p: number) => (p === p1 ? 'sleep 300' : 'sleep 301')
-    assert.equal(await reap('r1-b-builder-i1', '--park'), {
+    assert.equal(await reap(`${w.run}-b-builder-i1`, '--park'), {
       code: 1,
       stdout: '',
       stderr:
         `svc: refused: 2 processes have their working directory inside ${dir}: ${a} (${cmd(a)}), ${b} (` +
         `${cmd(b)})\n`,
     })
-    assert.equal(await capture('r1-b-builder-i1', dir, 'r1/b'), before)
+    assert.equal(await capture(`${w.run}-b-builder-i1`, dir, `${w.run}/b`), before)
   } finally {
     for (const c of strays) c.kill('SIGKILL')
   }
   await until(() => strays.every((c) => !alive(c.pid!)), 'the strays gone')
-  assert.equal(await reap('r1-b-builder-i1'), {
+  assert.equal(await reap(`${w.run}-b-builder-i1`), {
     code: 0,
-    stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'),
+    stdout: reapedLine(w.run, 'b', 'builder', id, dir, `${w.run}/b`),
     stderr: '',
   })
 })
 
 test('a builder directory that is no longer a git worktree is refused before the lane is stopped, and nothing changes', async () => {
-  await w.start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('built b') + w.gate('never')])
-  await w.waited('r1-b-builder-i1')
-  const dir = join(w.lanes, 'r1-b')
-  const harness = await w.harnessPid('r1-b-builder-i1')
+  const id = await w.start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('built b') + w.gate('never')])
+  await w.waited(`${w.run}-b-builder-i1`)
+  const dir = join(w.lanes, `${w.run}-b`)
+  const harness = await w.harnessPid(`${w.run}-b-builder-i1`)
   renameSync(join(dir, '.git'), join(dir, 'was.git'))
   const files = filesOf(dir)
   const worktrees = git(w.checkout, 'worktree', 'list', '--porcelain')
-  assert.equal(await reap('r1-b-builder-i1', '--park'), {
+  assert.equal(await reap(`${w.run}-b-builder-i1`, '--park'), {
     code: 1,
     stdout: '',
     stderr: `svc: refused: ${dir} is no longer a git worktree; look at it, then remove it yourself\n`,
   })
   assert.ok(alive(harness), 'the live lane was not stopped for a reap that had to be refused')
   assert.equal([filesOf(dir), git(w.checkout, 'worktree', 'list', '--porcelain')], [files, worktrees])
-  assert.equal([(await w.conv('2')).archived, parkedFiles('r1-b-builder-i1')], [false, []])
+  assert.equal([(await w.conv(id)).archived, parkedFiles(`${w.run}-b-builder-i1`)], [false, []])
   renameSync(join(dir, 'was.git'), join(dir, '.git'))
-  assert.equal(await reap('r1-b-builder-i1'), {
+  assert.equal(await reap(`${w.run}-b-builder-i1`), {
     code: 0,
-    stdout: reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b'),
+    stdout: reapedLine(w.run, 'b', 'builder', id, dir, `${w.run}/b`),
     stderr: '',
   })
 })
@@ -302,8 +325,8 @@ test('a builder directory that is no longer a git worktree is refused before the
 test("a directory removed and made again by hand at a lane's path (worktree or play) is refused by the reap on one line; nothing touched, nothing archived", async () => {
   const b = await w.start(['--key', 'b', '--role', 'builder', '--harness', 'none', '--prompt', 'x', '--no-wait'])
   const p = await w.start(['--key', 'p', '--role', 'play', '--harness', 'none', '--prompt', 'x', '--no-wait'])
-  const bdir = join(w.lanes, 'r1-b')
-  const pdir = join(w.lanes, 'r1-p-play-i1')
+  const bdir = join(w.lanes, `${w.run}-b`)
+  const pdir = join(w.lanes, `${w.run}-p-play-i1`)
   git(w.checkout, 'worktree', 'remove', '--force', bdir)
   git(w.checkout, 'worktree', 'add', '--detach', bdir, 'HEAD')
   writeFileSync(join(bdir, 'mine.txt'), 'made by hand\n')
@@ -329,22 +352,22 @@ test("a directory removed and made again by hand at a lane's path (worktree or p
 })
 
 test('archiving fails: the reap still succeeds and says how to archive from the Command Deck', async () => {
-  await doneBuilder('b')
-  const dir = join(w.lanes, 'r1-b')
+  const id = await doneBuilder('b')
+  const dir = join(w.lanes, `${w.run}-b`)
   const k = await restartKernel({ SERVICE_FAULT_ARCHIVE: '1' })
-  const r = await reap('r1-b-builder-i1')
+  const r = await reap(`${w.run}-b-builder-i1`)
   assert.ok(w.h.kernelFile()!.pid !== k.pid)
   assert.equal(r, {
     code: 0,
     stdout:
-      reapedLine('r1', 'b', 'builder', '2', dir, 'r1/b') +
-      'reaped, but archiving failed: injected archive failure; archive conv 2 from the Command Deck\n',
+      reapedLine(w.run, 'b', 'builder', id, dir, `${w.run}/b`) +
+      `reaped, but archiving failed: injected archive failure; archive conv ${id} from the Command Deck\n`,
     stderr: '',
   })
   assert.not.ok(existsSync(dir))
-  assert.is((await w.conv('2')).archived, false)
-  assert.is((await w.h.svc(['conv', 'archive', '2'])).code, 0)
-  assert.is((await w.conv('2')).archived, true)
+  assert.is((await w.conv(id)).archived, false)
+  assert.is((await w.h.svc(['conv', 'archive', id])).code, 0)
+  assert.is((await w.conv(id)).archived, true)
 })
 
 test.run()

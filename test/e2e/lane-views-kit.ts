@@ -14,6 +14,8 @@ import type { PortInput } from '../../kernel/port/port.js'
 export class World {
   readonly h: TestHome
   s!: Setup
+  /** The run of the lanes a test starts: a suite that shares one world among its tests gives each a run of its own. */
+  run = 'r1'
   private readonly gates: Gates
 
   constructor(label: string, env: Record<string, string> = {}) {
@@ -40,18 +42,18 @@ export class World {
 
   /** `svc lane start --run <run> <args>` from the root conversation (or `as`), asked over the kernel's port: these
    * suites test what lanes do, not the start's CLI (the lane-start suites do); returns the conv id. */
-  async start(args: string[], run = 'r1', as = this.s.root): Promise<string> {
+  async start(args: string[], run = this.run, as = this.s.root): Promise<string> {
     const r = await (
       await this.h.port()
     ).laneStart({ ...startRequest(args), run, conversation: as, cwd: this.h.home } as PortInput<'laneStart'>)
     return r.lane.id
   }
 
-  /** A builder lane with no harness in run r1 under the root conversation, its worktree at the branch's head: what
+  /** A builder lane with no harness in the world's run under the root conversation, its worktree at the branch's head: what
    * the park suites fill with work to reap. Its name and worktree. */
   async idleLane(key: string): Promise<{ name: string; dir: string }> {
     const started = await kernelApi(this.h).post('/api/lanes', {
-      run: 'r1',
+      run: this.run,
       key,
       role: 'builder',
       harness: 'none',
@@ -60,7 +62,7 @@ export class World {
       conversation: this.s.root,
     })
     if (started.status !== 201) throw new Error(`lane ${key} did not start: ${JSON.stringify(started.body)}`)
-    return { name: `r1-${key}-builder-i1`, dir: join(this.lanes, `r1-${key}`) }
+    return { name: `${this.run}-${key}-builder-i1`, dir: join(this.lanes, `${this.run}-${key}`) }
   }
 
   /** `svc lane wait <lane>` asked over the kernel's port: the lane's first report; an end with none fails. */
@@ -73,22 +75,22 @@ export class World {
     }
   }
 
-  /** A shell line that blocks until `open(n)`. */
+  /** A shell line that blocks until `open(n)` (of the same run: the gates and marks of one run are its own). */
   gate(n: string) {
-    return this.gates.line(n)
+    return this.gates.line(`${this.run}-${n}`)
   }
 
   open(n: string) {
-    this.gates.open(n)
+    this.gates.open(`${this.run}-${n}`)
   }
 
   /** A shell line that marks a point reached; `reached(n)` waits for it. */
   mark(n: string) {
-    return `touch ${this.h.home}/at-${n}`
+    return `touch ${this.h.home}/at-${this.run}-${n}`
   }
 
   reached(n: string) {
-    return until(() => existsSync(join(this.h.home, `at-${n}`)), `point ${n}`)
+    return until(() => existsSync(join(this.h.home, `at-${this.run}-${n}`)), `point ${n}`)
   }
 
   convDir(name: string) {

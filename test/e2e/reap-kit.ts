@@ -35,10 +35,10 @@ export function reapKit(world: () => World) {
   async function doneBuilder(key: string, after = ''): Promise<string> {
     const w = world()
     const id = await w.start(['--key', key, '--role', 'builder', '--prompt', buildAndReport(`built ${key}`) + after])
-    const report = await w.waited(`r1-${key}-builder-i1`)
+    const report = await w.waited(`${w.run}-${key}-builder-i1`)
     if (report.status !== 'done')
-      throw new Error(`r1-${key}-builder-i1 reported ${report.status}, not done: ${report.body}`)
-    await stopped(`r1-${key}-builder-i1`)
+      throw new Error(`${w.run}-${key}-builder-i1 reported ${report.status}, not done: ${report.body}`)
+    await stopped(`${w.run}-${key}-builder-i1`)
     return id
   }
 
