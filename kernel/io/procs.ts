@@ -1,5 +1,5 @@
-import { readFileSync, readdirSync, existsSync, realpathSync } from 'node:fs'
-import { readdir, readFile, readlink } from 'node:fs/promises'
+import { readFileSync, readdirSync, readlinkSync, existsSync, realpathSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { runProcessSync } from './process.js'
 
 const hasProc = existsSync('/proc/self/stat')
@@ -102,15 +102,16 @@ export function signalProcess(pid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
-/** Is any process of this group still there (zombies aside)? */
+/** Is any process of this group still there (zombies aside)? A group no process has (signal 0 finds none) is
+ * answered without reading /proc; only one that has some is scanned, for members that are more than zombies. */
 export function groupAlive(pgid: number): boolean {
-  if (hasProc) return groupMembers(pgid).length > 0
   try {
     process.kill(-pgid, 0)
-    return true
-  } catch {
-    return false
+  } catch (e) {
+    // EPERM: there are members, of another user; read /proc to tell whether any is more than a zombie.
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false
   }
+  return hasProc ? groupMembers(pgid).length > 0 : true
 }
 
 /** Whether the process group a process led is still its own, with a member left: the process runs (its pid and start
@@ -154,21 +155,36 @@ function openFile(link: string): string | undefined {
   return link
 }
 
-/** The files a process holds open, from /proc/<pid>/fd; none when they cannot be read (another user's process). */
-async function openFiles(pid: string): Promise<string[]> {
+/** The files a process holds open that `wanted` takes, from /proc/<pid>/fd; none when they cannot be read (another
+ * user's process). */
+function openFiles(pid: string, wanted: (path: string) => boolean): string[] {
   let fds: string[]
   try {
-    fds = await readdir(`/proc/${pid}/fd`)
+    fds = readdirSync(`/proc/${pid}/fd`)
   } catch {
     return []
   }
-  const links = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')))
-  return [...new Set(links.map(openFile).filter((f): f is string => f !== undefined))]
+  const files = new Set<string>()
+  for (const fd of fds) {
+    let link: string
+    try {
+      link = readlinkSync(`/proc/${pid}/fd/${fd}`)
+    } catch {
+      continue
+    }
+    const file = wanted(link) ? openFile(link) : undefined
+    if (file !== undefined) files.add(file)
+  }
+  return [...files]
 }
 
+/** How many processes a scan of /proc reads before it lets the kernel's other answers run. */
+const SCAN_TURN = 16
+
 /** Processes whose working directory is `dir` or lies inside it, or which hold a file inside it open:
- * /proc/<pid>/cwd and /proc/<pid>/fd on Linux, lsof elsewhere. The /proc reads go through the thread pool, every
- * process at once: a scan of a busy machine's thousands of links never holds up the kernel's other answers. */
+ * /proc/<pid>/cwd and /proc/<pid>/fd on Linux, lsof elsewhere. The /proc reads are plain reads (a read through the
+ * thread pool costs several times more processor time), a few processes at a time: a scan of a busy machine's
+ * thousands of links never holds up the kernel's other answers for long. */
 export async function processesInside(given: string): Promise<ProcessInfo[]> {
   // Compare real paths: a process's cwd and its open files are always reported resolved.
   let dir = given.replace(/\/+$/, '') || '/'
@@ -177,18 +193,18 @@ export async function processesInside(given: string): Promise<ProcessInfo[]> {
   } catch {}
   const inside = (path: string) => path === dir || path.startsWith(dir === '/' ? dir : dir + '/')
   if (hasProc) {
-    const one = async (p: string): Promise<ProcessInfo | undefined> => {
+    const one = (p: string): ProcessInfo | undefined => {
       let cwd: string
       try {
-        cwd = await readlink(`/proc/${p}/cwd`)
+        cwd = readlinkSync(`/proc/${p}/cwd`)
       } catch {
         return undefined
       }
-      const files = (await openFiles(p)).filter(inside)
+      const files = openFiles(p, inside)
       if (!inside(cwd) && !files.length) return undefined
       let command = ''
       try {
-        command = (await readFile(`/proc/${p}/cmdline`, 'utf8')).split('\0').filter(Boolean).join(' ')
+        command = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ')
       } catch {}
       // Gone since its directory was read (a filter git ran, say): it uses nothing, and without its parent and
       // group it could not be told from a process of the lane's.
@@ -196,8 +212,14 @@ export async function processesInside(given: string): Promise<ProcessInfo[]> {
       if (!st) return undefined
       return { pid: Number(p), cwd, command, cwdInside: inside(cwd), files, ppid: st.ppid, pgid: st.pgid }
     }
-    const pids = (await readdir('/proc')).filter((p) => /^\d+$/.test(p))
-    return (await Promise.all(pids.map(one))).filter((p): p is ProcessInfo => p !== undefined)
+    const pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p))
+    const found: ProcessInfo[] = []
+    for (let i = 0; i < pids.length; i++) {
+      if (i && i % SCAN_TURN === 0) await new Promise((r) => setImmediate(r))
+      const info = one(pids[i])
+      if (info) found.push(info)
+    }
+    return found
   }
   const found: ProcessInfo[] = []
   // lsof exits 1 when some process could not be read; what it printed still holds.

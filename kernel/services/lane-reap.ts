@@ -139,11 +139,20 @@ function indexLockOf(ctx: KernelContext, dir: string): { indexLock?: string } {
   return ctx.io.files.exists(path) ? { indexLock: path } : {}
 }
 
+/** What step 1 stops: a live lane, or a runner still there. */
+const toStop = (ctx: KernelContext, rec: ConversationRecord) =>
+  isLive(ctx.view(rec).activity) || ctx.runners.runnerAlive(rec.name)
+
+/** Step 1 has nothing to do (nothing to stop, no harness to wait for): the facts read now are those after it, so
+ * the reap reads them once. */
+const nothingToStop = (ctx: KernelContext, rec: ConversationRecord) =>
+  !toStop(ctx, rec) && !ctx.runners.harnessAlive(rec.name)
+
 /** Step 1: stop a live lane through the conversation stop mechanism, and give its harness up to 30 s to be gone. */
 async function stopLane(ctx: KernelContext, rec: ConversationRecord): Promise<void> {
   const limitMs = reapStopMs(ctx)
   const deadline = ctx.io.clock.now() + limitMs
-  if (isLive(ctx.view(rec).activity) || ctx.runners.runnerAlive(rec.name)) {
+  if (toStop(ctx, rec)) {
     try {
       await stopConversation(ctx, rec, limitMs)
     } catch {
@@ -266,7 +275,9 @@ export async function reapDirectory<V>(
   return whileReaping(ctx, rec, () =>
     reaps.run(rec.name, async () => {
       // A lane on a host: nothing here is its directory; its host reaps it once its bytes are held here.
-      const done = rec.lane?.host ? await reapRemote(ctx, rec, input) : await carryOut(ctx, cache, rec, input, false)
+      const done = rec.lane?.host
+        ? await reapRemote(ctx, rec, input)
+        : await carryOut(ctx, cache, rec, input, nothingToStop(ctx, rec))
       ctx.emit({ name: rec.name, what: 'record' })
       return { view: await view(), ...done }
     }),
