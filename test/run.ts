@@ -6,8 +6,8 @@ import { withoutExtraCertificates } from '../fixtures/service-home.js'
 import { suiteOutcome, failureRecap } from './helpers/suite-outcome.js'
 
 /** Runs every uvu suite file under dist/test, each in its own process so that one crash cannot hide the others'
- * counts (a pure group, which starts nothing, runs all its files in one process: a Node start costs more than most
- * of its files), several side by side (most suites wait on the processes they drive), prints each file's report whole
+ * counts (a pure group, which starts nothing, and the browser group, whose files share one browser, each run all
+ * their files in one process: a Node start costs more than most of their files), several side by side (most suites wait on the processes they drive), prints each file's report whole
  * when it ends, then the time of each group, then the one line CI reads: `N passed, N failed`.
  * `node dist/test/run.js [group ...]`; SERVICE_TEST_JOBS sets how many files run at once. */
 const ALL_GROUPS = ['lint', 'domain', 'io', 'handlers', 'cli', 'e2e', 'reliability', 'browser']
@@ -44,8 +44,10 @@ const ARTIFACTS = process.env.SERVICE_TEST_ARTIFACTS_DIR || join(ROOT, 'test-art
 const groups = (process.argv.length > 2 ? process.argv.slice(2) : ALL_GROUPS).filter(
   (g) => g === 'lint' || existsSync(join(SUITES, g)),
 )
-/** Groups whose files start no process, server or kernel: each runs as one uvu process. */
-const PURE = new Set(['domain', 'handlers'])
+/** Groups that run as one uvu process: those whose files start no process, server or kernel, and the browser's,
+ * whose files share one browser (test/helpers/deck-browser.ts; each suite in a context and a home of its own): a
+ * Node start, the browser driver's load and a browser's launch cost more than most of their files. */
+const ONE_PROCESS = new Set(['domain', 'handlers', 'browser'])
 const JOBS = Math.max(1, Number(process.env.SERVICE_TEST_JOBS) || 4)
 /** A suite file still running after this long is stopped and counted as failed, so that a hang cannot stall CI. */
 const FILE_LIMIT_MS = 10 * 60 * 1000
@@ -62,7 +64,7 @@ const CPU_METER = join(ROOT, 'dist', 'test', 'helpers', 'cpu-meter.js')
 
 interface SuiteFile {
   group: string
-  /** A file's name, or every file of a pure group. */
+  /** A file's name, or every file of a group run as one process. */
   file: string
 }
 const WHOLE_GROUP = 'all files'
@@ -80,7 +82,7 @@ interface Outcome {
 const files: SuiteFile[] = groups.flatMap((group) =>
   group === 'lint'
     ? Object.keys(CHECKS).map((file) => ({ group, file }))
-    : PURE.has(group)
+    : ONE_PROCESS.has(group)
       ? [{ group, file: WHOLE_GROUP }]
       : readdirSync(join(SUITES, group))
           .filter((f) => f.endsWith('.test.js'))

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { CHROMIUM_ARGS, chromiumExecutable, screenshotOf } from './chromium.js'
 import { ROOT, TestHome } from './home.js'
 import { setupProject, type Setup } from './project.js'
@@ -18,28 +18,69 @@ export interface DeckWorld {
   g: ReturnType<typeof gates>
   browser: BrowserContext
   page: Page
+  /** Gives back this world's hold on the shared browser (set once it holds one). */
+  release?: () => void
+}
+
+/** One browser for every deck suite of a process (the browser group runs its files in one process): a launch and
+ * the driver behind it cost more processor time than most of these tests. Each world has a context of its own
+ * (cookies, storage, init scripts), so the suites stay as independent as separate browsers; the browser closes a
+ * moment after the last world closes, unless another world opens meanwhile, and is launched again if it died. */
+const LINGER_MS = 200
+let shared: { browser: Promise<Browser>; holders: number; closing?: NodeJS.Timeout } | undefined
+
+async function holdBrowser(): Promise<{ browser: Browser; release: () => void }> {
+  if (shared) clearTimeout(shared.closing)
+  const alive = shared && (await shared.browser.then((b) => b.isConnected()).catch(() => false))
+  if (!shared || !alive)
+    shared = {
+      holders: 0,
+      browser: chromiumExecutable().then((executablePath) =>
+        chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS }),
+      ),
+    }
+  const held = shared
+  held.holders++
+  let released = false
+  const release = () => {
+    if (released) return
+    released = true
+    if (--held.holders > 0 || shared !== held) return
+    held.closing = setTimeout(() => {
+      if (shared === held) shared = undefined
+      void held.browser.then((b) => b.close()).catch(() => {})
+    }, LINGER_MS)
+  }
+  try {
+    return { browser: await held.browser, release }
+  } catch (e) {
+    if (shared === held) shared = undefined
+    release()
+    throw e
+  }
 }
 
 /** `env`: more for the test home's kernel and programs (a test's timings). */
 export async function openDeckWorld(w: DeckWorld, name: string, env: Record<string, string> = {}): Promise<void> {
+  const { browser, release } = await holdBrowser()
+  w.release = release
   w.h = new TestHome(name)
   w.h.extraEnv = { PATH: `${join(ROOT, 'fixtures', 'bin')}:${process.env.PATH}`, FAKE_NODE: process.execPath, ...env }
   w.s = await setupProject(w.h)
   w.api = kernelApi(w.h)
   w.g = gates(w.h)
   mkdirSync(SHOTS, { recursive: true })
-  w.browser = await chromium.launchPersistentContext(join(w.h.dir, 'chromium-profile'), {
-    executablePath: await chromiumExecutable(),
-    headless: true,
-    args: CHROMIUM_ARGS,
-    viewport: { width: 1400, height: 900 },
-  })
-  w.page = w.browser.pages()[0] ?? (await w.browser.newPage())
+  w.browser = await browser.newContext({ viewport: { width: 1400, height: 900 } })
+  w.page = await w.browser.newPage()
 }
 
 export async function closeDeckWorld(w: DeckWorld): Promise<void> {
-  await w.browser?.close()
-  await w.h.stop()
+  try {
+    await w.browser?.close()
+  } finally {
+    w.release?.()
+    await w.h?.stop()
+  }
 }
 
 /** Launch a lane of run r1 from the project's root conversation. */
