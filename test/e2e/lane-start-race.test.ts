@@ -2,11 +2,14 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { SvcError } from '../../kernel/domain/errors.js'
 import { LaneWorld, parseLine, startLine, type Snapshot } from './lane-start-kit.js'
+import { caseCount } from '../helpers/cases.js'
 
 // SPEC.md 4.1 start, launch rule 3 under load: concurrent launches of one run, key and role give exactly one lane,
 // one directory and (for a builder) one branch; every other launch is refused with exit 1 and leaves nothing.
 
-const ROUNDS = 20
+/** Rounds of the race: each role in turn, the first round of each role with lanes that stay starting and the second
+ * with real shell processes, then again (8 in every run, every role meeting both; 20 in the nightly run). */
+const ROUNDS = caseCount('LANE_RACE_ROUNDS', { quick: 8, full: 20 })
 const RACERS = 10
 /** How many of the racers are `svc lane start` processes; the others ask the kernel's port over HTTP at the same
  * moment. The race is the kernel's (every launch reaches it as one request either way, and requests from one
@@ -31,8 +34,9 @@ test(`${RACERS} concurrent starts of one run, key and role, ${ROUNDS} rounds: on
   for (let round = 0; round < ROUNDS; round++) {
     const role = ROLES[round % ROLES.length]
     const key = `k${round}`
-    // Most rounds race lanes that stay starting; every fifth races real shell processes.
-    const harness = round % 5 === 4 ? (['shell', 'sleep 30'] as const) : (['none', 'x'] as const)
+    // Every other group of four rounds races real shell processes; the others race lanes that stay starting.
+    const harness =
+      Math.floor(round / ROLES.length) % 2 === 1 ? (['shell', 'sleep 30'] as const) : (['none', 'x'] as const)
     const args = [
       '--run',
       'race',
