@@ -2,17 +2,20 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { gitIn } from '../../cli/demo/sample-project.js'
 import { execBrief } from '../../fixtures/model-script.js'
-import { setupProject } from '../helpers/project.js'
+import { setupProject, type Setup } from '../helpers/project.js'
 import { realHarnessHome, type RealHome } from '../helpers/real-harness.js'
 
 /** Codex lanes do their whole job from inside Codex's own sandbox: the real codex (node_modules) runs the stand-in
- * model's commands with its shell tool, so a builder really commits, pushes and reports, a critic files its verdict
- * on that commit, an orchestrator launches a lane and waits for it, and a worker on an issue files its report. */
+ * model's commands with its shell tool, so a builder really commits, pushes and reports through a login shell, a
+ * critic files its verdict on that commit, and a worker on an issue files its report. (An orchestrator that launches
+ * a lane from codex's sandbox and waits for it is the codex gauntlet's.) The tests share one home and project: their
+ * lanes have runs and branches of their own, and none stops, kills or arms the kernel. */
 
 const MODEL = 'gpt-5-codex'
-let r: RealHome
-test.after.each(async () => {
-  await r?.stop()
+let shared: Promise<{ r: RealHome; s: Setup }> | undefined
+const home = () => (shared ??= realHarnessHome('codex-lanes').then(async (r) => ({ r, s: await setupProject(r.h) })))
+test.after(async () => {
+  await (await shared)?.r.stop()
 })
 
 const start = (key: string, role: string, brief: string, ...more: string[]) => [
@@ -33,9 +36,8 @@ const start = (key: string, role: string, brief: string, ...more: string[]) => [
 ]
 
 test('codex builder commits, pushes and reports from its sandbox; a codex critic files a verdict on that commit', async () => {
-  r = await realHarnessHome('codex-lanes')
+  const { r, s } = await home()
   const { h } = r
-  const s = await setupProject(h)
   const started = await h.svc(
     start(
       'b',
@@ -76,28 +78,9 @@ test('codex builder commits, pushes and reports from its sandbox; a codex critic
   assert.match(list, /r1\/b +critic +i1 .*IMPRESSED/)
 })
 
-test('codex orchestrator launches a lane from its sandbox and waits for its report', async () => {
-  r = await realHarnessHome('codex-orch')
-  const { h } = r
-  const s = await setupProject(h)
-  const brief = execBrief(
-    "svc lane start --key sub --role builder --harness shell --prompt 'svc lane report --allow-unpushed --stdin " +
-      "<<EOF\nsub done\nEOF' >/dev/null && svc lane wait --run r1 --timeout 20 | grep -q 'sub done' && echo 'run " +
-      "over' | svc lane report --stdin",
-  )
-  const started = await h.svc(start('o', 'orchestrator', brief), { env: s.env })
-  assert.is(started.code, 0, started.stderr)
-  const waited = await h.svc(['lane', 'wait', 'conv-r1-o-orchestrator-i1', '--timeout', '25'], { env: s.env })
-  assert.is(waited.code, 0, waited.stderr)
-  assert.match(waited.stdout, 'run over')
-  const list = await h.ok(['lane', 'list', '--run', 'r1'])
-  assert.match(list, /r1\/sub +builder +i1/)
-})
-
 test('a codex worker on a local issue commits, pushes and files its worker report from its sandbox; a wait on the issue gets it', async () => {
-  r = await realHarnessHome('codex-worker')
+  const { r, s } = await home()
   const { h } = r
-  const s = await setupProject(h)
   const ref = (await h.ok(['issue', 'new', '--project', s.project.key, '--title', 'Fix the login']))
     .trim()
     .split('\n')
