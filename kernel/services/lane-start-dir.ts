@@ -18,7 +18,9 @@ import { DEFAULT_REMOTE_LANES_ROOT, type HostEntry } from '../domain/hosts.js'
 import { sharedWorktreeReapedBy } from '../domain/host-reap.js'
 import { readRemoteWorktree, remoteReuseScript, remoteWorktreeScript } from '../domain/placement.js'
 import { onHost } from './hosts.js'
-import { beingReaped } from './reaping-dirs.js'
+import { beingReaped, holdForReuse } from './reaping-dirs.js'
+import { awaitStart } from './await-start.js'
+import { START_WAIT_LIMIT_MS } from '../domain/limits.js'
 
 /** The directory of a lane or worker start: a new one made under an intent, or the one a `--reuse` continues in. */
 
@@ -76,8 +78,32 @@ export interface Made {
   made?: LaneFacts['made']
 }
 
-/** `--reuse`: the directory of the earlier lane (or worker), if it is still the one it was launched in. */
-export function reusedDirectory(ctx: KernelContext, reuse: { rec: ConversationRecord }, dir: string): Made {
+/** `--reuse`: the new conversation (`create`) in the directory of the earlier lane (or worker), if it is still the
+ * one it was launched in and not being reaped. From that check until the new harness runs there (or failed to
+ * start), the directory is held: a reap that begins meanwhile waits, and never removes it under the start. */
+export async function inReusedDirectory(
+  ctx: KernelContext,
+  reuse: { rec: ConversationRecord },
+  dir: string,
+  create: (made: Made) => Promise<ConversationRecord>,
+): Promise<ConversationRecord> {
+  const made = reusedDirectory(ctx, reuse, dir)
+  const release = holdForReuse(ctx, reuse.rec.cwd)
+  let rec: ConversationRecord
+  try {
+    rec = await create(made)
+  } catch (e) {
+    release()
+    throw e
+  }
+  // A conversation no process drives never leaves `starting`, and puts nothing in the directory.
+  if (rec.harness === 'none') release()
+  else void awaitStart(ctx, rec, START_WAIT_LIMIT_MS).finally(release)
+  return rec
+}
+
+/** The directory of the earlier lane (or worker), if it is still the one it was launched in. */
+function reusedDirectory(ctx: KernelContext, reuse: { rec: ConversationRecord }, dir: string): Made {
   const lane = workDirOf(reuse.rec)!
   decided(
     reusableDirectory(dir, reuse.rec.id, {

@@ -13,7 +13,7 @@ import { awaitStart } from './await-start.js'
 import { decided } from './decided.js'
 import type { KernelContext } from './context.js'
 import { createConversation, stopConversation } from './conversations.js'
-import { inNewDirectory, onHostDirectory, reusedDirectory, reusedOnHost, type Made } from './lane-start-dir.js'
+import { inNewDirectory, inReusedDirectory, onHostDirectory, reusedOnHost, type Made } from './lane-start-dir.js'
 import { readHosts } from './hosts.js'
 import { hostEntry } from '../domain/hosts.js'
 import { placeLane, placeReuse } from '../domain/placement.js'
@@ -117,7 +117,7 @@ export async function laneStart(ctx: KernelContext, input: PortInput<'laneStart'
           earlier.cwd,
         )
       const dir = join(project.lanesRoot, plan.dirName)
-      return lane(reusedDirectory(ctx, plan.reuse, dir), dir)
+      return inReusedDirectory(ctx, plan.reuse, dir, (made) => lane(made, dir))
     }
     if (host) return onHostDirectory(ctx, { host, entry: hostEntry(hosts, host)!, project, plan, fetched }, lane)
     const dir = join(project.lanesRoot, plan.dirName)

@@ -21,7 +21,7 @@ import { decided } from './decided.js'
 import { hasDoneReport } from '../domain/lane.js'
 import { createConversation, stopConversation } from './conversations.js'
 import { issueShow } from './issues.js'
-import { inNewDirectory, reusedDirectory, type Made } from './lane-start-dir.js'
+import { inNewDirectory, inReusedDirectory, type Made } from './lane-start-dir.js'
 import { readBrief, replaceStopMs } from './lane-start.js'
 import { baseOf, resolveProject } from './project.js'
 import { START_WAIT_LIMIT_MS } from '../domain/limits.js'
@@ -87,7 +87,7 @@ export async function workerRun(ctx: KernelContext, input: PortInput<'workerRun'
         project: project.key,
         made,
       })
-    if (p.reuse) return create(reusedDirectory(ctx, { rec: ctx.store.get(p.reuse.id)! }, dir))
+    if (p.reuse) return inReusedDirectory(ctx, { rec: ctx.store.get(p.reuse.id)! }, dir, create)
     return inNewDirectory(
       ctx,
       project,

@@ -39,6 +39,8 @@ export interface MemoryWorld {
   changes: string[]
   /** Warnings the kernel logged. */
   warnings: string[]
+  /** Every line the kernel logged, with its level first. */
+  logged: string[]
   time: { now: number }
   /** Make the next call of a git operation fail with this message. */
   failNext: Map<keyof Git, string>
@@ -254,9 +256,13 @@ export async function memoryWorld(base: string): Promise<MemoryWorld> {
     fault: { point: () => {}, flag: () => false },
     timing: (_, ms) => ms,
   }
-  const log = (level: string, message: string) => void (level === 'warn' && warnings.push(message))
+  const logged: string[] = []
+  const log = (level: string, message: string) => {
+    logged.push(`${level} ${message}`)
+    if (level === 'warn') warnings.push(message)
+  }
   const ctx = await kernelContextOn(home, io, log as KernelContext['log'])
-  return { ctx, home, fs, repo, worktrees, branches, changes, warnings, time, failNext, proofTree, patch }
+  return { ctx, home, fs, repo, worktrees, branches, changes, warnings, logged, time, failNext, proofTree, patch }
 }
 
 /** A kernel context on `home` (its store opened there) reaching the outside through `io`. */

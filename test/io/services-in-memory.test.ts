@@ -5,10 +5,10 @@ import { join } from 'node:path'
 import { createConversation } from '../../kernel/services/conversations.js'
 import { GitFactsCache } from '../../kernel/services/git-facts.js'
 import { reapDirectory } from '../../kernel/services/lane-reap.js'
-import { inNewDirectory } from '../../kernel/services/lane-start-dir.js'
+import { inNewDirectory, inReusedDirectory } from '../../kernel/services/lane-start-dir.js'
 import { settleInterruptedLaunches } from '../../kernel/services/launch-intents.js'
 import { homePaths } from '../../kernel/io/home.js'
-import { scratchDir } from '../helpers/home.js'
+import { scratchDir, until } from '../helpers/home.js'
 import { memoryWorld, type MemoryWorld } from '../helpers/memory-world.js'
 
 // The services that change a repository and a lanes root, driven on in-memory adapters (helpers/memory-world): the
@@ -145,6 +145,42 @@ test('a lane whose directory is already gone: a warning, the worktree list prune
   assert.equal(w.changes, ['worktree prune'])
   assert.equal({ removed: done.removed, archived: done.archived }, { removed: null, archived: true })
   assert.is(w.worktrees.has(rec.cwd), false)
+})
+
+test('a reap asked after a --reuse start was let into the directory waits for the start, then finds it inside and removes nothing', async () => {
+  const w = await memoryWorld(BASE)
+  const earlier = await launchBuilder(w, 'r1-b7')
+  w.changes.length = 0
+  // The reap's first look into the directory (beside its git status), once it looks.
+  const unseenWork = w.ctx.io.git.unseenWork
+  let looked = false
+  w.ctx.io.git.unseenWork = (...a) => ((looked = true), unseenWork(...a))
+  const harness = { pid: 4242, pgid: 4242, command: 'harness', cwd: earlier.cwd, cwdInside: true, files: [] }
+  let reaping: Promise<string> = Promise.resolve('')
+  const again = await inReusedDirectory(w.ctx, { rec: earlier }, earlier.cwd, async (made) => {
+    // The reap comes between the start's check and its harness running in the directory.
+    reaping = reap(w, earlier).then(
+      () => 'reaped',
+      (e: Error) => e.message,
+    )
+    const waits = `info reap of r1-b7 waits for the --reuse start in ${earlier.cwd} to run there`
+    await until(() => looked || w.logged.includes(waits), 'the reap waiting, or looking into the directory')
+    assert.not.ok(looked, 'the reap looked into the directory before the start ran there')
+    const rec = await createConversation(w.ctx, {
+      fallbackName: () => 'r1-b7-again',
+      lane: { run: 'r1', key: 'k', role: 'builder', dir: 'r1-b7', root: ROOT, iteration: 1, ...made },
+      harness: 'none',
+      cwd: earlier.cwd,
+    })
+    // Its harness runs there now.
+    w.ctx.io.procs.processesInside = async () => [harness]
+    return rec
+  })
+  assert.is(again.cwd, earlier.cwd)
+  assert.is(await reaping, `refused: a process has its working directory inside ${earlier.cwd}: 4242 (harness)`)
+  assert.equal(w.changes, [], 'the repository is as it was')
+  assert.ok(w.fs.existsSync(join(earlier.cwd, '.git')), 'the directory is still there')
+  assert.not.ok(w.ctx.store.get(earlier.id)!.reaped, 'the earlier lane is not reaped')
 })
 
 test('a launch whose record cannot be written is taken back: its worktree and its branch go, and its intent', async () => {
