@@ -49,8 +49,8 @@ export class World {
     return r.lane.id
   }
 
-  /** A builder lane with no harness in the world's run under the root conversation, its worktree at the branch's head: what
-   * the park suites fill with work to reap. Its name and worktree. */
+  /** A builder lane with no harness in the world's run under the root conversation, its worktree at the branch's
+   * head: what the park suites fill with work to reap. Its name and worktree. */
   async idleLane(key: string): Promise<{ name: string; dir: string }> {
     const started = await kernelApi(this.h).post('/api/lanes', {
       run: this.run,
