@@ -1,7 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { until } from '../helpers/home.js'
-import { buildSteps, gauntletHome, steps, eachGauntlet } from './gauntlet-kit.js'
+import { buildSteps, steps, eachGauntlet } from './gauntlet-kit.js'
 import { faultsMidTurn } from './gauntlet-runs.js'
 
 /** The real claude in a gauntlet lane that needs a person, and in lanes whose model service fails mid-turn after
@@ -10,7 +10,7 @@ import { faultsMidTurn } from './gauntlet-runs.js'
 const now = eachGauntlet('claude')
 
 test('a builder asks a question: needs-you (question) in the lane list, answered, then it builds and reports', async () => {
-  const g = (now.g = await gauntletHome('gauntlet-claude-ask', 'claude'))
+  const g = await now.home()
   const { h, s } = g
   const lane = await g.start('g3', 'b', 'builder', steps(['ask: Ship it now?', ...buildSteps('q.txt', 'built q.txt')]))
   await until(

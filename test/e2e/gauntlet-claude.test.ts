@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import { gitIn } from '../../cli/demo/sample-project.js'
 import { rpc } from '../helpers/activity.js'
 import { until } from '../helpers/home.js'
-import { buildSteps, gauntletHome, steps } from './gauntlet-kit.js'
+import { buildSteps, steps } from './gauntlet-kit.js'
 import { gauntletTests } from './gauntlet-runs.js'
 
 /** A whole gauntlet with the real claude: a builder commits, pushes and reports; a critic judges that very commit and
@@ -14,7 +14,7 @@ import { gauntletTests } from './gauntlet-runs.js'
 const now = gauntletTests('claude', 'Bash tool')
 
 test('a push to another branch and a forced push to main are outside the builder’s policy: each needs-you (permission), denied, then it builds and reports asking nothing else', async () => {
-  const g = (now.g = await gauntletHome('gauntlet-claude-policy', 'claude'))
+  const g = await now.home()
   const { h, s } = g
   const push = 'git push origin HEAD:refs/heads/release'
   const force = 'git push -f origin HEAD:main'

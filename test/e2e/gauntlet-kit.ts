@@ -89,14 +89,25 @@ export async function gauntletHome(
 export const timesTable = (harness: Harness, times: [string, number][]) =>
   times.map(([step, s]) => `| ${harness} | ${step} | ${s.toFixed(1)} s |`).join('\n')
 
-/** The suite's gauntlet of the test under way: after each test its times are printed (the README's table) and its
- * home and stand-in stopped. */
-export function eachGauntlet(harness: Harness): { g?: Gauntlet } {
-  const now: { g?: Gauntlet } = {}
-  test.after.each(async () => {
+/** A suite's gauntlet: one home, project and stand-in for all its tests (each test's lanes have a run of their own,
+ * and none stops, kills or arms the kernel), made by the first test that asks for it with home(); `g` is it once
+ * made. After each test its times are printed (the README's table); after the suite it is stopped. */
+export interface GauntletSuite {
+  g?: Gauntlet
+  home(): Promise<Gauntlet>
+}
+
+export function eachGauntlet(harness: Harness): GauntletSuite {
+  let made: Promise<Gauntlet> | undefined
+  const now: GauntletSuite = {
+    home: async () => (now.g = await (made ??= gauntletHome(`gauntlet-${harness}`, harness))),
+  }
+  test.after.each(() => {
     if (now.g?.times.length) console.log(timesTable(harness, now.g.times))
-    await now.g?.stop()
-    now.g = undefined
+    now.g?.times.splice(0)
+  })
+  test.after(async () => {
+    await (await made?.catch(() => undefined))?.stop()
   })
   return now
 }

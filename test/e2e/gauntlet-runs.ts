@@ -2,22 +2,13 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { gitIn } from '../../cli/demo/sample-project.js'
 import { until } from '../helpers/home.js'
-import {
-  buildSteps,
-  eachGauntlet,
-  gauntletHome,
-  printfBrief,
-  steps,
-  type Gauntlet,
-  type Harness,
-} from './gauntlet-kit.js'
+import { buildSteps, eachGauntlet, printfBrief, steps, type GauntletSuite, type Harness } from './gauntlet-kit.js'
 
 /** The gauntlets both harnesses run, each a test body: the claude and codex suites call them with their harness. */
 
 /** builder → critic → verdict → reap: the critic judges the builder's pushed commit; both lanes are reaped. */
-export async function builderCriticReap(now: { g?: Gauntlet }, harness: Harness) {
-  const g = await gauntletHome(`gauntlet-${harness}`, harness)
-  now.g = g
+export async function builderCriticReap(now: GauntletSuite, harness: Harness) {
+  const g = await now.home()
   const { h, s } = g
   await g.start('g1', 'b', 'builder', steps(buildSteps('work.txt', 'built work.txt')))
   const built = await g.wait('conv-g1-b-builder-i1')
@@ -59,9 +50,8 @@ export async function builderCriticReap(now: { g?: Gauntlet }, harness: Harness)
 }
 
 /** An orchestrator lane launches a builder from its harness's shell tool and waits for its report. */
-export async function orchestratorWaits(now: { g?: Gauntlet }, harness: Harness) {
-  const g = await gauntletHome(`gauntlet-${harness}-orch`, harness)
-  now.g = g
+export async function orchestratorWaits(now: GauntletSuite, harness: Harness) {
+  const g = await now.home()
   const { h, s } = g
   await g.start(
     'g2',
@@ -81,9 +71,8 @@ export async function orchestratorWaits(now: { g?: Gauntlet }, harness: Harness)
 
 /** A 529, a 401 and a broken stream after real work: each lane idle (error: <its harness's words>) and idle (no
  * report), never failed-to-start; each wait ends at once with exit 2 and a tell. `words` are the harness's own. */
-export async function faultsMidTurn(now: { g?: Gauntlet }, harness: Harness, words: Record<string, RegExp>) {
-  const g = await gauntletHome(`gauntlet-${harness}-faults`, harness)
-  now.g = g
+export async function faultsMidTurn(now: GauntletSuite, harness: Harness, words: Record<string, RegExp>) {
+  const g = await now.home()
   const { h, s } = g
   const faults = Object.keys(words)
   const lanes: string[] = []
@@ -119,7 +108,7 @@ export async function faultsMidTurn(now: { g?: Gauntlet }, harness: Harness, wor
 
 /** The whole gauntlet of one harness as a suite's tests: builder → critic → verdict → reap, and an orchestrator; the
  * suite's gauntlet of the test under way, for tests of its own. */
-export function gauntletTests(harness: Harness, shellTool: string): { g?: Gauntlet } {
+export function gauntletTests(harness: Harness, shellTool: string): GauntletSuite {
   const now = eachGauntlet(harness)
   test('builder → critic → verdict → reap: the critic judges the builder’s pushed commit; both lanes reaped', () =>
     builderCriticReap(now, harness))
