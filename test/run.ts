@@ -7,8 +7,9 @@ import { suiteOutcome, failureRecap } from './helpers/suite-outcome.js'
 
 /** Runs every uvu suite file under dist/test, each in its own process so that one crash cannot hide the others'
  * counts (a pure group, which starts nothing, and the browser group, whose files share one browser, each run all
- * their files in one process: a Node start costs more than most of their files), several side by side (most suites wait on the processes they drive), prints each file's report whole
- * when it ends, then the time of each group, then the one line CI reads: `N passed, N failed`.
+ * their files in one process: a Node start costs more than most of their files), several side by side (most suites
+ * wait on the processes they drive), prints each file's report whole when it ends, then the time of each group, then
+ * the one line CI reads: `N passed, N failed`.
  * `node dist/test/run.js [group ...]`; SERVICE_TEST_JOBS sets how many files run at once. */
 const ALL_GROUPS = ['lint', 'domain', 'io', 'handlers', 'cli', 'e2e', 'reliability', 'browser']
 /** The checks that are no uvu suite, each counted as one test: the style of every source file, and the layering
