@@ -15,14 +15,25 @@ const MODEL = 'claude-sonnet-4-5'
  * tokens), as the CLI itself computes it. */
 const REQUEST_USD = (1000 * 3 + 200 * 0.3 + 30 * 15) / 1e6
 
-let r: RealHome
+/** The tests whose claude runs with the suite's common settings (its retries cut to one: only the failures test
+ * meets an error) share one home: none stops, kills or arms the kernel, and each makes conversations of its own. The
+ * plan test, which sets the user settings' default mode, is the last of them. A test that needs another environment
+ * for the CLI (no login, a short retry limit) has a home of its own. */
+let shared: Promise<RealHome> | undefined
+const common = () => (shared ??= realHarnessHome('claude-real', { env: { CLAUDE_CODE_MAX_RETRIES: '1' } }))
+let own: RealHome | undefined
 test.after.each(async () => {
-  await r?.stop()
+  await own?.stop()
+  own = undefined
+})
+test.after(async () => {
+  await (await shared?.catch(() => undefined))?.stop()
 })
 
 test('a Bash permission allowed then denied, a question answered: needs-you each time, working between, idle with the CLI’s cumulative cost', async () => {
-  r = await realHarnessHome('claude-real')
+  const r = await common()
   const { h, api } = r
+  const base = api.turnRequests().length
   const id = await r.convNew('claude', 'scenario:bash build it', '--model', MODEL, '--effort', 'high')
   const track = trackActivity(h, id)
   const perm = await untilActivity(h, id, 'needs-you (permission)')
@@ -47,7 +58,8 @@ test('a Bash permission allowed then denied, a question answered: needs-you each
   const done = await untilActivity(h, id, 'idle')
   const last = api.turnRequests().at(-1)!
   assert.match(last.raw, 'Postgres', 'the answer reached the model in the tool result')
-  assert.equal(done.cost, { usd: Number((REQUEST_USD * api.turnRequests().length).toFixed(6)), estimated: false })
+  const turns = api.turnRequests().length - base
+  assert.equal(done.cost, { usd: Number((REQUEST_USD * turns).toFixed(6)), estimated: false })
 
   // A fork continues the session (the model sees the source's history); a handoff starts afresh. A key acts only
   // where no process tree of its conversation runs, so the source's runner is stopped first (its key kept).
@@ -70,26 +82,14 @@ test('a Bash permission allowed then denied, a question answered: needs-you each
   )
 })
 
-test('ExitPlanMode under --permission-mode plan (the user settings’ default mode): needs-you (plan), denied with a message', async () => {
-  r = await realHarnessHome('claude-plan')
-  const { h, api } = r
-  mkdirSync(join(h.home, '.claude'), { recursive: true })
-  writeFileSync(join(h.home, '.claude', 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'plan' } }))
-  const id = await r.convNew('claude', 'scenario:plan plan the store', '--model', MODEL)
-  const plan = await untilActivity(h, id, 'needs-you (plan)')
-  assert.is(plan.pending.tool, 'ExitPlanMode')
-  await h.ok(['conv', 'answer', id, 'deny', '--message', 'smaller steps, please'])
-  await untilActivity(h, id, 'idle')
-  assert.match(api.turnRequests().at(-1)!.raw, 'smaller steps, please')
-})
-
 test('messages during a slow turn are held and sent together when it ends; stop interrupts a running turn, then ends the CLI', async () => {
-  r = await realHarnessHome('claude-slow')
+  const r = await common()
   const { h, api } = r
+  const base = api.turnRequests().length
   const id = await r.convNew('claude', 'scenario:slow a long task', '--model', MODEL)
   const track = trackActivity(h, id)
   await untilActivity(h, id, 'working')
-  await until(() => api.turnRequests().length === 1, 'the slow turn under way')
+  await until(() => api.turnRequests().length === base + 1, 'the slow turn under way')
   await h.ok(['tell', id, 'first extra'])
   await h.ok(['tell', id, 'second extra'])
   await until(
@@ -97,10 +97,10 @@ test('messages during a slow turn are held and sent together when it ends; stop 
     'both held',
   )
   api.release()
-  await until(() => api.turnRequests().length === 2, 'the held messages sent')
+  await until(() => api.turnRequests().length === base + 2, 'the held messages sent')
   await untilActivity(h, id, 'idle')
   assert.equal(await track.stop(), ['working', 'idle'], 'never idle between the held messages and their turn')
-  assert.match(api.turnRequests()[1].raw, 'first extra\\n\\nsecond extra')
+  assert.match(api.turnRequests()[base + 1].raw, 'first extra\\n\\nsecond extra')
 
   const state = JSON.parse(readFileSync(join(h.service, 'agents', `conv-c${id}`, 'state.json'), 'utf8'))
   // A turn under way when stop comes: the interrupt request ends it ([Request interrupted by user]), then the CLI.
@@ -117,7 +117,7 @@ test('messages during a slow turn are held and sent together when it ends; stop 
 })
 
 test('failures on a first turn: 400 and 402 are failed-to-start with the CLI’s text; 500 after its retries too; 429 then success is idle', async () => {
-  r = await realHarnessHome('claude-fail', { env: { CLAUDE_CODE_MAX_RETRIES: '1' } })
+  const r = await common()
   const { h } = r
   const c400 = await r.convNew('claude', 'scenario:http-400 go', '--model', MODEL)
   const c402 = await r.convNew('claude', 'scenario:http-402 go', '--model', MODEL)
@@ -150,8 +150,21 @@ test('failures on a first turn: 400 and 402 are failed-to-start with the CLI’s
     )
 })
 
+test('ExitPlanMode under --permission-mode plan (the user settings’ default mode): needs-you (plan), denied with a message', async () => {
+  const r = await common()
+  const { h, api } = r
+  mkdirSync(join(h.home, '.claude'), { recursive: true })
+  writeFileSync(join(h.home, '.claude', 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'plan' } }))
+  const id = await r.convNew('claude', 'scenario:plan plan the store', '--model', MODEL)
+  const plan = await untilActivity(h, id, 'needs-you (plan)')
+  assert.is(plan.pending.tool, 'ExitPlanMode')
+  await h.ok(['conv', 'answer', id, 'deny', '--message', 'smaller steps, please'])
+  await untilActivity(h, id, 'idle')
+  assert.match(api.turnRequests().at(-1)!.raw, 'smaller steps, please')
+})
+
 test('no login at all (no API key, no stored login): failed-to-start with the CLI’s own words; it exits, the runner ends', async () => {
-  r = await realHarnessHome('claude-nologin', { env: { ANTHROPIC_API_KEY: '' } })
+  const r = (own = await realHarnessHome('claude-nologin', { env: { ANTHROPIC_API_KEY: '' } }))
   const { h } = r
   const id = await r.convNew('claude', 'hello', '--model', MODEL)
   const v = await untilActivity(h, id, 'failed-to-start')
@@ -163,31 +176,9 @@ test('no login at all (no API key, no stored login): failed-to-start with the CL
   assert.is(tell.stderr, `svc: conv ${id} (c${id}) is failed-to-start; the message would not reach it\n`)
 })
 
-test('a 401 retried on and on: working (retrying: …) while it retries; past the retry limit the runner interrupts the turn, idle (error: …)', async () => {
-  r = await realHarnessHome('claude-401', { retryLimitMs: 5000 })
-  const { h } = r
-  const id = await r.convNew('claude', 'scenario:http-401 go', '--model', MODEL)
-  const line = await r.untilActivityLine(id, 'activity: working (retrying: ')
-  assert.match(
-    line,
-    /^activity: working \(retrying: API error 401 authentication_failed; retry \d+\/10 in \d+\.\d s, \d+s ago\)$/,
-  )
-  const idle = await untilActivity(h, id, 'idle', 20_000)
-  assert.is(idle.evidence.source, 'error')
-  assert.match(
-    idle.evidence.detail,
-    /^API error 401 authentication_failed; retry \d+\/10 in \d+\.\d s \(retried \d+ s without progress; turn interrupted\)$/,
-  )
-  assert.match(await r.activityLine(id), 'activity: idle (error: API error 401 authentication_failed; ')
-  assert.ok(
-    (await r.transcript(id)).some((l) => /^error API error 401 .* turn interrupted\)$/.test(l)),
-    'the interruption is in the transcript',
-  )
-})
-
-test('a builder whose claude retried past the limit is idle (error: …), and the wait on it ends as its turn does: exit 2, next: a message to it', async () => {
+test('a builder whose claude meets a 401 on and on: working (retrying: …) while it retries; past the retry limit the runner interrupts the turn, idle (error: …), and the wait on it ends as its turn does: exit 2, next: a message to it', async () => {
   // The retry limit (10 minutes in use), shortened; the idle limit is not shortened: the wait does not need it.
-  r = await realHarnessHome('claude-401-wait', { retryLimitMs: 3000 })
+  const r = (own = await realHarnessHome('claude-401', { retryLimitMs: 5000 }))
   const { h } = r
   const s = await setupProject(h)
   const args = [
@@ -209,15 +200,29 @@ test('a builder whose claude retried past the limit is idle (error: …), and th
   ]
   const started = await h.svc(args, { env: s.env })
   assert.is(started.code, 0, started.stderr)
+  const id = 'conv-r1-b-builder-i1'
+  const line = await r.untilActivityLine(id, 'activity: working (retrying: ')
+  assert.match(
+    line,
+    /^activity: working \(retrying: API error 401 authentication_failed; retry \d+\/10 in \d+\.\d s, \d+s ago\)$/,
+  )
   const waited = await h.svc(['lane', 'wait', 'r1-b-builder-i1'], { env: s.env, timeoutMs: 60_000 })
   assert.equal([waited.code, waited.stdout], [2, ''], waited.stderr)
   assert.match(
     waited.stderr,
     /^svc: lane r1\/b builder i1 ended its turn with no report \(idle \(error: API error 401 authentication_failed; .*turn interrupted\)\)\)\nnext: svc tell conv-r1-b-builder-i1 'Your last turn ended with an error and no report\. Go on with the brief, then file your report with svc lane report\.' && svc lane wait r1-b-builder-i1\n$/,
   )
-  const v = await untilActivity(h, 'conv-r1-b-builder-i1', 'idle')
-  assert.is(v.evidence.source, 'error')
-  assert.match(v.evidence.detail, /^API error 401 authentication_failed; .*turn interrupted\)$/)
+  const idle = await untilActivity(h, id, 'idle')
+  assert.is(idle.evidence.source, 'error')
+  assert.match(
+    idle.evidence.detail,
+    /^API error 401 authentication_failed; retry \d+\/10 in \d+\.\d s \(retried \d+ s without progress; turn interrupted\)$/,
+  )
+  assert.match(await r.activityLine(id), 'activity: idle (error: API error 401 authentication_failed; ')
+  assert.ok(
+    (await r.transcript(id)).some((l) => /^error API error 401 .* turn interrupted\)$/.test(l)),
+    'the interruption is in the transcript',
+  )
 })
 
 test.run()
