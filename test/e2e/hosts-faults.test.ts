@@ -76,14 +76,10 @@ test.after(async () => {
   if (shared) rmSync(shared, { recursive: true, force: true })
 })
 
-const laneJson = async () => {
-  const views = JSON.parse((await svc(['lane', 'list', '--run', RUN, '--json'])).stdout) as {
-    name: string
-    activity: string
-    evidence: { source: string; at: number; detail?: string }
-  }[]
-  return views.find((v) => v.name === name)!
-}
+/** The run's lanes as the kernel lists them (read through its port: a CLI call costs a Node start, a poll many;
+ * the list's CLI is checked in showsHostLost). */
+const laneViews = async () => (await h.port(s.env)).laneList({ run: RUN })
+const laneJson = async () => (await laneViews()).find((v) => v.name === name)!
 
 /** A wait on the run from the cursor, started now; `settled` says whether it has ended. */
 function waitFromCursor() {
@@ -235,16 +231,9 @@ test('--reuse of a lane whose host is lost is refused in one line, nothing made;
   ])
   assert.is(start.code, 0, start.stderr)
   const k2 = /\((\S+)\) in /.exec(start.stdout)![1]
-  const k2Json = async () =>
-    (
-      JSON.parse((await svc(['lane', 'list', '--run', RUN, '--json'])).stdout) as {
-        name: string
-        id: string
-        activity: string
-      }[]
-    ).find((v) => v.name === k2)!
+  const k2Json = async () => (await laneViews()).find((v) => v.name === k2)!
   await until(async () => (await k2Json()).activity === 'working', 'the second lane working on host a', 30_000)
-  const lanes = async () => JSON.parse((await svc(['lane', 'list', '--run', RUN, '--json'])).stdout).length
+  const lanes = async () => (await laneViews()).length
   rig.freeze('a', true)
   try {
     await until(async () => (await k2Json()).activity === 'host-lost', 'the second lane read host-lost')
@@ -306,12 +295,7 @@ test('a reap waiting on its host ends as soon as the host reads lost, refused in
   const answering = () => h.kernelLog().split('host a: answering').length
   const before = answering()
   try {
-    const lanes = JSON.parse((await svc(['lane', 'list', '--run', RUN, '--json'])).stdout) as {
-      name: string
-      id: string
-      key: string
-    }[]
-    const k2 = lanes.find((l) => l.key === 'k2')!
+    const k2 = (await laneViews()).find((l) => l.key === 'k2')!
     await until(() => answering() > before, 'the next kernel attached to host a')
     const port = await h.port()
     rig.freeze('a', true)

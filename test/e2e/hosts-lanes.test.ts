@@ -113,6 +113,11 @@ async function reapHeld(host: string, name: string, dir: string, args: string[] 
   assert.ok(gone(host, dir), `${dir} removed on host ${host}`)
   return { held: held!, out: reap.stdout, err: reap.stderr }
 }
+/** A run's lanes as the kernel lists them, read through its port where the CLI is not what a test checks (a CLI call
+ * costs a Node start, a poll many). */
+const views = async (run: string) => (await h.port(s.env)).laneList({ run })
+/** The activity of a run's first lane. */
+const activity = async (run: string) => (await views(run))[0]?.activity
 const listRows = async (run: string) =>
   (await h.ok(['lane', 'list', '--run', run], { env: s.env }))
     .split('\n')
@@ -144,7 +149,7 @@ test('a builder on the project default host: worktree made there from origin, it
   assert.is(onHost('a', `git -C ${dir} rev-parse --abbrev-ref HEAD`), 'g1/feat')
   assert.is(git(['-C', origin, 'rev-parse', 'refs/heads/g1/feat']), head)
   assert.is(git(['-C', origin, 'show', 'g1/feat:work.txt']), 'work')
-  const name = JSON.parse((await svc(['lane', 'list', '--run', 'g1', '--json'])).stdout)[0].name
+  const name = (await views('g1'))[0].name
   const [report] = h.reports(name)
   assert.is(report.head, head)
   assert.is(report.branch, 'g1/feat')
@@ -214,15 +219,7 @@ test('an orchestrator at home starts a builder on host b and waits for it; its o
 })
 
 test('the gauntlet is reaped, each lane on a host only once every byte of its worktree is held at home', async () => {
-  const lanes = async (run: string) =>
-    JSON.parse((await svc(['lane', 'list', '--run', run, '--json'])).stdout) as {
-      name: string
-      id: string
-      role: string
-      key: string
-      host?: string
-      archived: boolean
-    }[]
+  const lanes = views
   const [builder, critic] = await lanes('g1')
   const [orch, inner] = await lanes('g2')
   assert.equal(
@@ -312,15 +309,14 @@ test('a live lane on a host is stopped, then reaped; a process left inside refus
   ).exec(busy.stderr)?.[1]
   assert.ok(pid, busy.stderr)
   // Step 1 was done: the lane itself was stopped; nothing of its worktree changed.
-  assert.is((await listRows('g7'))[1][4], 'stopped')
+  assert.is(await activity('g7'), 'stopped')
   assert.is(treeOnHost('a', dir), before)
 
   onHost('a', `kill ${pid}`)
   await until(() => onHost('a', `kill -0 ${pid} 2>/dev/null && echo alive || true`) === '', 'the process ended')
   const r = await reapHeld('a', name, dir)
   assert.is(r.out.split('\n').length, 2, r.out)
-  const again = await h.svc(['lane', 'list', '--run', 'g7', '--json'], { env: s.env })
-  assert.is(JSON.parse(again.stdout)[0].archived, true)
+  assert.is((await views('g7'))[0].archived, true)
   assert.is(git(['-C', s.project.checkout, 'show', `${r.held}:more.txt`]), 'more')
   assert.is(r.err, 'warning: g7/live has 1 commit not on any remote; the branch is kept\n')
 })
@@ -339,12 +335,18 @@ test('a lane on a host: BRANCH@SHA, AHEAD and DIRTY as git reads them there, in 
     const [columns, cells] = await listRows('g10')
     return Object.fromEntries(columns.map((c, i) => [c, cells?.[i]]))
   }
-  const shows = async (ahead: string, dirty: string) => {
+  /** Waited for through the port; then the list's row is read once. */
+  const shows = async (ahead: number, dirty: boolean, what: string) => {
+    await until(async () => {
+      const git = (await views('g10'))[0]?.git
+      return git?.ahead === ahead && git.dirty === dirty
+    }, what)
     const r = await row()
-    return r.AHEAD === ahead && r.DIRTY === dirty ? r : undefined
+    assert.equal([r.AHEAD, r.DIRTY], [String(ahead), dirty ? 'yes' : 'no'])
+    return r
   }
   // One commit pushed, one not, and a file not yet added: ahead 1, dirty, at the head the host has.
-  const r1 = (await until(() => shows('1', 'yes'), 'the lane on host a ahead 1 and dirty'))!
+  const r1 = await shows(1, true, 'the lane on host a ahead 1 and dirty')
   const head1 = onHost('a', `git -C ${dir} rev-parse HEAD`)
   assert.is(r1['BRANCH@SHA'], `g10/git@${head1.slice(0, 7)}`)
   const port = await h.port()
@@ -366,7 +368,7 @@ test('a lane on a host: BRANCH@SHA, AHEAD and DIRTY as git reads them there, in 
   const wait = await svc(['lane', 'wait', name, '--timeout', '30'])
   assert.is(wait.code, 0, wait.stderr)
   // Committed and pushed: nothing ahead, nothing uncommitted, at the new head.
-  const r2 = (await until(() => shows('0', 'no'), 'the lane on host a pushed and clean'))!
+  const r2 = await shows(0, false, 'the lane on host a pushed and clean')
   const head2 = onHost('a', `git -C ${dir} rev-parse HEAD`)
   assert.is(r2['BRANCH@SHA'], `g10/git@${head2.slice(0, 7)}`)
   assert.is(git(['-C', origin, 'rev-parse', 'g10/git']), head2)
@@ -407,7 +409,7 @@ test('a report filed on a host while the kernel was stopped arrives once the nex
   assert.is(wait.code, 4, wait.stderr)
   assert.is(wait.stdout, 'reported while home was down\n')
   assert.is(h.reports(name).length, 1)
-  await until(async () => (await listRows('g6'))[1]?.[4] === 'stopped', 'its end applied')
+  await until(async () => (await activity('g6')) === 'stopped', 'its end applied')
 })
 
 test('--reuse of a lane on a host runs a new conversation in its worktree there, iteration kept; refusals in one line', async () => {
@@ -432,16 +434,7 @@ test('--reuse of a lane on a host runs a new conversation in its worktree there,
       '--prompt',
       lines.join('\n'),
     ])
-  const lanes = async () =>
-    JSON.parse((await svc(['lane', 'list', '--run', 'g9', '--json'])).stdout) as {
-      id: string
-      name: string
-      iteration: number
-      cwd: string
-      host?: string
-      activity: string
-      archived: boolean
-    }[]
+  const lanes = () => views('g9')
   await until(
     () => onHost('a', `test -f ~/.svc-host/state/lanes/${first}/inbox.txt.ready && echo ready || true`) === 'ready',
     'the first lane wrote its work on host a',
@@ -533,7 +526,7 @@ test('stop ends a lane on its host, which then reaps; the placements a host cann
   ])
   assert.is(start.code, 0, start.stderr)
   const name = convName(start.stdout)
-  await until(async () => (await listRows('g3'))[1]?.[4] === 'working', 'the lane working on host a')
+  await until(async () => (await activity('g3')) === 'working', 'the lane working on host a')
   // Host a holds this live lane's worktree, and those of the earlier lanes left stopped there, not reaped.
   const remove = await h.svc(['host', 'remove', 'a'])
   assert.is(remove.code, 1)
@@ -548,7 +541,7 @@ test('stop ends a lane on its host, which then reaps; the placements a host cann
   assert.is((await h.svc(['host', 'list'])).stdout.split('\n')[1].split(/ +/)[0], 'a')
   const stop = await svc(['lane', 'stop', name])
   assert.is(stop.code, 0, stop.stderr)
-  assert.is((await listRows('g3'))[1][4], 'stopped')
+  assert.is(await activity('g3'), 'stopped')
   // The lane's whole process group ended on the host (a zombie left to a parent that does not reap is no process).
   await until(
     () => onHost('a', `ps -u "$(id -u)" -o stat=,comm= | awk '$2 == "sleep" && $1 !~ /^Z/'`) === '',
@@ -557,7 +550,7 @@ test('stop ends a lane on its host, which then reaps; the placements a host cann
 
   // Stopped, clean: reaped with --keep, so it stays listed; its worktree on host a held at home and gone there.
   await reapHeld('a', name, laneDir('a', 'g3-slow'), ['--keep'])
-  assert.is((await listRows('g3'))[1][4], 'stopped')
+  assert.is(await activity('g3'), 'stopped')
 
   const nowhere = await svc([
     'lane',
@@ -631,7 +624,7 @@ test('host remove is refused while a stopped lane still has its worktree there; 
   ])
   assert.is(start.code, 0, start.stderr)
   const name = convName(start.stdout)
-  await until(async () => (await listRows('g8'))[1]?.[4] === 'stopped', 'the lane ended on host b')
+  await until(async () => (await activity('g8')) === 'stopped', 'the lane ended on host b')
   const dir = laneDir('b', 'g8-rm')
   const refused = await h.svc(['host', 'remove', 'b'])
   assert.is(refused.code, 1)
@@ -655,8 +648,8 @@ test('host remove is refused while a stopped lane still has its worktree there; 
 
 test('a host gone for good: remove --forget-lanes gives its lanes up on one line; what home holds stays', async () => {
   const live = await startBuilder('g11', 'gone', ['sleep 300'])
-  await until(async () => (await listRows('g11'))[1]?.[4] === 'working', 'the lane working on host a')
-  const stopped = JSON.parse((await svc(['lane', 'list', '--run', 'g6', '--json'])).stdout)[0] as { name: string }
+  await until(async () => (await activity('g11')) === 'working', 'the lane working on host a')
+  const stopped = (await views('g6'))[0]
   const heldRefs = (name: string) =>
     git(['-C', s.project.checkout, 'for-each-ref', '--format=%(refname)', `refs/svc/hosts/a/${name}/`])
   const held = heldRefs(stopped.name)
@@ -682,11 +675,7 @@ test('a host gone for good: remove --forget-lanes gives its lanes up on one line
   assert.not.ok((await h.ok(['host', 'list'])).split('\n').some((l) => l.startsWith('a ')))
   // Every byte home held of them is still held; the lanes read ended, and reaped: a reap now only archives.
   assert.is(heldRefs(stopped.name), held)
-  const view = JSON.parse((await svc(['lane', 'list', '--run', 'g11', '--json'])).stdout)[0] as {
-    id: string
-    activity: string
-    evidence: { source: string }
-  }
+  const view = (await views('g11'))[0]
   assert.equal([view.activity, view.evidence.source], ['stopped', 'host a removed (--forget-lanes)'])
   const reap = await svc(['lane', 'reap', live])
   assert.equal(
