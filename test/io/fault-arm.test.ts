@@ -6,7 +6,8 @@ import { join } from 'node:path'
 import { scratchDir } from '../helpers/home.js'
 
 // SERVICE_FAULT_ARM=<file>: a process kills itself at the n-th fault point it passes after it first read the tag of
-// a file holding `<tag> <n>`; no file, no kill; test builds only. Each case runs a process that passes fault points
+// a file holding `<tag> <n>` (points named in a third field, `<name>,…`, not counted); no file, no kill; test builds
+// only. Each case runs a process that passes fault points (`point` one named rename, `point:<name>` one of that name)
 // and rewrites the file as told, printing each point it survived.
 
 const FAULT = new URL('../../kernel/io/fault.js', import.meta.url).href
@@ -15,8 +16,8 @@ import { writeFileSync } from 'node:fs'
 const { faultPoint } = await import(${JSON.stringify(FAULT)})
 let passed = 0
 for (const step of JSON.parse(process.argv[1])) {
-  if (step === 'point') {
-    faultPoint('rename')
+  if (step.startsWith('point')) {
+    faultPoint(step.split(':')[1] ?? 'rename')
     console.log(++passed)
   } else writeFileSync(process.env.SERVICE_FAULT_ARM, step)
 }`
@@ -34,6 +35,28 @@ const cases: [string, (string | 'point')[], boolean, number, 'SIGKILL' | null][]
   ],
   ['the same tag again keeps counting', ['a 3', 'point', 'point', 'a 3', 'point', 'point'], true, 2, 'SIGKILL'],
   ['not a test build: the file is ignored', ['t 1', 'point', 'point'], false, 2, null],
+  [
+    'points of a name passed over are not counted',
+    ['t 2 fsync-temp', 'point:fsync-temp', 'point', 'point:fsync-temp', 'point:fsync-temp', 'point'],
+    true,
+    4,
+    'SIGKILL',
+  ],
+  [
+    'several names passed over; any other name counts',
+    [
+      't 2 fsync-temp,write-temp',
+      'point:write-temp',
+      'point:fsync-temp',
+      'point:fsync-dir',
+      'point:write-temp',
+      'point',
+    ],
+    true,
+    4,
+    'SIGKILL',
+  ],
+  ['passed over under one tag, counted under the next', ['a 9 rename', 'point', 'b 1', 'point'], true, 1, 'SIGKILL'],
 ]
 
 test('the armed fault hook kills at the n-th point after its tag was first read, only in a test build', () => {

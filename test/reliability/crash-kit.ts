@@ -20,10 +20,16 @@ const roles = Object.fromEntries(
   ['builder', 'play', 'orchestrator'].map((r) => [r, { model: 'm', harness: 'none' as const }]),
 )
 
+/** A store write's fault points a kill at which leaves the same bytes as a kill at the next one: at `fsync-temp` the
+ * temp file is written in full (what a process wrote outlives its SIGKILL), as it is at `rename`, the next point, with
+ * only its fsync and close between them, which change nothing a restarted kernel reads. The walks kill at `rename`.
+ * (The fsyncs are for a machine's crash, which no kill of a process shows.) */
+export const SAME_AS_NEXT = ['fsync-temp']
+
 /** One home whose kernels kill themselves where the test arms them (SERVICE_FAULT_ARM, kernel/io/fault.ts). The walk
  * goes forward through a scripted sequence: each step is run armed to kill at its 1st fault point, then at its 2nd,
- * and so on, until an attempt runs through; so each fault point of each step is hit once, with every step before it
- * done, and no step is replayed from the start of the sequence. An attempt after a kill acts on what the cut one
+ * and so on (SAME_AS_NEXT passed over), until an attempt runs through; so each fault point of each step is hit once,
+ * with every step before it done, and no step is replayed from the start of the sequence. An attempt after a kill acts on what the cut one
  * would have, made afresh where the cut one may have taken effect (a new lane key; a lane, worker or issue of its
  * own). After each kill the kernel is started again and `check` runs on it. The scripted sequence is cut in parts,
  * each walked in a home of its own by a file of its own (so that they run side by side): what a part starts from is
@@ -67,7 +73,7 @@ export class Walk {
   ): Promise<T> {
     for (let j = 1; ; j++) {
       if (j > 1 && fresh) await fresh()
-      writeFileSync(this.arm, `${label}-${j} ${j}`)
+      writeFileSync(this.arm, `${label}-${j} ${j} ${SAME_AS_NEXT.join(',')}`)
       let failure: unknown
       try {
         const out = await act(this.port, j)
