@@ -6,13 +6,15 @@ import { TestHome, git } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
 import { recordFigure } from './figures.js'
 
+// One home for both tests: their lanes are of keys of their own, and the first test's counts are taken before the
+// second launches.
 let h: TestHome
 let s: Setup
-test.before.each(async () => {
+test.before(async () => {
   h = new TestHome('races')
   s = await setupProject(h)
 })
-test.after.each(async () => {
+test.after(async () => {
   await h.stop()
 })
 
@@ -64,11 +66,7 @@ test('50 concurrent starts of different keys all succeed with consistent records
       new RegExp(`^Lane r1/k${i} builder i1: conv \\d+ \\(r1-k${i}-builder-i1\\) in ${s.lanesRoot}/r1-k${i}\\n$`),
     )
   }
-  const lanes = JSON.parse(await h.ok(['lane', 'list', '--run', 'r1', '--json'])) as {
-    key: string
-    cwd: string
-    git?: { branch: string }
-  }[]
+  const lanes = await port.laneList({ run: 'r1' })
   assert.is(lanes.length, n)
   assert.is(new Set(lanes.map((l) => l.key)).size, n)
   for (const l of lanes) assert.is(l.git?.branch, `r1/${l.key}`)
@@ -82,24 +80,19 @@ test('50 concurrent starts of different keys all succeed with consistent records
 })
 
 test('concurrent reports, tells and reaps on one lane: each succeeds or is refused cleanly', async () => {
-  const gate = join(h.home, 'go')
-  await h.ok(
-    [
-      'lane',
-      'start',
-      '--run',
-      'r1',
-      '--key',
-      'p',
-      '--role',
-      'play',
-      '--prompt',
-      `while [ ! -e ${gate} ]; do sleep 0.05; done; sleep 30`,
-    ],
-    { env: s.env },
-  )
-  const lane = 'r1-p-play-i1'
-  const id = JSON.parse(await h.ok(['conv', 'show', lane, '--json'])).id as string
+  // The lane works until it is stopped (by the reap that completes); its start is no part of the race.
+  const started = await (
+    await h.port()
+  ).laneStart({
+    run: 'r2',
+    key: 'p',
+    role: 'play',
+    prompt: 'exec sleep 3600',
+    conversation: s.root,
+    cwd: h.home,
+  })
+  const lane = 'r2-p-play-i1'
+  const id = started.lane.id
   const calls = [
     ...Array.from({ length: 8 }, (_, i) =>
       h.svc(['lane', 'report', '--stdin', '--status', 'blocked'], {
@@ -125,7 +118,7 @@ test('concurrent reports, tells and reaps on one lane: each succeeds or is refus
   )
   const reaped = results.slice(16).filter((r) => r.code === 0).length
   assert.is(reaped, 1, 'exactly one reap completes')
-  assert.not.ok(existsSync(join(s.lanesRoot, 'r1-p-play-i1')))
+  assert.not.ok(existsSync(started.lane.cwd), `${started.lane.cwd} removed by the reap`)
   const inbox = existsSync(join(h.service, 'agents', `conv-${lane}`, 'inbox.jsonl'))
     ? readFileSync(join(h.service, 'agents', `conv-${lane}`, 'inbox.jsonl'), 'utf8')
         .trim()
