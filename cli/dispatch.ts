@@ -125,3 +125,23 @@ export async function dispatch(argv: string[], io: Io = processIo(), port: Kerne
     return printError(io, e)
   }
 }
+
+/** What one `svc` call prints and exits with, run by this process's dispatch (no Node start of its own): for a
+ * program that drives `svc` as a person would, its calls made from no lane's process tree. */
+export async function dispatchCaptured(
+  argv: string[],
+  o: { env: NodeJS.ProcessEnv; cwd: string; input?: string },
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = ''
+  let stderr = ''
+  const io: Io = {
+    out: (t) => (stdout += t),
+    err: (t) => (stderr += t),
+    env: o.env,
+    cwd: o.cwd,
+    isTTY: false,
+    readStdin: async () => o.input ?? '',
+  }
+  const code = await dispatch(argv, io)
+  return { code, stdout, stderr }
+}

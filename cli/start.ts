@@ -1,6 +1,5 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { runDemoGauntlet } from './demo/gauntlet.js'
 import { runDemoWorker } from './demo/worker.js'
 import { createSampleProject, gitIn, writeProjectsYaml } from './demo/sample-project.js'
@@ -35,9 +34,7 @@ async function main(): Promise<number> {
     gitIn(p.checkout, 'config', 'user.email', 'demo@localhost')
     const roles = Object.fromEntries(ROLES.map((r) => [r, { model: 'demo-shell', harness: 'shell' }]))
     writeProjectsYaml(home, p, { gauntlet: { roles } })
-    const svcMain = fileURLToPath(new URL('./main.js', import.meta.url))
     const demo = {
-      svc: [process.execPath, svcMain],
       env: { ...process.env, SERVICE_HOME: home },
       project: p.key,
       pace: Number(io.env.SERVICE_DEMO_PACE ?? 1),

@@ -6,7 +6,8 @@ import { join } from 'node:path'
 import { ROOT, TestHome } from '../helpers/home.js'
 
 // `npm start` (dist/cli/start.js): with no project configured it makes the sample project and runs the whole
-// demonstration, a gauntlet and a worker, through the real `svc`; SERVICE_START_EXIT=1 makes it exit when done.
+// demonstration, a gauntlet and a worker, through svc's commands (the lanes run the real `svc`); SERVICE_START_EXIT=1
+// makes it exit when done.
 
 let h: TestHome
 

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { runDemoWorker } from '../../cli/demo/worker.js'
-import { SVC_MAIN, TestHome, git, until, written } from '../helpers/home.js'
+import { TestHome, git, until, written } from '../helpers/home.js'
 import { buildAndReport, setupProject, type Setup } from '../helpers/project.js'
 
 /** `svc worker run|report|wait|list|show|stop|reap` against a real kernel, real git and shell harnesses: exact
@@ -305,7 +305,6 @@ test("npm start's demonstration worker: a local issue opened, a worker run on it
   const said: string[] = []
   const svcEnv = h.env()
   const { issue } = await runDemoWorker({
-    svc: [process.execPath, SVC_MAIN],
     env: svcEnv,
     project: s.project.key,
     pace: 0.01,

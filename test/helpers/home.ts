@@ -87,19 +87,8 @@ export class TestHome {
   ): Promise<Result> {
     // A home of another user never runs the CLI as this process's user.
     if ((opts.here ?? this.inProcess) && !this.user) {
-      const { dispatch } = await import('../../cli/dispatch.js')
-      let stdout = ''
-      let stderr = ''
-      const io = {
-        out: (t: string) => (stdout += t),
-        err: (t: string) => (stderr += t),
-        env: this.env(opts.env),
-        cwd: opts.cwd ?? this.home,
-        isTTY: false,
-        readStdin: async () => opts.input ?? '',
-      }
-      const code = await dispatch(args, io)
-      return { code, stdout, stderr }
+      const { dispatchCaptured } = await import('../../cli/dispatch.js')
+      return dispatchCaptured(args, { env: this.env(opts.env), cwd: opts.cwd ?? this.home, input: opts.input })
     }
     return new Promise((resolve) => {
       const child = spawn(process.execPath, [SVC_MAIN, ...args], {
