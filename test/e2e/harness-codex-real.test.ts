@@ -14,9 +14,18 @@ import { realHarnessHome, type RealHome } from '../helpers/real-harness.js'
  * thread per conversation and a turn per message, every failure with its exact activity and evidence. */
 
 const MODEL = 'gpt-5-codex'
+/** The home of the test under way. The first three tests share one (none stops, kills or arms the kernel, and each
+ * makes conversations of its own); the one whose model service refuses connections has its own. */
 let r: RealHome
+let shared: Promise<RealHome> | undefined
+const common = async () => (r = await (shared ??= realHarnessHome('codex-real')))
+let own: RealHome | undefined
 test.after.each(async () => {
-  await r?.stop()
+  await own?.stop()
+  own = undefined
+})
+test.after(async () => {
+  await (await shared?.catch(() => undefined))?.stop()
 })
 
 const stateOf = (id: string) =>
@@ -28,8 +37,9 @@ const times = (n: number) => ({
 })
 
 test('codex usage: three resumed turns cost three times one turn, never more; a later failed turn is idle (error: …)', async () => {
-  r = await realHarnessHome('codex-real')
+  await common()
   const { h, api } = r
+  const base = api.turnRequests().length
   const id = await r.convNew('codex', 'first turn', '--model', MODEL, '--effort', 'medium')
   const track = trackActivity(h, id)
   const one = await untilActivity(h, id, 'idle')
@@ -46,7 +56,7 @@ test('codex usage: three resumed turns cost three times one turn, never more; a 
   assert.equal(stateOf(id).usage, times(3), 'the thread’s running total, not 1 + 2 + 3 turns')
   assert.equal(three.cost, { usd: estimateUsd(MODEL, times(3)), estimated: true, basis: CODEX_USAGE_BASIS })
   assert.is(stateOf(id).session, thread, 'one thread, resumed')
-  assert.is(api.turnRequests().length, 3)
+  assert.is(api.turnRequests().length - base, 3)
   assert.match(
     await h.ok(['conv', 'show', id]),
     `\ncost: ${usdText(three.cost.usd)} (estimate from ${CODEX_USAGE_BASIS})\n`,
@@ -82,7 +92,7 @@ test('codex usage: three resumed turns cost three times one turn, never more; a 
 })
 
 test('a shell command runs; messages during a slow turn are held and resume the thread together; stop ends a running turn', async () => {
-  r = await realHarnessHome('codex-slow')
+  await common()
   const { h, api } = r
   const a = await r.convNew('codex', 'scenario:bash build', '--model', MODEL)
   await untilActivity(h, a, 'idle')
@@ -120,7 +130,7 @@ test('a shell command runs; messages during a slow turn are held and resume the 
 })
 
 test('a first turn refused (401 and 500 after their retries, 400, 402) is failed-to-start with codex’s text; 429 then success is idle', async () => {
-  r = await realHarnessHome('codex-fail', { codexRetries: 1 })
+  await common()
   const { h, api } = r
   const c401 = await r.convNew('codex', 'scenario:http-401 go', '--model', MODEL)
   const c400 = await r.convNew('codex', 'scenario:http-400 go', '--model', MODEL)
@@ -152,7 +162,7 @@ test('no model service at all (connection refused): working (retrying: …) for 
       s.close(() => resolve(port))
     })
   })
-  r = await realHarnessHome('refused', { retryLimitMs: 5000, apiUrl: `http://127.0.0.1:${closed}` })
+  r = own = await realHarnessHome('refused', { retryLimitMs: 5000, apiUrl: `http://127.0.0.1:${closed}` })
   const { h } = r
   const cx = await r.convNew('codex', 'hello', '--model', MODEL)
   const cl = await r.convNew('claude', 'hello', '--model', 'claude-sonnet-4-5')
