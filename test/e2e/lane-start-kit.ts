@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import * as assert from 'uvu/assert'
 import { writeProjectsYaml, type ProjectConfig, type SampleProject } from '../../cli/demo/sample-project.js'
@@ -14,13 +14,22 @@ export class LaneWorld {
   readonly out: string
   root = ''
 
-  constructor(label: string, config: ProjectConfig = DEFAULT_CONFIG) {
+  constructor(
+    label: string,
+    private readonly config: ProjectConfig = DEFAULT_CONFIG,
+  ) {
     this.h = new TestHome(label)
     writeFileSync(join(this.h.home, '.gitconfig'), '[user]\n\tname = Lane Test\n\temail = lane@example.com\n')
     this.project = sampleProject(join(this.h.home, 'src'))
     this.out = join(this.h.dir, 'out')
     mkdirSync(this.out)
     writeProjectsYaml(this.h.service, this.project, config)
+  }
+
+  /** projects.yaml as the world began, whatever a test wrote there since: for a suite whose tests share one world. */
+  resetProjects(): void {
+    rmSync(join(this.h.service, 'projects.yaml'), { force: true })
+    writeProjectsYaml(this.h.service, this.project, this.config)
   }
 
   /** Default lanes root: a sibling of the checkout. */

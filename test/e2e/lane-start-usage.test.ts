@@ -11,17 +11,25 @@ import { DEFAULT_CONFIG, LaneWorld, sha } from './lane-start-kit.js'
 // with one `svc: ` line and leaves nothing behind. A family of refusals is proven here once, end to end; each of its
 // cases is a row of the rulebook's tables (test/domain/keys, launch).
 
+// One home and kernel for the suite (its start is most of what a test here would cost): each test launches in a run
+// of its own, with projects.yaml as the suite began.
 let w: LaneWorld
-test.before.each(() => {
+let run = ''
+let runs = 0
+test.before(async () => {
   w = new LaneWorld('lane-rules')
+  await w.begin()
 })
-test.after.each(async () => {
+test.before.each(() => {
+  w.resetProjects()
+  run = `r${++runs}`
+})
+test.after(async () => {
   await w.stop()
 })
 
 test('usage refusals: run, keys, role, brief, effort, model, launcher, refs; nothing left behind', async () => {
-  await w.begin()
-  await w.started(['--run', 'r1', '--key', 'taken', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
+  await w.started(['--run', run, '--key', 'taken', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
   const b = ['--role', 'builder', '--harness', 'none']
   // A project whose path holds no git checkout: its launches are refused, and none of its lanes roots is made.
   const plain = join(w.h.home, 'src', 'plain')
@@ -40,75 +48,75 @@ test('usage refusals: run, keys, role, brief, effort, model, launcher, refs; not
       "svc: invalid run key 'R1': it must match ^[a-z0-9][a-z0-9-]{0,31}$\n",
     ],
     [
-      [...b, '--run', 'r1', '--key', 'K', '--prompt', 'x'],
+      [...b, '--run', run, '--key', 'K', '--prompt', 'x'],
       "svc: invalid lane key 'K': it must match ^[a-z0-9][a-z0-9._-]{0,39}$\n",
     ],
-    [[...b, '--run', 'r1', '--prompt', 'x'], 'svc: one of --key or --for is required\n'],
+    [[...b, '--run', run, '--prompt', 'x'], 'svc: one of --key or --for is required\n'],
     [
-      ['--run', 'r1', '--key', 'k', '--harness', 'none', '--prompt', 'x'],
+      ['--run', run, '--key', 'k', '--harness', 'none', '--prompt', 'x'],
       'svc: --role is required: one of builder, critic, verifier, play, orchestrator\n',
     ],
     [
-      ['--run', 'r1', '--key', 'k', '--role', 'boss', '--prompt', 'x'],
+      ['--run', run, '--key', 'k', '--role', 'boss', '--prompt', 'x'],
       "svc: --role must be one of builder, critic, verifier, play, orchestrator, not 'boss'\n",
     ],
     [
-      [...b, '--run', 'r1', '--key', 'k', '--effort', 'max', '--prompt', 'x'],
+      [...b, '--run', run, '--key', 'k', '--effort', 'max', '--prompt', 'x'],
       "svc: --effort must be one of low, medium, high, not 'max'\n",
     ],
-    [[...b, '--run', 'r1', '--key', 'k'], 'svc: give exactly one of --brief <file> or --prompt <text>\n'],
+    [[...b, '--run', run, '--key', 'k'], 'svc: give exactly one of --brief <file> or --prompt <text>\n'],
     [
-      [...b, '--run', 'r1', '--key', 'k', '--prompt', 'x', '--brief', 'brief.md'],
+      [...b, '--run', run, '--key', 'k', '--prompt', 'x', '--brief', 'brief.md'],
       'svc: give exactly one of --brief <file> or --prompt <text>\n',
     ],
     [
-      [...b, '--run', 'r1', '--key', 'k', '--brief', 'missing.md'],
+      [...b, '--run', run, '--key', 'k', '--brief', 'missing.md'],
       `svc: cannot read the brief ${join(w.h.home, 'missing.md')}: ENOENT\n`,
     ],
-    [[...b, '--run', 'r1', '--key', 'k', '--prompt', ' \n'], 'svc: the brief is empty\n'],
+    [[...b, '--run', run, '--key', 'k', '--prompt', ' \n'], 'svc: the brief is empty\n'],
     [
-      ['--role', 'verifier', '--harness', 'none', '--run', 'r1', '--key', 'k', '--prompt', 'x'],
+      ['--role', 'verifier', '--harness', 'none', '--run', run, '--key', 'k', '--prompt', 'x'],
       'svc: refused: no model for role verifier: pass --model or set gauntlet.roles.verifier.model in projects.yaml\n',
     ],
     [
-      [...b, '--run', 'r1', '--key', 'k', '--at', 'HEAD', '--prompt', 'x'],
+      [...b, '--run', run, '--key', 'k', '--at', 'HEAD', '--prompt', 'x'],
       'svc: --at is for detached worktrees (orchestrator, critic, verifier), not builder\n',
     ],
     [
-      ['--role', 'orchestrator', '--harness', 'none', '--run', 'r1', '--key', 'k', '--from', 'main', '--prompt', 'x'],
+      ['--role', 'orchestrator', '--harness', 'none', '--run', run, '--key', 'k', '--from', 'main', '--prompt', 'x'],
       'svc: --from is for builder lanes, not orchestrator\n',
     ],
     [
-      [...b, '--run', 'r1', '--key', 'k', '--from', 'nope', '--prompt', 'x'],
-      'svc: refused: cannot cut r1/k from nope: no such commit\n',
+      [...b, '--run', run, '--key', 'k', '--from', 'nope', '--prompt', 'x'],
+      `svc: refused: cannot cut ${run}/k from nope: no such commit\n`,
     ],
     [
-      [...b, '--run', 'r1', '--key', 'k', '--branch', 'main', '--prompt', 'x'],
+      [...b, '--run', run, '--key', 'k', '--branch', 'main', '--prompt', 'x'],
       'svc: refused: branch main already exists\n',
     ],
     [
-      [...b, '--run', 'r1', '--key', 'k', '--branch', 'r1/taken', '--prompt', 'x'],
-      'svc: refused: branch r1/taken already exists\n',
+      [...b, '--run', run, '--key', 'k', '--branch', `${run}/taken`, '--prompt', 'x'],
+      `svc: refused: branch ${run}/taken already exists\n`,
     ],
     [
-      ['--role', 'orchestrator', '--harness', 'none', '--run', 'r1', '--key', 'k', '--at', 'nope', '--prompt', 'x'],
+      ['--role', 'orchestrator', '--harness', 'none', '--run', run, '--key', 'k', '--at', 'nope', '--prompt', 'x'],
       `svc: refused: --at nope names no commit in ${w.project.checkout}\n`,
     ],
     [
-      [...b, '--run', 'r1', '--key', 'k', '--project', 'plain', '--prompt', 'x'],
+      [...b, '--run', run, '--key', 'k', '--project', 'plain', '--prompt', 'x'],
       `svc: project plain: ${plain} is not a git checkout\n`,
     ],
     [
-      [...b, '--run', 'r1', '--key', 'k', '--project', 'nosuch', '--prompt', 'x'],
+      [...b, '--run', run, '--key', 'k', '--project', 'nosuch', '--prompt', 'x'],
       `svc: no project nosuch in ${join(w.h.service, 'projects.yaml')}\n`,
     ],
     [
-      [...b, '--run', 'r1', '--key', 'k', '--prompt', 'x'],
+      [...b, '--run', run, '--key', 'k', '--prompt', 'x'],
       'svc: SERVICE_CONVERSATION is not set: run svc lane start inside a conversation, or pass --parent <conv>\n',
       { env: { SERVICE_CONVERSATION: undefined } },
     ],
     [
-      [...b, '--run', 'r1', '--key', 'k', '--prompt', 'x'],
+      [...b, '--run', run, '--key', 'k', '--prompt', 'x'],
       'svc: no conversation 999\nhint: svc conv list shows the conversations\n',
       { as: '999' },
     ],
@@ -119,9 +127,8 @@ test('usage refusals: run, keys, role, brief, effort, model, launcher, refs; not
 })
 
 test('a --from, --at or --branch that looks like an option never reaches git: refused on one line, no locked worktree, nothing left behind', async () => {
-  await w.begin()
-  const b = ['--role', 'builder', '--harness', 'none', '--run', 'r1', '--key', 'k', '--prompt', 'x']
-  const o = ['--role', 'orchestrator', '--harness', 'none', '--run', 'r1', '--key', 'k', '--prompt', 'x']
+  const b = ['--role', 'builder', '--harness', 'none', '--run', run, '--key', 'k', '--prompt', 'x']
+  const o = ['--role', 'orchestrator', '--harness', 'none', '--run', run, '--key', 'k', '--prompt', 'x']
   const ref = "a ref never starts with '-'; give a branch, tag or commit"
   await w.refused([...b, '--from=--lock'], `svc: --from --lock: ${ref}\n`)
   await w.refused([...b, '--from=--detach'], `svc: --from --detach: ${ref}\n`)
@@ -134,10 +141,9 @@ test('a --from, --at or --branch that looks like an option never reaches git: re
 })
 
 test('projects.yaml: a wrong entry is one line naming the file and the key', async () => {
-  await w.begin()
   const file = join(w.h.service, 'projects.yaml')
   const good = readFileSync(file, 'utf8')
-  const args = ['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x']
+  const args = ['--run', run, '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x']
   writeFileSync(file, good.replace('effort: "high"', 'effort: extreme'))
   await w.refused(
     args,
@@ -154,9 +160,8 @@ test('projects.yaml: a wrong entry is one line naming the file and the key', asy
 })
 
 test('lanes_root: under /tmp, outside the home, the home itself, or containing the checkout is refused', async () => {
-  await w.begin()
   const file = join(w.h.service, 'projects.yaml')
-  const args = ['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x']
+  const args = ['--run', run, '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x']
   const roots: [string, string][] = [
     ['/tmp/svc-lanes-test', 'the lanes root /tmp/svc-lanes-test lies under /tmp'],
     [join(w.h.dir, 'lanes'), `the lanes root ${join(w.h.dir, 'lanes')} is not under the home directory ${w.h.home}`],
@@ -175,7 +180,7 @@ test('lanes_root: under /tmp, outside the home, the home itself, or containing t
     for (const [root, problem] of roots) {
       writeProjectsYaml(w.h.service, w.project, { gauntlet: { ...DEFAULT_CONFIG.gauntlet, lanes_root: root } })
       await w.refused(args, `svc: ${file}: sample.gauntlet.lanes_root: ${problem}\n`)
-      assert.not.ok(existsSync(join(root, 'r1-k')), root)
+      assert.not.ok(existsSync(join(root, `${run}-k`)), root)
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true })
@@ -184,10 +189,10 @@ test('lanes_root: under /tmp, outside the home, the home itself, or containing t
 
   writeProjectsYaml(w.h.service, w.project, { gauntlet: { ...DEFAULT_CONFIG.gauntlet, lanes_root: '~/my-lanes' } })
   const a = await w.started(args)
-  assert.is(a.cwd, join(w.h.home, 'my-lanes', 'r1-k'), '~ is the home')
+  assert.is(a.cwd, join(w.h.home, 'my-lanes', `${run}-k`), '~ is the home')
   writeProjectsYaml(w.h.service, w.project, { gauntlet: { ...DEFAULT_CONFIG.gauntlet, lanes_root: '../rel-lanes' } })
-  const b = await w.started(['--run', 'r1', '--key', 'k2', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
-  assert.is(b.cwd, join(w.h.home, 'src', 'rel-lanes', 'r1-k2'), 'a relative root is relative to the checkout')
+  const b = await w.started(['--run', run, '--key', 'k2', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
+  assert.is(b.cwd, join(w.h.home, 'src', 'rel-lanes', `${run}-k2`), 'a relative root is relative to the checkout')
   assert.is(sha(b.cwd), git(w.project.checkout, 'rev-parse', 'origin/main'))
 })
 
