@@ -5,9 +5,14 @@ import { join } from 'node:path'
 import { TestHome, alive, connectedToKernel, until } from '../helpers/home.js'
 import type { Setup } from '../helpers/project.js'
 import { reportSuite } from './report-kit.js'
+import { caseCount } from '../helpers/cases.js'
 
 // `svc lane wait` (SPEC.md 4.1 wait): by cursor over a run, usage errors, many lanes and waits at once, a kernel
 // killed or restarted under the waits. What a lane may report is in lane-report.
+
+/** Lanes that report at once while waits follow their run: 10 in every run, 20 in the nightly run (each lane costs a
+ * launch and a report's Node start; more of them repeat the same deliveries). */
+const FOLLOWED = caseCount('WAIT_LANES', { quick: 10, full: 20 })
 
 let h: TestHome
 let s: Setup
@@ -77,8 +82,8 @@ test('wait usage errors exit 1', async () => {
   }
 })
 
-test('20 lanes reporting concurrently while 3 waits follow the run by cursor: each report delivered to each wait exactly once, in order', async () => {
-  const n = 20
+test(`${FOLLOWED} lanes reporting concurrently while 3 waits follow the run by cursor: each report delivered to each wait exactly once, in order`, async () => {
+  const n = FOLLOWED
   for (let i = 0; i < n; i++)
     await start([
       '--key',
