@@ -124,9 +124,17 @@ test(`${FOLLOWED} lanes reporting concurrently while 3 waits follow the run by c
   // beginning would miss nothing in any case).
   open('all')
   const results = await Promise.all(followers)
-  const all = (await Promise.all(Array.from({ length: n }, (_, i) => reportsOf(`r1-k${i}-builder-i1`)[0]))).map(
-    (r: { at: number }, i) => ({ at: r.at, body: `report ${i}` }),
+  // A wait may return a report a moment before its file is written: the order is read once every file holds it.
+  const names = Array.from({ length: n }, (_, i) => `r1-k${i}-builder-i1`)
+  await until(
+    () =>
+      names.every(
+        (name) => existsSync(join(h.service, 'agents', `conv-${name}`, 'reports.json')) && reportsOf(name).length === 1,
+      ),
+    'every report stored',
+    30_000,
   )
+  const all = names.map((name, i) => ({ at: reportsOf(name)[0].at as number, body: `report ${i}` }))
   const expected = all.sort((a, b) => a.at - b.at).map((r) => r.body)
   for (const seen of results) {
     assert.equal(
