@@ -21,6 +21,17 @@ module.exports = {
       to: { dependencyTypes: ['core'] },
     },
     {
+      name: 'one-process-boundary',
+      comment: 'Every program is started by kernel/io/process.ts, from an argument array and never through a shell.',
+      severity: 'error',
+      // The host runner's bundle is its modules joined, each checked here on its own.
+      from: {
+        path: '^dist/(cli|kernel|handlers)/',
+        pathNot: ['^dist/kernel/io/process\\.js$', '^dist/kernel/runner/host-runner\\.mjs$'],
+      },
+      to: { dependencyTypes: ['core'], path: '^(node:)?child_process$' },
+    },
+    {
       name: 'services-use-no-adapter-directly',
       comment: 'Only types may be taken from the adapters that ctx.io wraps.',
       severity: 'error',

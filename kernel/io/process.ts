@@ -139,14 +139,18 @@ export function startDetached(
   return child
 }
 
-/** Start a program that this process drives while it runs (a harness: its stdin, stdout and stderr piped). */
+/** Start a program that this process drives while it runs (ssh's stream, a harness under its lane's supervisor):
+ * its stdin (when asked), stdout and stderr piped, and a fourth pipe when `status` (the supervisor's lines); a
+ * process group and session of its own when `detached`. */
 export function startDriven(
   argv: readonly string[],
-  opts: { cwd: string; env: NodeJS.ProcessEnv; stdin: boolean },
+  opts: { cwd: string; env: NodeJS.ProcessEnv; stdin: boolean; status?: boolean; detached?: boolean },
 ): ChildProcess {
+  const stdin = opts.stdin ? 'pipe' : 'ignore'
   return spawn(argv[0], argv.slice(1), {
     cwd: opts.cwd,
     env: opts.env,
-    stdio: [opts.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    detached: Boolean(opts.detached),
+    stdio: opts.status ? [stdin, 'pipe', 'pipe', 'pipe'] : [stdin, 'pipe', 'pipe'],
   })
 }

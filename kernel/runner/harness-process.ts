@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { constants } from 'node:os'
 import { createInterface } from 'node:readline'
 import type { LaunchPlan } from '../io/harness/types.js'
 import { procPidIn } from '../io/pid-namespace.js'
+import { startDriven } from '../io/process.js'
 import { processStartTime } from '../io/procs.js'
 import { findProgram, supervisedArgv } from '../io/subreaper.js'
 
@@ -60,12 +61,7 @@ export async function startHarness(
   try {
     // Detached: the supervisor leads the lane's process group and session. Its directory is the root: the harness
     // alone starts in the lane's.
-    child = spawn(argv[0], argv.slice(1), {
-      cwd: '/',
-      env,
-      detached: true,
-      stdio: [plan.stdin !== 'none' ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe'],
-    })
+    child = startDriven(argv, { cwd: '/', env, stdin: plan.stdin !== 'none', status: true, detached: true })
   } catch (e) {
     return { error: `could not start ${plan.command}: ${(e as Error).message}` }
   }
