@@ -237,7 +237,7 @@ function runtimeImports(entry: string, seen = new Set<string>()): Set<string> {
   return out
 }
 
-test('the handlers, on the kernel and on workerd, import nothing at run time but hono and valibot (no node:*, no fs, no zx)', () => {
+test('the handlers, on the kernel and on workerd, import nothing at run time but hono and valibot (no node:*, no fs)', () => {
   for (const entry of ['app.js', 'worker.js']) {
     const specs = [...runtimeImports(join(DIST, entry))].sort()
     const foreign = specs.filter((s) => !(s === 'hono' || s.startsWith('hono/') || s === 'valibot'))

@@ -224,7 +224,7 @@ test('addedGitlinks names a repository inside the worktree that HEAD does not ha
   assert.equal(await addedGitlinks(dir, await snapshotTree(dir, Date.now())), [])
 })
 
-test('every argument reaches git as it was given, through the shell zx runs: quotes, $, backquotes, newlines, globs', async () => {
+test('every argument reaches git as it was given, with no shell between: quotes, $, backquotes, newlines, globs', async () => {
   const dir = repo({ 'a.txt': 'a\n' })
   const odd = [
     "it's",
