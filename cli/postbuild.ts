@@ -86,8 +86,9 @@ function ownUrls(dist: string, outdir: string): Plugin {
   }
 }
 
-/** The dependencies written for require() (sade; yaml too, but it ships a module build as well): left to Node, which gives their exports names as it does for
- * the modules beside the bundle (in a bundle such a package has a default export only). */
+/** The dependencies written for require() (sade; yaml too, but it ships a module build as well): left to Node,
+ * which gives their exports names as it does for the modules beside the bundle (in a bundle such a package has a
+ * default export only). */
 function writtenForRequire(): string[] {
   const manifest = (dir: string) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
   return Object.keys(manifest(root).dependencies).filter(
