@@ -29,11 +29,11 @@ export const SAME_AS_NEXT = ['fsync-temp']
 /** One home whose kernels kill themselves where the test arms them (SERVICE_FAULT_ARM, kernel/io/fault.ts). The walk
  * goes forward through a scripted sequence: each step is run armed to kill at its 1st fault point, then at its 2nd,
  * and so on (SAME_AS_NEXT passed over), until an attempt runs through; so each fault point of each step is hit once,
- * with every step before it done, and no step is replayed from the start of the sequence. An attempt after a kill acts on what the cut one
- * would have, made afresh where the cut one may have taken effect (a new lane key; a lane, worker or issue of its
- * own). After each kill the kernel is started again and `check` runs on it. The scripted sequence is cut in parts,
- * each walked in a home of its own by a file of its own (so that they run side by side): what a part starts from is
- * made unarmed, and acknowledged as the walk's own writes are. */
+ * with every step before it done, and no step is replayed from the start of the sequence. An attempt after a kill
+ * acts on what the cut one would have, made afresh where the cut one may have taken effect (a new lane key; a lane,
+ * worker or issue of its own). After each kill the kernel is started again and `check` runs on it. The scripted
+ * sequence is cut in parts, each walked in a home of its own by a file of its own (so that they run side by side):
+ * what a part starts from is made unarmed, and acknowledged as the walk's own writes are. */
 export class Walk {
   readonly h: TestHome
   readonly checkout: string
