@@ -1,7 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT, TestHome } from '../helpers/home.js'
 
@@ -53,6 +53,10 @@ test('npm start: the sample project, the demonstration gauntlet and worker, then
     lines.some((l) => /^report from demo-[a-z0-9]+\/all verifier i1: /.test(l)),
     'the gauntlet reached its verifier',
   )
+  // The pace reaches the lanes through their briefs (a lane's environment is the service's, not its starter's).
+  const run = /run (demo-[a-z0-9]+)/.exec(lines.at(-1)!)![1]
+  const brief = readFileSync(join(h.service, 'agents', `conv-${run}-parser-builder-i1`, 'lane-brief.md'), 'utf8')
+  assert.match(brief, '\nsleep 0.02\n', 'SERVICE_DEMO_PACE scales the pauses of the lanes')
   assert.ok(existsSync(join(h.service, 'sample', 'sample', '.git')), 'the sample checkout stays')
   assert.not.ok(existsSync(join(h.service, 'projects.yaml')), 'no projects.yaml before, none after')
 })
