@@ -153,10 +153,7 @@ test('sshd killed with every connection, then the runner killed: lanes go on, no
   rig.killSshd('a', { sessions: true })
   await until(() => l.state !== 'up', 'the link noticed')
   rig.as('a', `touch ${laneDir('l2')}/go`)
-  await until(
-    () => rig.as('a', `cat ${laneDir('l2')}/../../.svc-host/state/lanes/l2/ended 2>/dev/null || true`) === '3',
-    'l2 ended on the host',
-  )
+  await rig.until('a', `[ "$(cat .svc-host/state/lanes/l2/ended 2>/dev/null)" = 3 ]`, 'l2 ended on the host')
   assert.equal(summary('l2'), ['started'])
   await rig.startSshd(rig.host('a'))
   await until(() => of('l2').length === 3, 'l2 events after the reconnect', 20_000)
@@ -202,10 +199,7 @@ test('a frozen host and a cut link read host-lost, then recover; a report made m
   try {
     await until(() => l.state === 'host-lost', 'a cut link read as lost')
     rig.as('a', `touch ${laneDir('l5')}/go`)
-    await until(
-      () => rig.as('a', 'cat ~/.svc-host/state/lanes/l5/ended 2>/dev/null || true') === '0',
-      'l5 ended on the host',
-    )
+    await rig.until('a', '[ "$(cat .svc-host/state/lanes/l5/ended 2>/dev/null)" = 0 ]', 'l5 ended on the host')
     assert.equal(summary('l5'), ['started'])
   } finally {
     rig.link('a', true)
@@ -420,7 +414,7 @@ test('pids of a lane and of the runner taken by another process: a new runner st
   try {
     // The report wakes no one: the process with the runner's pid was not started when the runner was.
     rig.as('a', `touch ${laneDir('l15')}/go`)
-    await until(() => runnerState('lanes/l15/exit-code') === '0', 'l15 ended on the host')
+    await rig.until('a', '[ "$(cat .svc-host/state/lanes/l15/exit-code 2>/dev/null)" = 0 ]', 'l15 ended on the host')
     assert.is(strangerAlive(), 'alive')
     // The next attach starts a runner (that process is not one): it sees l10 ended and sends what l15 did.
     const logged = runnerState('runner.log').length

@@ -194,7 +194,7 @@ test('a cut link reads host-lost, across a restart of home too; what the lane di
     await showsHostLost(w)
     onHost(`touch ${laneDir()}/go4`)
     // The lane filed its last report and ended on the host, with nothing of it reaching home.
-    await until(() => onHost(`cat ~/.svc-host/state/lanes/${name}/ended 2>/dev/null || true`) === '0', 'its end there')
+    await rig.until('a', `[ "$(cat .svc-host/state/lanes/${name}/ended 2>/dev/null)" = 0 ]`, 'its end there')
     assert.is((await laneJson()).activity, 'host-lost')
     // Home's kernel stops meanwhile: the wait (the CLI, reconnecting) goes on from its cursor, and the next kernel,
     // which cannot reach the host either, reads the lane host-lost too, never stopped.
@@ -283,7 +283,7 @@ test('--reuse of a lane whose host is lost is refused in one line, nothing made;
   assert.is(again.code, 0, again.stderr)
   assert.match(again.stdout, new RegExp(`^Lane ${RUN}/k2 builder i1: conv \\d+ \\(\\S+\\) in ${dir}\\n$`))
   assert.is((await k2Json()).activity, 'stopped')
-  await until(() => onHost(`test -f ${dir}/went && echo went || true`) === 'went', 'the respawn ran in the worktree')
+  await rig.until('a', `test -f ${dir}/went`, 'the respawn ran in the worktree')
   assert.is(await lanes(), 3)
 })
 

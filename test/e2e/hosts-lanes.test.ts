@@ -296,9 +296,10 @@ test('a live lane on a host is stopped, then reaped; a process left inside refus
     'sleep 60',
   ])
   const dir = laneDir('a', 'g7-live')
-  await until(
-    () => onHost('a', `test -f ~/.svc-host/state/lanes/${name}/inbox.txt.ready && echo ready || true`) === 'ready',
-    'the lane committed and left a process behind on host a',
+  await rig.until(
+    'a',
+    `test -f .svc-host/state/lanes/${name}/inbox.txt.ready`,
+    'the lane committed and left a process behind',
   )
   const before = treeOnHost('a', dir)
   const busy = await svc(['lane', 'reap', name])
@@ -313,7 +314,8 @@ test('a live lane on a host is stopped, then reaped; a process left inside refus
   assert.is(treeOnHost('a', dir), before)
 
   onHost('a', `kill ${pid}`)
-  await until(() => onHost('a', `kill -0 ${pid} 2>/dev/null && echo alive || true`) === '', 'the process ended')
+  // Gone, or a zombie its adopter has not reaped yet.
+  await rig.until('a', `case "$(ps -o stat= -p ${pid})" in ""|Z*) true ;; *) false ;; esac`, 'the process ended')
   const r = await reapHeld('a', name, dir)
   assert.is(r.out.split('\n').length, 2, r.out)
   assert.is((await views('g7'))[0].archived, true)
@@ -399,11 +401,8 @@ test('a report filed on a host while the kernel was stopped arrives once the nex
   ])
   assert.is((await h.svc(['kernel', 'stop'])).code, 0)
   onHost('a', `touch ${laneDir('a', 'g6-down')}/go`)
-  await until(
-    // Exit 4: the report's own exit code for a failed report, under bash -e.
-    () => onHost('a', `cat ~/.svc-host/state/lanes/${name}/ended 2>/dev/null || true`) === '4',
-    'the lane ended on host a',
-  )
+  // Exit 4: the report's own exit code for a failed report, under bash -e.
+  await rig.until('a', `[ "$(cat .svc-host/state/lanes/${name}/ended 2>/dev/null)" = 4 ]`, 'the lane ended')
   // Any verb starts the kernel; it attaches to the host of the lane not ended and takes what happened meanwhile.
   const wait = await svc(['lane', 'wait', name, '--timeout', '30'])
   assert.is(wait.code, 4, wait.stderr)
@@ -435,10 +434,7 @@ test('--reuse of a lane on a host runs a new conversation in its worktree there,
       lines.join('\n'),
     ])
   const lanes = () => views('g9')
-  await until(
-    () => onHost('a', `test -f ~/.svc-host/state/lanes/${first}/inbox.txt.ready && echo ready || true`) === 'ready',
-    'the first lane wrote its work on host a',
-  )
+  await rig.until('a', `test -f .svc-host/state/lanes/${first}/inbox.txt.ready`, 'the first lane wrote its work')
   const [one] = await lanes()
   const live = await reuse(['true'])
   assert.equal(
@@ -543,9 +539,10 @@ test('stop ends a lane on its host, which then reaps; the placements a host cann
   assert.is(stop.code, 0, stop.stderr)
   assert.is(await activity('g3'), 'stopped')
   // The lane's whole process group ended on the host (a zombie left to a parent that does not reap is no process).
-  await until(
-    () => onHost('a', `ps -u "$(id -u)" -o stat=,comm= | awk '$2 == "sleep" && $1 !~ /^Z/'`) === '',
-    'no sleep of the lane left on host a',
+  await rig.until(
+    'a',
+    `[ -z "$(ps -u "$(id -u)" -o stat=,comm= | awk '$2 == "sleep" && $1 !~ /^Z/')" ]`,
+    'no sleep of the lane left',
   )
 
   // Stopped, clean: reaped with --keep, so it stays listed; its worktree on host a held at home and gone there.

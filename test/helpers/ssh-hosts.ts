@@ -324,6 +324,20 @@ export class SshHosts {
     })
   }
 
+  /** Wait until a shell test holds on the host, looked at there every 50 ms by one login (not one login per look,
+   * and the test's event loop runs meanwhile); throws `timed out waiting for <what>` after `limitMs`. */
+  async until(name: string, condition: string, what: string, limitMs = 15_000): Promise<void> {
+    const looks = Math.ceil(limitMs / 50)
+    try {
+      await this.asAsync(
+        name,
+        `i=0; until ${condition}; do [ $i -ge ${looks} ] && exit 1; i=$((i+1)); sleep 0.05; done`,
+      )
+    } catch {
+      throw new Error(`timed out waiting for ${what} on host ${name}`)
+    }
+  }
+
   /** Every process inside the host's namespace (sshd, its sessions, what they started). */
   pids(name: string): number[] {
     return pidsIn(this.host(name).ns)
