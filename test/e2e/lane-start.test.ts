@@ -8,29 +8,37 @@ import { LaneWorld, branchOf, q, sha, startLine } from './lane-start-kit.js'
 // `svc lane start`: the working directory and checkout of each role, the brief and the contract, iterations
 // (SPEC.md 2, 4.1 start). The role's configured model, sparse checkout, hooks and the fetch are in lane-start-config.
 
+// One home and kernel for the suite (its start is most of what a test here would cost): each test launches in a run
+// of its own, with projects.yaml as the suite began.
 let w: LaneWorld
-test.before.each(() => {
+let run = ''
+let runs = 0
+test.before(async () => {
   w = new LaneWorld('lane')
+  await w.begin()
 })
-test.after.each(async () => {
+test.before.each(() => {
+  w.resetProjects()
+  run = `r${++runs}`
+})
+test.after(async () => {
   await w.stop()
 })
 
 test('builder i1: worktree <run>-<key> on branch <run>/<key> cut from origin/main; brief and contract in the conv directory', async () => {
-  await w.begin()
   const brief = '# Build the thing\n\nUse `tabs`, keep   spacing,\nand trailing blank lines.\n\n\n'
   writeFileSync(join(w.h.home, 'brief.md'), brief)
   const l = await w.started(
-    ['--run', 'r1', '--key', 'api', '--role', 'builder', '--harness', 'none', '--brief', 'brief.md'],
+    ['--run', run, '--key', 'api', '--role', 'builder', '--harness', 'none', '--brief', 'brief.md'],
     { cwd: w.h.home, process: true }, // once as a program of its own; the suites' other starts run its dispatch here
   )
-  const dir = join(w.lanes, 'r1-api')
-  assert.is(l.line, startLine('r1', 'api', 'builder', 1, l.id, 'r1-api-builder-i1', dir))
-  assert.is(branchOf(dir), 'r1/api')
+  const dir = join(w.lanes, `${run}-api`)
+  assert.is(l.line, startLine(run, 'api', 'builder', 1, l.id, `${run}-api-builder-i1`, dir))
+  assert.is(branchOf(dir), `${run}/api`)
   assert.is(sha(dir), sha(w.project.checkout, 'origin/main'))
   assert.is(git(dir, 'status', '--porcelain'), '', 'a clean checkout')
   assert.is(
-    git(dir, 'for-each-ref', '--format=%(upstream)', 'refs/heads/r1/api'),
+    git(dir, 'for-each-ref', '--format=%(upstream)', `refs/heads/${run}/api`),
     '',
     'the branch tracks nothing: not origin/main, which it was cut from',
   )
@@ -38,11 +46,11 @@ test('builder i1: worktree <run>-<key> on branch <run>/<key> cut from origin/mai
   const contract = w.agentFile(l.name, 'contract.md')
   for (const fact of [
     '- Role: builder',
-    '- Run: r1',
+    `- Run: ${run}`,
     '- Lane key: api',
     '- Iteration: i1',
     `- Working directory: ${dir}`,
-    '- Branch: r1/api',
+    `- Branch: ${run}/api`,
     'svc lane report --file',
   ])
     assert.ok(contract.includes(fact), `contract states ${fact}:\n${contract}`)
@@ -53,14 +61,14 @@ test('builder i1: worktree <run>-<key> on branch <run>/<key> cut from origin/mai
   assert.is(v.cwd, dir)
   assert.equal(
     [v.lane.run, v.lane.key, v.lane.role, v.lane.iteration, v.lane.branch],
-    ['r1', 'api', 'builder', 1, 'r1/api'],
+    [run, 'api', 'builder', 1, `${run}/api`],
   )
   assert.is(v.activity, 'starting', 'a harness-none lane stays starting')
 
   // --prompt: the text is the brief; the sample checkout itself is untouched.
   const p = await w.started([
     '--run',
-    'r1',
+    run,
     '--key',
     'web',
     '--role',
@@ -70,12 +78,12 @@ test('builder i1: worktree <run>-<key> on branch <run>/<key> cut from origin/mai
     '--prompt',
     'do the web part',
   ])
-  assert.is(p.line, startLine('r1', 'web', 'builder', 1, p.id, 'r1-web-builder-i1', join(w.lanes, 'r1-web')))
+  assert.is(p.line, startLine(run, 'web', 'builder', 1, p.id, `${run}-web-builder-i1`, join(w.lanes, `${run}-web`)))
   assert.is(w.agentFile(p.name, 'lane-brief.md'), 'do the web part')
   // --branch names the branch; --title the conversation; --json gives the lane and the same line.
   const j = await w.start([
     '--run',
-    'r1',
+    run,
     '--key',
     'ui',
     '--role',
@@ -92,16 +100,18 @@ test('builder i1: worktree <run>-<key> on branch <run>/<key> cut from origin/mai
   ])
   assert.is(j.code, 0, j.stderr)
   const out = JSON.parse(j.stdout)
-  assert.is(out.line, `Lane r1/ui builder i1: conv ${out.lane.id} (r1-ui-builder-i1) in ${join(w.lanes, 'r1-ui')}`)
+  assert.is(
+    out.line,
+    `Lane ${run}/ui builder i1: conv ${out.lane.id} (${run}-ui-builder-i1) in ${join(w.lanes, `${run}-ui`)}`,
+  )
   assert.is(out.lane.title, 'UI work')
   assert.is(out.lane.lane.branch, 'feature/ui')
-  assert.is(branchOf(join(w.lanes, 'r1-ui')), 'feature/ui')
+  assert.is(branchOf(join(w.lanes, `${run}-ui`)), 'feature/ui')
   assert.is(branchOf(w.project.checkout), 'main')
   assert.is(git(w.project.checkout, 'status', '--porcelain'), '')
 })
 
 test('builder i2 is cut from the i1 branch (with i1 work in it), i3 with --from from the given ref', async () => {
-  await w.begin()
   const script = [
     `echo "$SERVICE_CONVERSATION $(type -P svc)" > ${q(join(w.out, 'i1.env'))}`,
     `cp "$SERVICE_CONTRACT" ${q(join(w.out, 'i1.contract'))}`,
@@ -111,7 +121,7 @@ test('builder i2 is cut from the i1 branch (with i1 work in it), i3 with --from 
   ].join('\n')
   const i1 = await w.started([
     '--run',
-    'r1',
+    run,
     '--key',
     'k',
     '--role',
@@ -121,7 +131,7 @@ test('builder i2 is cut from the i1 branch (with i1 work in it), i3 with --from 
     '--prompt',
     script,
   ])
-  assert.is(i1.line, startLine('r1', 'k', 'builder', 1, i1.id, 'r1-k-builder-i1', join(w.lanes, 'r1-k')))
+  assert.is(i1.line, startLine(run, 'k', 'builder', 1, i1.id, `${run}-k-builder-i1`, join(w.lanes, `${run}-k`)))
   assert.is((await w.until(i1.id, 'stopped')).ended.detail, 'exit code 0')
   const [conv, svcPath] = readFileSync(join(w.out, 'i1.env'), 'utf8').trim().split(' ')
   assert.is(conv, i1.id, 'the harness runs as the lane')
@@ -131,12 +141,12 @@ test('builder i2 is cut from the i1 branch (with i1 work in it), i3 with --from 
     w.agentFile(i1.name, 'contract.md'),
     'and its contract at $SERVICE_CONTRACT',
   )
-  const i1Head = sha(w.project.checkout, 'r1/k')
+  const i1Head = sha(w.project.checkout, `${run}/k`)
   assert.is.not(i1Head, sha(w.project.checkout, 'origin/main'), 'i1 committed on its branch')
 
   const i2 = await w.started([
     '--run',
-    'r1',
+    run,
     '--key',
     'k',
     '--role',
@@ -146,17 +156,17 @@ test('builder i2 is cut from the i1 branch (with i1 work in it), i3 with --from 
     '--prompt',
     'again',
   ])
-  const dir2 = join(w.lanes, 'r1-k-i2')
-  assert.is(i2.line, startLine('r1', 'k', 'builder', 2, i2.id, 'r1-k-builder-i2', dir2))
-  assert.is(branchOf(dir2), 'r1/k-i2')
+  const dir2 = join(w.lanes, `${run}-k-i2`)
+  assert.is(i2.line, startLine(run, 'k', 'builder', 2, i2.id, `${run}-k-builder-i2`, dir2))
+  assert.is(branchOf(dir2), `${run}/k-i2`)
   assert.is(sha(dir2), i1Head)
   assert.is(readFileSync(join(dir2, 'one.txt'), 'utf8'), 'one\n')
   assert.ok(w.agentFile(i2.name, 'contract.md').includes('- Iteration: i2'))
-  assert.ok(existsSync(join(w.lanes, 'r1-k', 'one.txt')), 'i1 directory kept')
+  assert.ok(existsSync(join(w.lanes, `${run}-k`, 'one.txt')), 'i1 directory kept')
 
   await w.started([
     '--run',
-    'r1',
+    run,
     '--key',
     'k',
     '--role',
@@ -169,17 +179,16 @@ test('builder i2 is cut from the i1 branch (with i1 work in it), i3 with --from 
     '--prompt',
     'from scratch',
   ])
-  const dir3 = join(w.lanes, 'r1-k-i3')
-  assert.is(branchOf(dir3), 'r1/k-i3')
+  const dir3 = join(w.lanes, `${run}-k-i3`)
+  assert.is(branchOf(dir3), `${run}/k-i3`)
   assert.is(sha(dir3), sha(w.project.checkout, 'origin/main'))
   assert.not.ok(existsSync(join(dir3, 'one.txt')))
 })
 
 test('orchestrator: detached at origin/main in <run>-<key>-orch, or at --at', async () => {
-  await w.begin()
   const o = await w.started([
     '--run',
-    'r1',
+    run,
     '--key',
     'main',
     '--role',
@@ -189,8 +198,8 @@ test('orchestrator: detached at origin/main in <run>-<key>-orch, or at --at', as
     '--prompt',
     'orchestrate',
   ])
-  const dir = join(w.lanes, 'r1-main-orch')
-  assert.is(o.line, startLine('r1', 'main', 'orchestrator', 1, o.id, 'r1-main-orchestrator-i1', dir))
+  const dir = join(w.lanes, `${run}-main-orch`)
+  assert.is(o.line, startLine(run, 'main', 'orchestrator', 1, o.id, `${run}-main-orchestrator-i1`, dir))
   assert.is(branchOf(dir), undefined, 'detached')
   assert.is(sha(dir), sha(w.project.checkout, 'origin/main'))
   assert.is((await w.show(o.id)).model, 'model-o', 'the role model from projects.yaml')
@@ -223,11 +232,10 @@ test('orchestrator: detached at origin/main in <run>-<key>-orch, or at --at', as
 })
 
 test('critic: --at <sha> gives a detached worktree <run>-<key>-critic-i1; nothing of the builder but the commit reaches it', async () => {
-  await w.begin()
   const secret = 'BUILDER-NOTE-7f3a'
   const b = await w.started([
     '--run',
-    'r1',
+    run,
     '--key',
     'k',
     '--role',
@@ -238,10 +246,10 @@ test('critic: --at <sha> gives a detached worktree <run>-<key>-critic-i1; nothin
     `echo ${secret} > notes.txt\ngit add notes.txt\ngit commit -q -m ${secret}\necho ${secret}-stdout\n`,
   ])
   await w.until(b.id, 'stopped')
-  const head = sha(w.project.checkout, 'r1/k')
+  const head = sha(w.project.checkout, `${run}/k`)
   const c = await w.started([
     '--run',
-    'r1',
+    run,
     '--for',
     'k',
     '--role',
@@ -253,8 +261,8 @@ test('critic: --at <sha> gives a detached worktree <run>-<key>-critic-i1; nothin
     '--prompt',
     'judge it harshly',
   ])
-  const dir = join(w.lanes, 'r1-k-critic-i1')
-  assert.is(c.line, startLine('r1', 'k', 'critic', 1, c.id, 'r1-k-critic-i1', dir))
+  const dir = join(w.lanes, `${run}-k-critic-i1`)
+  assert.is(c.line, startLine(run, 'k', 'critic', 1, c.id, `${run}-k-critic-i1`, dir))
   assert.is(branchOf(dir), undefined, 'detached')
   assert.is(sha(dir), head)
   const v = await w.show(c.id)
@@ -272,7 +280,6 @@ test('critic: --at <sha> gives a detached worktree <run>-<key>-critic-i1; nothin
 })
 
 test('critic without --at: at the head of the builder done report, with no text of the report; i2 cut from the reported branch', async () => {
-  await w.begin()
   const script = [
     'echo a > a.txt',
     'git add a.txt',
@@ -285,29 +292,18 @@ test('critic without --at: at the head of the builder done report, with no text 
     'git add b.txt',
     'git commit -q -m after-the-report',
   ].join('\n')
-  const b = await w.started([
-    '--run',
-    'r1',
-    '--key',
-    'k',
-    '--role',
-    'builder',
-    '--harness',
-    'shell',
-    '--prompt',
-    script,
-  ])
+  const b = await w.started(['--run', run, '--key', 'k', '--role', 'builder', '--harness', 'shell', '--prompt', script])
   const ended = await w.until(b.id, 'stopped')
   assert.is(ended.ended.detail, 'exit code 0', 'the builder script ran through')
-  const reported = sha(w.project.checkout, 'r1/k~1')
+  const reported = sha(w.project.checkout, `${run}/k~1`)
   const critic = [
     `printf '%s' '{"defects":[{"d":1},{"d":2}]}' > ${q(join(w.out, 'verdict.json'))}`,
     `svc lane report --stdin --verdict NOT_YET --verdict-file ${q(join(w.out, 'verdict.json'))} <<'EOF'`,
     'not yet',
     'EOF',
   ].join('\n')
-  const c = await w.started(['--run', 'r1', '--for', 'k', '--role', 'critic', '--harness', 'shell', '--prompt', critic])
-  assert.is(c.line, startLine('r1', 'k', 'critic', 1, c.id, 'r1-k-critic-i1', join(w.lanes, 'r1-k-critic-i1')))
+  const c = await w.started(['--run', run, '--for', 'k', '--role', 'critic', '--harness', 'shell', '--prompt', critic])
+  assert.is(c.line, startLine(run, 'k', 'critic', 1, c.id, `${run}-k-critic-i1`, join(w.lanes, `${run}-k-critic-i1`)))
   assert.is(sha(c.cwd), reported, 'the head the report recorded, not the branch tip')
   assert.equal((await w.show(c.id)).lane.for, { id: b.id, key: 'k', iteration: 1, sha: reported })
   for (const text of [w.agentFile(c.name, 'contract.md'), w.agentFile(c.name, 'lane-brief.md')]) {
@@ -317,12 +313,12 @@ test('critic without --at: at the head of the builder done report, with no text 
   assert.is((await w.until(c.id, 'stopped')).ended.detail, 'exit code 0', 'the critic filed its verdict')
 
   await w.refused(
-    ['--run', 'r1', '--key', 'k', '--role', 'builder', '--reuse', '--harness', 'none', '--prompt', 'more'],
-    'svc: refused: branch r1/k of r1/k i1 is frozen (its builder reported done); start a new iteration\n',
+    ['--run', run, '--key', 'k', '--role', 'builder', '--reuse', '--harness', 'none', '--prompt', 'more'],
+    `svc: refused: branch ${run}/k of ${run}/k i1 is frozen (its builder reported done); start a new iteration\n`,
   )
   const i2 = await w.started([
     '--run',
-    'r1',
+    run,
     '--key',
     'k',
     '--role',
@@ -332,8 +328,8 @@ test('critic without --at: at the head of the builder done report, with no text 
     '--prompt',
     'answer the critic',
   ])
-  assert.is(branchOf(i2.cwd), 'r1/k-i2')
-  assert.is(sha(i2.cwd), sha(w.project.checkout, 'r1/k'), 'cut from the branch the report recorded')
+  assert.is(branchOf(i2.cwd), `${run}/k-i2`)
+  assert.is(sha(i2.cwd), sha(w.project.checkout, `${run}/k`), 'cut from the branch the report recorded')
   const contract = w.agentFile(i2.name, 'contract.md')
   const verdictFile = join(w.h.service, 'agents', `conv-${c.name}`, 'verdict.json')
   assert.ok(
@@ -346,10 +342,9 @@ test('critic without --at: at the head of the builder done report, with no text 
 })
 
 test('verifier without --for: detached at origin/main in <run>-<key>-verify-i1', async () => {
-  await w.begin()
   const v = await w.started([
     '--run',
-    'r1',
+    run,
     '--key',
     'all',
     '--role',
@@ -361,8 +356,8 @@ test('verifier without --for: detached at origin/main in <run>-<key>-verify-i1',
     '--prompt',
     'verify the run',
   ])
-  const dir = join(w.lanes, 'r1-all-verify-i1')
-  assert.is(v.line, startLine('r1', 'all', 'verifier', 1, v.id, 'r1-all-verifier-i1', dir))
+  const dir = join(w.lanes, `${run}-all-verify-i1`)
+  assert.is(v.line, startLine(run, 'all', 'verifier', 1, v.id, `${run}-all-verifier-i1`, dir))
   assert.is(branchOf(dir), undefined)
   assert.is(sha(dir), sha(w.project.checkout, 'origin/main'))
   const rec = await w.show(v.id)
@@ -372,7 +367,6 @@ test('verifier without --for: detached at origin/main in <run>-<key>-verify-i1',
 })
 
 test('play: an empty directory with no .git, no SERVICE_* variable and no svc on PATH', async () => {
-  await w.begin()
   const script = [
     'listing=$(ls -A)',
     'env > env.txt',
@@ -382,7 +376,7 @@ test('play: an empty directory with no .git, no SERVICE_* variable and no svc on
   ].join('\n')
   const p = await w.started([
     '--run',
-    'r1',
+    run,
     '--key',
     'toy',
     '--role',
@@ -394,8 +388,8 @@ test('play: an empty directory with no .git, no SERVICE_* variable and no svc on
     '--prompt',
     script,
   ])
-  const dir = join(w.lanes, 'r1-toy-play-i1')
-  assert.is(p.line, startLine('r1', 'toy', 'play', 1, p.id, 'r1-toy-play-i1', dir))
+  const dir = join(w.lanes, `${run}-toy-play-i1`)
+  assert.is(p.line, startLine(run, 'toy', 'play', 1, p.id, `${run}-toy-play-i1`, dir))
   await w.outFile('play-done')
   assert.is(readFileSync(join(dir, 'listing.txt'), 'utf8'), '', 'empty at start')
   assert.not.ok(existsSync(join(dir, '.git')))
