@@ -11,7 +11,7 @@ export class LaneWorld {
   readonly h: TestHome
   readonly project: SampleProject
   /** Where the scripts of shell lanes write what they saw. */
-  readonly out: string
+  out: string
   root = ''
 
   constructor(
@@ -26,10 +26,13 @@ export class LaneWorld {
     writeProjectsYaml(this.h.service, this.project, config)
   }
 
-  /** projects.yaml as the world began, whatever a test wrote there since: for a suite whose tests share one world. */
-  resetProjects(): void {
+  /** For a suite whose tests share one world, before each test: projects.yaml as the world began, whatever a test
+   * wrote there since, and a directory of the test's own (named after its run) for what its lanes write. */
+  nextTest(run: string): void {
     rmSync(join(this.h.service, 'projects.yaml'), { force: true })
     writeProjectsYaml(this.h.service, this.project, this.config)
+    this.out = join(this.h.dir, `out-${run}`)
+    mkdirSync(this.out)
   }
 
   /** Default lanes root: a sibling of the checkout. */

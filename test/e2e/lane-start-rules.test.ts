@@ -3,18 +3,39 @@ import * as assert from 'uvu/assert'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { alive, until } from '../helpers/home.js'
-import { LaneWorld, q, sha, startLine } from './lane-start-kit.js'
+import { LaneWorld, q, sha, startLine, type Snapshot } from './lane-start-kit.js'
 
 // `svc lane start`, who may launch what (SPEC.md 4.1 launch rules 1-3, 6-8, section 5): launchers and their runs,
 // the project of a launch, one live lane per run/key/role, --reuse, --replace, the critic rules. Every refusal exits 1
 // with one `svc: ` line and leaves nothing behind: no directory, branch, worktree, conversation or process. Usage and
 // configuration refusals are in lane-start-usage.
 
+// One home and kernel for the suite (its start is most of what a test here would cost): each test launches in a run
+// of its own, with projects.yaml as the suite began and a directory of its own for what its lanes write.
 let w: LaneWorld
-test.before.each(() => {
+let run = ''
+let runs = 0
+test.before(async () => {
   w = new LaneWorld('lane-rules')
+  await w.begin()
 })
-test.after.each(async () => {
+let convs = 0
+test.before.each(async () => {
+  run = `r${++runs}`
+  w.nextTest(run)
+  convs = await w.convCount()
+})
+
+/** A snapshot's directories and branches of this test's run alone (and main), as a world of its own would hold. */
+const ofRun = (s: Snapshot): Snapshot => ({
+  ...s,
+  lanes: s.lanes.filter((l) => l.startsWith(`${run}-`)),
+  branches: s.branches
+    .split('\n')
+    .filter((b) => b === 'main' || b.startsWith(`${run}/`))
+    .join('\n'),
+})
+test.after(async () => {
   await w.stop()
 })
 
@@ -30,7 +51,6 @@ const tried = (name: string) => ({
 })
 
 test('an orchestrator lane launches builders, verifiers and play lanes of its own run, and nothing else', async () => {
-  await w.begin()
   const script =
     tryFn(w.out) +
     [
@@ -44,7 +64,7 @@ test('an orchestrator lane launches builders, verifiers and play lanes of its ow
     ].join('\n')
   const o = await w.started([
     '--run',
-    'r1',
+    run,
     '--key',
     'lead',
     '--role',
@@ -61,12 +81,12 @@ test('an orchestrator lane launches builders, verifiers and play lanes of its ow
   const bid = /conv (\d+) /.exec(b.out)?.[1] ?? ''
   assert.is(
     b.out,
-    startLine('r1', 'x', 'builder', 1, bid, 'r1-x-builder-i1', join(w.lanes, 'r1-x')),
+    startLine(run, 'x', 'builder', 1, bid, `${run}-x-builder-i1`, join(w.lanes, `${run}-x`)),
     'the run is inherited',
   )
   const bv = await w.show(bid)
   assert.is(bv.parent, o.id)
-  assert.is(bv.lane.run, 'r1')
+  assert.is(bv.lane.run, run)
   assert.is(tried('verifier').code, 0)
   assert.is(tried('play').code, 0)
   assert.equal(tried('critic'), {
@@ -82,27 +102,26 @@ test('an orchestrator lane launches builders, verifiers and play lanes of its ow
   assert.equal(tried('otherrun'), {
     code: 1,
     out: '',
-    err: 'svc: refused: an orchestrator lane of run r1 launches only into its own run, not r9\n',
+    err: `svc: refused: an orchestrator lane of run ${run} launches only into its own run, not r9\n`,
   })
 
-  const s = await w.snapshot()
+  const s = ofRun(await w.snapshot())
   assert.equal(
     s.lanes,
-    ['r1-lead-orch', 'r1-x', 'r1-x-play-i1', 'r1-x-verify-i1'],
+    [`${run}-lead-orch`, `${run}-x`, `${run}-x-play-i1`, `${run}-x-verify-i1`],
     'the refused launches left no directory',
   )
-  assert.is(s.branches, 'main\nr1/x')
-  assert.is(s.convs, 5)
+  assert.is(s.branches, `main\n${run}/x`)
+  assert.is(s.convs, convs + 4, 'the orchestrator, builder, verifier and play lane')
 })
 
 test('builder and critic lanes, and a successor of a builder, are refused a launch (one role each; the table is in launch-who)', async () => {
-  await w.begin()
   // One role per launcher, end to end: that every role is refused to every one of them is the table of SPEC.md
   // section 5 in test/domain/launch-who ('mayLaunch: the full table…'), a successor's standing its effectiveLauncher
   // rows.
   const tries = { builder: 'builder', succ: 'play', critic: 'orchestrator' } as const
   const attempts = (who: keyof typeof tries) =>
-    `try ${who}-${tries[who]} --run r1 --key n --role ${tries[who]} --harness none --model m --at HEAD --prompt x`
+    `try ${who}-${tries[who]} --run ${run} --key n --role ${tries[who]} --harness none --model m --at HEAD --prompt x`
   // --at is refused for builder and play lanes, but only after the launcher: the launcher rule speaks first.
   writeFileSync(join(w.out, 'succ.sh'), tryFn(w.out) + attempts('succ') + `\ntouch ${q(join(w.out, 'succ-done'))}\n`)
   const builderScript =
@@ -112,7 +131,7 @@ test('builder and critic lanes, and a successor of a builder, are refused a laun
     `\ntouch ${q(join(w.out, 'builder-done'))}`
   const b = await w.started([
     '--run',
-    'r1',
+    run,
     '--key',
     'b',
     '--role',
@@ -126,7 +145,7 @@ test('builder and critic lanes, and a successor of a builder, are refused a laun
   await w.outFile('succ-done')
   await w.started([
     '--run',
-    'r1',
+    run,
     '--for',
     'b',
     '--role',
@@ -151,14 +170,13 @@ test('builder and critic lanes, and a successor of a builder, are refused a laun
     )
   const succ = await w.show(readFileSync(join(w.out, 'succ.id'), 'utf8').trim())
   assert.is(succ.parent, b.id)
-  const s = await w.snapshot()
-  assert.equal(s.lanes, ['r1-b', 'r1-b-critic-i1'])
-  assert.is(s.branches, 'main\nr1/b')
-  assert.is(s.convs, 4, 'root, builder, its successor, critic')
+  const s = ofRun(await w.snapshot())
+  assert.equal(s.lanes, [`${run}-b`, `${run}-b-critic-i1`])
+  assert.is(s.branches, `main\n${run}/b`)
+  assert.is(s.convs, convs + 3, 'builder, its successor, critic')
 })
 
 test('a handed-off orchestrator keeps its standing: its successor launches a builder of the run, not a critic', async () => {
-  await w.begin()
   writeFileSync(
     join(w.out, 'succ.sh'),
     tryFn(w.out) +
@@ -168,7 +186,7 @@ test('a handed-off orchestrator keeps its standing: its successor launches a bui
   )
   const o = await w.started([
     '--run',
-    'r1',
+    run,
     '--key',
     'lead',
     '--role',
@@ -186,7 +204,7 @@ test('a handed-off orchestrator keeps its standing: its successor launches a bui
   const sb = tried('sb')
   assert.is(sb.code, 0, sb.err)
   const id = /conv (\d+) /.exec(sb.out)?.[1] ?? ''
-  assert.is(sb.out, startLine('r1', 'y', 'builder', 1, id, 'r1-y-builder-i1', join(w.lanes, 'r1-y')))
+  assert.is(sb.out, startLine(run, 'y', 'builder', 1, id, `${run}-y-builder-i1`, join(w.lanes, `${run}-y`)))
   assert.is((await w.show(id)).parent, succId, 'the builder nests under the successor that launched it')
   assert.equal(tried('sc'), {
     code: 1,
@@ -199,7 +217,7 @@ test('a handed-off orchestrator keeps its standing: its successor launches a bui
   const c = await w.started(
     [
       '--run',
-      'r1',
+      run,
       '--for',
       'y',
       '--role',
@@ -219,36 +237,34 @@ test('a handed-off orchestrator keeps its standing: its successor launches a bui
 })
 
 test("the project of a launch: --project, else the launcher's, else the checkout holding the current directory", async () => {
-  await w.begin()
   const bare = (await w.h.ok(['conv', 'new', '--harness', 'none', '--cwd', w.h.home])).trim()
-  const args = ['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x']
+  const args = ['--run', run, '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x']
   await w.refused(
     args,
     'svc: no project for this launch: pass --project, or run from inside a checkout listed in projects.yaml\n',
     { as: bare, cwd: w.h.home },
   )
   const a = await w.started(args, { as: bare, cwd: join(w.project.checkout, 'src') })
-  assert.is(a.cwd, join(w.lanes, 'r1-k'))
+  assert.is(a.cwd, join(w.lanes, `${run}-k`))
   assert.is((await w.show(a.id)).project, 'sample')
   const b = await w.started(
-    ['--run', 'r1', '--key', 'k2', '--role', 'builder', '--project', 'sample', '--harness', 'none', '--prompt', 'x'],
+    ['--run', run, '--key', 'k2', '--role', 'builder', '--project', 'sample', '--harness', 'none', '--prompt', 'x'],
     { as: bare, cwd: w.h.home },
   )
-  assert.is(b.cwd, join(w.lanes, 'r1-k2'))
+  assert.is(b.cwd, join(w.lanes, `${run}-k2`))
 })
 
 test('one live lane per run, key and role: a starting lane counts; --replace stops the live one first', async () => {
-  await w.begin()
-  const a = await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
+  const a = await w.started(['--run', run, '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
   assert.is((await w.show(a.id)).activity, 'starting')
   await w.refused(
-    ['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'],
-    `svc: lane r1/k builder i1 is live (conv ${a.id}); pass --replace to stop it and launch anew\n`,
+    ['--run', run, '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'],
+    `svc: lane ${run}/k builder i1 is live (conv ${a.id}); pass --replace to stop it and launch anew\n`,
   )
   // Another role or another key of the same run is a different lane.
   await w.started([
     '--run',
-    'r1',
+    run,
     '--key',
     'k',
     '--role',
@@ -260,11 +276,11 @@ test('one live lane per run, key and role: a starting lane counts; --replace sto
     '--prompt',
     'x',
   ])
-  await w.started(['--run', 'r1', '--key', 'k2', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
+  await w.started(['--run', run, '--key', 'k2', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
 
   const s = await w.started([
     '--run',
-    'r1',
+    run,
     '--key',
     'sh',
     '--role',
@@ -278,12 +294,12 @@ test('one live lane per run, key and role: a starting lane counts; --replace sto
   const state = JSON.parse(w.agentFile(s.name, 'state.json'))
   assert.ok(alive(state.harness.pid))
   await w.refused(
-    ['--run', 'r1', '--key', 'sh', '--role', 'builder', '--harness', 'shell', '--prompt', 'sleep 30'],
-    `svc: lane r1/sh builder i1 is live (conv ${s.id}); pass --replace to stop it and launch anew\n`,
+    ['--run', run, '--key', 'sh', '--role', 'builder', '--harness', 'shell', '--prompt', 'sleep 30'],
+    `svc: lane ${run}/sh builder i1 is live (conv ${s.id}); pass --replace to stop it and launch anew\n`,
   )
   const r = await w.started([
     '--run',
-    'r1',
+    run,
     '--key',
     'sh',
     '--role',
@@ -294,7 +310,7 @@ test('one live lane per run, key and role: a starting lane counts; --replace sto
     '--prompt',
     'sleep 30',
   ])
-  assert.is(r.line, startLine('r1', 'sh', 'builder', 2, r.id, 'r1-sh-builder-i2', join(w.lanes, 'r1-sh-i2')))
+  assert.is(r.line, startLine(run, 'sh', 'builder', 2, r.id, `${run}-sh-builder-i2`, join(w.lanes, `${run}-sh-i2`)))
   assert.not.ok(alive(state.harness.pid), 'the replaced harness is gone')
   assert.not.ok(alive(state.runner.pid), 'its runner is gone')
   assert.is((await w.show(s.id)).activity, 'stopped')
@@ -302,7 +318,7 @@ test('one live lane per run, key and role: a starting lane counts; --replace sto
 
   const n = await w.started([
     '--run',
-    'r1',
+    run,
     '--key',
     'k',
     '--role',
@@ -318,14 +334,13 @@ test('one live lane per run, key and role: a starting lane counts; --replace sto
 })
 
 test('--reuse: the same directory and iteration in a new conversation; refused while live or with no earlier lane', async () => {
-  await w.begin()
   await w.refused(
-    ['--run', 'r1', '--key', 'k', '--role', 'builder', '--reuse', '--harness', 'none', '--prompt', 'x'],
-    'svc: refused: no earlier builder lane r1/k to reuse\n',
+    ['--run', run, '--key', 'k', '--role', 'builder', '--reuse', '--harness', 'none', '--prompt', 'x'],
+    `svc: refused: no earlier builder lane ${run}/k to reuse\n`,
   )
   const a = await w.started([
     '--run',
-    'r1',
+    run,
     '--key',
     'k',
     '--role',
@@ -339,7 +354,7 @@ test('--reuse: the same directory and iteration in a new conversation; refused w
   const before = await w.snapshot()
   const b = await w.started([
     '--run',
-    'r1',
+    run,
     '--key',
     'k',
     '--role',
@@ -350,26 +365,29 @@ test('--reuse: the same directory and iteration in a new conversation; refused w
     '--prompt',
     'cat wip.txt > seen.txt\nsleep 30',
   ])
-  assert.is(b.line, startLine('r1', 'k', 'builder', 1, b.id, 'r1-k-builder-i1-2', join(w.lanes, 'r1-k')))
+  assert.is(b.line, startLine(run, 'k', 'builder', 1, b.id, `${run}-k-builder-i1-2`, join(w.lanes, `${run}-k`)))
   assert.is.not(b.id, a.id)
   const after = await w.snapshot()
   assert.equal(after.lanes, before.lanes, 'no new directory')
   assert.is(after.branches, before.branches, 'no new branch')
   assert.is(after.convs, before.convs + 1)
   const v = await w.show(b.id)
-  assert.equal([v.lane.iteration, v.lane.dir, v.lane.branch, v.cwd], [1, 'r1-k', 'r1/k', join(w.lanes, 'r1-k')])
+  assert.equal(
+    [v.lane.iteration, v.lane.dir, v.lane.branch, v.cwd],
+    [1, `${run}-k`, `${run}/k`, join(w.lanes, `${run}-k`)],
+  )
   assert.ok(w.agentFile(b.name, 'contract.md').includes('- Iteration: i1'))
-  const seen = join(w.lanes, 'r1-k', 'seen.txt')
+  const seen = join(w.lanes, `${run}-k`, 'seen.txt')
   await until(() => existsSync(seen) && readFileSync(seen, 'utf8'), 'the respawn read the earlier work', 30_000)
   assert.is(readFileSync(seen, 'utf8'), 'wip\n', 'the earlier work is there')
 
   await w.refused(
-    ['--run', 'r1', '--key', 'k', '--role', 'builder', '--reuse', '--harness', 'none', '--prompt', 'x'],
-    `svc: lane r1/k builder i1 is live (conv ${b.id}); pass --replace to stop it and launch anew\n`,
+    ['--run', run, '--key', 'k', '--role', 'builder', '--reuse', '--harness', 'none', '--prompt', 'x'],
+    `svc: lane ${run}/k builder i1 is live (conv ${b.id}); pass --replace to stop it and launch anew\n`,
   )
   const c = await w.started([
     '--run',
-    'r1',
+    run,
     '--key',
     'k',
     '--role',
@@ -381,23 +399,22 @@ test('--reuse: the same directory and iteration in a new conversation; refused w
     '--prompt',
     'x',
   ])
-  assert.is(c.line, startLine('r1', 'k', 'builder', 1, c.id, 'r1-k-builder-i1-3', join(w.lanes, 'r1-k')))
+  assert.is(c.line, startLine(run, 'k', 'builder', 1, c.id, `${run}-k-builder-i1-3`, join(w.lanes, `${run}-k`)))
   assert.is((await w.show(b.id)).activity, 'stopped')
 })
 
 test('critic rules: --for required, --key must match it, the builder must exist, and without --at a done report', async () => {
-  await w.begin()
-  const b = await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
-  const critic = ['--role', 'critic', '--run', 'r1', '--harness', 'none', '--prompt', 'judge']
+  const b = await w.started(['--run', run, '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
+  const critic = ['--role', 'critic', '--run', run, '--harness', 'none', '--prompt', 'judge']
   await w.refused([...critic, '--key', 'k'], 'svc: a critic needs --for <builder key>\n')
   await w.refused(
     [...critic, '--for', 'k', '--key', 'j'],
     'svc: --key j differs from --for k; a critic takes the key of the builder it judges\n',
   )
-  await w.refused([...critic, '--for', 'zz'], 'svc: refused: no builder zz in run r1\n')
+  await w.refused([...critic, '--for', 'zz'], `svc: refused: no builder zz in run ${run}\n`)
   await w.refused([...critic, '--for', 'k'], 'svc: builder k i1 has no done report; pass --at <sha>\n')
   await w.refused(
-    ['--role', 'verifier', '--run', 'r1', '--for', 'k', '--model', 'm', '--harness', 'none', '--prompt', 'v'],
+    ['--role', 'verifier', '--run', run, '--for', 'k', '--model', 'm', '--harness', 'none', '--prompt', 'v'],
     'svc: builder k i1 has no done report; pass --at <sha>\n',
   )
   await w.refused(
@@ -405,21 +422,20 @@ test('critic rules: --for required, --key must match it, the builder must exist,
     `svc: refused: --at deadbeef names no commit in ${w.project.checkout}\n`,
   )
   await w.refused(
-    ['--role', 'builder', '--run', 'r1', '--for', 'k', '--harness', 'none', '--prompt', 'x'],
+    ['--role', 'builder', '--run', run, '--for', 'k', '--harness', 'none', '--prompt', 'x'],
     'svc: --for is for critic and verifier lanes, not builder\n',
   )
   const c = await w.started([...critic, '--for', 'k', '--at', 'origin/main'])
-  assert.is(c.line, startLine('r1', 'k', 'critic', 1, c.id, 'r1-k-critic-i1', join(w.lanes, 'r1-k-critic-i1')))
+  assert.is(c.line, startLine(run, 'k', 'critic', 1, c.id, `${run}-k-critic-i1`, join(w.lanes, `${run}-k-critic-i1`)))
   assert.is((await w.show(c.id)).lane.for.id, b.id)
 })
 
 test('a critic respawned with --reuse keeps its directory and the builder row it judged', async () => {
-  await w.begin()
-  const b1 = await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
+  const b1 = await w.started(['--run', run, '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
   const at = sha(w.project.checkout, 'origin/main')
   const c1 = await w.started([
     '--run',
-    'r1',
+    run,
     '--for',
     'k',
     '--role',
@@ -431,11 +447,11 @@ test('a critic respawned with --reuse keeps its directory and the builder row it
     '--prompt',
     'judge',
   ])
-  await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--replace', '--harness', 'none', '--prompt', 'x'])
+  await w.started(['--run', run, '--key', 'k', '--role', 'builder', '--replace', '--harness', 'none', '--prompt', 'x'])
   await w.refused(
     [
       '--run',
-      'r1',
+      run,
       '--for',
       'k',
       '--role',
@@ -449,11 +465,11 @@ test('a critic respawned with --reuse keeps its directory and the builder row it
       '--prompt',
       'again',
     ],
-    `svc: --at does not go with --reuse: the lane continues in r1-k-critic-i1 as it is\n`,
+    `svc: --at does not go with --reuse: the lane continues in ${run}-k-critic-i1 as it is\n`,
   )
   const c2 = await w.started([
     '--run',
-    'r1',
+    run,
     '--for',
     'k',
     '--role',
@@ -465,7 +481,10 @@ test('a critic respawned with --reuse keeps its directory and the builder row it
     '--prompt',
     'again',
   ])
-  assert.is(c2.line, startLine('r1', 'k', 'critic', 1, c2.id, 'r1-k-critic-i1-2', join(w.lanes, 'r1-k-critic-i1')))
+  assert.is(
+    c2.line,
+    startLine(run, 'k', 'critic', 1, c2.id, `${run}-k-critic-i1-2`, join(w.lanes, `${run}-k-critic-i1`)),
+  )
   assert.equal(
     (await w.show(c2.id)).lane.for,
     { id: b1.id, key: 'k', iteration: 1, sha: at },

@@ -12,7 +12,7 @@ import { DEFAULT_CONFIG, LaneWorld, sha } from './lane-start-kit.js'
 // cases is a row of the rulebook's tables (test/domain/keys, launch).
 
 // One home and kernel for the suite (its start is most of what a test here would cost): each test launches in a run
-// of its own, with projects.yaml as the suite began.
+// of its own, with projects.yaml as the suite began and a directory of its own for what its lanes write.
 let w: LaneWorld
 let run = ''
 let runs = 0
@@ -21,8 +21,8 @@ test.before(async () => {
   await w.begin()
 })
 test.before.each(() => {
-  w.resetProjects()
   run = `r${++runs}`
+  w.nextTest(run)
 })
 test.after(async () => {
   await w.stop()

@@ -9,7 +9,7 @@ import { LaneWorld, branchOf, q, sha, startLine } from './lane-start-kit.js'
 // (SPEC.md 2, 4.1 start). The role's configured model, sparse checkout, hooks and the fetch are in lane-start-config.
 
 // One home and kernel for the suite (its start is most of what a test here would cost): each test launches in a run
-// of its own, with projects.yaml as the suite began.
+// of its own, with projects.yaml as the suite began and a directory of its own for what its lanes write.
 let w: LaneWorld
 let run = ''
 let runs = 0
@@ -18,8 +18,8 @@ test.before(async () => {
   await w.begin()
 })
 test.before.each(() => {
-  w.resetProjects()
   run = `r${++runs}`
+  w.nextTest(run)
 })
 test.after(async () => {
   await w.stop()
