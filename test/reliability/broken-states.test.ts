@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { TestHome, alive, git, until } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
 import { recordFigure } from './figures.js'
+import type { PortInput } from '../../kernel/port/port.js'
 import { brokenRecords } from '../helpers/broken-records.js'
 
 let h: TestHome
@@ -17,6 +18,24 @@ test.before.each(async () => {
 test.after.each(async () => {
   await h.stop()
 })
+
+/** A lane started from the root conversation over the kernel's port, for a test whose subject is not the start
+ * (the half-added worktree's test runs `svc lane start` itself): a builder with no harness unless told. */
+async function launch(key: string, more: Partial<PortInput<'laneStart'>> = {}) {
+  await (
+    await h.port()
+  ).laneStart({
+    run: 'r1',
+    key,
+    role: 'builder',
+    harness: 'none',
+    prompt: 'x',
+    noWait: true,
+    conversation: s.root,
+    cwd: h.home,
+    ...more,
+  } as PortInput<'laneStart'>)
+}
 
 let states = 0
 /** Kinds of hostile store and runner file injected (the figure of item 12). */
@@ -49,24 +68,7 @@ test('a worktree half-added (locked "initializing") where a lane would go: the l
 })
 
 test("a lane whose worktree is locked: reap refuses with git's reason and archives nothing", async () => {
-  await h.ok(
-    [
-      'lane',
-      'start',
-      '--run',
-      'r1',
-      '--key',
-      'b',
-      '--role',
-      'builder',
-      '--harness',
-      'none',
-      '--prompt',
-      'x',
-      '--no-wait',
-    ],
-    { env: s.env },
-  )
+  await launch('b')
   const dir = join(s.lanesRoot, 'r1-b')
   git(s.project.checkout, 'worktree', 'lock', '--reason', 'initializing', dir)
   const r = await h.svc(['lane', 'reap', 'r1-b-builder-i1'])
@@ -83,24 +85,7 @@ test("a lane whose worktree is locked: reap refuses with git's reason and archiv
 })
 
 test("a lane directory deleted behind the kernel's back: list shows no git facts, reap prunes it and archives with a warning", async () => {
-  await h.ok(
-    [
-      'lane',
-      'start',
-      '--run',
-      'r1',
-      '--key',
-      'b',
-      '--role',
-      'builder',
-      '--harness',
-      'none',
-      '--prompt',
-      'x',
-      '--no-wait',
-    ],
-    { env: s.env },
-  )
+  await launch('b')
   const dir = join(s.lanesRoot, 'r1-b')
   rmSync(dir, { recursive: true, force: true })
   const [row] = JSON.parse(await h.ok(['lane', 'list', '--json']))
@@ -140,46 +125,8 @@ async function api(path: string): Promise<{ status: number; body: any }> {
 }
 
 test('a broken state.json or mark.json reads as no state, named in the evidence and the log; lane list, conv show and the deck keep working', async () => {
-  await h.ok(
-    [
-      'lane',
-      'start',
-      '--run',
-      'r1',
-      '--key',
-      'b',
-      '--role',
-      'builder',
-      '--harness',
-      'none',
-      '--model',
-      'm',
-      '--prompt',
-      'x',
-      '--no-wait',
-    ],
-    { env: s.env },
-  )
-  await h.ok(
-    [
-      'lane',
-      'start',
-      '--run',
-      'r1',
-      '--key',
-      'c',
-      '--role',
-      'builder',
-      '--harness',
-      'none',
-      '--model',
-      'm',
-      '--prompt',
-      'x',
-      '--no-wait',
-    ],
-    { env: s.env },
-  )
+  await launch('b', { model: 'm' })
+  await launch('c', { model: 'm' })
   // The reads go through the CLI's own dispatch in this process (the tests above run the same verbs as processes).
   for (const [file, what, content] of BROKEN_RUNNER_FILES) {
     const path = join(h.service, 'agents', 'conv-r1-b-builder-i1', file)
@@ -207,26 +154,7 @@ test('a broken state.json or mark.json reads as no state, named in the evidence 
 })
 
 test('broken records ("id":"abc" and every other kind) and a broken reports file are refused, each with one line naming it; the others keep working, new ids stay numbers, doctor names each file', async () => {
-  await h.ok(
-    [
-      'lane',
-      'start',
-      '--run',
-      'r1',
-      '--key',
-      'b',
-      '--role',
-      'builder',
-      '--harness',
-      'none',
-      '--model',
-      'm',
-      '--prompt',
-      'x',
-      '--no-wait',
-    ],
-    { env: s.env },
-  )
+  await launch('b', { model: 'm' })
   await h.ok(['kernel', 'stop'])
   const kinds = brokenRecords(s.root)
   const files = kinds.map(([, content], i) => {
@@ -274,7 +202,10 @@ test('broken records ("id":"abc" and every other kind) and a broken reports file
 })
 
 test('a runner whose harness died with no state written is marked ended by the reconcile', async () => {
-  await h.ok(['lane', 'start', '--run', 'r1', '--key', 'p', '--role', 'play', '--prompt', 'sleep 60'], { env: s.env })
+  // Its shell harness started (the start waits for it) before the runner is killed.
+  await (
+    await h.port()
+  ).laneStart({ run: 'r1', key: 'p', role: 'play', prompt: 'sleep 60', conversation: s.root, cwd: h.home })
   const state = JSON.parse(readFileSync(join(h.service, 'agents', 'conv-r1-p-play-i1', 'state.json'), 'utf8'))
   await h.ok(['kernel', 'stop'])
   process.kill(-state.runner.pid, 'SIGKILL')
