@@ -10,11 +10,20 @@ import { DEFAULT_CONFIG, LaneWorld, sha } from './lane-start-kit.js'
 // sparse checkout, a checkout hook that fails, the base fetched before each launch (launch rule 5), a harness that
 // cannot be spawned. The checkout of each role is in lane-start.
 
+// One home and kernel for the suite (its start is most of what a test here would cost): each test launches in a run
+// of its own, with projects.yaml as the suite began and a directory of its own for what its lanes write.
 let w: LaneWorld
-test.before.each(() => {
+let run = ''
+let runs = 0
+test.before(async () => {
   w = new LaneWorld('lane')
+  await w.begin()
 })
-test.after.each(async () => {
+test.before.each(() => {
+  run = `r${++runs}`
+  w.nextTest(run)
+})
+test.after(async () => {
   await w.stop()
 })
 
@@ -22,17 +31,16 @@ test('the role model (and effort, harness) from projects.yaml is used when --mod
   writeProjectsYaml(w.h.service, w.project, {
     gauntlet: { roles: { ...DEFAULT_CONFIG.gauntlet!.roles, play: { model: 'model-p', harness: 'none' } } },
   })
-  await w.begin()
-  const p = await w.started(['--run', 'r1', '--key', 'p', '--role', 'play', '--prompt', 'x'])
+  const p = await w.started(['--run', run, '--key', 'p', '--role', 'play', '--prompt', 'x'])
   const vp = await w.show(p.id)
   assert.equal([vp.model, vp.harness], ['model-p', 'none'])
-  const a = await w.started(['--run', 'r1', '--key', 'a', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
+  const a = await w.started(['--run', run, '--key', 'a', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
   const va = await w.show(a.id)
   assert.is(va.model, 'model-b')
   assert.is(va.effort, 'high')
   const b = await w.started([
     '--run',
-    'r1',
+    run,
     '--key',
     'b',
     '--role',
@@ -55,14 +63,13 @@ test('sparse_checkout is applied to each new worktree, and only to it', async ()
   writeProjectsYaml(w.h.service, w.project, {
     gauntlet: { sparse_checkout: ['src/'], roles: { builder: { model: 'm' }, orchestrator: { model: 'm' } } },
   })
-  await w.begin()
-  const b = await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
+  const b = await w.started(['--run', run, '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
   assert.equal(readdirSync(b.cwd).sort(), ['.git', 'src'])
   assert.is(readFileSync(join(b.cwd, 'src', 'app.sh'), 'utf8'), 'echo app\n')
   assert.is(git(b.cwd, 'status', '--porcelain'), '')
   const o = await w.started([
     '--run',
-    'r1',
+    run,
     '--key',
     'k',
     '--role',
@@ -82,20 +89,19 @@ test('a checkout that fails after the worktree was added leaves nothing: no dire
   const hooks = join(w.project.checkout, '.git', 'hooks')
   mkdirSync(hooks, { recursive: true })
   writeFileSync(join(hooks, 'post-checkout'), '#!/bin/sh\necho "checkout hook says no" >&2\nexit 3\n', { mode: 0o755 })
-  await w.begin()
   for (const sparse of [undefined, ['src/']]) {
     writeProjectsYaml(w.h.service, w.project, {
       gauntlet: { ...(sparse ? { sparse_checkout: sparse } : {}), roles: { builder: { model: 'm' } } },
     })
     await w.refused(
-      ['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'],
-      /^svc: git hook failed in .*r1-k: checkout hook says no\n$/,
+      ['--run', run, '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'],
+      new RegExp(`^svc: git hook failed in .*${run}-k: checkout hook says no\n$`),
     )
   }
   // A hook that lets it: it runs in the new worktree with the arguments `git worktree add` gives it.
   const seen = join(w.h.dir, 'hook-args')
   writeFileSync(join(hooks, 'post-checkout'), `#!/bin/sh\necho "$(pwd) $@" > '${seen}'\n`, { mode: 0o755 })
-  const b = await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
+  const b = await w.started(['--run', run, '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
   assert.ok(existsSync(join(b.cwd, 'src', 'app.sh')), 'the same launch succeeds once the hook lets it')
   assert.is(readFileSync(seen, 'utf8'), `${b.cwd} ${'0'.repeat(40)} ${sha(b.cwd)} 1\n`)
   // A hook where core.hooksPath puts it runs too, with none left in .git/hooks: its path is git's to name.
@@ -106,14 +112,18 @@ test('a checkout that fails after the worktree was added leaves nothing: no dire
     mode: 0o755,
   })
   git(w.project.checkout, 'config', 'core.hooksPath', elsewhere)
-  await w.refused(
-    ['--run', 'r1', '--key', 'k2', '--role', 'builder', '--harness', 'none', '--prompt', 'x'],
-    /^svc: git hook failed in .*r1-k2: the hooks path says no\n$/,
-  )
+  try {
+    await w.refused(
+      ['--run', run, '--key', 'k2', '--role', 'builder', '--harness', 'none', '--prompt', 'x'],
+      new RegExp(`^svc: git hook failed in .*${run}-k2: the hooks path says no\n$`),
+    )
+  } finally {
+    // The suite's later tests launch with no hook.
+    git(w.project.checkout, 'config', '--unset', 'core.hooksPath')
+  }
 })
 
 test('the base is fetched before every git-backed launch', async () => {
-  await w.begin()
   const before = sha(w.project.checkout, 'origin/main')
   const other = join(w.h.dir, 'other')
   git(w.h.dir, 'clone', '-q', w.project.origin, other)
@@ -123,7 +133,7 @@ test('the base is fetched before every git-backed launch', async () => {
   git(other, 'push', '-q', 'origin', 'main')
   const pushed = sha(other)
   assert.is(sha(w.project.checkout, 'origin/main'), before, 'the checkout has not seen it yet')
-  const b = await w.started(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
+  const b = await w.started(['--run', run, '--key', 'k', '--role', 'builder', '--harness', 'none', '--prompt', 'x'])
   assert.is(sha(b.cwd), pushed)
   assert.is(readFileSync(join(b.cwd, 'new.txt'), 'utf8'), 'new\n')
 
@@ -133,7 +143,7 @@ test('the base is fetched before every git-backed launch', async () => {
   git(other, 'push', '-q', 'origin', 'main')
   const v = await w.started([
     '--run',
-    'r1',
+    run,
     '--key',
     'k',
     '--role',
@@ -149,20 +159,30 @@ test('the base is fetched before every git-backed launch', async () => {
 })
 
 test('a spawn error ends the wait at once: exit 1 and one error line', async () => {
-  await w.begin({ PATH: '/usr/bin:/bin' })
-  const r = await w.start(['--run', 'r1', '--key', 'k', '--role', 'builder', '--harness', 'claude', '--prompt', 'x'])
+  // A home and kernel of its own, whose PATH holds no claude.
+  const w = new LaneWorld('lane')
+  try {
+    await w.begin({ PATH: '/usr/bin:/bin' })
+    await failsToSpawn(w)
+  } finally {
+    await w.stop()
+  }
+})
+
+async function failsToSpawn(w: LaneWorld) {
+  const r = await w.start(['--run', run, '--key', 'k', '--role', 'builder', '--harness', 'claude', '--prompt', 'x'])
   const exited = Date.now()
   // At once: soon after the runner recorded the error, not after the 180 s wait for a start.
-  const spawnError = JSON.parse(w.agentFile('r1-k-builder-i1', 'state.json')).spawnError
+  const spawnError = JSON.parse(w.agentFile(`${run}-k-builder-i1`, 'state.json')).spawnError
   assert.ok(exited - spawnError.at < 10_000, `the wait ended ${exited - spawnError.at} ms after the spawn error`)
   assert.is(r.code, 1)
   assert.is(r.stdout, '')
-  const id = (await w.show('r1-k-builder-i1')).id
+  const id = (await w.show(`${run}-k-builder-i1`)).id
   assert.is(
     r.stderr,
-    `svc: lane r1/k builder i1 (conv ${id}) failed to start: claude: command not found (spawn claude ENOENT)\n`,
+    `svc: lane ${run}/k builder i1 (conv ${id}) failed to start: claude: command not found (spawn claude ENOENT)\n`,
   )
   assert.is((await w.show(id)).activity, 'failed-to-start')
-})
+}
 
 test.run()
