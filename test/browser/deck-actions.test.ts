@@ -55,7 +55,7 @@ actions(
 )
 
 actions('a worker on an issue, from the Command Deck', async (w) => {
-  const ref = (await w.h.ok(['issue', 'new', '--project', w.s.project.key, '--title', 'Deck worker']))
+  const ref = (await w.h.ok(['issue', 'new', '--project', w.s.project.key, '--title', 'Deck worker'], { here: true }))
     .trim()
     .split('\n')
     .at(-1)!

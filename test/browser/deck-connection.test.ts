@@ -74,7 +74,7 @@ conn(
     await w.page.goto(`${w.api.base}/`)
     await w.page.locator('#conn[data-conn="live"]').waitFor(WAIT)
     assert.is(await w.page.locator('#conn-banner').isHidden(), true, 'no banner while live')
-    await w.h.ok(['deck', '--revoke'])
+    await w.h.ok(['deck', '--revoke'], { here: true })
     // The next draw (on the next change) meets the refused session.
     await launchLane(w, { key: 'poke', role: 'play', prompt: 'true' })
     await w.page.locator('#conn[data-conn="lost"]').waitFor(WAIT)

@@ -59,20 +59,7 @@ conv('a parked patch is viewable from its page: what the reap saved, line by lin
 })
 
 conv('needs-you: what the harness asks shows on its page and is answered there', async (w) => {
-  const id = (
-    await w.h.ok([
-      'conv',
-      'new',
-      '--harness',
-      'claude',
-      '--model',
-      'claude-test-1',
-      '--cwd',
-      w.h.home,
-      '--prompt',
-      'scenario:asks set up storage',
-    ])
-  ).trim()
+  const id = await askingConv(w)
   await w.page.goto(`${w.api.base}/conv/${id}`)
   const needs = w.page.locator('#needs-what')
   // What it asks, once: the head names the kind and the tool, the detail below holds the rest.

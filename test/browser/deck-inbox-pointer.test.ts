@@ -110,7 +110,7 @@ inbox(
     const second = await askingConv(w)
     const { b, before } = await openInbox(w, first, second)
     await w.page.locator(`#inbox [data-inbox="${second}"] .inbox-head`).hover()
-    await w.h.ok(['conv', 'stop', first])
+    await w.h.ok(['conv', 'stop', first], { here: true })
     await until(async () => (await pending(w, first)) === undefined, 'the stopped conversation to wait no more')
     await drawnNow(w, 'poke-stop')
     const held = w.page.locator(`#inbox [data-held="${first}"]`)

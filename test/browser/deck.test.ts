@@ -366,13 +366,13 @@ deck(
 deck(
   'Agents: a worker nests under the conversation that ran it, with its iteration, its issue and its newest report',
   async (w) => {
-    const ref = (await w.h.ok(['issue', 'new', '--project', w.s.project.key, '--title', 'Deck worker']))
+    const ref = (await w.h.ok(['issue', 'new', '--project', w.s.project.key, '--title', 'Deck worker'], { here: true }))
       .trim()
       .split('\n')
       .at(-1)!
     const out = await w.h.ok(
       ['worker', 'run', ref, '--harness', 'shell', '--prompt', buildAndReport('worker done', 'wd.txt', 'worker')],
-      { env: w.s.env },
+      { env: w.s.env, here: true },
     )
     const id = /conv (\d+) /.exec(out)![1]
     await w.page.goto(`${w.api.base}/agents`)

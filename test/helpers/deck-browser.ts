@@ -98,8 +98,9 @@ export const launchLane = (w: DeckWorld, body: Record<string, unknown>) =>
   w.api.post('/api/lanes', { run: 'r1', conversation: w.s.root, ...body })
 export const shot = (w: DeckWorld, name: string) => screenshotOf(w.page, { path: join(SHOTS, name), fullPage: true })
 
-/** A one-time link to the deck, as `svc deck` prints it. */
-export const deckLink = async (w: DeckWorld) => JSON.parse(await w.h.ok(['deck', '--json', '--no-open'])).url as string
+/** A one-time link to the deck, as `svc deck` prints it (its dispatch run in this process: a Node start saved). */
+export const deckLink = async (w: DeckWorld) =>
+  JSON.parse(await w.h.ok(['deck', '--json', '--no-open'], { here: true })).url as string
 
 /** A deck world whose browser has logged in. */
 export async function deckLogin(w: DeckWorld, name: string): Promise<void> {
@@ -107,11 +108,15 @@ export async function deckLogin(w: DeckWorld, name: string): Promise<void> {
   await w.page.goto(await deckLink(w))
 }
 
-/** A conversation of the real claude CLI whose model asks for a permission, then a question, then a plan. */
+/** A conversation of the tests' claude (fixtures/bin) whose model asks for a permission, then a question, then a
+ * plan (`svc conv new` run in this process). */
 export const askingConv = async (w: DeckWorld) =>
   (
-    await w.h.ok([
-      ...['conv', 'new', '--harness', 'claude', '--model', 'claude-test-1'],
-      ...['--cwd', w.h.home, '--prompt', 'scenario:asks set up storage'],
-    ])
+    await w.h.ok(
+      [
+        ...['conv', 'new', '--harness', 'claude', '--model', 'claude-test-1'],
+        ...['--cwd', w.h.home, '--prompt', 'scenario:asks set up storage'],
+      ],
+      { here: true },
+    )
   ).trim()
