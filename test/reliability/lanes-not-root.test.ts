@@ -173,37 +173,55 @@ function assertHarnessInside(h: TestHome, name: string) {
   assert.is(capEff(harness), '0000000000000000', 'the harness holds no capability')
 }
 
+/** The claude and the codex builder share one home and project of the user (their lanes have keys of their own, and
+ * neither stops, kills or arms the kernel), made by the first of them and stopped after the suite. */
+let builders: ReturnType<typeof buildersHome> | undefined
+const buildersHome = () =>
+  realHarnessHome('not-root-builders', { user }).then(async (r) => ({ r, s: await setupProject(r.h) }))
+test.after(async () => {
+  await (await builders?.catch(() => undefined))?.r.stop()
+})
+
 /** A builder lane of `harness` whose model commits, pushes and reports with its shell tool, as the user. */
 async function builderJob(harness: 'claude' | 'codex', model: string) {
-  const r = await realHarnessHome(`not-root-${harness}`, { user })
-  try {
-    const { h } = r
-    const s = await setupProject(h)
-    const started = await h.svc(
-      [
-        ...['lane', 'start', '--run', 'r1', '--key', 'b', '--role', 'builder', '--harness', harness, '--model', model],
-        '--prompt',
-        execBrief(
-          // Within a builder's default policy for both: claude asks about nothing else.
-          'git commit -qm work --allow-empty && git push -u origin HEAD && ' +
-            'svc lane report --stdin <<< "built and pushed"',
-        ),
+  const { r, s } = await (builders ??= buildersHome())
+  const { h } = r
+  const lane = `r1-${harness}-builder-i1`
+  const started = await h.svc(
+    [
+      ...[
+        'lane',
+        'start',
+        '--run',
+        'r1',
+        '--key',
+        harness,
+        '--role',
+        'builder',
+        '--harness',
+        harness,
+        '--model',
+        model,
       ],
-      { env: s.env },
-    )
-    assert.is(started.code, 0, started.stderr)
-    const waited = await h.svc(['lane', 'wait', 'conv-r1-b-builder-i1', '--timeout', '25'], { env: s.env })
-    assert.is(waited.code, 0, waited.stderr + (await r.transcript('conv-r1-b-builder-i1')).join('\n'))
-    assert.match(waited.stdout, 'built and pushed')
-    // Read as root, in the user's repositories.
-    const head = gitIn(`${s.lanesRoot}/r1-b`, '-c', 'safe.directory=*', 'log', '-1', '--format=%H %s').trim()
-    assert.match(head, / work$/, 'the lane committed')
-    const pushed = gitIn(s.project.origin, '-c', 'safe.directory=*', 'rev-parse', 'refs/heads/r1/b').trim()
-    assert.is(pushed, head.split(' ')[0], 'the branch is on origin')
-    assertHarnessInside(h, 'r1-b-builder-i1')
-  } finally {
-    await r.stop()
-  }
+      '--prompt',
+      execBrief(
+        // Within a builder's default policy for both: claude asks about nothing else.
+        'git commit -qm work --allow-empty && git push -u origin HEAD && ' +
+          'svc lane report --stdin <<< "built and pushed"',
+      ),
+    ],
+    { env: s.env },
+  )
+  assert.is(started.code, 0, started.stderr)
+  const waited = await h.svc(['lane', 'wait', `conv-${lane}`, '--timeout', '25'], { env: s.env })
+  assert.is(waited.code, 0, waited.stderr + (await r.transcript(`conv-${lane}`)).join('\n'))
+  assert.match(waited.stdout, 'built and pushed')
+  // Read as root, in the user's repositories.
+  const head = gitIn(`${s.lanesRoot}/r1-${harness}`, '-c', 'safe.directory=*', 'log', '-1', '--format=%H %s').trim()
+  assert.match(head, / work$/, 'the lane committed')
+  const pushed = gitIn(s.project.origin, '-c', 'safe.directory=*', 'rev-parse', `refs/heads/r1/${harness}`).trim()
+  assert.is(pushed, head.split(' ')[0], 'the branch is on origin')
+  assertHarnessInside(h, lane)
 }
 
 test('a claude builder of a kernel that is not root commits, pushes and reports from inside its namespaces', async () => {
