@@ -21,6 +21,9 @@ const loggedInClaude = (t: TestHome) => ({
 })
 test.before.each(() => {
   h = new TestHome('doctor')
+  // The checks are the kernel's (its PATH and environment); the person's `svc doctor` only prints them, so it runs
+  // the CLI's dispatch in this process, with the output and exit code a program of its own gives.
+  h.inProcess = true
 })
 test.after.each(async () => {
   await h.stop()
@@ -65,9 +68,8 @@ test('all well: the real harness CLIs with their versions and login status, git,
         `(no permission checks)`,
     ),
   )
-  const json = JSON.parse((await h.ok(['doctor', '--json'])).toString())
-  assert.is(json.problems, 0)
-  assert.is(json.checks.length, 14, 'and one line per role')
+  const checkLines = lines.filter((l) => /^\S/.test(l))
+  assert.is(checkLines.length, 14, 'one line per check (a fix goes on the line below), and one per role')
 })
 
 test("each role's permission policy, in its harness's own terms: the default, added rules, ask and full", async () => {
@@ -174,7 +176,11 @@ test('gh: its version and login; missing or logged out is a note with the exact 
     ok.stdout.split('\n').find((l) => l.startsWith('ok       gh:')),
     `ok       gh: gh version 2.63.0 (2024-11-27) (${GH_BIN}/gh); Logged in to github.com account octo (keyring)`,
   )
+  // The checks as JSON: no problem, one check per line of the text, one per role among them.
   const json = JSON.parse(await h.ok(['doctor', '--json']))
+  assert.is(json.problems, 0)
+  assert.is(json.checks.length, ok.stdout.split('\n').filter((l) => /^\S/.test(l)).length)
+  assert.is(json.checks.length, 14)
   assert.equal(
     json.checks.find((c: { name: string }) => c.name === 'gh'),
     {
