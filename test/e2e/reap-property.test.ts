@@ -23,7 +23,7 @@ import { caseCount } from '../helpers/cases.js'
 // same tree (compared by tree id). REAP_SEED replays a run; REAP_CASES changes the count (REAP_CASES=400 for a long
 // run).
 //
-// The count: trees of 1 to 12 changes each, 12 in every run (about 80 changes, each kind some eight times over) and
+// The count: trees of 1 to 12 changes each, 10 in every run (about 65 changes, each kind some six times over) and
 // 100 in the nightly run (SERVICE_TEST_FULL=1); the seed is new in each run, so runs together keep drawing new trees.
 // Every case takes the same path through the kernel (a launch, a refused reap, a parked reap, about 70 git runs, half
 // a second of CPU); what a case varies is the tree, so more trees in one run buy repetitions of that path, not paths
@@ -31,7 +31,7 @@ import { caseCount } from '../helpers/cases.js'
 // into a folder another change deletes, a typechange of a staged file), so the trees stay as large as they were.
 // Case i's first change is of kind i (modulo the kinds), so that every run meets every kind whatever the seed draws.
 
-const CASES = caseCount('REAP_CASES', { quick: 12, full: 100 })
+const CASES = caseCount('REAP_CASES', { quick: 10, full: 100 })
 const MAX_CHANGES = 12
 const PARALLEL = 8
 const SEED = Number(process.env.REAP_SEED ?? Date.now() % 2 ** 31)
