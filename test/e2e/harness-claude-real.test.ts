@@ -33,7 +33,8 @@ test.after(async () => {
 test('a Bash permission allowed then denied, a question answered: needs-you each time, working between, idle with the CLI’s cumulative cost', async () => {
   const r = await common()
   const { h, api } = r
-  const base = api.turnRequests().length
+  // This conversation's requests: each carries its first message (the home's other conversations are not counted).
+  const ours = () => api.turnRequests().filter((q) => q.raw.includes('scenario:bash build it'))
   const id = await r.convNew('claude', 'scenario:bash build it', '--model', MODEL, '--effort', 'high')
   const track = trackActivity(h, id)
   const perm = await untilActivity(h, id, 'needs-you (permission)')
@@ -56,10 +57,9 @@ test('a Bash permission allowed then denied, a question answered: needs-you each
   assert.is(q.pending.input.questions[0].question, 'Which database should the new service use?')
   await h.ok(['conv', 'answer', id, 'allow', '--message', 'Postgres'])
   const done = await untilActivity(h, id, 'idle')
-  const last = api.turnRequests().at(-1)!
+  const last = ours().at(-1)!
   assert.match(last.raw, 'Postgres', 'the answer reached the model in the tool result')
-  const turns = api.turnRequests().length - base
-  assert.equal(done.cost, { usd: Number((REQUEST_USD * turns).toFixed(6)), estimated: false })
+  assert.equal(done.cost, { usd: Number((REQUEST_USD * ours().length).toFixed(6)), estimated: false })
 
   // A fork continues the session (the model sees the source's history); a handoff starts afresh. A key acts only
   // where no process tree of its conversation runs, so the source's runner is stopped first (its key kept).
@@ -85,11 +85,12 @@ test('a Bash permission allowed then denied, a question answered: needs-you each
 test('messages during a slow turn are held and sent together when it ends; stop interrupts a running turn, then ends the CLI', async () => {
   const r = await common()
   const { h, api } = r
-  const base = api.turnRequests().length
+  // This conversation's requests: each carries its first message (the home's other conversations are not counted).
+  const ours = () => api.turnRequests().filter((q) => q.raw.includes('scenario:slow a long task'))
   const id = await r.convNew('claude', 'scenario:slow a long task', '--model', MODEL)
   const track = trackActivity(h, id)
   await untilActivity(h, id, 'working')
-  await until(() => api.turnRequests().length === base + 1, 'the slow turn under way')
+  await until(() => ours().length === 1, 'the slow turn under way')
   await h.ok(['tell', id, 'first extra'])
   await h.ok(['tell', id, 'second extra'])
   await until(
@@ -97,10 +98,10 @@ test('messages during a slow turn are held and sent together when it ends; stop 
     'both held',
   )
   api.release()
-  await until(() => api.turnRequests().length === base + 2, 'the held messages sent')
+  await until(() => ours().length === 2, 'the held messages sent')
   await untilActivity(h, id, 'idle')
   assert.equal(await track.stop(), ['working', 'idle'], 'never idle between the held messages and their turn')
-  assert.match(api.turnRequests()[base + 1].raw, 'first extra\\n\\nsecond extra')
+  assert.match(ours()[1].raw, 'first extra\\n\\nsecond extra')
 
   const state = JSON.parse(readFileSync(join(h.service, 'agents', `conv-c${id}`, 'state.json'), 'utf8'))
   // A turn under way when stop comes: the interrupt request ends it ([Request interrupted by user]), then the CLI.
@@ -160,7 +161,8 @@ test('ExitPlanMode under --permission-mode plan (the user settings’ default mo
   assert.is(plan.pending.tool, 'ExitPlanMode')
   await h.ok(['conv', 'answer', id, 'deny', '--message', 'smaller steps, please'])
   await untilActivity(h, id, 'idle')
-  assert.match(api.turnRequests().at(-1)!.raw, 'smaller steps, please')
+  const ours = api.turnRequests().filter((q) => q.raw.includes('scenario:plan plan the store'))
+  assert.match(ours.at(-1)!.raw, 'smaller steps, please')
 })
 
 test('no login at all (no API key, no stored login): failed-to-start with the CLI’s own words; it exits, the runner ends', async () => {
