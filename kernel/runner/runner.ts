@@ -31,6 +31,9 @@ export async function runLane(
   const spec = JSON.parse(readFileSync(files.launch, 'utf8')) as LaunchSpec
   /** After SIGTERM, the harness gets this long before its whole group is killed (a test build may shorten it). */
   const STOP_GRACE_MS = testTiming('STOP_GRACE', 5000, laneEnv)
+  /** How late the runner acts on its harness's end: 0, except where a test build makes it late, as a runner busy
+   * with other lanes can be. */
+  const EXIT_NOTICE_MS = testTiming('EXIT_NOTICE', 0, laneEnv)
   let state: RunnerState = {}
   let transcriptN = countLines(files.transcript)
   // Nothing more is written once the supervisor was killed: like a runner killed, the lane ends without a word.
@@ -131,7 +134,9 @@ export async function runLane(
     const { start } = proc
     // Published with what the adapter says of the start (below): a harness with no phase yet would read as idle.
     state = { ...state, runner: proc.supervisor, harness: { pid: proc.pid, start, at: Date.now() } }
-    void proc.exited.then((exit) => onExit(proc, exit))
+    void proc.exited.then((exit) =>
+      EXIT_NOTICE_MS ? setTimeout(() => onExit(proc, exit), EXIT_NOTICE_MS) : onExit(proc, exit),
+    )
     // The supervisor killed before the harness's end was told (the kernel's SIGKILL, a person's): the lane ends
     // as a killed runner's does, with nothing written, and the kernel sees its runner gone.
     gone = proc.gone.then((g) => {

@@ -10,6 +10,10 @@ import type { Log } from '../io/log.js'
 import type { RuntimeFacts } from './runtime-facts.js'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+/** Once a stopped lane's process group is gone, how long the stop waits for the runner's account of the end (its
+ * state's `ended`, written when the supervisor's last word reaches the home's runner) before it answers: a stop that
+ * answered first would record an end of its own (`stop`) where the runner's (`stop (SIGTERM)`) comes a moment later. */
+const ACCOUNT_LIMIT_MS = 1000
 
 /** Node reads and parses the certificates this variable names at every start, whether or not the process opens a
  * TLS connection: with a system's whole bundle, 1.1 MB of memory for as long as it runs and about 45 ms of processor
@@ -127,7 +131,10 @@ export class Runners {
     let killed = false
     while (this.io.clock.now() < deadline) {
       this.facts.invalidate(name)
-      if (!this.io.procs.groupAlive(pgid)) return { stopped: true, killed }
+      if (!this.io.procs.groupAlive(pgid)) {
+        await this.untilAccounted(name, Math.min(deadline, this.io.clock.now() + ACCOUNT_LIMIT_MS))
+        return { stopped: true, killed }
+      }
       const waited = limitMs - (deadline - this.io.clock.now())
       if (waited > 1000) this.io.procs.signalGroup(pgid, 'SIGTERM')
       if (waited > Math.min(7000, limitMs - 1000) && !killed) {
@@ -142,6 +149,16 @@ export class Runners {
     }
     this.facts.invalidate(name)
     return { stopped: !this.io.procs.groupAlive(pgid), killed }
+  }
+
+  /** Until the runner that wrote this lane's state has written its end too, or `until`. */
+  private async untilAccounted(name: string, until: number): Promise<void> {
+    for (;;) {
+      this.facts.invalidate(name)
+      const s = this.facts.get(name).state
+      if (!s?.runner || s.ended || this.io.clock.now() >= until) return
+      await sleep(20)
+    }
   }
 
   /** The runners of these conversations that run now as one of the `pids`: the roots of the process trees the

@@ -107,9 +107,7 @@ test('messages during a slow turn are held and sent together when it ends; stop 
   // A turn under way when stop comes: the interrupt request ends it ([Request interrupted by user]), then the CLI.
   await h.ok(['tell', id, 'scenario:slow again'])
   await untilActivity(h, id, 'working')
-  // The stop from a program of its own, as before these calls ran in this process: read within a moment of an
-  // in-process stop, the view once said plain stop, the runner's account (stop (SIGTERM)) not yet in.
-  assert.is(await h.ok(['conv', 'stop', id], { here: false }), `conv ${id} (c${id}) stopped\n`)
+  assert.is(await h.ok(['conv', 'stop', id]), `conv ${id} (c${id}) stopped\n`)
   const v = await rpc(h, 'convShow', { conv: id })
   assert.is(v.activity, 'stopped')
   assert.is(v.evidence.source, 'stop (SIGTERM)')

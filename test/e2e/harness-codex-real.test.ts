@@ -77,9 +77,7 @@ test('codex usage: three resumed turns cost three times one turn, never more; a 
 
   // Between turns codex waits for the next message: stop ends it and the runner.
   const asSource = await insideConv(h, id)
-  // The stop from a program of its own, as before these calls ran in this process: read within a moment of an
-  // in-process stop, the view once said plain stop, the runner's account (stop (SIGTERM)) not yet in.
-  assert.is(await h.ok(['conv', 'stop', id], { here: false }), `conv ${id} (c${id}) stopped\n`)
+  assert.is(await h.ok(['conv', 'stop', id]), `conv ${id} (c${id}) stopped\n`)
   const stopped = await rpc(h, 'convShow', { conv: id })
   assert.equal([stopped.activity, stopped.evidence.source], ['stopped', 'stop (SIGTERM)'])
   assert.not.ok(alive(stateOf(id).runner.pid))
