@@ -87,6 +87,10 @@ export class Store {
   private queue = new KeyedQueue()
   private maxId = 0
   private lastReportAt = 0
+  /** The times of the reports being written: none of them is shown, nor any report after the first of them, until its
+   * write is done, so that no one is handed a report that could still be taken back and a run's cursor, which follows
+   * the times, never passes one still being written. */
+  private writing = new Set<number>()
   readonly staleTemps: string[] = []
   readonly orphanDirs: string[] = []
   /** Store files refused (path → what is wrong): each logged once, listed by `svc doctor`. */
@@ -270,7 +274,9 @@ export class Store {
     try {
       const reports = (await this.reportsDoc(name)).data.reports
       this.badFiles.delete(convFiles(this.home, name).reports)
-      return reports
+      if (!this.writing.size) return reports
+      const first = Math.min(...this.writing)
+      return reports.filter((r) => r.at < first)
     } catch (e) {
       if (!(e instanceof BadStoreFile)) throw e
       this.refuse(e.path, e.problem)
@@ -288,11 +294,14 @@ export class Store {
       this.lastReportAt = at
       const full: Report = { seq: (doc.data.reports.at(-1)?.seq ?? 0) + 1, at, ...report }
       doc.data.reports.push(full)
+      this.writing.add(at)
       try {
         await doc.write()
       } catch (e) {
         doc.data.reports.pop()
         throw e
+      } finally {
+        this.writing.delete(at)
       }
       return full
     })

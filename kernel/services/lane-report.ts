@@ -108,16 +108,23 @@ export async function fileReportOf(
       if (!(await ctx.io.writes.createFileOnce(verdictFile, input.verdictFile.text)))
         throw new SvcError('conflict', `refused: ${verdictFile} already exists`)
     }
-    const report = await ctx.store.appendReport(rec.name, {
-      status,
-      body: input.body,
-      ...(tree?.head ? { head: tree.head } : {}),
-      ...(tree?.branch ? { branch: tree.branch } : {}),
-      ...(judged.verdict ? { verdict: judged.verdict, defects: judged.defects } : {}),
-      ...(verdictFile ? { verdictFile } : {}),
-      ...(l?.for?.sha && judged.verdict ? { judged: l.for.sha } : {}),
-      ...extra,
-    })
+    // A report that could not be written held back the reports of other lanes filed meanwhile (io/store): their
+    // events came while they were hidden, so the waits look again.
+    const report = await ctx.store
+      .appendReport(rec.name, {
+        status,
+        body: input.body,
+        ...(tree?.head ? { head: tree.head } : {}),
+        ...(tree?.branch ? { branch: tree.branch } : {}),
+        ...(judged.verdict ? { verdict: judged.verdict, defects: judged.defects } : {}),
+        ...(verdictFile ? { verdictFile } : {}),
+        ...(l?.for?.sha && judged.verdict ? { judged: l.for.sha } : {}),
+        ...extra,
+      })
+      .catch((e: unknown) => {
+        ctx.emit({ name: rec.name, what: 'state' })
+        throw e
+      })
     ctx.emit({ name: rec.name, what: 'report' })
     return { report, rec, view: ctx.view(rec) }
   })

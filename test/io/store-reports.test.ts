@@ -1,9 +1,10 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { rejection } from '../helpers/home.js'
-import { readFileSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Store } from '../../kernel/io/store.js'
+import { convFiles } from '../../kernel/io/home.js'
 import { SvcError } from '../../kernel/domain/errors.js'
 import { convDir, freshHome, newConv, removeHomes } from './store-kit.js'
 
@@ -136,6 +137,36 @@ test('a report written while the reports are first read by another caller is see
       `round ${round}: the written report is visible`,
     )
   }
+})
+
+test('a report is shown only once written: one whose write fails is never seen, nor a later one before it', async () => {
+  const home = freshHome()
+  const store = await Store.open(home)
+  await newConv(store, 'alpha')
+  await newConv(store, 'beta')
+  assert.equal(await store.reports('alpha'), [])
+  // alpha's reports file is now a directory with a file in it: its next write cannot replace it.
+  mkdirSync(convFiles(home, 'alpha').reports)
+  writeFileSync(join(convFiles(home, 'alpha').reports, 'in-the-way'), '')
+  let settled = false
+  const failing = store.appendReport('alpha', { status: 'done', body: 'never written' }).finally(() => (settled = true))
+  failing.catch(() => {})
+  // beta's report comes after alpha's: it is not shown while alpha's could still come before it.
+  const later = store.appendReport('beta', { status: 'done', body: 'written' })
+  const seen: string[] = []
+  while (!settled) {
+    for (const name of ['alpha', 'beta']) for (const r of await store.reports(name)) seen.push(`${name}: ${r.body}`)
+    await new Promise((r) => setImmediate(r))
+  }
+  await rejection(failing)
+  assert.not.ok(seen.includes('alpha: never written'), 'a report whose write failed was shown')
+  assert.not.ok(seen.includes('beta: written'), 'a later report was shown while an earlier one was being written')
+  await later
+  assert.equal(
+    (await store.reports('beta')).map((r) => r.body),
+    ['written'],
+  )
+  assert.equal(await store.reports('alpha'), [])
 })
 
 test.run()
