@@ -107,14 +107,20 @@ export class GitFactsCache {
   holds(dirs: Iterable<string>): boolean {
     for (const dir of dirs) {
       const e = this.entries.get(dir)
-      if (e ? e.stale || e.stamp !== this.stamp(dir) : this.io.files.exists(dir)) return false
+      if (e ? this.moved(dir, e) : this.io.files.exists(dir)) return false
     }
     return true
   }
 
   private current(dir: string, e: Entry, now: number): boolean {
-    if (e.stale || e.stamp !== this.stamp(dir)) return false
+    if (this.moved(dir, e)) return false
     return this.watcher ? true : now - e.at < GIT_FACTS_TTL_MS
+  }
+
+  /** The worktree moved since these facts were read: the watcher said so, or its stamp is not the one read with
+   * them. */
+  private moved(dir: string, e: Entry): boolean {
+    return e.stale || e.stamp !== this.stamp(dir)
   }
 
   private stamp(dir: string): string {
