@@ -60,6 +60,8 @@ async function restartKernel(env: Record<string, string>) {
 }
 
 const groupOf = (pid: number) => procStat(pid)?.pgid
+/** A builder of key b with this brief; its conversation's id. */
+const startB = (prompt: string) => w.start(['--key', 'b', '--role', 'builder', '--prompt', prompt])
 
 /** Freezes a process in a cgroup of its own (the cgroup v1 freezer, as root): it cannot run, and a SIGKILL sent to
  * it waits until it is thawed. */
@@ -81,7 +83,7 @@ function freeze(pid: number, name: string) {
 }
 
 test('a live lane is stopped first, then reaped: directory removed and pruned, branch kept, conversation archived; brief and reports survive', async () => {
-  const id = await w.start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('built b') + w.gate('never')])
+  const id = await startB(buildAndReport('built b') + w.gate('never'))
   await w.waited(`${w.run}-b-builder-i1`)
   const st = w.state(`${w.run}-b-builder-i1`)
   const dir = join(w.lanes, `${w.run}-b`)
@@ -127,14 +129,7 @@ test('a live lane is stopped first, then reaped: directory removed and pruned, b
 })
 
 test('a harness that ignores SIGTERM: the stop escalates to SIGKILL and the reap of the live lane completes within 30 s', async () => {
-  const id = await w.start([
-    '--key',
-    'b',
-    '--role',
-    'builder',
-    '--prompt',
-    `trap '' TERM\n${w.mark('b')}\nwhile true; do sleep 0.1; done`,
-  ])
+  const id = await startB(`trap '' TERM\n${w.mark('b')}\nwhile true; do sleep 0.1; done`)
   await w.reached('b')
   const st = w.state(`${w.run}-b-builder-i1`)
   const dir = join(w.lanes, `${w.run}-b`)
@@ -153,14 +148,7 @@ test('a harness that ignores SIGTERM: the stop escalates to SIGKILL and the reap
 test('a harness that ignores SIGTERM in a session of its own is still ended by the stop: the reap completes and nothing of the lane runs on', async () => {
   // The harness leaves the lane's process group (same pid, a session of its own) and ignores SIGTERM: the runner
   // adopted it, and its stop ends every process below it, whatever the group.
-  const id = await w.start([
-    '--key',
-    'b',
-    '--role',
-    'builder',
-    '--prompt',
-    `trap '' TERM\n${w.mark('b')}\nexec setsid sleep 1000`,
-  ])
+  const id = await startB(`trap '' TERM\n${w.mark('b')}\nexec setsid sleep 1000`)
   await w.reached('b')
   const harness = await w.harnessPid(`${w.run}-b-builder-i1`)
   await until(() => readFileSync(`/proc/${harness}/cmdline`, 'utf8').startsWith('sleep'), 'the harness became sleep')
@@ -177,7 +165,7 @@ test('a harness that ignores SIGTERM in a session of its own is still ended by t
 })
 
 test("a harness still alive after the reap's stop limit (30 s in use) is refused and nothing changes; once it is gone the reap completes", async () => {
-  const id = await w.start(['--key', 'b', '--role', 'builder', '--prompt', `${w.mark('b')}\nexec sleep 1000`])
+  const id = await startB(`${w.mark('b')}\nexec sleep 1000`)
   await w.reached('b')
   const harness = await w.harnessPid(`${w.run}-b-builder-i1`)
   await until(() => readFileSync(`/proc/${harness}/cmdline`, 'utf8').startsWith('sleep'), 'the harness became sleep')
@@ -251,7 +239,7 @@ test("a lane directory swapped for a symlink is refused, nothing changed: outsid
 })
 
 test('processes with their working directory inside are refused, each PID and command line listed; a live lane is not even stopped', async () => {
-  const id = await w.start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('built b') + w.gate('never')])
+  const id = await startB(buildAndReport('built b') + w.gate('never'))
   await w.waited(`${w.run}-b-builder-i1`)
   const dir = join(w.lanes, `${w.run}-b`)
   const harness = await w.harnessPid(`${w.run}-b-builder-i1`)
@@ -299,7 +287,7 @@ test('processes with their working directory inside are refused, each PID and co
 })
 
 test('a builder directory that is no longer a git worktree is refused before the lane is stopped, and nothing changes', async () => {
-  const id = await w.start(['--key', 'b', '--role', 'builder', '--prompt', buildAndReport('built b') + w.gate('never')])
+  const id = await startB(buildAndReport('built b') + w.gate('never'))
   await w.waited(`${w.run}-b-builder-i1`)
   const dir = join(w.lanes, `${w.run}-b`)
   const harness = await w.harnessPid(`${w.run}-b-builder-i1`)

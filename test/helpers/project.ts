@@ -18,6 +18,7 @@ import {
   type SampleProject,
 } from '../../cli/demo/sample-project.js'
 import { scratchDir, type TestHome } from './home.js'
+import type { PortInput } from '../../kernel/port/port.js'
 
 /** A directory tree copied with its modes and times (git's index holds the files' times: a copy that changed them
  * would read as modified until git refreshed it). Node's own recursive copy costs two to three times as much
@@ -94,6 +95,16 @@ export async function setupProject(h: TestHome, config: ProjectConfig = {}): Pro
   h.own()
   const root = (await (await h.port()).convNew({ harness: 'none', project: project.key })).id
   return { project, lanesRoot: `${project.checkout}-lanes`, root, env: { SERVICE_CONVERSATION: root } }
+}
+
+/** A lane started from the setup's root conversation over the kernel's port, for a test whose subject is not the
+ * start (the start's own line and exit code are what its CLI suites prove). */
+export async function startOverPort(
+  h: TestHome,
+  s: Setup,
+  input: Pick<PortInput<'laneStart'>, 'run' | 'key' | 'role'> & Partial<PortInput<'laneStart'>>,
+) {
+  return (await h.port()).laneStart({ conversation: s.root, cwd: h.home, ...input } as PortInput<'laneStart'>)
 }
 
 /** A shell brief that commits a file, pushes the branch and files a done report with this body (`svc lane report`,

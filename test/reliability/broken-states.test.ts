@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node
 import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { TestHome, alive, git, until } from '../helpers/home.js'
-import { setupProject, type Setup } from '../helpers/project.js'
+import { setupProject, startOverPort, type Setup } from '../helpers/project.js'
 import { recordFigure } from './figures.js'
 import type { PortInput } from '../../kernel/port/port.js'
 import { brokenRecords } from '../helpers/broken-records.js'
@@ -22,19 +22,7 @@ test.after.each(async () => {
 /** A lane started from the root conversation over the kernel's port, for a test whose subject is not the start
  * (the half-added worktree's test runs `svc lane start` itself): a builder with no harness unless told. */
 async function launch(key: string, more: Partial<PortInput<'laneStart'>> = {}) {
-  await (
-    await h.port()
-  ).laneStart({
-    run: 'r1',
-    key,
-    role: 'builder',
-    harness: 'none',
-    prompt: 'x',
-    noWait: true,
-    conversation: s.root,
-    cwd: h.home,
-    ...more,
-  } as PortInput<'laneStart'>)
+  await startOverPort(h, s, { run: 'r1', key, role: 'builder', harness: 'none', prompt: 'x', noWait: true, ...more })
 }
 
 let states = 0
@@ -203,9 +191,7 @@ test('broken records ("id":"abc" and every other kind) and a broken reports file
 
 test('a runner whose harness died with no state written is marked ended by the reconcile', async () => {
   // Its shell harness started (the start waits for it) before the runner is killed.
-  await (
-    await h.port()
-  ).laneStart({ run: 'r1', key: 'p', role: 'play', prompt: 'sleep 60', conversation: s.root, cwd: h.home })
+  await startOverPort(h, s, { run: 'r1', key: 'p', role: 'play', prompt: 'sleep 60' })
   const state = JSON.parse(readFileSync(join(h.service, 'agents', 'conv-r1-p-play-i1', 'state.json'), 'utf8'))
   await h.ok(['kernel', 'stop'])
   process.kill(-state.runner.pid, 'SIGKILL')

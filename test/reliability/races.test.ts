@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { TestHome, git } from '../helpers/home.js'
-import { setupProject, type Setup } from '../helpers/project.js'
+import { setupProject, startOverPort, type Setup } from '../helpers/project.js'
 import { recordFigure } from './figures.js'
 
 // One home for both tests: their lanes are of keys of their own, and the first test's counts are taken before the
@@ -46,18 +46,14 @@ test('50 concurrent starts of different keys all succeed with consistent records
           ],
           { env: s.env },
         )
-      : port
-          .laneStart({
-            run: 'r1',
-            key: `k${i}`,
-            role: 'builder',
-            harness: 'none',
-            prompt: 'x',
-            noWait: true,
-            conversation: s.root,
-            cwd: h.home,
-          })
-          .then((r) => ({ code: 0, stdout: `${r.line}\n`, stderr: '' }))
+      : startOverPort(h, s, {
+          run: 'r1',
+          key: `k${i}`,
+          role: 'builder',
+          harness: 'none',
+          prompt: 'x',
+          noWait: true,
+        }).then((r) => ({ code: 0, stdout: `${r.line}\n`, stderr: '' }))
   const results = await Promise.all(Array.from({ length: n }, (_, i) => start(i)))
   for (const [i, r] of results.entries()) {
     assert.is(r.code, 0, r.stderr)
@@ -81,16 +77,7 @@ test('50 concurrent starts of different keys all succeed with consistent records
 
 test('concurrent reports, tells and reaps on one lane: each succeeds or is refused cleanly', async () => {
   // The lane works until it is stopped (by the reap that completes); its start is no part of the race.
-  const started = await (
-    await h.port()
-  ).laneStart({
-    run: 'r2',
-    key: 'p',
-    role: 'play',
-    prompt: 'exec sleep 3600',
-    conversation: s.root,
-    cwd: h.home,
-  })
+  const started = await startOverPort(h, s, { run: 'r2', key: 'p', role: 'play', prompt: 'exec sleep 3600' })
   const lane = 'r2-p-play-i1'
   const id = started.lane.id
   const calls = [
