@@ -60,7 +60,12 @@ conn(
     assert.is((await ok.textContent())!.trim(), 'stopped')
     assert.is(await ok.getAttribute('data-failed'), null)
     assert.is((await w.page.locator('[data-run="r1"] [data-count="failed"]').textContent())!.trim(), '1 failed')
-    const [fg, bg] = await failed.evaluate((e) => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor])
+    // One evaluation finds the chip and reads its colours: a live redraw between a handle and its read would leave
+    // a detached element, whose computed style is empty.
+    const [fg, bg] = await w.page.evaluate((id) => {
+      const e = document.querySelector(`li[data-id="${id}"] > .row [data-activity]`)!
+      return [getComputedStyle(e).color, getComputedStyle(e).backgroundColor]
+    }, bad.body.lane.id)
     assert.equal([fg, bg], ['rgb(138, 28, 21)', 'rgb(255, 214, 214)'], 'red, not grey')
     await shot(w, 'deck-failed-lane.png')
     await w.page.goto(`${w.api.base}/conv/${bad.body.lane.id}`)
