@@ -78,6 +78,19 @@ export function processStartTime(pid: number): string | undefined {
   return runProcessSync(['ps', '-o', 'lstart=', '-p', String(pid)])?.stdout.trim() || undefined
 }
 
+/** The arguments a process was started with and the directory it runs in, read from /proc; undefined if it is gone,
+ * not ours to read, or this system has no /proc. */
+export function processCommand(pid: number): { args: string[]; cwd: string } | undefined {
+  if (!hasProc || !Number.isInteger(pid) || pid <= 0) return undefined
+  try {
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+    if (args.at(-1) === '') args.pop()
+    return { args, cwd: readlinkSync(`/proc/${pid}/cwd`) }
+  } catch {
+    return undefined
+  }
+}
+
 /** Whether a process (not a zombie) has this pid now. */
 export const pidInUse = (pid: number): boolean => processStartTime(pid) !== undefined
 

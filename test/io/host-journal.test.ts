@@ -3,13 +3,15 @@ import * as assert from 'uvu/assert'
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { HostEvent } from '../../kernel/domain/host-stream.js'
-import { runnerPaths } from '../../kernel/runner/host/files.js'
+import { runnerPaths, runnerRunning } from '../../kernel/runner/host/files.js'
+import { processStartTime } from '../../kernel/io/procs.js'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { openJournal } from '../../kernel/runner/host/journal.js'
 import { readReportFile } from '../../kernel/runner/host/report-file.js'
 import { scratchDir } from '../helpers/home.js'
 
 // The host runner's journal and report files, on real files: what is on disk before an event leaves, what a
-// restarted runner sends again, and what a report file may say.
+// restarted runner sends again, what a report file may say, and which process its pid file names.
 
 const BASE = scratchDir('io-host-journal')
 let n = 0
@@ -28,7 +30,48 @@ const until = async (what: string, ok: () => boolean) => {
   assert.ok(ok(), what)
 }
 
-test.after(() => rmSync(BASE, { recursive: true, force: true }))
+const started: ChildProcess[] = []
+/** A process that runs until the suite ends, started with these arguments in `cwd`; resolves once it runs. */
+const running = (args: string[], cwd = BASE) =>
+  new Promise<number>((resolve, reject) => {
+    const c = spawn(process.execPath, ['-e', 'setInterval(() => {}, 60_000)', ...args], { cwd, stdio: 'ignore' })
+    started.push(c)
+    c.once('spawn', () => resolve(c.pid!))
+    c.once('error', reject)
+  })
+
+test.after(() => {
+  for (const c of started) c.kill('SIGKILL')
+  rmSync(BASE, { recursive: true, force: true })
+})
+
+test('the runner a pid file names: its start time kept beside it, or else a command naming this directory', async () => {
+  const p = runnerDir()
+  const other = runnerDir()
+  assert.is(runnerRunning(p), undefined, 'no pid file')
+  const stranger = await running(['sleep'])
+  const daemon = await running(['daemon', p.dir])
+  const otherDaemon = await running(['daemon', other.dir])
+  // Named by a relative path, read from the directory it was started in.
+  const relative = await running(['daemon', p.dir.slice(BASE.length + 1)])
+  const named = (pid: number, start?: string) => {
+    writeFileSync(p.pid, `${pid}\n`)
+    if (start === undefined) rmSync(p.pidStart, { force: true })
+    else writeFileSync(p.pidStart, `${start}\n`)
+    return runnerRunning(p)
+  }
+  // A runner of an earlier build kept no start time.
+  assert.is(named(stranger), undefined, "a process that took a dead runner's pid is not a runner")
+  assert.is(named(otherDaemon), undefined, 'the runner of another directory is not this one')
+  assert.is(named(daemon), daemon)
+  assert.is(named(relative), relative)
+  assert.is(named(daemon, ''), daemon, 'an empty start time is none')
+  // With its start time, that decides: whatever the command, a process started at another time is not it.
+  assert.is(named(stranger, processStartTime(stranger)), stranger)
+  // Clock ticks since boot: the two above may share one; none of this suite's was started in the first.
+  assert.is(named(daemon, '1'), undefined)
+  assert.is(named(999_999_999), undefined, 'a pid no process has')
+})
 
 test('events of one turn are numbered, on disk before any is sent, and what made each is let go before it is sent', async () => {
   const p = runnerDir()

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { ownGroupAlive, processStartTime, procStat } from '../../io/procs.js'
+import { join, resolve } from 'node:path'
+import { ownGroupAlive, processCommand, processStartTime, procStat } from '../../io/procs.js'
 
 /** Where the host runner keeps its state: its socket and pid, the journal and the last acknowledged seq, a
  * directory per lane, and its log. */
 export const runnerPaths = (dir: string) => ({
+  dir,
   sock: join(dir, 'runner.sock'),
   pid: join(dir, 'runner.pid'),
   /** The start time of the runner in `pid` (io/procs processStartTime): a pid alone may name a process that took a
@@ -61,14 +62,24 @@ export const pidAlive = (pid: number) => {
   }
 }
 
-/** The runner `runner.pid` names, if it still runs: its pid with the start time kept beside it (a runner of an
- * earlier build kept none: then any process with that pid but a zombie). */
+/** The runner `runner.pid` names, if it still runs: its pid with the start time kept beside it. A runner of an
+ * earlier build kept none: then the process with that pid must have been started as this directory's daemon. */
 export function runnerRunning(p: RunnerPaths): number | undefined {
   const pid = Number(readText(p.pid)) || 0
   if (!pid) return undefined
   const now = processStartTime(pid)
+  if (now === undefined) return undefined
   const start = readText(p.pidStart)?.trim()
-  return now !== undefined && (!start || now === start) ? pid : undefined
+  return (start ? now === start : daemonOf(pid, p.dir)) ? pid : undefined
+}
+
+/** Whether process `pid` was started as `<runner> daemon <dir>` for this `dir` (its argument read from the directory
+ * it runs in). Where its command cannot be read (no /proc), its pid alone has to do. */
+function daemonOf(pid: number, dir: string): boolean {
+  const cmd = processCommand(pid)
+  if (!cmd) return true
+  const at = cmd.args.indexOf('daemon')
+  return at > 0 && at + 1 < cmd.args.length && resolve(cmd.cwd, cmd.args[at + 1]) === resolve(dir)
 }
 
 /** The process a lane's runner started (its group's leader), as its files name it: the pid, and its start time
