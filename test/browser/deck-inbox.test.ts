@@ -76,6 +76,9 @@ inbox(
     await w.page.goto(`${w.api.base}/`)
     const entry = w.page.locator(`#inbox [data-inbox="${id}"]`)
     await entry.locator('[data-ask="permission"]').waitFor(WAIT)
+    // The first test's lane leaves the inbox only once its own `svc conv mark working` has run, which may come after
+    // this page's first draw; it waits longer, so it would come first and j would choose it.
+    await w.page.locator('#inbox-count').filter({ hasText: /^1$/ }).waitFor(WAIT)
     assert.is((await entry.locator('.needs-what').textContent())!.trim(), 'permission for Bash')
     assert.is((await entry.locator('[data-tool]').textContent())!.trim(), 'Bash')
     assert.is((await entry.locator('.tool-input').textContent())!.trim(), 'rm -rf build')
