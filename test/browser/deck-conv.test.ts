@@ -90,6 +90,12 @@ conv('needs-you: what the harness asks shows on its page and is answered there',
   await w.page.click('#deny')
   await w.page.locator('#facts [data-activity="idle"]').waitFor(WAIT)
   assert.not.ok(await w.page.isVisible('#needs'))
+  // A draw fills the facts first and appends to the transcript only after one more request: the draw that shows idle
+  // may not have appended the deny yet.
+  await w.page
+    .locator('#transcript [data-kind="user"]')
+    .filter({ hasText: 'deny (plan: ExitPlanMode): smaller steps' })
+    .waitFor(WAIT)
   const said = await w.page.locator('#transcript [data-kind="user"]').allTextContents()
   assert.equal(
     said.slice(-3).map((t) => t.replace(/^\S+ user /, '')),
