@@ -18,12 +18,15 @@ const contrast = suite<World>('deck contrast')
 contrast.before(async (w) => {
   await openDeckWorld(w, 'browser-contrast')
   const b = await launchLane(w, { key: 'b', role: 'builder', prompt: buildAndReport('built') })
-  await launchLane(w, { key: 'dead', role: 'play', prompt: 'exit 127' })
+  const dead = await launchLane(w, { key: 'dead', role: 'play', prompt: 'exit 127' })
   await until(async () => (await w.api.get(`/api/lanes/${b.body.lane.id}`)).body.report, 'the builder to report')
   const c = await launchLane(w, { for: 'b', role: 'critic', prompt: criticScript('NOT_YET', ['a defect'], 'one') })
   const asks = await askingConv(w)
   w.ids = { b: b.body.lane.id, c: c.body.lane.id, asks: asks.trim() }
   await until(async () => (await w.api.get(`/api/lanes/${c.body.lane.id}`)).body.verdict, 'the critic verdict')
+  // The failed chip the first test measures is drawn once the dead lane's end is recorded, which nothing above waits
+  // for: on a loaded machine the other lanes may get there first.
+  await until(async () => (await w.api.get(`/api/lanes/${dead.body.lane.id}`)).body.failed, 'the dead lane to fail')
   await w.page.goto(await deckLink(w))
 })
 contrast.after(closeDeckWorld)
