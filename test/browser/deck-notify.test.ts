@@ -39,9 +39,14 @@ notify.after(closeDeckWorld)
 
 const notes = (w: DeckWorld) =>
   w.page.evaluate(() => (window as unknown as { __notes: { title: string; body?: string }[] }).__notes)
-/** Reports and waits make the page draw again and again: more changes, more chances to raise one twice. */
-const churn = async (w: DeckWorld, n: number) => {
-  for (let i = 0; i < n; i++) await launchLane(w, { key: `churn${i}`, role: 'play', run: 'churn', prompt: 'true' })
+/** Reports and waits make the page draw again and again: more changes, more chances to raise one twice. Each test
+ * churns with keys of its own: a key whose lane from an earlier test has not yet been seen to end is still live, and
+ * launching it again would be refused. */
+const churn = async (w: DeckWorld, tag: string, n: number) => {
+  for (let i = 0; i < n; i++) {
+    const l = await launchLane(w, { key: `${tag}${i}`, role: 'play', run: 'churn', prompt: 'true' })
+    assert.is(l.status, 201, JSON.stringify(l.body))
+  }
 }
 
 notify(
@@ -62,7 +67,7 @@ notify(
     await until(async () => (await w.api.get(`/api/lanes/${p.body.lane.id}`)).body.report, 'the report')
     const asks = await askingConv(w)
     await until(async () => (await notes(w)).length >= 1, 'a notification')
-    await churn(w, 3)
+    await churn(w, 'opt', 3)
     await w.page.waitForFunction(() => document.body.dataset.drawn, undefined, WAIT)
     await until(async () => (await w.api.get(`/api/lanes?run=churn`)).body.length === 3, 'the churn')
     assert.equal(await notes(w), [{ title: `#${asks} c${asks} needs you`, body: 'permission for Bash: rm -rf build' }])
@@ -109,7 +114,7 @@ notify('events close together make one notification, and none is raised twice', 
     'a notification of each report',
     WAIT.timeout,
   )
-  await churn(w, 3)
+  await churn(w, 'burst', 3)
   await until(async () => (await w.api.get(`/api/lanes?run=churn`)).body.length === 6, 'more churn')
   await w.page.waitForTimeout(1000)
   const { raised, titles } = await lines()
