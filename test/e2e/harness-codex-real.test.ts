@@ -2,12 +2,11 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createServer } from 'node:net'
 import { TURN_USAGE } from '../../fixtures/model-script.js'
 import { CODEX_USAGE_BASIS, estimateUsd } from '../../kernel/domain/token-cost.js'
 import { usdText } from '../../kernel/domain/format.js'
 import { insideConv, rpc, trackActivity, untilActivity } from '../helpers/activity.js'
-import { alive, until } from '../helpers/home.js'
+import { REFUSED_PORT, alive, until } from '../helpers/home.js'
 import { realHarnessHome, type RealHome } from '../helpers/real-harness.js'
 
 /** The codex harness against the real Codex CLI (node_modules) and the stand-in Responses API: `codex app-server`, a
@@ -156,13 +155,7 @@ test('a first turn refused (401 and 500 after their retries, 400, 402) is failed
 })
 
 test('no model service at all (connection refused): working (retrying: …) for claude and codex; past the limit the turn is interrupted, idle (error: …)', async () => {
-  const closed = await new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
-  r = own = await realHarnessHome('refused', { retryLimitMs: 5000, apiUrl: `http://127.0.0.1:${closed}` })
+  r = own = await realHarnessHome('refused', { retryLimitMs: 5000, apiUrl: `http://127.0.0.1:${REFUSED_PORT}` })
   const { h } = r
   const cx = await r.convNew('codex', 'hello', '--model', MODEL)
   const cl = await r.convNew('claude', 'hello', '--model', 'claude-sonnet-4-5')

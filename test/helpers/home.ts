@@ -21,6 +21,11 @@ export const TEST_HOMES = join(homedir(), '.svc-test-homes')
 /** A scratch directory's path for one suite, under TEST_HOMES. */
 export const scratchDir = (label: string) => uniqueDir(TEST_HOMES, label)
 
+/** A loopback port where a connection is refused: below 1024, so never handed out for a listen on port 0 or an
+ * outgoing connection, and no test listens there. A port freed by a test's own server is no such port: any process
+ * of the machine listening on port 0 (another suite's kernel, say) may be given it meanwhile, and then it answers. */
+export const REFUSED_PORT = 1
+
 /** The error a promise rejects with; fails the test when it resolves. */
 export async function rejection(p: Promise<unknown>): Promise<Error> {
   try {

@@ -2,9 +2,8 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { spawn } from 'node:child_process'
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
-import { TestHome } from '../helpers/home.js'
+import { REFUSED_PORT, TestHome } from '../helpers/home.js'
 import { setupProject, type Setup } from '../helpers/project.js'
 import { procStat } from '../../kernel/io/procs.js'
 import { recordFigure } from './figures.js'
@@ -111,12 +110,7 @@ test('a kernel that holds kernel.json but cannot be reached is named in one line
   await h.ok(['kernel', 'stop'])
   // A live process holds the manifest; nothing listens on its port; the home cannot take a kernel.log.
   const holder = spawn('sleep', ['30'], { stdio: 'ignore' })
-  const port = await new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port
-      s.close(() => resolve(p))
-    })
-  })
+  const port = REFUSED_PORT
   const kernelJson = join(h.service, 'kernel.json')
   const log = join(h.service, 'kernel.log')
   renameSync(log, `${log}.kept`)
