@@ -14,6 +14,11 @@ import { caseCount } from '../helpers/cases.js'
  * launch and a report's Node start; more of them repeat the same deliveries). */
 const FOLLOWED = caseCount('WAIT_LANES', { quick: 10, full: 20 })
 
+/** The order a run's wait hands reports out in, its cursor's: oldest first, and reports filed in the same millisecond
+ * by their lanes' names (as strings: r1-k10 before r1-k2), then by their numbers. */
+const oldestFirst = (a: { at: number; name: string; seq: number }, b: { at: number; name: string; seq: number }) =>
+  a.at - b.at || (a.name < b.name ? -1 : a.name > b.name ? 1 : a.seq - b.seq)
+
 let h: TestHome
 let s: Setup
 const { start, gate, open, reportsOf } = reportSuite((w) => ({ h, s } = w))
@@ -134,8 +139,11 @@ test(`${FOLLOWED} lanes reporting concurrently while 3 waits follow the run by c
     'every report stored',
     30_000,
   )
-  const all = names.map((name, i) => ({ at: reportsOf(name)[0].at as number, body: `report ${i}` }))
-  const expected = all.sort((a, b) => a.at - b.at).map((r) => r.body)
+  const all = names.map((name, i) => {
+    const [{ at, seq }] = reportsOf(name) as { at: number; seq: number }[]
+    return { at, seq, name, body: `report ${i}` }
+  })
+  const expected = all.sort(oldestFirst).map((r) => r.body)
   for (const seen of results) {
     assert.equal(
       seen.map((x) => x.body),
@@ -217,10 +225,13 @@ test('five lanes, four waits and a kernel killed between two rounds of reports: 
     return r.value
   })
   const expected = Array.from({ length: n }, (_, i) =>
-    reportsOf(`r1-k${i}-builder-i1`).map((r: { at: number; body: string }) => r),
+    reportsOf(`r1-k${i}-builder-i1`).map((r: { at: number; seq: number; body: string }) => ({
+      ...r,
+      name: `r1-k${i}-builder-i1`,
+    })),
   )
     .flat()
-    .sort((a: { at: number }, b: { at: number }) => a.at - b.at)
+    .sort(oldestFirst)
     .map((r: { body: string }) => r.body.trim())
   assert.is(expected.length, 2 * n, 'every report stored, none lost to the kill')
   for (const seen of results)
