@@ -160,6 +160,9 @@ test('a builder on the project default host: worktree made there from origin, it
   assert.is(git(['-C', s.project.checkout, 'rev-parse', `${held}^`]), head)
   assert.is(git(['-C', s.project.checkout, 'show', `${held}:work.txt`]), 'work')
 
+  // The wait returns once the report is stored; the lane's end comes after it, from the host over the link, and
+  // under load may come after everything above: the list is read once home has it.
+  await until(async () => (await activity('g1')) === 'stopped', 'the lane ended on host a, as home sees it')
   const rows = await listRows('g1')
   assert.is(rows[0].at(-1), 'HOST')
   assert.is(rows[1][rows[0].indexOf('ACTIVITY')], 'stopped')
