@@ -2,6 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT, TestHome, until } from '../helpers/home.js'
 import { buildAndReport, setupProject, type Setup } from '../helpers/project.js'
@@ -15,15 +16,26 @@ let s: Setup
 let wrangler: ChildProcess | undefined
 let wranglerLog = ''
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
+/** Whether a loopback port can be listened on now. */
+const canListen = (port: number) =>
+  new Promise<boolean>((resolve) => {
     const srv = createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => resolve(port))
-    })
+    srv.once('error', () => resolve(false))
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)))
   })
+
+/** A loopback port free now that stays free while wrangler takes its seconds to start: one below the range the
+ * system hands out for a listen on port 0 or an outgoing connection. A port of that range freed by a server of the
+ * test's own could meanwhile be given to any process of the machine (another suite's kernel, which would then answer
+ * the readiness check in wrangler's place). */
+async function freePort(): Promise<number> {
+  const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0])
+  for (let tries = 0; tries < 100; tries++) {
+    const port = 10_000 + Math.floor(Math.random() * Math.max(0, low - 10_000))
+    if (port < low && (await canListen(port))) return port
+  }
+  throw new Error(`no free loopback port below ${low}, where no process is given one it did not ask for`)
+}
 
 /** `wrangler dev` on a free loopback port, its own process group (wrangler runs workerd as a child). */
 async function startWorker(kernelUrl: string, token: string): Promise<string> {
