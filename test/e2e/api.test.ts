@@ -298,6 +298,9 @@ test('the tree, one conversation, its transcript and tell over HTTP: lanes under
 
   const conv = await api.get(`/api/convs/${succ}`)
   assert.equal([conv.status, conv.body.kind, conv.body.parent, conv.body.successor], [200, 'successor', o, 'handoff'])
+  // The builder's runner writes the end of its harness to the transcript once its script has exited after the report:
+  // the transcript is read whole once the builder has ended, so that a read from its cursor can find nothing new.
+  await untilActivity(b, 'stopped')
   const t = await api.get(`/api/convs/r1-b-builder-i1/transcript`)
   assert.is(t.status, 200)
   assert.ok(
