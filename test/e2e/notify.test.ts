@@ -248,8 +248,11 @@ test('a command that outlives its limit is killed and logged; the next notificat
 })
 
 test('a broken notify block: one line in svc doctor and kernel.log, notifications off, lanes keep working', async () => {
-  writeNotify({ webhook: { url: 'ftp://example.com/hook' } })
+  // Written while no kernel runs: a kernel reads the block at its start and again at each change it hears of, and logs
+  // a broken one once. The kernel of the setup, had it heard of a late change (its own conversation's files) after
+  // the block was written, would log it too, a second line in the same kernel.log.
   await h.ok(['kernel', 'stop'])
+  writeNotify({ webhook: { url: 'ftp://example.com/hook' } })
   const d = await h.svc(['doctor'])
   assert.is(d.code, 1)
   const path = join(h.service, 'notify.yaml')
