@@ -57,7 +57,8 @@ test('a builder that sets SERVICE_CONVERSATION to its critic or to the root acts
   // Whole or not at all: the builder's loop could otherwise read the file between its creation and its write.
   writeFileSync(join(h.home, 'critic-id.part'), c)
   renameSync(join(h.home, 'critic-id.part'), join(h.home, 'critic-id'))
-  await written(join(h.home, 'c8'), 'the builder script to end')
+  // Eight svc calls, each a Node start, after the critic's start: 30 s, not 15.
+  await written(join(h.home, 'c8'), 'the builder script to end', 30_000)
 
   assert.is(read('b-key').trim(), 'has a key')
   const refusedAs = (n: number, what: string) => [read(`c${n}`).trim(), read(`e${n}`), what]

@@ -159,7 +159,8 @@ test('critic verdicts: exactly one, with the done report; every refusal of rule 
     `svc lane report --stdin --verdict WOWED <<<'again' 2> ${h.home}/e7 || echo $? > ${h.home}/c7`,
   ].join('\n')
   await start(['--for', 'b', '--role', 'critic', '--prompt', script])
-  await written(join(h.home, 'c7'), 'critic script end')
+  // Eight svc calls, each a Node start: 30 s, not 15.
+  await written(join(h.home, 'c7'), 'critic script end', 30_000)
   const e = (n: number) => readFileSync(join(h.home, `e${n}`), 'utf8')
   assert.is(e(1), "svc: refused: a critic's done report needs its verdict: --verdict WOWED|IMPRESSED|NOT_YET\n")
   assert.is(e(2), 'svc: refused: a verdict goes with a done report, not a blocked one\n')

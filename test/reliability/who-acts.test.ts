@@ -102,7 +102,8 @@ test("a lane that read a sibling's key from /proc can neither report as it nor a
   await written(join(h.service, 'agents', `conv-${vName}`, 'state.json'), 'the victim to start')
   writeFileSync(join(h.home, 'leaked-key'), (await until(() => keyOf(v), "the victim's key in its environment"))!)
   const [a] = idOf(await start(['--key', 'attacker', '--role', 'builder', '--prompt', steal.join('\n')]))
-  await written(join(h.home, 'c11'), 'the attacker script to end')
+  // Eleven svc calls, each a Node start, after a look through every process's environment: 30 s, not 15.
+  await written(join(h.home, 'c11'), 'the attacker script to end', 30_000)
   await written(join(h.home, 'c13'), 'the escaped stop')
   await written(join(h.home, 'c14'), 'the escaped answer')
 
