@@ -16,6 +16,7 @@ test('a builder asks a question: needs-you (question) in the lane list, answered
   await until(
     async () => / needs-you \(question\) /.test(await h.ok(['lane', 'list', '--run', 'g3'], { env: s.env })),
     'the lane list shows needs-you with its reason',
+    30_000,
   )
   await h.ok(['conv', 'answer', lane, 'allow', '--message', 'Go ahead'])
   const waited = await g.wait(lane)

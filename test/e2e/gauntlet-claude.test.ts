@@ -22,6 +22,7 @@ test('a push to another branch and a forced push to main are outside the builder
   await until(
     async () => / needs-you \(permission\) /.test(await h.ok(['lane', 'list', '--run', 'g5'], { env: s.env })),
     'the lane list shows needs-you (permission)',
+    30_000,
   )
   const asked = (await rpc(h, 'convShow', { conv: lane })).pending
   assert.equal([asked.kind, asked.tool, asked.input.command], ['permission', 'Bash', push])

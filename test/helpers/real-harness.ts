@@ -121,11 +121,13 @@ export async function realHarnessHome(
       (await h.ok(['conv', 'new', '--harness', harness, '--cwd', h.home, '--prompt', prompt, ...more])).trim(),
     /** The `activity:` line of `svc conv show`. */
     activityLine,
-    /** Poll `svc conv show` until its activity line starts so; that line. */
+    /** Poll `svc conv show` until its activity line starts so; that line. What it waits for comes from a CLI's
+     * first turn, its start and its first model request among it: 30 s. */
     untilActivityLine: (id: string, prefix: string) =>
       until(
         async () => ((line) => line.startsWith(prefix) && line)(await activityLine(id)),
         `conv ${id}: ${prefix}`,
+        30_000,
       ) as Promise<string>,
     transcript: async (id: string) =>
       (await rpc(h, 'convTranscript', { conv: id })).entries.map((e: any) => `${e.kind} ${e.text}`) as string[],
