@@ -1,5 +1,5 @@
 import { watch, type FSWatcher } from 'chokidar'
-import { basename, dirname } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 
 interface ConvFileEvent {
   /** The conversation's name (its directory is conv-<name>). */
@@ -16,24 +16,56 @@ interface AgentsWatcher {
   ready: Promise<void>
 }
 
+/** How long the watcher keeps quiet about a file it has just reported a change of (chokidar's own window, 50 ms),
+ * and a little more. */
+const QUIET_MS = 75
+
+/** chokidar reports no change of a file that comes within 50 ms of the last change it reported there, and reports
+ * none after: a second write so soon would never be heard. Its raw events still say something happened. A raw event
+ * met after a key's last report (or with none since) is reported once more when that window has passed, so the last
+ * write of a burst is always followed by a report; a lone write, reported well within the window, is reported once. */
+function reportingLast<K>(watcher: FSWatcher, keyOf: (path: string) => K | undefined, report: (key: K) => void) {
+  const unheard = new Set<K>()
+  let timer: NodeJS.Timeout | undefined
+  const flush = () => {
+    timer = undefined
+    const keys = [...unheard]
+    unheard.clear()
+    if (!watcher.closed) for (const k of keys) report(k)
+  }
+  watcher.on('raw', (_event, evPath: string | null, details: unknown) => {
+    const watched = (details as { watchedPath?: string } | undefined)?.watchedPath
+    if (!watched) return
+    // A directory's watcher names the entry that changed; a file's, the file itself.
+    const path = evPath && basename(watched) !== evPath ? join(watched, evPath) : watched
+    const key = keyOf(path)
+    if (key === undefined) return
+    unheard.add(key)
+    timer ??= setTimeout(flush, QUIET_MS).unref()
+  })
+  return (key: K) => {
+    unheard.delete(key)
+    report(key)
+  }
+}
+
 /** One watcher over the conversation directories under agents/: a change to a conversation's files is reported as a
  * hint, and the reader re-reads. Only directories of conversations that can still change are watched, so the cost
  * follows the live conversations, not the size of the store. */
 export function watchAgents(dirs: string[], onEvent: (e: ConvFileEvent) => void): AgentsWatcher {
-  const watcher: FSWatcher = watch(dirs, {
-    depth: 0,
-    ignoreInitial: true,
-    ignored: (path: string) => {
-      const b = basename(path)
-      return b.endsWith('.tmp') || b === 'transcript.jsonl' || b === 'runner.log' || b === 'inbox.txt'
-    },
-  })
-  const emit = (path: string) => {
-    const dir = basename(dirname(path))
-    if (!dir.startsWith('conv-')) return
-    onEvent({ name: dir.slice(5), file: basename(path) })
+  const ignored = (path: string) => {
+    const b = basename(path)
+    return b.endsWith('.tmp') || b === 'transcript.jsonl' || b === 'runner.log' || b === 'inbox.txt'
   }
-  watcher.on('add', emit).on('change', emit).on('unlink', emit)
+  const watcher: FSWatcher = watch(dirs, { depth: 0, ignoreInitial: true, ignored })
+  /** A file of a conversation's directory, as the key of its reports. */
+  const keyOf = (path: string) => (!ignored(path) && basename(dirname(path)).startsWith('conv-') ? path : undefined)
+  const emit = reportingLast(watcher, keyOf, (path: string) =>
+    onEvent({ name: basename(dirname(path)).slice(5), file: basename(path) }),
+  )
+  watcher.on('add', (path: string) => keyOf(path) && emit(path))
+  watcher.on('change', (path: string) => keyOf(path) && emit(path))
+  watcher.on('unlink', (path: string) => keyOf(path) && emit(path))
   // chokidar never says ready when it is given no path at all.
   const ready = dirs.length ? new Promise<void>((resolve) => watcher.once('ready', () => resolve())) : Promise.resolve()
   // chokidar's add and unwatch are not free (an unwatch of an unknown path rescans its parent, which holds every
@@ -74,21 +106,26 @@ export function watchWorktrees(onChange: (dir: string) => void, onError: (e: Err
   /** Each watched root (a worktree or its git directory) and the worktree it belongs to. */
   const roots = new Map<string, string>()
   const byDir = new Map<string, string[]>()
-  const watcher: FSWatcher = watch([], {
-    ignoreInitial: true,
-    ignored: (path: string) => {
-      const b = basename(path)
-      return roots.has(path) ? false : UNWATCHED.has(b) || b.endsWith('.lock')
-    },
-  })
-  const emit = (path: string) => {
+  const ignored = (path: string) => {
+    const b = basename(path)
+    return roots.has(path) ? false : UNWATCHED.has(b) || b.endsWith('.lock')
+  }
+  const watcher: FSWatcher = watch([], { ignoreInitial: true, ignored })
+  /** The worktree a path is in, unless the path is one not watched (or under one). */
+  const worktreeOf = (path: string) => {
     for (let p = path; ; p = dirname(p)) {
       const dir = roots.get(p)
-      if (dir) return onChange(dir)
-      if (dirname(p) === p) return
+      if (dir) return dir
+      if (ignored(p) || dirname(p) === p) return undefined
     }
   }
-  watcher.on('all', (_event, path) => emit(path)).on('error', (e) => onError(e as Error))
+  const emit = reportingLast(watcher, worktreeOf, onChange)
+  watcher
+    .on('all', (_event, path) => {
+      const dir = worktreeOf(path)
+      if (dir) emit(dir)
+    })
+    .on('error', (e) => onError(e as Error))
   return {
     add(dir, gitDir) {
       if (byDir.has(dir)) return
