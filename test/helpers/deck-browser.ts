@@ -18,57 +18,28 @@ export interface DeckWorld {
   g: ReturnType<typeof gates>
   browser: BrowserContext
   page: Page
-  /** Gives back this world's hold on the shared browser (set once it holds one). */
-  release?: () => void
+  /** The browser this world launched (set once it has one). */
+  chromium?: Browser
 }
 
-/** One browser for every deck suite of a process (the browser group runs its files in one process): a launch and
- * the driver behind it cost more processor time than most of these tests. Each world has a context of its own
- * (cookies, storage, init scripts), so the suites stay as independent as separate browsers; the browser closes a
- * moment after the last world closes, unless another world opens meanwhile, and is launched again if it died. */
-const LINGER_MS = 200
 /** A new document of the same site reuses its frame's renderer objects instead of making new ones: a page load then
  * costs the browser about a quarter less processor time, and the suites load a page some seventy times. A page sees
  * no difference. (Only here: the deck benchmark keeps the browser as it comes.) */
 const DECK_ARGS = ['--disable-features=RenderDocument']
-let shared: { browser: Promise<Browser>; holders: number; closing?: NodeJS.Timeout } | undefined
 
-async function holdBrowser(): Promise<{ browser: Browser; release: () => void }> {
-  if (shared) clearTimeout(shared.closing)
-  const alive = shared && (await shared.browser.then((b) => b.isConnected()).catch(() => false))
-  if (!shared || !alive)
-    shared = {
-      holders: 0,
-      browser: chromiumExecutable().then((executablePath) =>
-        chromium.launch({ executablePath, headless: true, args: [...CHROMIUM_ARGS, ...DECK_ARGS] }),
-      ),
-    }
-  const held = shared
-  held.holders++
-  let released = false
-  const release = () => {
-    if (released) return
-    released = true
-    if (--held.holders > 0 || shared !== held) return
-    held.closing = setTimeout(() => {
-      if (shared === held) shared = undefined
-      void held.browser.then((b) => b.close()).catch(() => {})
-    }, LINGER_MS)
-  }
-  try {
-    return { browser: await held.browser, release }
-  } catch (e) {
-    if (shared === held) shared = undefined
-    release()
-    throw e
-  }
-}
+/** Each world launches its own browser. One shared by the suites of the group's process was tried: it cost no less
+ * processor time than a launch per suite, and a suite's browser then outlived its home. */
+const launchBrowser = async (): Promise<Browser> =>
+  chromium.launch({
+    executablePath: await chromiumExecutable(),
+    headless: true,
+    args: [...CHROMIUM_ARGS, ...DECK_ARGS],
+  })
 
 /** `env`: more for the test home's kernel and programs (a test's timings). */
 export async function openDeckWorld(w: DeckWorld, name: string, env: Record<string, string> = {}): Promise<void> {
   try {
-    const { browser, release } = await holdBrowser()
-    w.release = release
+    const browser = (w.chromium = await launchBrowser())
     w.h = new TestHome(name)
     w.h.extraEnv = { PATH: `${join(ROOT, 'fixtures', 'bin')}:${process.env.PATH}`, FAKE_NODE: process.execPath, ...env }
     w.s = await setupProject(w.h)
@@ -88,7 +59,7 @@ export async function closeDeckWorld(w: DeckWorld): Promise<void> {
   try {
     await w.browser?.close()
   } finally {
-    w.release?.()
+    await w.chromium?.close().catch(() => {})
     await w.h?.stop()
   }
 }
