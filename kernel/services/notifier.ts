@@ -42,8 +42,12 @@ export class Notifier {
   start(): void {
     this.ctx.events.on('change', (e: KernelEvent) => {
       if (e.what === 'transcript' || e.what === 'git') return
+      const report = e.what === 'report'
+      // While notifications are on, the activity as this change left it: by the time the change's turn comes, a
+      // conversation may have left a needs-you already (a lane that asks, then exits), and that was a transition.
+      const then = report || this.since === undefined ? undefined : this.activityNow(e.name)
       this.serial
-        .run(e.name, () => this.handle(e.name, e.what === 'report'))
+        .run(e.name, () => this.handle(e.name, report, then))
         .catch((err: Error) => this.ctx.log('error', `notify: conv-${e.name}: ${oneLine(err.message, 300)}`))
     })
     void this.config()
@@ -64,7 +68,16 @@ export class Notifier {
     return s.config
   }
 
-  private async handle(name: string, report: boolean): Promise<void> {
+  private activityNow(name: string): ActivityView | undefined {
+    try {
+      const rec = this.ctx.store.getByName(name)
+      return rec && activityOf(this.ctx.view(rec))
+    } catch {
+      return undefined // read again in its turn
+    }
+  }
+
+  private async handle(name: string, report: boolean, then?: ActivityView): Promise<void> {
     const config = await this.config()
     const rec = this.ctx.store.getByName(name)
     if (!config || !rec) return
@@ -76,7 +89,7 @@ export class Notifier {
       for (const r of fresh) this.sender.send(config, reportBody(convFacts(rec), r))
       return
     }
-    const now = activityOf(this.ctx.view(rec))
+    const now = then ?? activityOf(this.ctx.view(rec))
     if (turnedNeedsYou(this.seen.get(name), now, since)) this.sender.send(config, needsYouBody(convFacts(rec), now))
     // A stopped conversation is forgotten: should it ever run again, its next needs-you is news by its time.
     if (now.value === 'stopped') this.seen.delete(name)
