@@ -78,14 +78,15 @@ export function processStartTime(pid: number): string | undefined {
   return runProcessSync(['ps', '-o', 'lstart=', '-p', String(pid)])?.stdout.trim() || undefined
 }
 
+/** The arguments of a process, from /proc (throws if it is gone). */
+const commandArgs = (pid: number | string) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean)
+
 /** The arguments a process was started with and the directory it runs in, read from /proc; undefined if it is gone,
  * not ours to read, or this system has no /proc. */
 export function processCommand(pid: number): { args: string[]; cwd: string } | undefined {
   if (!hasProc || !Number.isInteger(pid) || pid <= 0) return undefined
   try {
-    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
-    if (args.at(-1) === '') args.pop()
-    return { args, cwd: readlinkSync(`/proc/${pid}/cwd`) }
+    return { args: commandArgs(pid), cwd: readlinkSync(`/proc/${pid}/cwd`) }
   } catch {
     return undefined
   }
@@ -217,7 +218,7 @@ export async function processesInside(given: string): Promise<ProcessInfo[]> {
       if (!inside(cwd) && !files.length) return undefined
       let command = ''
       try {
-        command = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ')
+        command = commandArgs(p).join(' ')
       } catch {}
       // Gone since its directory was read (a filter git ran, say): it uses nothing, and without its parent and
       // group it could not be told from a process of the lane's.

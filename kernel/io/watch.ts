@@ -63,9 +63,9 @@ export function watchAgents(dirs: string[], onEvent: (e: ConvFileEvent) => void)
   const emit = reportingLast(watcher, keyOf, (path: string) =>
     onEvent({ name: basename(dirname(path)).slice(5), file: basename(path) }),
   )
-  watcher.on('add', (path: string) => keyOf(path) && emit(path))
-  watcher.on('change', (path: string) => keyOf(path) && emit(path))
-  watcher.on('unlink', (path: string) => keyOf(path) && emit(path))
+  watcher.on('all', (event, path) => {
+    if ((event === 'add' || event === 'change' || event === 'unlink') && keyOf(path)) emit(path)
+  })
   // chokidar never says ready when it is given no path at all.
   const ready = dirs.length ? new Promise<void>((resolve) => watcher.once('ready', () => resolve())) : Promise.resolve()
   // chokidar's add and unwatch are not free (an unwatch of an unknown path rescans its parent, which holds every
